@@ -1,0 +1,29 @@
+/* Shared declarations of the command-line front-end. */
+#ifndef FDW_CLI_H
+#define FDW_CLI_H
+
+#include <stdio.h>
+
+#include "core/disk.h"
+
+/* Exit codes of every command. */
+enum { FDW_EXIT_OK = 0, FDW_EXIT_ERROR = 1, FDW_EXIT_USAGE = 2 };
+
+extern const char *fdw_progname;
+
+int cmd_list(int argc, char **argv);
+
+/* Say what went wrong with @path, that nothing changed, and what to do. */
+void cli_report_scan_error(const char *path, int err);
+
+/* Renderers of a scan result. */
+void list_print_table(FILE *out, const struct fdw_disk *disks, size_t n);
+/* Errors are (path, message) pairs printed in the "errors" array. */
+struct list_error {
+	const char *path;
+	char *message;
+};
+void list_print_json(FILE *out, const struct fdw_disk *disks, size_t n,
+		     const struct list_error *errors, size_t n_errors);
+
+#endif

@@ -1,0 +1,117 @@
+/* `fdewiz list`: the scan as a table a person reads, one verdict sentence per partition. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "cli.h"
+#include "core/i18n.h"
+#include "core/units.h"
+
+/* Display width of a UTF-8 string (CJK takes two columns), or its byte length if invalid. */
+static int text_width(const char *s)
+{
+	size_t n = mbstowcs(NULL, s, 0);
+	wchar_t *w;
+	int width;
+
+	if (n == (size_t)-1)
+		return (int)strlen(s);
+	w = malloc((n + 1) * sizeof(*w));
+	if (!w)
+		return (int)strlen(s);
+	mbstowcs(w, s, n + 1);
+	width = wcswidth(w, n);
+	free(w);
+	return width < 0 ? (int)strlen(s) : width;
+}
+
+static void cell(FILE *out, const char *text, int width)
+{
+	int pad = width - text_width(text);
+
+	fputs(text, out);
+	while (pad-- > 0)
+		fputc(' ', out);
+	fputc(' ', out);
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static const char *usage_text(const struct fdw_partition *p, char *buf, size_t len)
+{
+	char used[32], total[32];
+
+	if (p->fs_used < 0 || p->fs_size <= 0)
+		return "-";
+	snprintf(buf, len, "%s/%s", fdw_format_size((uint64_t)p->fs_used, used, sizeof(used)),
+		 fdw_format_size((uint64_t)p->fs_size, total, sizeof(total)));
+	return buf;
+}
+
+static const char *in_place_text(const struct fdw_partition *p, char *buf, size_t len)
+{
+	if (!p->verdict.eligible)
+		return _("no");
+	snprintf(buf, len, _("yes (%s)"), fdw_strategy_name(p->verdict.strategy));
+	return buf;
+}
+
+static void print_disk(FILE *out, const struct fdw_disk *d)
+{
+	char size[32], usage[64], verdict[64], why[512];
+
+	fdw_format_size(d->size, size, sizeof(size));
+	fprintf(out, "%s  %s, %s, %s%s%s\n", d->path,
+		d->kind == FDW_DISK_IMAGE ? _("image file") : _("disk"), size,
+		strcmp(d->table, "none") ? d->table : _("no partition table"),
+		d->model ? ", " : "", d->model ? d->model : "");
+	if (!d->n_parts) {
+		fprintf(out, "   %s\n\n", _("(no partitions)"));
+		return;
+	}
+	fputs("   ", out);
+	cell(out, "#", 3);
+	cell(out, _("NAME"), 10);
+	cell(out, _("SIZE"), 9);
+	cell(out, _("FS"), 11);
+	cell(out, _("LABEL"), 10);
+	cell(out, _("USED"), 17);
+	cell(out, _("MOUNTED"), 12);
+	fprintf(out, "%s\n", _("IN PLACE"));
+	for (size_t i = 0; i < d->n_parts; i++) {
+		const struct fdw_partition *p = &d->parts[i];
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d", p->number);
+		fdw_format_size(p->size, size, sizeof(size));
+		fputs("   ", out);
+		cell(out, num, 3);
+		cell(out, or_dash(p->name), 10);
+		cell(out, size, 9);
+		cell(out, p->extended ? _("extended") : or_dash(p->fstype), 11);
+		cell(out, or_dash(p->label), 10);
+		cell(out, usage_text(p, usage, sizeof(usage)), 17);
+		cell(out, p->n_mountpoints ? p->mountpoints[0] : "-", 12);
+		fprintf(out, "%s\n", in_place_text(p, verdict, sizeof(verdict)));
+		fdw_verdict_explain(p, why, sizeof(why));
+		fprintf(out, "       %s\n", why);
+		fprintf(out, "       %s %s", _("address"), p->address);
+		if (p->uuid)
+			fprintf(out, "  UUID %s", p->uuid);
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+void list_print_table(FILE *out, const struct fdw_disk *disks, size_t n)
+{
+	if (!n)
+		fprintf(out, "%s\n", _("No disks found."));
+	for (size_t i = 0; i < n; i++)
+		print_disk(out, &disks[i]);
+}

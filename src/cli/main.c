@@ -1,0 +1,95 @@
+/* fdewiz entry point: global options, logging to stderr, and command dispatch. */
+#include "config.h"
+
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/i18n.h"
+#include "core/log.h"
+
+const char *fdw_progname = "fdewiz";
+static int verbosity;
+
+static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx)
+{
+	static const char *const prefix[] = { "debug", "info", "warning", "error" };
+
+	(void)ctx;
+	if (level == FDW_LOG_DEBUG && verbosity < 1)
+		return;
+	if (level == FDW_LOG_INFO && verbosity < 1)
+		return;
+	fprintf(stderr, "%s: %s: %s\n", fdw_progname, prefix[level], msg);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, _("Usage: %s [OPTIONS] [COMMAND] [ARGS...]\n"
+		       "\n"
+		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
+		       "\n"
+		       "Commands:\n"
+		       "  list [--json] [DEVICE|IMAGE ...]   show disks, partitions and what can be "
+		       "encrypted\n"
+		       "\n"
+		       "With no command, or with only devices or images, the disks are listed.\n"
+		       "\n"
+		       "Options:\n"
+		       "  -v, --verbose   say more about what is happening (on stderr)\n"
+		       "  -h, --help      show this help\n"
+		       "  -V, --version   show the version\n"),
+		fdw_progname);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	int c;
+
+	setlocale(LC_ALL, "");
+	bindtextdomain(PACKAGE, LOCALEDIR);
+	textdomain(PACKAGE);
+	fdw_log_set_sink(stderr_log_sink, NULL);
+
+	/* Stop at the first non-option: the rest belongs to the command. */
+	while ((c = getopt_long(argc, argv, "+vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			verbosity++;
+			break;
+		case 'h':
+			usage(stdout);
+			return FDW_EXIT_OK;
+		case 'V':
+			printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return FDW_EXIT_OK;
+		default:
+			usage(stderr);
+			return FDW_EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* let the command parse its own options from the start */
+
+	if (argc > 0 && !strcmp(argv[0], "list"))
+		return cmd_list(argc, argv);
+	if (argc > 0 && argv[0][0] != '/' && argv[0][0] != '.' && !strchr(argv[0], '/') &&
+	    !strchr(argv[0], '.')) {
+		fprintf(stderr, _("%s: unknown command '%s'. Nothing was changed. "
+				  "See '%s --help'.\n"), fdw_progname, argv[0], fdw_progname);
+		return FDW_EXIT_USAGE;
+	}
+	/* Until the wizard exists, no command means: list these disks (or all). */
+	argv[-1] = (char *)"list";
+	return cmd_list(argc + 1, argv - 1);
+}

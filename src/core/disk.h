@@ -1,0 +1,127 @@
+/* Disks, partitions and their encryption verdicts: the engine's view of the machine. */
+#ifndef FDW_DISK_H
+#define FDW_DISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FDW_MIB (1024ULL * 1024ULL)
+/* Room a LUKS2 header takes at the start of the device when data shifts in place:
+ * twice the default 16 MiB header, as cryptsetup recommends for --reduce-device-size. */
+#define FDW_HEADER_ROOM (32 * FDW_MIB)
+/* Below this a partition is not worth encrypting in place. */
+#define FDW_MIN_PARTITION (64 * FDW_MIB)
+
+enum fdw_disk_kind { FDW_DISK_BLOCK, FDW_DISK_IMAGE };
+
+enum fdw_strategy {
+	FDW_STRATEGY_NONE = 0,
+	FDW_STRATEGY_SHRINK = 1 << 0,	/* shrink the filesystem to free the tail */
+	FDW_STRATEGY_GROW = 1 << 1,	/* grow the partition into free space after it */
+	FDW_STRATEGY_DETACHED = 1 << 2,	/* header kept in a file elsewhere */
+};
+
+/* Why a partition can or cannot be encrypted in place; one sentence each in verdict.c. */
+enum fdw_reason {
+	FDW_REASON_OK,
+	FDW_REASON_MOUNTED_ROOT,
+	FDW_REASON_MOUNTED,
+	FDW_REASON_ACTIVE_SWAP,
+	FDW_REASON_SWAP,
+	FDW_REASON_ALREADY_LUKS,
+	FDW_REASON_LUKS_UNFINISHED,
+	FDW_REASON_OTHER_CRYPTO,
+	FDW_REASON_RAID_MEMBER,
+	FDW_REASON_LVM_MEMBER,
+	FDW_REASON_HOLDERS,
+	FDW_REASON_READ_ONLY,
+	FDW_REASON_TOO_SMALL,
+	FDW_REASON_NO_ROOM,
+	FDW_REASON_FULL,
+	FDW_REASON_ESP,
+	FDW_REASON_BIOS_BOOT,
+	FDW_REASON_EXTENDED,
+	FDW_REASON_NO_FILESYSTEM,
+	FDW_REASON_UNSUPPORTED_FS,
+	FDW_REASON__COUNT
+};
+
+struct fdw_verdict {
+	bool eligible;
+	enum fdw_reason reason;
+	unsigned strategies;		/* bitmask of enum fdw_strategy */
+	enum fdw_strategy strategy;	/* the one `auto` would pick */
+};
+
+struct fdw_partition {
+	int number;		/* 0: the whole disk holds a filesystem, no table */
+	char *node;		/* device node, NULL where none exists */
+	char *address;		/* what to hand to other commands: node or IMAGE:N */
+	uint64_t start;		/* bytes from the start of the disk */
+	uint64_t size;		/* bytes */
+	char *name;		/* GPT partition name, or NULL */
+	bool flag_esp, flag_bios_boot, flag_boot, flag_raid, flag_lvm, flag_swap;
+	bool extended;		/* msdos extended container */
+
+	/* From libblkid and the superblock */
+	char *fstype, *fsversion, *label, *uuid;
+	int64_t fs_size, fs_used, fs_free;	/* bytes, -1 if unknown */
+	int64_t fs_block_size;			/* bytes, -1 if unknown */
+
+	/* In use? */
+	char **mountpoints;
+	size_t n_mountpoints;
+	char **holders;
+	size_t n_holders;
+	bool swap_active;
+	bool read_only;
+
+	/* LUKS */
+	int luks_version;		/* 0: not LUKS */
+	bool luks_reencrypt_unfinished;
+
+	uint64_t free_after;		/* unallocated bytes right after the partition */
+	struct fdw_verdict verdict;
+};
+
+struct fdw_disk {
+	char *path;
+	enum fdw_disk_kind kind;
+	char *model;
+	uint64_t size;
+	unsigned logical_sector_size;
+	unsigned physical_sector_size;
+	char *table;		/* "gpt", "msdos", ... or "none" */
+	bool read_only;
+	struct fdw_partition *parts;
+	size_t n_parts;
+};
+
+struct fdw_disk_list {
+	struct fdw_disk *disks;
+	size_t n_disks;
+};
+
+/*
+ * Scan one disk (block device or image file). Returns 0 or a negative errno:
+ * -ENOENT no such file, -ENOTBLK a file that is neither a disk image nor a
+ * filesystem image, -EACCES not allowed to read it.
+ */
+int fdw_disk_scan(const char *path, struct fdw_disk *out);
+/* Scan every disk of the machine that libparted sees. */
+int fdw_disk_scan_all(struct fdw_disk_list *out);
+void fdw_disk_free(struct fdw_disk *disk);
+void fdw_disk_list_free(struct fdw_disk_list *list);
+
+/* Fill in the verdict from the facts already in @part. Pure: no I/O. */
+void fdw_verdict_decide(struct fdw_partition *part, const struct fdw_disk *disk);
+/* One sentence a person understands, already translated. */
+const char *fdw_reason_message(enum fdw_reason reason);
+/* The verdict in one sentence with its details (mountpoint, holder), translated. */
+size_t fdw_verdict_explain(const struct fdw_partition *part, char *buf, size_t len);
+/* Stable machine-readable name of a reason ("mounted", "already-luks", ...). */
+const char *fdw_reason_name(enum fdw_reason reason);
+const char *fdw_strategy_name(enum fdw_strategy strategy);
+
+#endif

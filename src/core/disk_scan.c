@@ -1,0 +1,414 @@
+/* Scans disks and image files with libparted, then fills each partition's facts and verdict. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <parted/parted.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "disk.h"
+#include "fsprobe.h"
+#include "log.h"
+#include "sysstate.h"
+
+/*
+ * libparted asks questions through exceptions; a scan must never answer "Fix"
+ * (that writes), so it takes the most passive option offered and logs the text.
+ */
+static PedExceptionOption scan_exception_handler(PedException *ex)
+{
+	fdw_log(FDW_LOG_DEBUG, "libparted: %s", ex->message);
+	if (ex->options & PED_EXCEPTION_IGNORE)
+		return PED_EXCEPTION_IGNORE;
+	if (ex->options & PED_EXCEPTION_CANCEL)
+		return PED_EXCEPTION_CANCEL;
+	if (ex->options & PED_EXCEPTION_NO)
+		return PED_EXCEPTION_NO;
+	return PED_EXCEPTION_UNHANDLED;
+}
+
+static char *xstrdup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static bool is_block_node(const char *path, dev_t *rdev)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+		return false;
+	*rdev = st.st_rdev;
+	return true;
+}
+
+/*
+ * An image file's partition is in use when an attached loop device covers any
+ * part of it: that loop device counts as a holder, and its mounts and swap count.
+ */
+static int fill_usage_from_loops(const struct fdw_sysstate *st, const char *image,
+				 struct fdw_partition *p)
+{
+	char img_real[PATH_MAX];
+	int rc = 0;
+
+	if (!realpath(image, img_real))
+		return 0;
+	for (size_t i = 0; i < st->n_loops && !rc; i++) {
+		const struct fdw_loop *lp = &st->loops[i];
+		uint64_t lo_end = lp->sizelimit ? lp->offset + lp->sizelimit : UINT64_MAX;
+		char node[PATH_MAX];
+
+		if (strcmp(lp->backing_file, img_real) != 0)
+			continue;
+		if (lo_end <= p->start || lp->offset >= p->start + p->size)
+			continue;
+		snprintf(node, sizeof(node), "/dev/%s", lp->name);
+		rc = fdw_strv_push(&p->holders, &p->n_holders, lp->name);
+		if (!rc)
+			rc = fdw_sysstate_mounts_of(st, makedev(lp->major, lp->minor), node,
+						    &p->mountpoints, &p->n_mountpoints);
+		if (fdw_sysstate_is_swap(st, node))
+			p->swap_active = true;
+	}
+	return rc;
+}
+
+static int fill_usage_from_node(const struct fdw_sysstate *st, struct fdw_partition *p,
+				dev_t rdev)
+{
+	int rc = fdw_sysstate_mounts_of(st, rdev, p->node, &p->mountpoints, &p->n_mountpoints);
+
+	if (!rc)
+		rc = fdw_sysfs_holders(rdev, &p->holders, &p->n_holders);
+	p->swap_active = fdw_sysstate_is_swap(st, p->node);
+	if (fdw_sysfs_read_only(rdev))
+		p->read_only = true;
+	return rc;
+}
+
+/* A mounted filesystem's superblock counters are stale; ask the kernel instead. */
+static void usage_from_mount(struct fdw_partition *p)
+{
+	struct statvfs vfs;
+
+	if (p->fs_size < 0 || statvfs(p->mountpoints[0], &vfs) != 0)
+		return;
+	p->fs_size = (int64_t)(vfs.f_blocks * vfs.f_frsize);
+	p->fs_free = (int64_t)(vfs.f_bfree * vfs.f_frsize);
+	p->fs_used = p->fs_size - p->fs_free;
+}
+
+/* Probe the content of @p and find out who uses it; then decide its verdict. */
+static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
+			  struct fdw_partition *p, dev_t disk_rdev)
+{
+	dev_t rdev = 0;
+	int rc;
+
+	p->fs_size = p->fs_used = p->fs_free = p->fs_block_size = -1;
+	if (!p->extended) {
+		rc = fdw_fsprobe(fd, p->start, p->size, p);
+		if (rc)
+			return rc;
+	}
+	if (d->kind == FDW_DISK_IMAGE)
+		rc = fill_usage_from_loops(st, d->path, p);
+	else if (p->number == 0)
+		rc = fill_usage_from_node(st, p, disk_rdev);
+	else if (p->node && is_block_node(p->node, &rdev))
+		rc = fill_usage_from_node(st, p, rdev);
+	else
+		rc = 0;
+	if (rc)
+		return rc;
+	if (p->n_mountpoints)
+		usage_from_mount(p);
+	fdw_verdict_decide(p, d);
+	return 0;
+}
+
+static struct fdw_partition *parts_append(struct fdw_disk *d)
+{
+	struct fdw_partition *nv = realloc(d->parts, (d->n_parts + 1) * sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	d->parts = nv;
+	memset(&nv[d->n_parts], 0, sizeof(*nv));
+	return &nv[d->n_parts++];
+}
+
+/* Unallocated bytes in the free-space regions that directly follow @part. */
+static uint64_t free_after(PedDisk *disk, PedPartition *part)
+{
+	uint64_t bytes = 0;
+
+	for (PedPartition *q = ped_disk_next_partition(disk, part); q;
+	     q = ped_disk_next_partition(disk, q)) {
+		if (!(q->type & PED_PARTITION_FREESPACE))
+			break;
+		bytes += (uint64_t)q->geom.length * (uint64_t)disk->dev->sector_size;
+	}
+	return bytes;
+}
+
+static bool flag_of(PedPartition *part, PedPartitionFlag flag)
+{
+	return ped_partition_is_flag_available(part, flag) && ped_partition_get_flag(part, flag);
+}
+
+static int add_table_partition(struct fdw_disk *d, PedDisk *disk, PedPartition *part)
+{
+	struct fdw_partition *p = parts_append(d);
+	uint64_t ss = (uint64_t)disk->dev->sector_size;
+	char *node;
+	dev_t rdev;
+
+	if (!p)
+		return -ENOMEM;
+	p->number = part->num;
+	p->start = (uint64_t)part->geom.start * ss;
+	p->size = (uint64_t)part->geom.length * ss;
+	p->extended = part->type & PED_PARTITION_EXTENDED;
+	if (ped_disk_type_check_feature(disk->type, PED_DISK_TYPE_PARTITION_NAME))
+		p->name = xstrdup_or_null(ped_partition_get_name(part));
+	p->flag_esp = flag_of(part, PED_PARTITION_ESP);
+	p->flag_bios_boot = flag_of(part, PED_PARTITION_BIOS_GRUB);
+	p->flag_boot = flag_of(part, PED_PARTITION_BOOT);
+	p->flag_raid = flag_of(part, PED_PARTITION_RAID);
+	p->flag_lvm = flag_of(part, PED_PARTITION_LVM);
+	p->flag_swap = flag_of(part, PED_PARTITION_SWAP);
+	p->free_after = free_after(disk, part);
+
+	if (d->kind == FDW_DISK_BLOCK) {
+		node = ped_partition_get_path(part);
+		/* Loop devices without partition scanning have no pN nodes. */
+		if (node && is_block_node(node, &rdev))
+			p->node = node;
+		else
+			free(node);
+	}
+	if (p->node) {
+		p->address = strdup(p->node);
+	} else if (asprintf(&p->address, "%s:%d", d->path, p->number) < 0) {
+		p->address = NULL;
+	}
+	return p->address ? 0 : -ENOMEM;
+}
+
+static int add_whole_disk(struct fdw_disk *d)
+{
+	struct fdw_partition *p = parts_append(d);
+
+	if (!p)
+		return -ENOMEM;
+	p->number = 0;
+	p->start = 0;
+	p->size = d->size;
+	if (d->kind == FDW_DISK_BLOCK)
+		p->node = strdup(d->path);
+	p->address = strdup(d->path);
+	return p->address ? 0 : -ENOMEM;
+}
+
+static int read_table(struct fdw_disk *d, PedDevice *dev)
+{
+	PedDiskType *type = ped_disk_probe(dev);
+	PedDisk *disk;
+	int rc = 0;
+
+	if (!type) {
+		d->table = strdup("none");
+		return d->table ? 0 : -ENOMEM;
+	}
+	d->table = strdup(type->name);
+	if (!d->table)
+		return -ENOMEM;
+	disk = ped_disk_new(dev);
+	if (!disk) {
+		fdw_log(FDW_LOG_WARN, "%s: the %s partition table could not be read", d->path,
+			type->name);
+		return -EIO;
+	}
+	for (PedPartition *part = ped_disk_next_partition(disk, NULL); part && !rc;
+	     part = ped_disk_next_partition(disk, part)) {
+		if (part->num <= 0 || (part->type & (PED_PARTITION_METADATA |
+						     PED_PARTITION_FREESPACE)))
+			continue;
+		rc = add_table_partition(d, disk, part);
+	}
+	ped_disk_destroy(disk);
+	return rc;
+}
+
+/* Check the path before libparted sees it, so the error says what is wrong. */
+static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		d->kind = FDW_DISK_BLOCK;
+		*rdev = st.st_rdev;
+	} else if (S_ISREG(st.st_mode)) {
+		d->kind = FDW_DISK_IMAGE;
+		if (st.st_size < 512 || st.st_size % 512)
+			return -ENOTBLK;
+	} else {
+		return -ENOTBLK;
+	}
+	if (access(path, R_OK) != 0)
+		return -errno;
+	d->read_only = access(path, W_OK) != 0;
+	return 0;
+}
+
+static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_sysstate *st)
+{
+	PedDevice *dev;
+	dev_t rdev = 0;
+	int fd, rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = classify_path(path, d, &rdev);
+	if (rc)
+		return rc;
+	d->path = d->kind == FDW_DISK_IMAGE ? realpath(path, NULL) : strdup(path);
+	if (!d->path)
+		return -ENOMEM;
+
+	ped_exception_set_handler(scan_exception_handler);
+	dev = ped_device_get(path);
+	if (!dev) {
+		rc = -EIO;
+		goto out;
+	}
+	d->model = xstrdup_or_null(dev->model);
+	d->size = (uint64_t)dev->length * (uint64_t)dev->sector_size;
+	d->logical_sector_size = (unsigned)dev->sector_size;
+	d->physical_sector_size = (unsigned)dev->phys_sector_size;
+	if (dev->read_only || (rdev && fdw_sysfs_read_only(rdev)))
+		d->read_only = true;
+
+	rc = read_table(d, dev);
+	if (rc)
+		goto out;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!strcmp(d->table, "none"))
+		rc = add_whole_disk(d);
+	for (size_t i = 0; i < d->n_parts && !rc; i++)
+		rc = fill_partition(d, fd, st, &d->parts[i], rdev);
+	close(fd);
+
+	/* A file with neither a table nor a filesystem is not a disk image. */
+	if (!rc && d->kind == FDW_DISK_IMAGE && !strcmp(d->table, "none") && !d->parts[0].fstype)
+		rc = -ENOTBLK;
+	/* A bare block device with nothing on it is listed as one empty entry. */
+out:
+	if (dev)
+		ped_device_destroy(dev);
+	if (rc)
+		fdw_disk_free(d);
+	return rc;
+}
+
+int fdw_disk_scan(const char *path, struct fdw_disk *out)
+{
+	struct fdw_sysstate st;
+	int rc = fdw_sysstate_load(&st);
+
+	if (rc)
+		return rc;
+	rc = scan_with(path, out, &st);
+	fdw_sysstate_free(&st);
+	return rc;
+}
+
+/* Devices that are never worth listing: empty loop devices and RAM disks. */
+static bool skip_device(const PedDevice *dev)
+{
+	return dev->length == 0 || !strncmp(dev->path, "/dev/ram", 8) ||
+	       !strncmp(dev->path, "/dev/zram", 9);
+}
+
+int fdw_disk_scan_all(struct fdw_disk_list *out)
+{
+	struct fdw_sysstate st;
+	PedDevice *dev = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = fdw_sysstate_load(&st);
+	if (rc)
+		return rc;
+	ped_exception_set_handler(scan_exception_handler);
+	ped_device_probe_all();
+	while ((dev = ped_device_get_next(dev))) {
+		struct fdw_disk *nv;
+		int one;
+
+		if (skip_device(dev))
+			continue;
+		nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
+		if (!nv) {
+			rc = -ENOMEM;
+			break;
+		}
+		out->disks = nv;
+		one = scan_with(dev->path, &out->disks[out->n_disks], &st);
+		if (one == 0)
+			out->n_disks++;
+		else
+			fdw_log(FDW_LOG_WARN, "%s: skipped (%s)", dev->path, strerror(-one));
+	}
+	ped_device_free_all();
+	fdw_sysstate_free(&st);
+	if (rc)
+		fdw_disk_list_free(out);
+	return rc;
+}
+
+static void partition_free(struct fdw_partition *p)
+{
+	free(p->node);
+	free(p->address);
+	free(p->name);
+	free(p->fstype);
+	free(p->fsversion);
+	free(p->label);
+	free(p->uuid);
+	fdw_strv_free(p->mountpoints, p->n_mountpoints);
+	fdw_strv_free(p->holders, p->n_holders);
+}
+
+void fdw_disk_free(struct fdw_disk *d)
+{
+	for (size_t i = 0; i < d->n_parts; i++)
+		partition_free(&d->parts[i]);
+	free(d->parts);
+	free(d->path);
+	free(d->model);
+	free(d->table);
+	memset(d, 0, sizeof(*d));
+}
+
+void fdw_disk_list_free(struct fdw_disk_list *list)
+{
+	for (size_t i = 0; i < list->n_disks; i++)
+		fdw_disk_free(&list->disks[i]);
+	free(list->disks);
+	memset(list, 0, sizeof(*list));
+}

@@ -1,0 +1,289 @@
+/* Probes filesystems and LUKS headers with libblkid and the superblocks themselves. */
+#include "config.h"
+
+#include <blkid.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsprobe.h"
+#include "log.h"
+
+static uint16_t le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+/* @sb points at the ext2/3/4 superblock (byte 1024 of the filesystem). */
+int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
+{
+	uint64_t blocks, free_blocks;
+	uint32_t log_bs;
+
+	if (len < 0x160 || le16(sb + 56) != 0xEF53)
+		return -EINVAL;
+	log_bs = le32(sb + 24);
+	if (log_bs > 6)
+		return -EINVAL;
+	blocks = le32(sb + 4);
+	free_blocks = le32(sb + 12);
+	if (le32(sb + 96) & 0x80) {	/* INCOMPAT_64BIT */
+		blocks |= (uint64_t)le32(sb + 0x150) << 32;
+		free_blocks |= (uint64_t)le32(sb + 0x158) << 32;
+	}
+	if (free_blocks > blocks)
+		return -EINVAL;
+	u->block_size = 1024LL << log_bs;
+	u->size = (int64_t)blocks * u->block_size;
+	u->free = (int64_t)free_blocks * u->block_size;
+	u->used = u->size - u->free;
+	return 0;
+}
+
+/* @sb points at the XFS primary superblock (byte 0), big-endian. */
+int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
+{
+	uint64_t blocks, free_blocks;
+	uint32_t bs;
+
+	if (len < 152 || memcmp(sb, "XFSB", 4) != 0)
+		return -EINVAL;
+	bs = be32(sb + 4);
+	blocks = be64(sb + 8);
+	free_blocks = be64(sb + 144);
+	if (bs < 512 || bs > 65536 || free_blocks > blocks)
+		return -EINVAL;
+	u->block_size = bs;
+	u->size = (int64_t)(blocks * bs);
+	u->free = (int64_t)(free_blocks * bs);
+	u->used = u->size - u->free;
+	return 0;
+}
+
+/* @sb points at the btrfs superblock (byte 64 KiB). */
+int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
+{
+	uint64_t total, used;
+
+	if (len < 148 || memcmp(sb + 64, "_BHRfS_M", 8) != 0)
+		return -EINVAL;
+	total = le64(sb + 112);
+	used = le64(sb + 120);
+	if (used > total)
+		return -EINVAL;
+	u->size = (int64_t)total;
+	u->used = (int64_t)used;
+	u->free = (int64_t)(total - used);
+	u->block_size = le32(sb + 144);
+	return 0;
+}
+
+/* @sb points at the FAT boot sector; only the cluster size is cheap to know. */
+int fdw_vfat_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
+{
+	unsigned bps, spc;
+
+	if (len < 512 || sb[510] != 0x55 || sb[511] != 0xAA)
+		return -EINVAL;
+	bps = le16(sb + 11);
+	spc = sb[13];
+	if (bps < 512 || bps > 4096 || !spc)
+		return -EINVAL;
+	u->block_size = (int64_t)bps * spc;
+	u->size = u->used = u->free = -1;
+	return 0;
+}
+
+static bool json_array_has_prefix(struct json_object *arr, const char *prefix)
+{
+	size_t n;
+
+	if (!arr || !json_object_is_type(arr, json_type_array))
+		return false;
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+
+		if (s && strncmp(s, prefix, strlen(prefix)) == 0)
+			return true;
+	}
+	return false;
+}
+
+int fdw_luks_header_parse(const unsigned char *buf, size_t len, int *version,
+			  bool *reencrypt_unfinished)
+{
+	static const unsigned char magic[6] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
+	struct json_object *root, *config, *reqs, *mandatory;
+	struct json_tokener *tok;
+	uint64_t hdr_size;
+	size_t json_len;
+
+	*reencrypt_unfinished = false;
+	if (len < 4096 || memcmp(buf, magic, sizeof(magic)) != 0)
+		return -EINVAL;
+	*version = (buf[6] << 8) | buf[7];
+	if (*version != 2)
+		return 0;
+	hdr_size = be64(buf + 8);
+	if (hdr_size <= 4096 || hdr_size > len)
+		return -EINVAL;
+	json_len = strnlen((const char *)buf + 4096, hdr_size - 4096);
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, (const char *)buf + 4096, (int)json_len);
+	json_tokener_free(tok);
+	if (!root)
+		return -EINVAL;
+	/* An unfinished reencryption is recorded as a mandatory requirement. */
+	if (json_object_object_get_ex(root, "config", &config) &&
+	    json_object_object_get_ex(config, "requirements", &reqs) &&
+	    json_object_object_get_ex(reqs, "mandatory", &mandatory))
+		*reencrypt_unfinished = json_array_has_prefix(mandatory, "online-reencrypt");
+	json_object_put(root);
+	return 0;
+}
+
+static char *blkid_value(blkid_probe pr, const char *name)
+{
+	const char *v = NULL;
+
+	if (blkid_probe_lookup_value(pr, name, &v, NULL) != 0 || !v || !*v)
+		return NULL;
+	return strdup(v);
+}
+
+static ssize_t pread_full(int fd, unsigned char *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(fd, buf + done, len - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+/* Read the superblock of a recognised filesystem for size, usage and block size. */
+static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part)
+{
+	struct fdw_fs_usage u = { -1, -1, -1, -1 };
+	const char *t = part->fstype;
+	unsigned char sb[4096];
+	uint64_t sb_off;
+	int (*parse)(const unsigned char *, size_t, struct fdw_fs_usage *);
+
+	if (!strcmp(t, "ext2") || !strcmp(t, "ext3") || !strcmp(t, "ext4")) {
+		sb_off = 1024;
+		parse = fdw_ext_usage;
+	} else if (!strcmp(t, "xfs")) {
+		sb_off = 0;
+		parse = fdw_xfs_usage;
+	} else if (!strcmp(t, "btrfs")) {
+		sb_off = 65536;
+		parse = fdw_btrfs_usage;
+	} else if (!strcmp(t, "vfat")) {
+		sb_off = 0;
+		parse = fdw_vfat_usage;
+	} else {
+		return;
+	}
+	if (sb_off + sizeof(sb) > size ||
+	    pread_full(fd, sb, sizeof(sb), offset + sb_off) != (ssize_t)sizeof(sb))
+		return;
+	if (parse(sb, sizeof(sb), &u) != 0) {
+		fdw_log(FDW_LOG_DEBUG, "%s superblock at %llu not understood", t,
+			(unsigned long long)(offset + sb_off));
+		return;
+	}
+	part->fs_size = u.size;
+	part->fs_used = u.used;
+	part->fs_free = u.free;
+	part->fs_block_size = u.block_size;
+}
+
+/* LUKS2 keeps its JSON metadata in the first header area; 4 MiB bounds the largest. */
+#define LUKS2_MAX_HDR (4 * FDW_MIB)
+
+static void probe_luks(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part)
+{
+	size_t len = size < LUKS2_MAX_HDR ? (size_t)size : LUKS2_MAX_HDR;
+	unsigned char *buf = malloc(len);
+	ssize_t got;
+
+	if (!buf)
+		return;
+	got = pread_full(fd, buf, len, offset);
+	if (got > 0 && fdw_luks_header_parse(buf, (size_t)got, &part->luks_version,
+					     &part->luks_reencrypt_unfinished) != 0)
+		fdw_log(FDW_LOG_WARN, "LUKS header at %llu could not be parsed",
+			(unsigned long long)offset);
+	free(buf);
+}
+
+int fdw_fsprobe(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part)
+{
+	blkid_probe pr = blkid_new_probe();
+	int rc;
+
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size) != 0) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+					  BLKID_SUBLKS_TYPE | BLKID_SUBLKS_VERSION);
+	blkid_probe_enable_partitions(pr, 0);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0) {
+		part->fstype = blkid_value(pr, "TYPE");
+		part->fsversion = blkid_value(pr, "VERSION");
+		part->label = blkid_value(pr, "LABEL");
+		part->uuid = blkid_value(pr, "UUID");
+	} else if (rc == -2) {
+		fdw_log(FDW_LOG_WARN, "ambivalent filesystem signatures at %llu",
+			(unsigned long long)offset);
+		part->fstype = strdup("ambivalent");
+	}
+	blkid_free_probe(pr);
+	if (!part->fstype)
+		return 0;
+	if (!strcmp(part->fstype, "crypto_LUKS"))
+		probe_luks(fd, offset, size, part);
+	else
+		probe_usage(fd, offset, size, part);
+	return 0;
+}

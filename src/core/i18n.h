@@ -1,0 +1,10 @@
+/* Translation macros shared by the engine and the front-ends. */
+#ifndef FDW_I18N_H
+#define FDW_I18N_H
+
+#include <libintl.h>
+
+#define _(s) dgettext(PACKAGE, s)
+#define N_(s) (s)
+
+#endif

@@ -1,0 +1,11 @@
+/* Human-readable sizes. */
+#ifndef FDW_UNITS_H
+#define FDW_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "0 B", "512 B", "1.5 KiB", "32 MiB", "2.0 GiB": three significant digits at most. */
+char *fdw_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

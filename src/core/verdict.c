@@ -1,0 +1,220 @@
+/* Decides whether and how each partition can be encrypted in place, and says why. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "disk.h"
+#include "i18n.h"
+#include "units.h"
+
+static const struct {
+	const char *name;
+	const char *message;
+} reasons[FDW_REASON__COUNT] = {
+	[FDW_REASON_OK] = { "ok", N_("Can be encrypted in place.") },
+	[FDW_REASON_MOUNTED_ROOT] = { "mounted-root",
+		N_("Holds the running system (mounted as /): encrypt it from a live system instead.") },
+	[FDW_REASON_MOUNTED] = { "mounted",
+		N_("Mounted: unmount it first; it is mounted again through the encrypted volume.") },
+	[FDW_REASON_ACTIVE_SWAP] = { "active-swap",
+		N_("Active swap space: turn it off with swapoff and set up encrypted swap instead.") },
+	[FDW_REASON_SWAP] = { "swap",
+		N_("Swap space holds nothing worth keeping: set up encrypted swap instead.") },
+	[FDW_REASON_ALREADY_LUKS] = { "already-luks", N_("Already encrypted with LUKS.") },
+	[FDW_REASON_LUKS_UNFINISHED] = { "luks-unfinished",
+		N_("A LUKS2 conversion on it is unfinished: resume it with 'fdewiz resume'.") },
+	[FDW_REASON_OTHER_CRYPTO] = { "other-encryption",
+		N_("Already encrypted with another system; fdewiz leaves it alone.") },
+	[FDW_REASON_RAID_MEMBER] = { "raid-member",
+		N_("Member of a RAID array: encrypt the array device instead.") },
+	[FDW_REASON_LVM_MEMBER] = { "lvm-member",
+		N_("LVM physical volume: encrypt a logical volume instead.") },
+	[FDW_REASON_HOLDERS] = { "has-holders",
+		N_("In use by another device (device-mapper, RAID or loop): stop that first.") },
+	[FDW_REASON_READ_ONLY] = { "read-only", N_("Read-only: it cannot be written.") },
+	[FDW_REASON_TOO_SMALL] = { "too-small",
+		N_("Too small: a partition needs at least 64 MiB to be encrypted in place.") },
+	[FDW_REASON_NO_ROOM] = { "no-room",
+		N_("The filesystem cannot shrink and there is no free space after the partition: "
+		   "only a detached header on another disk would work.") },
+	[FDW_REASON_FULL] = { "full",
+		N_("The filesystem is too full to shrink by 32 MiB and there is no free space after "
+		   "the partition: free some space, or use a detached header on another disk.") },
+	[FDW_REASON_ESP] = { "efi-system",
+		N_("EFI system partition: the firmware must read it, so it stays unencrypted.") },
+	[FDW_REASON_BIOS_BOOT] = { "bios-boot",
+		N_("BIOS boot partition: the boot loader needs it unencrypted.") },
+	[FDW_REASON_EXTENDED] = { "extended",
+		N_("Extended partition: a container for logical partitions, choose one of those.") },
+	[FDW_REASON_NO_FILESYSTEM] = { "no-filesystem",
+		N_("No filesystem found, so there is nothing to keep: erase and encrypt it instead.") },
+	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
+		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
+		   "the partition: only a detached header on another disk would work.") },
+};
+
+const char *fdw_reason_name(enum fdw_reason reason)
+{
+	return reason < FDW_REASON__COUNT ? reasons[reason].name : "unknown";
+}
+
+const char *fdw_reason_message(enum fdw_reason reason)
+{
+	return reason < FDW_REASON__COUNT ? _(reasons[reason].message) : "";
+}
+
+const char *fdw_strategy_name(enum fdw_strategy strategy)
+{
+	switch (strategy) {
+	case FDW_STRATEGY_SHRINK:
+		return "shrink";
+	case FDW_STRATEGY_GROW:
+		return "grow";
+	case FDW_STRATEGY_DETACHED:
+		return "detached-header";
+	default:
+		return NULL;
+	}
+}
+
+static bool fstype_is(const struct fdw_partition *p, const char *t)
+{
+	return p->fstype && strcmp(p->fstype, t) == 0;
+}
+
+static bool is_ext(const struct fdw_partition *p)
+{
+	return fstype_is(p, "ext2") || fstype_is(p, "ext3") || fstype_is(p, "ext4");
+}
+
+static bool is_mounted_as_root(const struct fdw_partition *p)
+{
+	for (size_t i = 0; i < p->n_mountpoints; i++)
+		if (strcmp(p->mountpoints[i], "/") == 0)
+			return true;
+	return false;
+}
+
+static bool is_foreign_crypto(const struct fdw_partition *p)
+{
+	static const char *const types[] = { "BitLocker", "crypto_LUKS", "VeraCrypt",
+					     "TrueCrypt", "geli", "crypto_lvm2" };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (fstype_is(p, types[i]))
+			return true;
+	return false;
+}
+
+/* The first rule that blocks the partition, or FDW_REASON_OK. Order: most telling first. */
+static enum fdw_reason blocking_reason(const struct fdw_partition *p, const struct fdw_disk *d)
+{
+	if (p->extended)
+		return FDW_REASON_EXTENDED;
+	if (p->flag_esp)
+		return FDW_REASON_ESP;
+	if (p->flag_bios_boot)
+		return FDW_REASON_BIOS_BOOT;
+	if (p->luks_version)
+		return p->luks_reencrypt_unfinished ? FDW_REASON_LUKS_UNFINISHED
+						    : FDW_REASON_ALREADY_LUKS;
+	if (is_mounted_as_root(p))
+		return FDW_REASON_MOUNTED_ROOT;
+	if (p->swap_active)
+		return FDW_REASON_ACTIVE_SWAP;
+	if (p->n_mountpoints)
+		return FDW_REASON_MOUNTED;
+	if (p->n_holders)
+		return FDW_REASON_HOLDERS;
+	if (fstype_is(p, "linux_raid_member") || fstype_is(p, "isw_raid_member") ||
+	    fstype_is(p, "ddf_raid_member"))
+		return FDW_REASON_RAID_MEMBER;
+	if (fstype_is(p, "LVM2_member") || fstype_is(p, "LVM1_member"))
+		return FDW_REASON_LVM_MEMBER;
+	if (is_foreign_crypto(p))
+		return FDW_REASON_OTHER_CRYPTO;
+	if (p->read_only || d->read_only)
+		return FDW_REASON_READ_ONLY;
+	if (fstype_is(p, "swap"))
+		return FDW_REASON_SWAP;
+	if (p->size < FDW_MIN_PARTITION)
+		return FDW_REASON_TOO_SMALL;
+	if (!p->fstype)
+		return FDW_REASON_NO_FILESYSTEM;
+	return FDW_REASON_OK;
+}
+
+/* ext2/3/4 can give up its tail when it has room for the header plus a safety margin. */
+static bool can_shrink(const struct fdw_partition *p)
+{
+	if (!is_ext(p) || p->fs_free < 0 || p->fs_size < 0)
+		return false;
+	/* Already ends early enough: nothing needs to move. */
+	if ((uint64_t)p->fs_size + FDW_HEADER_ROOM <= p->size)
+		return true;
+	return (uint64_t)p->fs_free >= 2 * FDW_HEADER_ROOM;
+}
+
+void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
+{
+	struct fdw_verdict *v = &p->verdict;
+
+	memset(v, 0, sizeof(*v));
+	v->reason = blocking_reason(p, d);
+	if (v->reason != FDW_REASON_OK)
+		return;
+
+	v->strategies = FDW_STRATEGY_DETACHED;
+	if (can_shrink(p))
+		v->strategies |= FDW_STRATEGY_SHRINK;
+	if (p->number > 0 && p->free_after >= FDW_HEADER_ROOM)
+		v->strategies |= FDW_STRATEGY_GROW;
+
+	/* Growing leaves the filesystem untouched, so it is preferred. */
+	if (v->strategies & FDW_STRATEGY_GROW)
+		v->strategy = FDW_STRATEGY_GROW;
+	else if (v->strategies & FDW_STRATEGY_SHRINK)
+		v->strategy = FDW_STRATEGY_SHRINK;
+
+	if (v->strategy) {
+		v->eligible = true;
+	} else if (is_ext(p)) {
+		v->reason = FDW_REASON_FULL;
+	} else if (fstype_is(p, "xfs")) {
+		v->reason = FDW_REASON_NO_ROOM;
+	} else {
+		v->reason = FDW_REASON_UNSUPPORTED_FS;
+	}
+}
+
+size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
+{
+	const struct fdw_verdict *v = &p->verdict;
+	char sz[32];
+	int n;
+
+	switch (v->reason) {
+	case FDW_REASON_OK:
+		if (v->strategy == FDW_STRATEGY_GROW)
+			n = snprintf(buf, len, _("Can be encrypted in place: the partition grows into "
+						 "the free space after it, the filesystem is not touched."));
+		else
+			n = snprintf(buf, len, _("Can be encrypted in place: the filesystem shrinks by "
+						 "%s to make room for the encryption header."),
+				     fdw_format_size(FDW_HEADER_ROOM, sz, sizeof(sz)));
+		break;
+	case FDW_REASON_MOUNTED:
+		n = snprintf(buf, len, _("Mounted at %s: unmount it first; it is mounted again "
+					 "through the encrypted volume."), p->mountpoints[0]);
+		break;
+	case FDW_REASON_HOLDERS:
+		n = snprintf(buf, len, _("In use by %s (device-mapper, RAID or loop): stop that "
+					 "first."), p->holders[0]);
+		break;
+	default:
+		n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
+		break;
+	}
+	return n < 0 ? 0 : (size_t)n;
+}

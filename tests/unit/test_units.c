@@ -1,0 +1,36 @@
+/* Unit tests for human-readable sizes. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/units.h"
+
+static void check(uint64_t bytes, const char *expect)
+{
+	char buf[32];
+
+	assert_string_equal(fdw_format_size(bytes, buf, sizeof(buf)), expect);
+}
+
+static void test_sizes(void **state)
+{
+	(void)state;
+	check(0, "0 B");
+	check(512, "512 B");
+	check(1536, "1.5 KiB");
+	check(32ULL << 20, "32 MiB");
+	check(3ULL << 29, "1.5 GiB");
+	check(250ULL << 30, "250 GiB");
+	check((1ULL << 40) + (1ULL << 39), "1.5 TiB");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_sizes) };
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,185 @@
+/* Unit tests for the verdict rules: which partitions can be encrypted in place, and why not. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/disk.h"
+
+static struct fdw_disk disk = { .table = "gpt" };
+
+/* A healthy unmounted 1 GiB ext4 partition, 10% used, no free space after it. */
+static struct fdw_partition ext4_part(void)
+{
+	struct fdw_partition p = {
+		.number = 2,
+		.size = 1024 * FDW_MIB,
+		.fstype = "ext4",
+		.fs_size = 1024 * FDW_MIB,
+		.fs_used = 100 * FDW_MIB,
+		.fs_free = 924 * FDW_MIB,
+		.fs_block_size = 4096,
+	};
+	return p;
+}
+
+static enum fdw_reason decide(struct fdw_partition *p)
+{
+	fdw_verdict_decide(p, &disk);
+	return p->verdict.reason;
+}
+
+static void test_shrink_preferred_without_free_space(void **state)
+{
+	struct fdw_partition p = ext4_part();
+
+	(void)state;
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_true(p.verdict.eligible);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_SHRINK);
+	assert_int_equal(p.verdict.strategies, FDW_STRATEGY_SHRINK | FDW_STRATEGY_DETACHED);
+}
+
+static void test_grow_preferred_with_free_space(void **state)
+{
+	struct fdw_partition p = ext4_part();
+
+	(void)state;
+	p.free_after = FDW_HEADER_ROOM;
+	decide(&p);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_GROW);
+	assert_true(p.verdict.strategies & FDW_STRATEGY_SHRINK);
+	p.free_after = FDW_HEADER_ROOM - 1;
+	decide(&p);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_SHRINK);
+}
+
+static void test_full_ext4(void **state)
+{
+	struct fdw_partition p = ext4_part();
+
+	(void)state;
+	p.fs_free = 2 * FDW_HEADER_ROOM - 1;
+	p.fs_used = p.fs_size - p.fs_free;
+	assert_int_equal(decide(&p), FDW_REASON_FULL);
+	assert_false(p.verdict.eligible);
+	assert_int_equal(p.verdict.strategies, FDW_STRATEGY_DETACHED);
+	/* ... unless the filesystem already leaves the tail free. */
+	p.fs_size = (int64_t)(p.size - FDW_HEADER_ROOM);
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+}
+
+static void test_xfs_needs_free_space(void **state)
+{
+	struct fdw_partition p = ext4_part();
+
+	(void)state;
+	p.fstype = "xfs";
+	assert_int_equal(decide(&p), FDW_REASON_NO_ROOM);
+	p.free_after = 64 * FDW_MIB;
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_GROW);
+	p.fstype = "btrfs";
+	p.free_after = 0;
+	assert_int_equal(decide(&p), FDW_REASON_UNSUPPORTED_FS);
+}
+
+static void test_in_use(void **state)
+{
+	char *root[] = { "/" }, *home[] = { "/home" }, *dm[] = { "dm-0" };
+	struct fdw_partition p;
+
+	(void)state;
+	p = ext4_part();
+	p.mountpoints = root;
+	p.n_mountpoints = 1;
+	assert_int_equal(decide(&p), FDW_REASON_MOUNTED_ROOT);
+	p.mountpoints = home;
+	assert_int_equal(decide(&p), FDW_REASON_MOUNTED);
+	assert_false(p.verdict.eligible);
+
+	p = ext4_part();
+	p.holders = dm;
+	p.n_holders = 1;
+	assert_int_equal(decide(&p), FDW_REASON_HOLDERS);
+
+	p = ext4_part();
+	p.fstype = "swap";
+	p.swap_active = true;
+	assert_int_equal(decide(&p), FDW_REASON_ACTIVE_SWAP);
+	p.swap_active = false;
+	assert_int_equal(decide(&p), FDW_REASON_SWAP);
+}
+
+static void test_kinds(void **state)
+{
+	struct fdw_partition p;
+
+	(void)state;
+	p = ext4_part();
+	p.fstype = "crypto_LUKS";
+	p.luks_version = 2;
+	assert_int_equal(decide(&p), FDW_REASON_ALREADY_LUKS);
+	p.luks_reencrypt_unfinished = true;
+	assert_int_equal(decide(&p), FDW_REASON_LUKS_UNFINISHED);
+
+	p = ext4_part();
+	p.fstype = "linux_raid_member";
+	assert_int_equal(decide(&p), FDW_REASON_RAID_MEMBER);
+	p.fstype = "LVM2_member";
+	assert_int_equal(decide(&p), FDW_REASON_LVM_MEMBER);
+	p.fstype = "BitLocker";
+	assert_int_equal(decide(&p), FDW_REASON_OTHER_CRYPTO);
+	p.fstype = NULL;
+	assert_int_equal(decide(&p), FDW_REASON_NO_FILESYSTEM);
+
+	p = ext4_part();
+	p.flag_esp = true;
+	p.fstype = "vfat";
+	assert_int_equal(decide(&p), FDW_REASON_ESP);
+
+	p = ext4_part();
+	p.size = FDW_MIN_PARTITION - 1;
+	assert_int_equal(decide(&p), FDW_REASON_TOO_SMALL);
+
+	p = ext4_part();
+	p.read_only = true;
+	assert_int_equal(decide(&p), FDW_REASON_READ_ONLY);
+}
+
+static void test_messages(void **state)
+{
+	char buf[512];
+	char *home[] = { "/home" };
+	struct fdw_partition p = ext4_part();
+
+	(void)state;
+	for (int r = 0; r < FDW_REASON__COUNT; r++) {
+		assert_true(strlen(fdw_reason_message(r)) > 10);
+		assert_true(strlen(fdw_reason_name(r)) > 1);
+	}
+	p.mountpoints = home;
+	p.n_mountpoints = 1;
+	decide(&p);
+	fdw_verdict_explain(&p, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "/home"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shrink_preferred_without_free_space),
+		cmocka_unit_test(test_grow_preferred_with_free_space),
+		cmocka_unit_test(test_full_ext4),
+		cmocka_unit_test(test_xfs_needs_free_space),
+		cmocka_unit_test(test_in_use),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_messages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

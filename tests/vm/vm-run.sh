@@ -1,0 +1,177 @@
+#!/bin/bash
+# fdewiz VM tests: boot a throwaway VM on the host's root and run one script in it.
+#
+# Usage: vm-run.sh [--disk IMG]... [--mem MB] [--timeout SECONDS] [--keep-going-on-kill]
+#                  [--env NAME=VALUE]... SCRIPT [ARGS...]
+#
+# SCRIPT (a host path) runs with bash as root in the guest, with FDEWIZ_IN_VM=1.  The
+# guest sees the host's root read-only (writes land in a tmpfs overlay and vanish), with
+# fresh tmpfs on /run and /tmp: host files under /tmp are NOT visible in the guest.
+# Each IMG becomes /dev/vda, /dev/vdb... in order, with real partition nodes.
+#
+# Exit status: the script's own exit status, or
+#   124  the timeout (default 600 s) expired; qemu was killed
+#   125  harness failure: bad usage, guest setup failed, guest crashed without a result
+#   137  qemu was killed with SIGKILL from outside (a simulated power cut, see
+#        FDEWIZ_VM_PIDFILE); with --keep-going-on-kill this is reported and exits 0
+#
+# Environment:
+#   FDEWIZ_VM_PIDFILE  write qemu's pid here (removed on exit) so that a test can kill -9 it
+#   FDEWIZ_VM_CACHE    kernel/initramfs cache (see vm-prepare.sh)
+#   FDEWIZ_VM_APPEND   extra kernel command line (e.g. fdewiz.verbose to list module errors)
+#   FDEWIZ_VM_DISK_CACHE  qemu cache mode for disks (default none: O_DIRECT, so the image
+#                      file holds exactly what the guest flushed, like a real disk)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+me=vm-run
+
+die()
+{
+	echo "$me: error: $*" >&2
+	exit 125
+}
+
+usage()
+{
+	sed -n '4,5p' "$0" >&2
+	exit 125
+}
+
+disks=()
+envs=()
+mem=1024
+timeout=600
+keep_going_on_kill=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--disk) [ $# -ge 2 ] || usage; disks+=("$2"); shift 2 ;;
+	--mem) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
+	--env) [ $# -ge 2 ] || usage; envs+=("$2"); shift 2 ;;
+	--keep-going-on-kill) keep_going_on_kill=1; shift ;;
+	--help|-h) sed -n '2,25p' "$0"; exit 0 ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+[[ "$mem" =~ ^[0-9]+$ ]] || die "--mem wants megabytes, got '$mem'"
+[[ "$timeout" =~ ^[0-9]+$ ]] || die "--timeout wants seconds, got '$timeout'"
+
+script=$(realpath -e "$1") || die "no such script: $1"
+shift
+case "$script" in
+/tmp/*) die "$script is under /tmp, which the guest replaces by an empty tmpfs" ;;
+esac
+for d in "${disks[@]}"; do
+	[ -f "$d" ] || [ -b "$d" ] || die "no such disk image: $d"
+done
+for e in "${envs[@]}"; do
+	[[ "$e" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "--env wants NAME=VALUE, got '$e'"
+done
+
+prep=$("$here/vm-prepare.sh" --quiet) || die "vm-prepare.sh failed"
+kernel=$(sed -n 's/^kernel=//p' <<<"$prep")
+initrd=$(sed -n 's/^initrd=//p' <<<"$prep")
+
+work=$(mktemp -d /tmp/fdewiz-vm.XXXXXX)
+qpid=
+wpid=
+cleanup()
+{
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
+	[ -n "$qpid" ] && kill -KILL "$qpid" 2>/dev/null
+	[ -n "${FDEWIZ_VM_PIDFILE:-}" ] && rm -f "$FDEWIZ_VM_PIDFILE"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "$me: interrupted" >&2; exit 130' INT
+trap 'echo "$me: terminated" >&2; exit 143' TERM
+
+# The job reaches the guest through fw_cfg; vm-init.sh runs it with bash in the chroot.
+# DM_DISABLE_UDEV=1: no udev runs in the guest, and libdevmapper must then create the
+# /dev/mapper nodes itself instead of waiting for udev to do it.
+cwd=$PWD
+case "$cwd" in /tmp|/tmp/*) cwd=/ ;; esac
+{
+	echo "# fdewiz VM job, written by vm-run.sh"
+	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export HOME=/root LANG=C.UTF-8 TERM=dumb FDEWIZ_IN_VM=1 DM_DISABLE_UDEV=1"
+	for e in "${envs[@]}"; do
+		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
+	done
+	# libcryptsetup keeps its locks here; /run is a fresh tmpfs.
+	echo "mkdir -p /run/cryptsetup /run/lock"
+	printf 'cd %q 2>/dev/null || cd /\n' "$cwd"
+	printf 'exec bash %q' "$script"
+	[ $# -gt 0 ] && printf ' %q' "$@"
+	echo
+} >"$work/job.sh"
+
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" -no-reboot
+	-nodefaults -no-user-config -display none
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 quiet panic=-1 ${FDEWIZ_VM_APPEND:-}"
+	-chardev "stdio,id=con,signal=off,logfile=$work/console.log"
+	-serial chardev:con
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=host
+	-fw_cfg "name=opt/fdewiz/job,file=$work/job.sh"
+	-device virtio-rng-pci)
+for d in "${disks[@]}"; do
+	qemu+=(-drive "file=$d,format=raw,if=virtio,cache=${FDEWIZ_VM_DISK_CACHE:-none}")
+done
+
+start=$(date +%s)
+"${qemu[@]}" </dev/null &
+qpid=$!
+[ -n "${FDEWIZ_VM_PIDFILE:-}" ] && echo "$qpid" >"$FDEWIZ_VM_PIDFILE"
+
+# Watchdog: polls so that it ends by itself soon after qemu does.
+(
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ $(($(date +%s) - start)) -ge "$timeout" ]; then
+			touch "$work/timed-out"
+			kill -KILL "$qpid" 2>/dev/null
+			exit 0
+		fi
+		sleep 1
+	done
+) &
+wpid=$!
+
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=
+kill "$wpid" 2>/dev/null || true
+wait "$wpid" 2>/dev/null || true
+wpid=
+elapsed=$(($(date +%s) - start))
+
+# The last marker wins: init prints it after the script, as the guest's last words.
+marker=$(tr -d '\r' <"$work/console.log" | grep -a '^FDEWIZ-VM-EXIT=[0-9]\+$' | tail -n1 || true)
+if [ -n "$marker" ]; then
+	rc=${marker#FDEWIZ-VM-EXIT=}
+	echo "$me: script exited $rc after ${elapsed}s" >&2
+	exit "$rc"
+fi
+if [ -e "$work/timed-out" ]; then
+	echo "$me: error: timed out after ${timeout}s; qemu killed (raise --timeout?)" >&2
+	exit 124
+fi
+if [ "$qrc" = 137 ]; then
+	if [ "$keep_going_on_kill" = 1 ]; then
+		echo "$me: qemu was killed after ${elapsed}s (power cut), going on" >&2
+		exit 0
+	fi
+	echo "$me: qemu was killed with SIGKILL after ${elapsed}s (power cut?)" >&2
+	exit 137
+fi
+err=$(tr -d '\r' <"$work/console.log" | grep -a '^FDEWIZ-VM-ERROR:' | tail -n1 || true)
+if [ -n "$err" ]; then
+	die "guest setup failed: ${err#FDEWIZ-VM-ERROR: }"
+fi
+die "no exit marker from the guest (qemu status $qrc after ${elapsed}s): the guest" \
+	"crashed, panicked or qemu failed; see the output above"
