@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install the Debian packages fdewiz needs: "build" to build and try it, "test" for the test suite too.
+set -eu
+
+build_pkgs="build-essential autoconf automake autopoint gettext pkg-config
+	libncurses-dev libblkid-dev libparted-dev libcryptsetup-dev libjson-c-dev libcmocka-dev
+	e2fsprogs dosfstools parted util-linux"
+test_pkgs="cryptsetup-bin xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema
+	qemu-system-x86 busybox-static kmod fio valgrind locales"
+
+case "${1:-build}" in
+build) pkgs=$build_pkgs ;;
+test) pkgs="$build_pkgs $test_pkgs" ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "$0: installing packages needs root; run it with sudo." >&2
+	exit 1
+fi
+
+# Skip the network when everything is already there.
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "Installing:$missing"
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
