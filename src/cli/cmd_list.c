@@ -36,7 +36,11 @@ static char *scan_error_text(int err)
 		break;
 	case -EACCES:
 	case -EPERM:
-		what = _("permission denied; run fdewiz as root (for example with sudo)");
+		if (geteuid() == 0)
+			what = _("the system refused access even to root (is it locked by a "
+				 "security policy or a container?)");
+		else
+			what = _("permission denied; run fdewiz as root (for example with sudo)");
 		break;
 	default:
 		what = strerror(-err);

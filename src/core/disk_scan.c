@@ -252,6 +252,7 @@ static int read_table(struct fdw_disk *d, PedDevice *dev)
 static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 {
 	struct stat st;
+	int fd;
 
 	if (stat(path, &st) != 0)
 		return -errno;
@@ -265,8 +266,11 @@ static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 	} else {
 		return -ENOTBLK;
 	}
-	if (access(path, R_OK) != 0)
+	/* Open it once here: libparted would only report a generic failure. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	close(fd);
 	d->read_only = access(path, W_OK) != 0;
 	return 0;
 }
