@@ -12,6 +12,8 @@ enum { FDW_EXIT_OK = 0, FDW_EXIT_ERROR = 1, FDW_EXIT_USAGE = 2 };
 extern const char *fdw_progname;
 
 int cmd_list(int argc, char **argv);
+int cmd_encrypt(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 
 /* Say what went wrong with @path, that nothing changed, and what to do. */
 void cli_report_scan_error(const char *path, int err);

@@ -35,6 +35,10 @@ static void usage(FILE *out)
 		       "Commands:\n"
 		       "  list [--json] [DEVICE|IMAGE ...]   show disks, partitions and what can be "
 		       "encrypted\n"
+		       "  encrypt [OPTIONS] DEVICE|IMAGE:N   encrypt a partition in place "
+		       "(see encrypt --help)\n"
+		       "  resume [--key-file FILE] DEVICE|IMAGE:N   continue an interrupted "
+		       "conversion\n"
 		       "\n"
 		       "With no command, or with only devices or images, the disks are listed.\n"
 		       "\n"
@@ -83,6 +87,10 @@ int main(int argc, char **argv)
 
 	if (argc > 0 && !strcmp(argv[0], "list"))
 		return cmd_list(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "encrypt"))
+		return cmd_encrypt(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "resume"))
+		return cmd_resume(argc, argv);
 	if (argc > 0 && argv[0][0] != '/' && argv[0][0] != '.' && !strchr(argv[0], '/') &&
 	    !strchr(argv[0], '.')) {
 		fprintf(stderr, _("%s: unknown command '%s'. Nothing was changed. "

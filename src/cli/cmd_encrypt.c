@@ -1,0 +1,382 @@
+/* `fdewiz encrypt` and `fdewiz resume`: convert a partition in place, in the foreground. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/convert.h"
+#include "core/fsresize.h"
+#include "core/i18n.h"
+#include "core/plan.h"
+#include "core/target.h"
+#include "core/units.h"
+#include "passphrase.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/fdewiz"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+struct progress_line {
+	struct timespec start;
+	double last_print;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int print_progress(uint64_t done, uint64_t total, void *ctx)
+{
+	struct progress_line *pl = ctx;
+	double t = seconds_since(&pl->start);
+	char d[32], tot[32];
+
+	if (t - pl->last_print >= 0.5 || done == total) {
+		pl->last_print = t;
+		fprintf(stderr, "\r%s %5.1f%%  %s / %s  %.1f MiB/s   ", _("encrypting"),
+			total ? 100.0 * (double)done / (double)total : 0.0,
+			fdw_format_size(done, d, sizeof(d)), fdw_format_size(total, tot, sizeof(tot)),
+			t > 0 ? (double)done / t / 1048576.0 : 0.0);
+	}
+	return stop_requested;
+}
+
+static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
+{
+	char a[32], b[32], c[32];
+
+	printf(_("Plan for %s:\n"), t->part->address);
+	printf(_("  strategy:        %s\n"), fdw_strategy_name(pl->strategy));
+	printf(_("  partition:       %s\n"), fdw_format_size(pl->partition_size, a, sizeof(a)));
+	printf(_("  filesystem:      %s, %s now, at most %s before encryption\n"),
+	       t->part->fstype, pl->fs_size_before >= 0 ?
+	       fdw_format_size((uint64_t)pl->fs_size_before, b, sizeof(b)) : "?",
+	       fdw_format_size(pl->fs_size_max, c, sizeof(c)));
+	printf(_("  LUKS2 header:    %s at the start (data moves by the same amount)\n"),
+	       fdw_format_size(pl->header_bytes, a, sizeof(a)));
+	printf(_("  encrypted volume: %s\n"), fdw_format_size(pl->volume_size, a, sizeof(a)));
+	printf(_("  cipher:          %s-%s, %u-bit key\n"), pl->cipher, pl->cipher_mode,
+	       pl->key_bits);
+	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
+	       (long long)t->part->fs_block_size);
+}
+
+static bool confirm_typed(const char *address)
+{
+	char answer[32] = "";
+	/* TRANSLATORS: the word the user types to confirm; keep it short. */
+	const char *word = _("YES");
+
+	printf(_("Type %s to encrypt %s in place: "), word, address);
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	answer[strcspn(answer, "\n")] = '\0';
+	return strcmp(answer, word) == 0;
+}
+
+static int run_conversion(const char *device, const char *address, struct fdw_secret *pass)
+{
+	struct progress_line pl = { .last_print = -1 };
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &pl.start);
+	catch_stop_signals();
+	rc = fdw_convert_run(device, pass, print_progress, &pl);
+	fputc('\n', stderr);
+	if (rc == 0) {
+		printf(_("%s is now encrypted (%.0f s).\n"), address, seconds_since(&pl.start));
+		return FDW_EXIT_OK;
+	}
+	if (rc == -EINTR) {
+		printf(_("Stopped at a safe point. The data is intact; continue with "
+			 "'%s resume %s'.\n"), fdw_progname, address);
+		return FDW_EXIT_ERROR;
+	}
+	if (rc == -EPERM || rc == -ENOENT)
+		fprintf(stderr, _("%s: the passphrase is wrong. Nothing was changed; try "
+				  "again.\n"), fdw_progname);
+	else
+		fprintf(stderr, _("%s: the conversion stopped: %s. Its state is recorded in the "
+				  "header; run '%s status %s', then '%s resume %s'.\n"),
+			fdw_progname, strerror(-rc), fdw_progname, address, fdw_progname, address);
+	return FDW_EXIT_ERROR;
+}
+
+struct encrypt_opts {
+	const char *key_file;
+	const char *header_backup;
+	const char *work_dir;
+	struct fdw_plan_request rq;
+	bool dry_run, yes, fast_pbkdf;
+};
+
+static int parse_strategy(const char *s, enum fdw_strategy *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = FDW_STRATEGY_NONE;
+	else if (!strcmp(s, "shrink"))
+		*out = FDW_STRATEGY_SHRINK;
+	else if (!strcmp(s, "grow"))
+		*out = FDW_STRATEGY_GROW;
+	else if (!strncmp(s, "detached-header", 15))
+		*out = FDW_STRATEGY_DETACHED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void encrypt_usage(FILE *out)
+{
+	fprintf(out, _("Usage: %s encrypt [OPTIONS] DEVICE|IMAGE:N\n"
+		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
+		       "  --key-file FILE|-     read the passphrase from FILE (or stdin)\n"
+		       "  --strategy auto|shrink|grow|detached-header=FILE\n"
+		       "  --cipher SPEC         default aes-xts-plain64\n"
+		       "  --key-size BITS       default 512\n"
+		       "  --sector-size BYTES   default: 4096 when the filesystem allows it\n"
+		       "  --header-backup FILE  default %s/ADDRESS.header\n"
+		       "  --dry-run             print the plan and change nothing\n"
+		       "  --foreground          convert in this process with a progress line\n"
+		       "  --yes                 do not ask for the typed confirmation\n"
+		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
+		fdw_progname, DEFAULT_STATE_DIR);
+}
+
+/* A file name for the header backup derived from the address ("/dev/sda2" -> "sda2"). */
+static char *default_backup_path(const char *address)
+{
+	const char *base = strrchr(address, '/');
+	char *path;
+
+	base = base ? base + 1 : address;
+	if (asprintf(&path, "%s/%s-%ld.header", DEFAULT_STATE_DIR, base, (long)time(NULL)) < 0)
+		return NULL;
+	/* "disk.img:2" -> "disk.img-2": a colon confuses scp and some shells. */
+	for (char *c = strrchr(path, '/'); c && *c; c++)
+		if (*c == ':')
+			*c = '-';
+	return path;
+}
+
+static int do_encrypt(const char *address, const struct encrypt_opts *o)
+{
+	struct fdw_convert_params cp = { 0 };
+	struct fdw_secret *pass = NULL;
+	struct fdw_target t;
+	struct fdw_plan plan;
+	const char *why;
+	char *backup = NULL;
+	int rc, exit_code = FDW_EXIT_ERROR;
+
+	rc = fdw_target_open(address, &t);
+	if (rc) {
+		if (rc == -ENOENT && strchr(address, ':'))
+			fprintf(stderr, _("%s: %s: no such partition. Nothing was changed; see "
+					  "'%s list'.\n"), fdw_progname, address, fdw_progname);
+		else
+			cli_report_scan_error(address, rc);
+		return FDW_EXIT_ERROR;
+	}
+	rc = fdw_plan_make(t.part, &o->rq, &plan, &why);
+	if (rc) {
+		fprintf(stderr, _("%s: %s cannot be encrypted: %s Nothing was changed.\n"),
+			fdw_progname, address, why);
+		goto out;
+	}
+	print_plan(&t, &plan);
+	if (o->dry_run) {
+		printf(_("Dry run: nothing was changed.\n"));
+		exit_code = FDW_EXIT_OK;
+		goto out;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, _("%s: encrypting needs root; run it with sudo. Nothing was "
+				  "changed.\n"), fdw_progname);
+		goto out;
+	}
+	if (!o->yes && !confirm_typed(address)) {
+		printf(_("Not confirmed. Nothing was changed.\n"));
+		goto out;
+	}
+	pass = passphrase_get(o->key_file, true);
+	if (!pass)
+		goto out;
+	backup = o->header_backup ? strdup(o->header_backup) : default_backup_path(address);
+	if (!backup || (!o->header_backup && mkdir(DEFAULT_STATE_DIR, 0700) != 0 &&
+			errno != EEXIST)) {
+		fprintf(stderr, _("%s: cannot create %s: %s. Nothing was changed.\n"),
+			fdw_progname, DEFAULT_STATE_DIR, strerror(errno));
+		goto out;
+	}
+	rc = fdw_target_attach(&t);
+	if (rc) {
+		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. Nothing was "
+				  "changed.\n"), fdw_progname, address, strerror(-rc));
+		goto out;
+	}
+	printf(_("Shrinking the filesystem...\n"));
+	rc = fdw_ext_shrink(t.device, plan.fs_size_max);
+	if (rc) {
+		fprintf(stderr, _("%s: the filesystem could not be shrunk (%s). The data is "
+				  "intact and not encrypted; check it with e2fsck -f.\n"),
+			fdw_progname, strerror(-rc));
+		goto out;
+	}
+	cp.device = t.device;
+	cp.cipher = plan.cipher;
+	cp.cipher_mode = plan.cipher_mode;
+	cp.key_bits = plan.key_bits;
+	cp.sector_size = plan.sector_size;
+	cp.work_dir = o->work_dir ? o->work_dir : DEFAULT_STATE_DIR;
+	cp.header_backup = backup;
+	cp.fast_pbkdf = o->fast_pbkdf;
+	printf(_("Writing the LUKS2 header (backup: %s)...\n"), backup);
+	rc = fdw_convert_init(&cp, pass);
+	if (rc) {
+		fprintf(stderr, _("%s: the LUKS2 header could not be written: %s. The data was "
+				  "not moved; the filesystem was only shrunk.\n"),
+			fdw_progname, strerror(-rc));
+		goto out;
+	}
+	printf(_("Offline conversion: device-mapper is not used; keep %s unmounted until it "
+		 "is done.\n"), address);
+	exit_code = run_conversion(t.device, address, pass);
+out:
+	free(backup);
+	fdw_secret_free(pass);
+	fdw_target_close(&t);
+	return exit_code;
+}
+
+int cmd_encrypt(int argc, char **argv)
+{
+	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
+	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK };
+	static const struct option opts[] = {
+		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "strategy", required_argument, NULL, OPT_STRATEGY },
+		{ "cipher", required_argument, NULL, OPT_CIPHER },
+		{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
+		{ "sector-size", required_argument, NULL, OPT_SECTOR },
+		{ "header-backup", required_argument, NULL, OPT_BACKUP },
+		{ "work-dir", required_argument, NULL, OPT_WORK },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "foreground", no_argument, NULL, OPT_FOREGROUND },
+		{ "yes", no_argument, NULL, OPT_YES },
+		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct encrypt_opts o = { 0 };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_KEY_FILE: o.key_file = optarg; break;
+		case OPT_STRATEGY:
+			if (parse_strategy(optarg, &o.rq.strategy)) {
+				encrypt_usage(stderr);
+				return FDW_EXIT_USAGE;
+			}
+			break;
+		case OPT_CIPHER: o.rq.cipher_spec = optarg; break;
+		case OPT_KEY_SIZE: o.rq.key_bits = (unsigned)strtoul(optarg, NULL, 10); break;
+		case OPT_SECTOR: o.rq.sector_size = (unsigned)strtoul(optarg, NULL, 10); break;
+		case OPT_BACKUP: o.header_backup = optarg; break;
+		case OPT_WORK: o.work_dir = optarg; break;
+		case OPT_DRY_RUN: o.dry_run = true; break;
+		case OPT_FOREGROUND: break;	/* the background worker is not built yet */
+		case OPT_YES: o.yes = true; break;
+		case OPT_FAST: o.fast_pbkdf = true; break;
+		case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
+		default: encrypt_usage(stderr); return FDW_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		encrypt_usage(stderr);
+		return FDW_EXIT_USAGE;
+	}
+	fdw_secret_harden_process();
+	return do_encrypt(argv[optind], &o);
+}
+
+int cmd_resume(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "key-file", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *key_file = NULL;
+	struct fdw_secret *pass;
+	struct fdw_target t;
+	int c, rc, exit_code;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'k') {
+			key_file = optarg;
+		} else {
+			fprintf(c == 'h' ? stdout : stderr,
+				_("Usage: %s resume [--key-file FILE|-] DEVICE|IMAGE:N\n"),
+				fdw_progname);
+			return c == 'h' ? FDW_EXIT_OK : FDW_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, _("Usage: %s resume [--key-file FILE|-] DEVICE|IMAGE:N\n"),
+			fdw_progname);
+		return FDW_EXIT_USAGE;
+	}
+	fdw_secret_harden_process();
+	rc = fdw_target_open(argv[optind], &t);
+	if (rc) {
+		cli_report_scan_error(argv[optind], rc);
+		return FDW_EXIT_ERROR;
+	}
+	if (!t.part->luks_reencrypt_unfinished) {
+		fprintf(stderr, _("%s: %s has no unfinished conversion. Nothing was changed.\n"),
+			fdw_progname, argv[optind]);
+		fdw_target_close(&t);
+		return FDW_EXIT_ERROR;
+	}
+	pass = passphrase_get(key_file, false);
+	exit_code = FDW_EXIT_ERROR;
+	if (pass && (rc = fdw_target_attach(&t)) == 0)
+		exit_code = run_conversion(t.device, argv[optind], pass);
+	else if (pass)
+		fprintf(stderr, _("%s: cannot attach a loop device: %s. Nothing was changed.\n"),
+			fdw_progname, strerror(-rc));
+	fdw_secret_free(pass);
+	fdw_target_close(&t);
+	return exit_code;
+}

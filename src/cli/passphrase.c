@@ -1,0 +1,109 @@
+/* Reads passphrases without echo, or from key files, straight into locked memory. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/i18n.h"
+#include "passphrase.h"
+
+#define PASSPHRASE_MAX 512
+
+/* Read one line from the terminal with echo off, byte by byte so nothing is buffered. */
+static int tty_read(int tty, const char *prompt, struct fdw_secret *s)
+{
+	struct termios old, quiet;
+	size_t len = 0;
+	int rc = 0;
+
+	if (write(tty, prompt, strlen(prompt)) < 0)
+		return -errno;
+	if (tcgetattr(tty, &old) != 0)
+		return -errno;
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	quiet.c_lflag |= ECHONL;
+	tcsetattr(tty, TCSAFLUSH, &quiet);
+	for (;;) {
+		char c;
+		ssize_t r = read(tty, &c, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || c == '\n')
+			break;
+		if (len == s->cap) {
+			rc = -EFBIG;
+			continue;	/* drain the rest of the line */
+		}
+		s->data[len++] = c;
+	}
+	tcsetattr(tty, TCSAFLUSH, &old);
+	s->data[len] = '\0';
+	s->len = len;
+	if (!rc && !len)
+		rc = -ENODATA;
+	return rc;
+}
+
+static struct fdw_secret *from_tty(bool confirm)
+{
+	struct fdw_secret *a = NULL, *b = NULL;
+	int tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	int rc;
+
+	if (tty < 0) {
+		fprintf(stderr, _("%s: no terminal to ask for the passphrase; use --key-file. "
+				  "Nothing was changed.\n"), fdw_progname);
+		return NULL;
+	}
+	rc = fdw_secret_new(&a, PASSPHRASE_MAX);
+	if (!rc)
+		rc = tty_read(tty, _("Passphrase: "), a);
+	if (!rc && confirm) {
+		rc = fdw_secret_new(&b, PASSPHRASE_MAX);
+		if (!rc)
+			rc = tty_read(tty, _("Passphrase again: "), b);
+		if (!rc && !fdw_secret_equal(a, b))
+			rc = -EKEYREJECTED;
+	}
+	close(tty);
+	fdw_secret_free(b);
+	if (!rc)
+		return a;
+	fdw_secret_free(a);
+	if (rc == -EKEYREJECTED)
+		fprintf(stderr, _("%s: the passphrases differ. Nothing was changed; run the "
+				  "command again.\n"), fdw_progname);
+	else if (rc == -ENODATA)
+		fprintf(stderr, _("%s: the passphrase is empty. Nothing was changed.\n"),
+			fdw_progname);
+	else
+		fprintf(stderr, _("%s: could not read the passphrase: %s. Nothing was "
+				  "changed.\n"), fdw_progname, strerror(-rc));
+	return NULL;
+}
+
+struct fdw_secret *passphrase_get(const char *key_file, bool confirm)
+{
+	struct fdw_secret *s = NULL;
+	int rc;
+
+	if (!key_file)
+		return from_tty(confirm);
+	rc = fdw_secret_new(&s, PASSPHRASE_MAX);
+	if (!rc)
+		rc = fdw_secret_read_file(s, key_file);
+	if (!rc)
+		return s;
+	fdw_secret_free(s);
+	fprintf(stderr, _("%s: key file %s: %s. Nothing was changed.\n"), fdw_progname,
+		key_file, rc == -ENODATA ? _("it is empty") :
+		rc == -EFBIG ? _("it is longer than 512 bytes") : strerror(-rc));
+	return NULL;
+}

@@ -1,0 +1,249 @@
+/* In-place LUKS2 encryption through libcryptsetup's reencryption with datashift resilience. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libcryptsetup.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "log.h"
+
+#define SECTOR 512ULL
+
+static void cryptsetup_log(int level, const char *msg, void *usrptr)
+{
+	size_t len = strlen(msg);
+	char line[1024];
+
+	(void)usrptr;
+	/* libcryptsetup ends its messages with a newline; the log adds its own. */
+	snprintf(line, sizeof(line), "%.*s", (int)(len && msg[len - 1] == '\n' ? len - 1 : len),
+		 msg);
+	fdw_log(level == CRYPT_LOG_ERROR ? FDW_LOG_ERROR :
+		level == CRYPT_LOG_DEBUG ? FDW_LOG_DEBUG : FDW_LOG_INFO, "libcryptsetup: %s", line);
+}
+
+static int crypt_open_device(struct crypt_device **cd, const char *header, const char *data)
+{
+	int rc = data ? crypt_init_data_device(cd, header, data) : crypt_init(cd, header);
+
+	if (!rc)
+		crypt_set_log_callback(*cd, cryptsetup_log, NULL);
+	return rc;
+}
+
+/* The temporary header: a private file in the work directory, never on the device. */
+static int make_temp_header(const char *work_dir, char *path, size_t len)
+{
+	int fd;
+
+	if (snprintf(path, len, "%s/fdewiz-header-XXXXXX", work_dir) >= (int)len)
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	/* libcryptsetup wants at least one sector to recognise a file as a device. */
+	if (posix_fallocate(fd, 0, 4096) != 0) {
+		close(fd);
+		unlink(path);
+		return -ENOSPC;
+	}
+	close(fd);
+	return 0;
+}
+
+static int format_temp_header(const struct fdw_convert_params *p, const char *tmp,
+			      const struct fdw_secret *pass, int *keyslot)
+{
+	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size ? p->sector_size : 512 };
+	struct crypt_pbkdf_type fast = { .type = CRYPT_KDF_PBKDF2, .hash = "sha256",
+					   .iterations = 1000,
+					   .flags = CRYPT_PBKDF_NO_BENCHMARK };
+	struct crypt_params_reencrypt rp = {
+		.mode = CRYPT_REENCRYPT_ENCRYPT,
+		/* The data moves towards the start, so it is walked from the end. */
+		.direction = CRYPT_REENCRYPT_BACKWARD,
+		.resilience = "datashift",
+		.data_shift = FDW_DATA_SHIFT_BYTES / 2 / SECTOR,
+		.luks2 = &luks2,
+		.flags = CRYPT_REENCRYPT_INITIALIZE_ONLY | CRYPT_REENCRYPT_MOVE_FIRST_SEGMENT,
+	};
+	struct crypt_device *cd = NULL;
+	int rc;
+
+	rc = crypt_open_device(&cd, tmp, p->device);
+	if (rc)
+		return rc;
+	/* The header takes the first half of the shift; the first data segment moves there. */
+	rc = crypt_set_data_offset(cd, FDW_DATA_SHIFT_BYTES / 2 / SECTOR);
+	if (!rc && p->fast_pbkdf)
+		rc = crypt_set_pbkdf_type(cd, &fast);
+	if (!rc)
+		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher, p->cipher_mode, NULL, NULL,
+				  p->key_bits / 8, &luks2);
+	if (!rc) {
+		rc = crypt_keyslot_add_by_volume_key(cd, CRYPT_ANY_SLOT, NULL, 0, pass->data,
+						     pass->len);
+		if (rc >= 0) {
+			*keyslot = rc;
+			rc = 0;
+		}
+	}
+	if (!rc)
+		rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len,
+							CRYPT_ANY_SLOT, *keyslot, p->cipher,
+							p->cipher_mode, &rp);
+	if (rc > 0)
+		rc = 0;
+	crypt_free(cd);
+	return rc;
+}
+
+int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret *pass)
+{
+	char tmp[PATH_MAX];
+	struct crypt_device *cd = NULL;
+	int keyslot = -1, rc;
+
+	rc = make_temp_header(p->work_dir, tmp, sizeof(tmp));
+	if (rc)
+		return rc;
+	rc = format_temp_header(p, tmp, pass, &keyslot);
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "could not prepare the LUKS2 header: %s", strerror(-rc));
+		goto out;
+	}
+	/* The backup is taken from the finished temporary header, before the device changes. */
+	rc = crypt_open_device(&cd, tmp, NULL);
+	if (!rc)
+		rc = crypt_header_backup(cd, CRYPT_LUKS2, p->header_backup);
+	crypt_free(cd);
+	cd = NULL;
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "could not write the header backup %s: %s", p->header_backup,
+			strerror(-rc));
+		goto out;
+	}
+	/* First write to the device: the header goes where the first data segment was. */
+	rc = crypt_open_device(&cd, p->device, NULL);
+	if (!rc)
+		rc = crypt_header_restore(cd, CRYPT_LUKS2, tmp);
+	crypt_free(cd);
+	if (rc)
+		fdw_log(FDW_LOG_ERROR, "could not place the header on %s: %s", p->device,
+			strerror(-rc));
+out:
+	unlink(tmp);
+	return rc;
+}
+
+struct progress_bridge {
+	fdw_convert_progress_fn fn;
+	void *ctx;
+};
+
+static int progress_bridge_cb(uint64_t size, uint64_t offset, void *usrptr)
+{
+	struct progress_bridge *b = usrptr;
+
+	return b->fn ? b->fn(offset, size, b->ctx) : 0;
+}
+
+int fdw_convert_run(const char *device, const struct fdw_secret *pass,
+		    fdw_convert_progress_fn progress, void *ctx)
+{
+	struct crypt_params_reencrypt rp = { 0 };
+	struct progress_bridge bridge = { progress, ctx };
+	struct crypt_device *cd = NULL;
+	crypt_reencrypt_info info;
+	int rc, stopped = 0;
+
+	rc = crypt_open_device(&cd, device, NULL);
+	if (!rc)
+		rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+	if (rc)
+		goto out;
+	info = crypt_reencrypt_status(cd, &rp);
+	if (info == CRYPT_REENCRYPT_NONE) {
+		rc = 0;	/* nothing recorded: already complete */
+		goto out;
+	}
+	if (info == CRYPT_REENCRYPT_INVALID) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (info == CRYPT_REENCRYPT_CRASH) {
+		/* Replays the hotzone from the resilience data; needs the volume key. */
+		fdw_log(FDW_LOG_INFO, "%s: repairing after an interrupted run", device);
+		rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len,
+							CRYPT_ANY_SLOT, CRYPT_ANY_SLOT, NULL, NULL,
+							&(struct crypt_params_reencrypt){
+								.flags = CRYPT_REENCRYPT_RECOVERY });
+		if (rc < 0)
+			goto out;
+		crypt_free(cd);
+		cd = NULL;
+		rc = crypt_open_device(&cd, device, NULL);
+		if (!rc)
+			rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+		if (rc)
+			goto out;
+	}
+	rp = (struct crypt_params_reencrypt){ .flags = CRYPT_REENCRYPT_RESUME_ONLY };
+	rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len, CRYPT_ANY_SLOT,
+						CRYPT_ANY_SLOT, NULL, NULL, &rp);
+	if (rc < 0)
+		goto out;
+	rc = crypt_reencrypt_run(cd, progress_bridge_cb, &bridge);
+	if (rc == 0 && crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_NONE)
+		stopped = 1;
+out:
+	crypt_free(cd);
+	if (rc == 0 && stopped)
+		return -EINTR;
+	return rc;
+}
+
+int fdw_convert_status(const char *device, struct fdw_convert_status *st)
+{
+	struct crypt_params_reencrypt rp = { 0 };
+	struct crypt_device *cd = NULL;
+	crypt_reencrypt_info info;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = crypt_open_device(&cd, device, NULL);
+	if (rc)
+		return rc;
+	if (crypt_load(cd, CRYPT_LUKS2, NULL) != 0) {
+		crypt_free(cd);
+		return 0;	/* not LUKS2 */
+	}
+	info = crypt_reencrypt_status(cd, &rp);
+	switch (info) {
+	case CRYPT_REENCRYPT_NONE:
+		st->state = FDW_CONVERT_COMPLETE;
+		break;
+	case CRYPT_REENCRYPT_CLEAN:
+		st->state = FDW_CONVERT_IN_PROGRESS;
+		break;
+	case CRYPT_REENCRYPT_CRASH:
+		st->state = FDW_CONVERT_NEEDS_REPAIR;
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+	if (info == CRYPT_REENCRYPT_CLEAN || info == CRYPT_REENCRYPT_CRASH)
+		snprintf(st->mode, sizeof(st->mode), "%s",
+			 rp.mode == CRYPT_REENCRYPT_ENCRYPT ? "encrypt" :
+			 rp.mode == CRYPT_REENCRYPT_DECRYPT ? "decrypt" : "reencrypt");
+	crypt_free(cd);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/* In-place LUKS2 encryption of a block device with datashift resilience (crash-safe, resumable). */
+#ifndef FDW_CONVERT_H
+#define FDW_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "secret.h"
+
+/* The header area at the start and the tail given up for the data shift. */
+#define FDW_DATA_SHIFT_BYTES (32ULL * 1024 * 1024)
+
+struct fdw_convert_params {
+	const char *device;		/* block device (partition or loop device) */
+	const char *cipher;		/* "aes" */
+	const char *cipher_mode;	/* "xts-plain64" */
+	unsigned key_bits;		/* 512 for AES-256-XTS */
+	unsigned sector_size;		/* 512 or 4096; never above the filesystem block size */
+	const char *work_dir;		/* temporary header lives here, never on @device */
+	const char *header_backup;	/* written before any data moves */
+	bool fast_pbkdf;		/* tests only: a cheap PBKDF2, never for real use */
+};
+
+/*
+ * Format a LUKS2 header in a temporary file, record an encryption with datashift in it,
+ * write a header backup, then place the header at the start of @device. After this the
+ * device is a LUKS2 volume in reencryption; no data has moved yet. The filesystem must
+ * already end FDW_DATA_SHIFT_BYTES before the end of @device (the caller checks).
+ */
+int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret *pass);
+
+/*
+ * Progress: @done and @total in bytes. Return nonzero to stop cleanly at the next
+ * safe point (the header then records where to resume).
+ */
+typedef int (*fdw_convert_progress_fn)(uint64_t done, uint64_t total, void *ctx);
+
+/*
+ * Run (or resume) the conversion recorded in @device's header until it completes or
+ * @progress asks to stop. Repairs the header first after a crash. Offline: the device
+ * must not be active. Returns 0 when complete, -EINTR when stopped, or -errno.
+ */
+int fdw_convert_run(const char *device, const struct fdw_secret *pass,
+		    fdw_convert_progress_fn progress, void *ctx);
+
+enum fdw_convert_state {
+	FDW_CONVERT_NONE,		/* not LUKS2 or no reencryption recorded */
+	FDW_CONVERT_IN_PROGRESS,	/* clean, resumable */
+	FDW_CONVERT_NEEDS_REPAIR,	/* interrupted without a clean stop */
+	FDW_CONVERT_COMPLETE,		/* LUKS2, nothing left to do */
+};
+
+struct fdw_convert_status {
+	enum fdw_convert_state state;
+	uint64_t done, total;		/* bytes, where known */
+	char mode[16];			/* "encrypt", "decrypt", "reencrypt" */
+};
+
+/* Read the state of a conversion from @device's LUKS2 header, without a passphrase. */
+int fdw_convert_status(const char *device, struct fdw_convert_status *st);
+
+#endif

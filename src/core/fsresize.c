@@ -1,0 +1,92 @@
+/* Shrinks and grows ext2/3/4 filesystems with e2fsck and resize2fs, and checks the result. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fsprobe.h"
+#include "fsresize.h"
+#include "log.h"
+#include "spawn.h"
+
+int fdw_ext_size(const char *device, uint64_t *bytes, uint64_t *block_size)
+{
+	unsigned char sb[1024];
+	struct fdw_fs_usage u;
+	int fd = open(device, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = pread(fd, sb, sizeof(sb), 1024);
+	close(fd);
+	if (r != (ssize_t)sizeof(sb) || fdw_ext_usage(sb, sizeof(sb), &u) != 0)
+		return -EINVAL;
+	*bytes = (uint64_t)u.size;
+	*block_size = (uint64_t)u.block_size;
+	return 0;
+}
+
+/* e2fsck exit codes 0 (clean) and 1 (safe fixes made) allow a resize; anything else not. */
+static int check(const char *device)
+{
+	char *const argv[] = { "e2fsck", "-f", "-p", (char *)device, NULL };
+	int rc = fdw_spawn(argv);
+
+	if (rc < 0)
+		return rc;
+	if (rc > 1) {
+		fdw_log(FDW_LOG_ERROR, "e2fsck found problems on %s (exit %d)", device, rc);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int fdw_ext_shrink(const char *device, uint64_t max_bytes)
+{
+	uint64_t size, bs;
+	char arg[32];
+	int rc;
+
+	rc = fdw_ext_size(device, &size, &bs);
+	if (rc)
+		return rc;
+	if (size <= max_bytes)
+		return 0;	/* already ends early enough */
+	rc = check(device);
+	if (rc)
+		return rc;
+	/* resize2fs takes a count of KiB with the K suffix; round down to whole blocks. */
+	snprintf(arg, sizeof(arg), "%lluK", (unsigned long long)(max_bytes / bs * bs / 1024));
+	char *const argv[] = { "resize2fs", (char *)device, arg, NULL };
+	rc = fdw_spawn(argv);
+	if (rc < 0)
+		return rc;
+	if (rc != 0) {
+		fdw_log(FDW_LOG_ERROR, "resize2fs could not shrink %s (exit %d)", device, rc);
+		return -ENOSPC;
+	}
+	/* Never trust the tool's word alone: the header will overwrite whatever lies beyond. */
+	rc = fdw_ext_size(device, &size, &bs);
+	if (rc)
+		return rc;
+	if (size > max_bytes) {
+		fdw_log(FDW_LOG_ERROR, "%s still ends at %llu, past %llu", device,
+			(unsigned long long)size, (unsigned long long)max_bytes);
+		return -EIO;
+	}
+	return 0;
+}
+
+int fdw_ext_grow(const char *device)
+{
+	char *const argv[] = { "resize2fs", (char *)device, NULL };
+	int rc = check(device);
+
+	if (rc)
+		return rc;
+	rc = fdw_spawn(argv);
+	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
+}

@@ -1,0 +1,19 @@
+/* Make room for the LUKS2 header by shrinking a filesystem, and grow it back afterwards. */
+#ifndef FDW_FSRESIZE_H
+#define FDW_FSRESIZE_H
+
+#include <stdint.h>
+
+/*
+ * Check (e2fsck -f -p) and shrink the ext2/3/4 filesystem on @device to at most
+ * @max_bytes, then read its superblock back to prove it really ends there.
+ * Returns 0, -EUCLEAN when the check finds errors it will not fix unattended,
+ * -ENOSPC when the data does not fit, or -errno.
+ */
+int fdw_ext_shrink(const char *device, uint64_t max_bytes);
+/* Grow the ext2/3/4 filesystem on @device to fill it. */
+int fdw_ext_grow(const char *device);
+/* Size in bytes of the ext2/3/4 filesystem on @device, read from its superblock. */
+int fdw_ext_size(const char *device, uint64_t *bytes, uint64_t *block_size);
+
+#endif
