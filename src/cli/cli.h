@@ -14,6 +14,11 @@ extern const char *fdw_progname;
 int cmd_list(int argc, char **argv);
 int cmd_encrypt(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_pause(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+/* After getopt's own complaint: say nothing changed and where help is. */
+void cli_usage_error(const char *command);
 
 /* Say what went wrong with @path, that nothing changed, and what to do. */
 void cli_report_scan_error(const char *path, int err);

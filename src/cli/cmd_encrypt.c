@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,56 +18,9 @@
 #include "core/plan.h"
 #include "core/target.h"
 #include "core/units.h"
+#include "conversion.h"
+#include "core/job.h"
 #include "passphrase.h"
-
-#define DEFAULT_STATE_DIR "/var/lib/fdewiz"
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-struct progress_line {
-	struct timespec start;
-	double last_print;
-};
-
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static int print_progress(uint64_t done, uint64_t total, void *ctx)
-{
-	struct progress_line *pl = ctx;
-	double t = seconds_since(&pl->start);
-	char d[32], tot[32];
-
-	if (t - pl->last_print >= 0.5 || done == total) {
-		pl->last_print = t;
-		fprintf(stderr, "\r%s %5.1f%%  %s / %s  %.1f MiB/s   ", _("encrypting"),
-			total ? 100.0 * (double)done / (double)total : 0.0,
-			fdw_format_size(done, d, sizeof(d)), fdw_format_size(total, tot, sizeof(tot)),
-			t > 0 ? (double)done / t / 1048576.0 : 0.0);
-	}
-	return stop_requested;
-}
 
 static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
 {
@@ -104,40 +56,12 @@ static bool confirm_typed(const char *address)
 	return strcmp(answer, word) == 0;
 }
 
-static int run_conversion(const char *device, const char *address, struct fdw_secret *pass)
-{
-	struct progress_line pl = { .last_print = -1 };
-	int rc;
-
-	clock_gettime(CLOCK_MONOTONIC, &pl.start);
-	catch_stop_signals();
-	rc = fdw_convert_run(device, pass, print_progress, &pl);
-	fputc('\n', stderr);
-	if (rc == 0) {
-		printf(_("%s is now encrypted (%.0f s).\n"), address, seconds_since(&pl.start));
-		return FDW_EXIT_OK;
-	}
-	if (rc == -EINTR) {
-		printf(_("Stopped at a safe point. The data is intact; continue with "
-			 "'%s resume %s'.\n"), fdw_progname, address);
-		return FDW_EXIT_ERROR;
-	}
-	if (rc == -EPERM || rc == -ENOENT)
-		fprintf(stderr, _("%s: the passphrase is wrong. Nothing was changed; try "
-				  "again.\n"), fdw_progname);
-	else
-		fprintf(stderr, _("%s: the conversion stopped: %s. Its state is recorded in the "
-				  "header; run '%s status %s', then '%s resume %s'.\n"),
-			fdw_progname, strerror(-rc), fdw_progname, address, fdw_progname, address);
-	return FDW_EXIT_ERROR;
-}
-
 struct encrypt_opts {
 	const char *key_file;
 	const char *header_backup;
 	const char *work_dir;
 	struct fdw_plan_request rq;
-	bool dry_run, yes, fast_pbkdf;
+	bool dry_run, yes, fast_pbkdf, foreground;
 };
 
 static int parse_strategy(const char *s, enum fdw_strategy *out)
@@ -164,12 +88,12 @@ static void encrypt_usage(FILE *out)
 		       "  --cipher SPEC         default aes-xts-plain64\n"
 		       "  --key-size BITS       default 512\n"
 		       "  --sector-size BYTES   default: 4096 when the filesystem allows it\n"
-		       "  --header-backup FILE  default %s/ADDRESS.header\n"
+		       "  --header-backup FILE  default %s/ADDRESS-TIME.header\n"
 		       "  --dry-run             print the plan and change nothing\n"
 		       "  --foreground          convert in this process with a progress line\n"
 		       "  --yes                 do not ask for the typed confirmation\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
-		fdw_progname, DEFAULT_STATE_DIR);
+		fdw_progname, fdw_state_dir());
 }
 
 /* A file name for the header backup derived from the address ("/dev/sda2" -> "sda2"). */
@@ -179,7 +103,7 @@ static char *default_backup_path(const char *address)
 	char *path;
 
 	base = base ? base + 1 : address;
-	if (asprintf(&path, "%s/%s-%ld.header", DEFAULT_STATE_DIR, base, (long)time(NULL)) < 0)
+	if (asprintf(&path, "%s/%s-%ld.header", fdw_state_dir(), base, (long)time(NULL)) < 0)
 		return NULL;
 	/* "disk.img:2" -> "disk.img-2": a colon confuses scp and some shells. */
 	for (char *c = strrchr(path, '/'); c && *c; c++)
@@ -191,6 +115,7 @@ static char *default_backup_path(const char *address)
 static int do_encrypt(const char *address, const struct encrypt_opts *o)
 {
 	struct fdw_convert_params cp = { 0 };
+	struct fdw_job job = { 0 };
 	struct fdw_secret *pass = NULL;
 	struct fdw_target t;
 	struct fdw_plan plan;
@@ -232,10 +157,20 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	if (!pass)
 		goto out;
 	backup = o->header_backup ? strdup(o->header_backup) : default_backup_path(address);
-	if (!backup || (!o->header_backup && mkdir(DEFAULT_STATE_DIR, 0700) != 0 &&
-			errno != EEXIST)) {
+	rc = fdw_state_dir_ensure();
+	if (!backup || rc) {
 		fprintf(stderr, _("%s: cannot create %s: %s. Nothing was changed.\n"),
-			fdw_progname, DEFAULT_STATE_DIR, strerror(errno));
+			fdw_progname, fdw_state_dir(), strerror(rc ? -rc : ENOMEM));
+		goto out;
+	}
+	/* Checked before anything changes: libcryptsetup refuses to overwrite a backup. */
+	if (access(backup, F_OK) == 0) {
+		fprintf(stderr, _("%s: the header backup %s already exists; choose another "
+				  "--header-backup. Nothing was changed.\n"), fdw_progname, backup);
+		goto out;
+	}
+	if (fdw_new_uuid(job.id, sizeof(job.id)) != 0) {
+		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
 		goto out;
 	}
 	rc = fdw_target_attach(&t);
@@ -253,11 +188,12 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		goto out;
 	}
 	cp.device = t.device;
+	cp.uuid = job.id;
 	cp.cipher = plan.cipher;
 	cp.cipher_mode = plan.cipher_mode;
 	cp.key_bits = plan.key_bits;
 	cp.sector_size = plan.sector_size;
-	cp.work_dir = o->work_dir ? o->work_dir : DEFAULT_STATE_DIR;
+	cp.work_dir = o->work_dir ? o->work_dir : fdw_state_dir();
 	cp.header_backup = backup;
 	cp.fast_pbkdf = o->fast_pbkdf;
 	printf(_("Writing the LUKS2 header (backup: %s)...\n"), backup);
@@ -268,9 +204,16 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 			fdw_progname, strerror(-rc));
 		goto out;
 	}
+	snprintf(job.address, sizeof(job.address), "%s", t.part->address);
+	snprintf(job.header_backup, sizeof(job.header_backup), "%s", backup);
+	job.created = (int64_t)time(NULL);
+	rc = fdw_job_save(&job);
+	if (rc)
+		fprintf(stderr, _("%s: warning: the job record could not be saved (%s); 'status' "
+				  "will read the header only.\n"), fdw_progname, strerror(-rc));
 	printf(_("Offline conversion: device-mapper is not used; keep %s unmounted until it "
 		 "is done.\n"), address);
-	exit_code = run_conversion(t.device, address, pass);
+	exit_code = conversion_start(&job, &t, pass, o->foreground);
 out:
 	free(backup);
 	fdw_secret_free(pass);
@@ -315,11 +258,11 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_BACKUP: o.header_backup = optarg; break;
 		case OPT_WORK: o.work_dir = optarg; break;
 		case OPT_DRY_RUN: o.dry_run = true; break;
-		case OPT_FOREGROUND: break;	/* the background worker is not built yet */
+		case OPT_FOREGROUND: o.foreground = true; break;
 		case OPT_YES: o.yes = true; break;
 		case OPT_FAST: o.fast_pbkdf = true; break;
 		case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
-		default: encrypt_usage(stderr); return FDW_EXIT_USAGE;
+		default: cli_usage_error("encrypt"); return FDW_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
@@ -328,55 +271,4 @@ int cmd_encrypt(int argc, char **argv)
 	}
 	fdw_secret_harden_process();
 	return do_encrypt(argv[optind], &o);
-}
-
-int cmd_resume(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "key-file", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *key_file = NULL;
-	struct fdw_secret *pass;
-	struct fdw_target t;
-	int c, rc, exit_code;
-
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'k') {
-			key_file = optarg;
-		} else {
-			fprintf(c == 'h' ? stdout : stderr,
-				_("Usage: %s resume [--key-file FILE|-] DEVICE|IMAGE:N\n"),
-				fdw_progname);
-			return c == 'h' ? FDW_EXIT_OK : FDW_EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, _("Usage: %s resume [--key-file FILE|-] DEVICE|IMAGE:N\n"),
-			fdw_progname);
-		return FDW_EXIT_USAGE;
-	}
-	fdw_secret_harden_process();
-	rc = fdw_target_open(argv[optind], &t);
-	if (rc) {
-		cli_report_scan_error(argv[optind], rc);
-		return FDW_EXIT_ERROR;
-	}
-	if (!t.part->luks_reencrypt_unfinished) {
-		fprintf(stderr, _("%s: %s has no unfinished conversion. Nothing was changed.\n"),
-			fdw_progname, argv[optind]);
-		fdw_target_close(&t);
-		return FDW_EXIT_ERROR;
-	}
-	pass = passphrase_get(key_file, false);
-	exit_code = FDW_EXIT_ERROR;
-	if (pass && (rc = fdw_target_attach(&t)) == 0)
-		exit_code = run_conversion(t.device, argv[optind], pass);
-	else if (pass)
-		fprintf(stderr, _("%s: cannot attach a loop device: %s. Nothing was changed.\n"),
-			fdw_progname, strerror(-rc));
-	fdw_secret_free(pass);
-	fdw_target_close(&t);
-	return exit_code;
 }

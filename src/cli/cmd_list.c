@@ -141,7 +141,7 @@ int cmd_list(int argc, char **argv)
 			list_usage(stdout);
 			return FDW_EXIT_OK;
 		default:
-			list_usage(stderr);
+			cli_usage_error("list");
 			return FDW_EXIT_USAGE;
 		}
 	}

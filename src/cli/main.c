@@ -1,6 +1,7 @@
 /* fdewiz entry point: global options, logging to stderr, and command dispatch. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
@@ -37,8 +38,9 @@ static void usage(FILE *out)
 		       "encrypted\n"
 		       "  encrypt [OPTIONS] DEVICE|IMAGE:N   encrypt a partition in place "
 		       "(see encrypt --help)\n"
-		       "  resume [--key-file FILE] DEVICE|IMAGE:N   continue an interrupted "
-		       "conversion\n"
+		       "  status [--json] [--watch] [DEVICE|IMAGE:N]   show conversions\n"
+		       "  pause DEVICE|IMAGE:N                  stop a running conversion safely\n"
+		       "  resume [--key-file FILE] [--foreground] DEVICE|IMAGE:N   continue one\n"
 		       "\n"
 		       "With no command, or with only devices or images, the disks are listed.\n"
 		       "\n"
@@ -47,6 +49,12 @@ static void usage(FILE *out)
 		       "  -h, --help      show this help\n"
 		       "  -V, --version   show the version\n"),
 		fdw_progname);
+}
+
+void cli_usage_error(const char *command)
+{
+	fprintf(stderr, _("%s: wrong usage. Nothing was changed. See '%s %s%s--help'.\n"),
+		fdw_progname, fdw_progname, command ? command : "", command ? " " : "");
 }
 
 int main(int argc, char **argv)
@@ -60,6 +68,8 @@ int main(int argc, char **argv)
 	int c;
 
 	setlocale(LC_ALL, "");
+	/* getopt names the program by argv[0]; subcommands would otherwise say "list:". */
+	program_invocation_name = (char *)fdw_progname;
 	bindtextdomain(PACKAGE, LOCALEDIR);
 	textdomain(PACKAGE);
 	fdw_log_set_sink(stderr_log_sink, NULL);
@@ -77,7 +87,7 @@ int main(int argc, char **argv)
 			printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
 			return FDW_EXIT_OK;
 		default:
-			usage(stderr);
+			cli_usage_error(NULL);
 			return FDW_EXIT_USAGE;
 		}
 	}
@@ -91,6 +101,10 @@ int main(int argc, char **argv)
 		return cmd_encrypt(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "resume"))
 		return cmd_resume(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "pause"))
+		return cmd_pause(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "status"))
+		return cmd_status(argc, argv);
 	if (argc > 0 && argv[0][0] != '/' && argv[0][0] != '.' && !strchr(argv[0], '/') &&
 	    !strchr(argv[0], '.')) {
 		fprintf(stderr, _("%s: unknown command '%s'. Nothing was changed. "

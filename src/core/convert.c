@@ -85,7 +85,7 @@ static int format_temp_header(const struct fdw_convert_params *p, const char *tm
 	if (!rc && p->fast_pbkdf)
 		rc = crypt_set_pbkdf_type(cd, &fast);
 	if (!rc)
-		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher, p->cipher_mode, NULL, NULL,
+		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher, p->cipher_mode, p->uuid, NULL,
 				  p->key_bits / 8, &luks2);
 	if (!rc) {
 		rc = crypt_keyslot_add_by_volume_key(cd, CRYPT_ANY_SLOT, NULL, 0, pass->data,

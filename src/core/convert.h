@@ -12,6 +12,7 @@
 
 struct fdw_convert_params {
 	const char *device;		/* block device (partition or loop device) */
+	const char *uuid;		/* of the new LUKS2 volume; NULL: random */
 	const char *cipher;		/* "aes" */
 	const char *cipher_mode;	/* "xts-plain64" */
 	unsigned key_bits;		/* 512 for AES-256-XTS */

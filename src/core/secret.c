@@ -42,6 +42,11 @@ int fdw_secret_new(struct fdw_secret **out, size_t cap)
 	return 0;
 }
 
+int fdw_secret_relock(struct fdw_secret *s)
+{
+	return mlock(s->data, s->cap + 1) == 0 ? 0 : -errno;
+}
+
 void fdw_secret_free(struct fdw_secret *s)
 {
 	if (!s)

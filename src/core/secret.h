@@ -12,6 +12,8 @@ struct fdw_secret {
 
 /* Allocate @cap bytes of locked, non-dumpable memory. Returns 0 or -errno. */
 int fdw_secret_new(struct fdw_secret **out, size_t cap);
+/* Lock @s again in a child after fork(): memory locks are not inherited. */
+int fdw_secret_relock(struct fdw_secret *s);
 /* Wipe, unlock and release; NULL is fine. */
 void fdw_secret_free(struct fdw_secret *s);
 /*

@@ -6,6 +6,8 @@ set -euo pipefail
 
 FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
 work=$(mktemp -d /var/tmp/fdewiz-enc.XXXXXX)
+# Job records and status files of this test stay in its own directory.
+export FDEWIZ_STATE_DIR=$work/state
 loops=()
 cleanup() {
 	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
@@ -53,13 +55,14 @@ verify_image() {
 	(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "$what: checksums differ"
 	umount "$work/mnt"
 	losetup -d "$loop"
+	loops=()	# detached: cleanup must not detach a name another test may reuse
 	echo "PASS: $what: decrypted by cryptsetup, fsck clean, $(wc -l <"$work/sums") files equal"
 }
 
 # Start fdewiz encrypt in the background and wait until its progress passes @pct percent.
 start_and_wait() {
 	local pct=$1
-	"$FDEWIZ" encrypt --key-file "$work/key" --yes --fast-pbkdf \
+	"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf \
 		--work-dir "$work" --header-backup "$work/backup.hdr" "$work/disk.img:1" \
 		>"$work/out" 2>"$work/err" &
 	pid=$!
@@ -81,7 +84,7 @@ make_tree
 
 # 1. Straight through.
 make_image
-"$FDEWIZ" encrypt --key-file "$work/key" --yes --fast-pbkdf --work-dir "$work" \
+"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --work-dir "$work" \
 	--header-backup "$work/backup.hdr" "$work/disk.img:1" >"$work/out" 2>"$work/err" ||
 	{ cat "$work/out" "$work/err"; fail "encrypt failed"; }
 grep -q "is now encrypted" "$work/out" || fail "no completion message"
@@ -98,7 +101,7 @@ rc=0; wait "$pid" || rc=$?
 [ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, expected 1"
 grep -q "Stopped at a safe point" "$work/out" || fail "SIGINT: no stop message"
 [ "$(reason_of)" = luks-unfinished ] || fail "SIGINT: list does not show the unfinished conversion"
-"$FDEWIZ" resume --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
+"$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
 	{ cat "$work/out"; fail "resume after SIGINT"; }
 verify_image "SIGINT + resume"
 
@@ -109,16 +112,19 @@ start_and_wait 30
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 [ "$(reason_of)" = luks-unfinished ] || fail "SIGKILL: not seen as unfinished"
+state=$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')
+case "$state" in interrupted|needs-repair) ;; *) fail "SIGKILL: status says $state";; esac
+echo "PASS: after SIGKILL status says $state"
 printf 'wrong' >"$work/badkey"
 before=$(sha256sum <"$work/disk.img")
-rc=0; "$FDEWIZ" resume --key-file "$work/badkey" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
+rc=0; "$FDEWIZ" resume --foreground --key-file "$work/badkey" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "wrong passphrase: exit $rc"
 grep -qi "passphrase is wrong" "$work/out" || { cat "$work/out"; fail "wrong passphrase: message"; }
 [ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "wrong passphrase changed the image"
 echo "PASS: wrong passphrase refused, image unchanged"
 
 # 4. ...and after the SIGKILL, resume repairs and finishes.
-"$FDEWIZ" resume --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
+"$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
 	{ cat "$work/out"; fail "resume after SIGKILL"; }
 verify_image "SIGKILL + repair + resume"
 
@@ -129,3 +135,41 @@ before=$(sha256sum <"$work/disk.img")
 grep -q "nothing was changed" "$work/out" || fail "dry run: no message"
 [ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "dry run changed the image"
 echo "PASS: dry run leaves the image byte for byte unchanged"
+
+# 6. An existing header backup is never overwritten, and nothing changes.
+make_image
+touch "$work/backup.hdr"
+before=$(sha256sum <"$work/disk.img")
+rc=0; "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf \
+	--header-backup "$work/backup.hdr" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "existing backup: exit $rc"
+grep -q "already exists" "$work/out" || { cat "$work/out"; fail "existing backup: message"; }
+[ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "existing backup: image changed"
+rm -f "$work/backup.hdr"
+echo "PASS: an existing header backup is refused before anything changes"
+
+# 7. In the background: the worker survives its parent, pause stops it at a safe point,
+#    resume continues in a new worker, status follows it to completion.
+status_field() {
+	"$FDEWIZ" status --json "$work/disk.img:1" | jq -r ".conversions[0].$1"
+}
+setsid "$FDEWIZ" encrypt --key-file "$work/key" --yes --fast-pbkdf --work-dir "$work" \
+	--header-backup "$work/backup.hdr" "$work/disk.img:1" </dev/null >"$work/out" 2>&1 ||
+	{ cat "$work/out"; fail "background encrypt"; }
+grep -q "Converting in the background" "$work/out" || fail "no background message"
+wpid=$(sed -n 's/.*(worker \([0-9]*\)).*/\1/p' "$work/out")
+[ -n "$wpid" ] && kill -0 "$wpid" || fail "worker is not alive"
+[ "$(ps -o tty= -p "$wpid" | tr -d ' ')" = "?" ] || fail "worker has a terminal"
+[ "$(status_field state)" = running ] || fail "status does not say running"
+"$FDEWIZ" pause "$work/disk.img:1" >"$work/out" 2>&1 || { cat "$work/out"; fail "pause"; }
+[ "$(status_field state)" = paused ] || fail "status does not say paused"
+pct=$(status_field percent)
+# Gone, or a zombie waiting for init to reap it: either way it holds nothing.
+case "$(ps -o stat= -p "$wpid" || true)" in ""|Z*) ;; *) fail "worker still alive after pause";; esac
+echo "PASS: background worker paused at $pct%"
+"$FDEWIZ" resume --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
+	{ cat "$work/out"; fail "background resume"; }
+timeout 300 "$FDEWIZ" status --watch "$work/disk.img:1" >"$work/watch" ||
+	fail "status --watch did not end"
+[ "$(status_field state)" = complete ] || fail "not complete after resume: $(cat "$work/watch")"
+verify_image "background + pause + resume"

@@ -1,0 +1,405 @@
+/* `fdewiz status`, `pause` and `resume`: look at, stop and continue conversions. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "conversion.h"
+#include "core/convert.h"
+#include "core/i18n.h"
+#include "core/job.h"
+#include "core/units.h"
+#include "passphrase.h"
+
+#define STATUS_JSON_VERSION 1
+
+/* A conversion to show: from a job record, or found in a header with no record. */
+struct view {
+	struct fdw_job job;
+	struct fdw_progress p;
+	bool recorded;		/* false: started by another tool, seen in the header */
+};
+
+/*
+ * The job for @address: its record if fdewiz started it, else one made up from the
+ * header (for a conversion started by `cryptsetup reencrypt`). -ENOENT when the device
+ * has no conversion at all.
+ */
+static int job_for_address(const char *address, struct fdw_job *job, bool *recorded)
+{
+	struct fdw_target t;
+	int rc;
+
+	if (fdw_job_find(address, job) == 0) {
+		*recorded = true;
+		return 0;
+	}
+	rc = fdw_target_open(address, &t);
+	if (rc)
+		return rc;
+	/* Records keep the canonical address (absolute image path): try that too. */
+	*recorded = fdw_job_find(t.part->address, job) == 0;
+	if (*recorded) {
+		fdw_target_close(&t);
+		return 0;
+	}
+	address = t.part->address;
+	memset(job, 0, sizeof(*job));
+	if (t.part->luks_version == 2) {
+		snprintf(job->id, sizeof(job->id), "%s", t.part->uuid ? t.part->uuid : "");
+		snprintf(job->address, sizeof(job->address), "%s", address);
+		rc = 0;
+	} else {
+		rc = -ENOENT;
+	}
+	fdw_target_close(&t);
+	return rc;
+}
+
+static void fmt_duration(double s, char *buf, size_t len)
+{
+	long v = s < 0 ? -1 : (long)(s + 0.5);
+
+	if (v < 0)
+		snprintf(buf, len, "?");
+	else if (v >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", v / 3600, v / 60 % 60, v % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", v / 60, v % 60);
+}
+
+static double percent_of(const struct fdw_progress *p)
+{
+	return p->total ? 100.0 * (double)p->done / (double)p->total : 0.0;
+}
+
+static void print_view_line(const struct view *v)
+{
+	char done[32], total[32], speed[32], eta[48], elapsed[48];
+
+	printf("%s  %s", v->job.address, fdw_job_state_name(v->p.state));
+	if (v->p.total) {
+		fdw_format_size(v->p.done, done, sizeof(done));
+		fdw_format_size(v->p.total, total, sizeof(total));
+		printf("  %.1f%%  %s / %s", percent_of(&v->p), done, total);
+	}
+	if (v->p.state == FDW_JOB_RUNNING) {
+		fdw_format_size((uint64_t)v->p.speed, speed, sizeof(speed));
+		fmt_duration(v->p.eta, eta, sizeof(eta));
+		fmt_duration(v->p.elapsed, elapsed, sizeof(elapsed));
+		printf(_("  %s/s  ETA %s  elapsed %s  worker %d"), speed, eta, elapsed,
+		       (int)v->p.pid);
+	}
+	if (!v->recorded)
+		printf(_("  (started outside fdewiz)"));
+	if (v->p.message[0])
+		printf("  (%s)", v->p.message);
+	putchar('\n');
+	switch (v->p.state) {
+	case FDW_JOB_PAUSED:
+	case FDW_JOB_INTERRUPTED:
+		printf(_("    continue with: %s resume %s\n"), fdw_progname, v->job.address);
+		break;
+	case FDW_JOB_NEEDS_REPAIR:
+		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
+		       fdw_progname, v->job.address);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct json_object *view_json(const struct view *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "address", json_object_new_string(v->job.address));
+	json_object_object_add(o, "id", json_object_new_string(v->job.id));
+	json_object_object_add(o, "source", json_object_new_string(v->recorded ? "fdewiz" :
+									 "header"));
+	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(v->p.state)));
+	json_object_object_add(o, "phase", json_object_new_string(v->p.phase));
+	json_object_object_add(o, "percent", json_object_new_double(percent_of(&v->p)));
+	json_object_object_add(o, "done", json_object_new_int64((int64_t)v->p.done));
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)v->p.total));
+	json_object_object_add(o, "speed", json_object_new_double(v->p.speed));
+	json_object_object_add(o, "eta", v->p.eta >= 0 ? json_object_new_double(v->p.eta) : NULL);
+	json_object_object_add(o, "elapsed", json_object_new_double(v->p.elapsed));
+	json_object_object_add(o, "pid", v->p.pid ? json_object_new_int(v->p.pid) : NULL);
+	json_object_object_add(o, "message", json_object_new_string(v->p.message));
+	json_object_object_add(o, "header_backup", v->job.header_backup[0] ?
+			       json_object_new_string(v->job.header_backup) : NULL);
+	return o;
+}
+
+/* Gather what to show: one address, or every recorded job. */
+static int collect(const char *address, struct view **out, size_t *n)
+{
+	struct fdw_job *jobs = NULL;
+	size_t n_jobs = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (address) {
+		struct view *v = calloc(1, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rc = job_for_address(address, &v->job, &v->recorded);
+		if (!rc)
+			rc = fdw_job_observe(&v->job, &v->p);
+		if (rc) {
+			free(v);
+			return rc;
+		}
+		*out = v;
+		*n = 1;
+		return 0;
+	}
+	rc = fdw_job_list(&jobs, &n_jobs);
+	if (rc)
+		return rc;
+	*out = calloc(n_jobs ? n_jobs : 1, sizeof(**out));
+	if (!*out) {
+		free(jobs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n_jobs; i++) {
+		struct view *v = &(*out)[*n];
+
+		v->job = jobs[i];
+		v->recorded = true;
+		/* A job whose device is gone is skipped, not an error for the others. */
+		if (fdw_job_observe(&v->job, &v->p) == 0)
+			(*n)++;
+	}
+	free(jobs);
+	return 0;
+}
+
+static bool any_running(const struct view *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].p.state == FDW_JOB_RUNNING)
+			return true;
+	return false;
+}
+
+static void status_usage(FILE *out)
+{
+	fprintf(out, _("Usage: %s status [--json] [--watch] [DEVICE|IMAGE:N]\n"
+		       "Show conversions: running, paused, interrupted, needing repair or "
+		       "complete.\n"), fdw_progname);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool json = false, watch = false, tty = isatty(STDOUT_FILENO);
+	const char *address;
+	struct view *views;
+	size_t n;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "jwh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'w': watch = true; break;
+		case 'h': status_usage(stdout); return FDW_EXIT_OK;
+		default: cli_usage_error("status"); return FDW_EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		status_usage(stderr);
+		return FDW_EXIT_USAGE;
+	}
+	address = optind < argc ? argv[optind] : NULL;
+	for (;;) {
+		rc = collect(address, &views, &n);
+		if (rc) {
+			if (rc == -ENOENT && address)
+				fprintf(stderr, _("%s: %s has no conversion (not LUKS2). Nothing was "
+						  "changed.\n"), fdw_progname, address);
+			else
+				cli_report_scan_error(address ? address : fdw_state_dir(), rc);
+			return FDW_EXIT_ERROR;
+		}
+		if (json) {
+			struct json_object *root = json_object_new_object();
+			struct json_object *arr = json_object_new_array();
+
+			for (size_t i = 0; i < n; i++)
+				json_object_array_add(arr, view_json(&views[i]));
+			json_object_object_add(root, "fdewiz_status_version",
+					       json_object_new_int(STATUS_JSON_VERSION));
+			json_object_object_add(root, "conversions", arr);
+			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_put(root);
+		} else {
+			if (watch && tty)
+				fputs("\033[H\033[J", stdout);
+			if (!n)
+				printf(_("No conversions.\n"));
+			for (size_t i = 0; i < n; i++)
+				print_view_line(&views[i]);
+		}
+		fflush(stdout);
+		if (!watch || !any_running(views, n)) {
+			free(views);
+			return FDW_EXIT_OK;
+		}
+		free(views);
+		sleep(1);
+	}
+}
+
+/* Has @pid exited? A zombie counts as gone: it no longer holds the device. */
+static bool process_gone(pid_t pid)
+{
+	char path[64], state = 'X';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 'X';
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
+static int simple_usage(const char *cmd, int c)
+{
+	if (c != 'h') {
+		cli_usage_error(cmd);
+		return FDW_EXIT_USAGE;
+	}
+	printf(_("Usage: %s %s [OPTIONS] DEVICE|IMAGE:N\n"), fdw_progname, cmd);
+	return FDW_EXIT_OK;
+}
+
+int cmd_pause(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct fdw_job job;
+	struct fdw_progress p;
+	bool recorded;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return simple_usage("pause", c);
+	if (optind != argc - 1)
+		return simple_usage("pause", '?');
+	rc = job_for_address(argv[optind], &job, &recorded);
+	if (!rc)
+		rc = fdw_job_observe(&job, &p);
+	if (rc) {
+		fprintf(stderr, _("%s: %s has no conversion. Nothing was changed.\n"), fdw_progname,
+			argv[optind]);
+		return FDW_EXIT_ERROR;
+	}
+	if (p.state != FDW_JOB_RUNNING) {
+		fprintf(stderr, _("%s: the conversion of %s is not running (%s). Nothing was "
+				  "changed.\n"), fdw_progname, argv[optind], fdw_job_state_name(p.state));
+		return FDW_EXIT_ERROR;
+	}
+	if (kill(p.pid, SIGTERM) != 0) {
+		fprintf(stderr, _("%s: cannot signal worker %d: %s.\n"), fdw_progname, (int)p.pid,
+			strerror(errno));
+		return FDW_EXIT_ERROR;
+	}
+	/*
+	 * The worker finishes the hotzone it is writing, records where it stopped and
+	 * releases the device; paused means all of that is done.
+	 */
+	pid_t worker = p.pid;
+
+	for (int i = 0; i < 600 && !process_gone(worker); i++)
+		usleep(100000);
+	if (fdw_job_observe(&job, &p) != 0)
+		p.state = FDW_JOB_RUNNING;
+	if (p.state == FDW_JOB_RUNNING) {
+		fprintf(stderr, _("%s: worker %d has not stopped after 60 s; it was asked to.\n"),
+			fdw_progname, (int)p.pid);
+		return FDW_EXIT_ERROR;
+	}
+	printf(_("%s: %s at %.1f%%. Continue with '%s resume %s'.\n"), argv[optind],
+	       fdw_job_state_name(p.state), percent_of(&p), fdw_progname, argv[optind]);
+	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
+}
+
+int cmd_resume(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "key-file", required_argument, NULL, 'k' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *key_file = NULL, *address;
+	bool foreground = false, recorded;
+	struct fdw_secret *pass;
+	struct fdw_target t;
+	struct fdw_job job;
+	struct fdw_progress p;
+	int c, rc, exit_code;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'k')
+			key_file = optarg;
+		else if (c == 'f')
+			foreground = true;
+		else
+			return simple_usage("resume", c);
+	}
+	if (optind != argc - 1)
+		return simple_usage("resume", '?');
+	address = argv[optind];
+	fdw_secret_harden_process();
+	rc = job_for_address(address, &job, &recorded);
+	if (!rc)
+		rc = fdw_job_observe(&job, &p);
+	if (rc || p.state == FDW_JOB_COMPLETE) {
+		fprintf(stderr, _("%s: %s has no unfinished conversion. Nothing was changed.\n"),
+			fdw_progname, address);
+		return FDW_EXIT_ERROR;
+	}
+	if (p.state == FDW_JOB_RUNNING) {
+		fprintf(stderr, _("%s: the conversion of %s is already running (worker %d); "
+				  "follow it with '%s status --watch %s'.\n"), fdw_progname, address,
+			(int)p.pid, fdw_progname, address);
+		return FDW_EXIT_ERROR;
+	}
+	rc = fdw_target_open(address, &t);
+	if (rc) {
+		cli_report_scan_error(address, rc);
+		return FDW_EXIT_ERROR;
+	}
+	/* A conversion started by another tool gets a record now, so status can follow it. */
+	if (!recorded) {
+		job.created = (int64_t)time(NULL);
+		fdw_job_save(&job);
+	}
+	pass = passphrase_get(key_file, false);
+	exit_code = pass ? conversion_start(&job, &t, pass, foreground) : FDW_EXIT_ERROR;
+	fdw_secret_free(pass);
+	fdw_target_close(&t);
+	return exit_code;
+}

@@ -1,0 +1,144 @@
+/* Starts a conversion in the foreground with a progress line, or hands it to a worker. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "conversion.h"
+#include "core/i18n.h"
+#include "core/log.h"
+#include "core/units.h"
+#include "core/worker.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* SIGINT/SIGTERM stop at the next safe point; SIGHUP is ignored so a closed terminal
+ * does not end a foreground run half-way (the worker has no terminal at all). */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+}
+
+static void syslog_sink(enum fdw_log_level level, const char *msg, void *ctx)
+{
+	static const int prio[] = { LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERR };
+
+	(void)ctx;
+	syslog(prio[level], "%s", msg);
+}
+
+struct progress_line {
+	struct timespec start;
+	double last_print;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int print_progress(uint64_t done, uint64_t total, void *ctx)
+{
+	struct progress_line *pl = ctx;
+	double t = seconds_since(&pl->start);
+	char d[32], tot[32];
+
+	if (t - pl->last_print >= 0.5 || done == total) {
+		pl->last_print = t;
+		fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", _("encrypting"),
+			total ? 100.0 * (double)done / (double)total : 0.0,
+			fdw_format_size(done, d, sizeof(d)), fdw_format_size(total, tot, sizeof(tot)));
+	}
+	return 0;
+}
+
+static int report(const struct fdw_job *job, int rc, double seconds)
+{
+	if (rc == 0) {
+		printf(_("%s is now encrypted (%.0f s).\n"), job->address, seconds);
+		return FDW_EXIT_OK;
+	}
+	if (rc == -EINTR) {
+		printf(_("Stopped at a safe point. The data is intact; continue with "
+			 "'%s resume %s'.\n"), fdw_progname, job->address);
+		return FDW_EXIT_ERROR;
+	}
+	if (rc == -EPERM || rc == -ENOENT)
+		fprintf(stderr, _("%s: the passphrase is wrong. Nothing was changed; try "
+				  "again.\n"), fdw_progname);
+	else
+		fprintf(stderr, _("%s: the conversion stopped: %s. Its state is recorded in the "
+				  "header; see '%s status %s', then '%s resume %s'.\n"),
+			fdw_progname, strerror(-rc), fdw_progname, job->address, fdw_progname,
+			job->address);
+	return FDW_EXIT_ERROR;
+}
+
+int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
+		     bool foreground)
+{
+	struct progress_line pl = { .last_print = -1 };
+	pid_t pid;
+	int rc;
+
+	rc = fdw_target_attach(t);
+	if (rc) {
+		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. Nothing was "
+				  "changed.\n"), fdw_progname, job->address, strerror(-rc));
+		return FDW_EXIT_ERROR;
+	}
+	catch_stop_signals();
+	if (foreground) {
+		clock_gettime(CLOCK_MONOTONIC, &pl.start);
+		rc = fdw_worker_run(job, t->device, pass, &stop_requested, print_progress, &pl);
+		fputc('\n', stderr);
+		return report(job, rc, seconds_since(&pl.start));
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fdw_daemonize();
+	if (pid < 0) {
+		fprintf(stderr, _("%s: cannot start the background worker: %s. Nothing more was "
+				  "changed; run '%s resume %s'.\n"), fdw_progname, strerror((int)-pid),
+			fdw_progname, job->address);
+		return FDW_EXIT_ERROR;
+	}
+	if (pid > 0) {
+		/* The loop device now belongs to the worker: the caller must not detach it. */
+		t->loop_attached = false;
+		printf(_("Converting in the background (worker %d). Follow it with "
+			 "'%s status --watch %s'.\n"), (int)pid, fdw_progname, job->address);
+		return FDW_EXIT_OK;
+	}
+	/* The worker: locks are not inherited across fork, so lock the secret again. */
+	if (fdw_secret_relock(pass) != 0)
+		_exit(FDW_EXIT_ERROR);
+	openlog("fdewiz", LOG_PID, LOG_DAEMON);
+	fdw_log_set_sink(syslog_sink, NULL);
+	rc = fdw_worker_run(job, t->device, pass, &stop_requested, NULL, NULL);
+	fdw_secret_free(pass);
+	fdw_target_close(t);
+	_exit(rc == 0 ? FDW_EXIT_OK : FDW_EXIT_ERROR);
+}

@@ -1,0 +1,19 @@
+/* Running a recorded conversion in the foreground or in a detached background worker. */
+#ifndef FDW_CLI_CONVERSION_H
+#define FDW_CLI_CONVERSION_H
+
+#include <stdbool.h>
+
+#include "core/job.h"
+#include "core/secret.h"
+#include "core/target.h"
+
+/*
+ * Run the conversion of @job on @t (attaching a loop device when needed). In the
+ * background the worker takes over @t and @pass; the caller must not use them after.
+ * Returns an exit code.
+ */
+int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
+		     bool foreground);
+
+#endif

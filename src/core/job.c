@@ -1,0 +1,240 @@
+/* Job records under the state directory, and what a viewer makes of them. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "job.h"
+#include "target.h"
+
+const char *fdw_state_dir(void)
+{
+	const char *dir = getenv("FDEWIZ_STATE_DIR");
+
+	return dir && *dir ? dir : FDW_DEFAULT_STATE_DIR;
+}
+
+int fdw_state_dir_ensure(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/jobs", fdw_state_dir());
+	if (mkdir(fdw_state_dir(), 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int fdw_new_uuid(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/uuid", "re");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		rc = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return rc;
+}
+
+static void job_path(const char *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.json", fdw_state_dir(), id);
+}
+
+void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.status", fdw_state_dir(), job->id);
+}
+
+int fdw_job_save(const struct fdw_job *job)
+{
+	struct json_object *o = json_object_new_object();
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	int rc = fdw_state_dir_ensure();
+
+	if (rc) {
+		json_object_put(o);
+		return rc;
+	}
+	json_object_object_add(o, "id", json_object_new_string(job->id));
+	json_object_object_add(o, "address", json_object_new_string(job->address));
+	json_object_object_add(o, "header_backup", json_object_new_string(job->header_backup));
+	json_object_object_add(o, "created", json_object_new_int64(job->created));
+	job_path(job->id, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) != 0 ||
+	    rename(tmp, path) != 0)
+		rc = -EIO;
+	json_object_put(o);
+	return rc;
+}
+
+static void copy_str(struct json_object *o, const char *key, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) ?
+		 json_object_get_string(v) : "");
+}
+
+int fdw_job_load_file(const char *path, struct fdw_job *job)
+{
+	struct json_object *o = json_object_from_file(path), *v;
+
+	memset(job, 0, sizeof(*job));
+	if (!o)
+		return -EINVAL;
+	copy_str(o, "id", job->id, sizeof(job->id));
+	copy_str(o, "address", job->address, sizeof(job->address));
+	copy_str(o, "header_backup", job->header_backup, sizeof(job->header_backup));
+	if (json_object_object_get_ex(o, "created", &v))
+		job->created = json_object_get_int64(v);
+	json_object_put(o);
+	return job->id[0] && job->address[0] ? 0 : -EINVAL;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct fdw_job *x = a, *y = b;
+
+	return (x->created < y->created) - (x->created > y->created);
+}
+
+int fdw_job_list(struct fdw_job **out, size_t *n)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	struct fdw_job *v = NULL;
+	size_t count = 0;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(dir, sizeof(dir), "%s/jobs", fdw_state_dir());
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char path[PATH_MAX + NAME_MAX + 2];
+		struct fdw_job job, *nv;
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (fdw_job_load_file(path, &job) != 0)
+			continue;
+		nv = realloc(v, (count + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[count++] = job;
+	}
+	closedir(d);
+	qsort(v, count, sizeof(*v), newest_first);
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+int fdw_job_find(const char *address, struct fdw_job *job)
+{
+	struct fdw_job *v;
+	size_t n;
+	int rc = fdw_job_list(&v, &n);
+
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < n && rc; i++)
+		if (!strcmp(v[i].address, address)) {
+			*job = v[i];
+			rc = 0;
+		}
+	free(v);
+	return rc;
+}
+
+/* Is @pid a live fdewiz process (not a stranger that reused the number after a reboot)? */
+static int worker_alive(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "fdewiz", 6) == 0;
+}
+
+/* Without a worker, the header is the truth: clean, crashed or finished. */
+static int state_from_header(const struct fdw_job *job, struct fdw_progress *p)
+{
+	struct fdw_convert_status cs;
+	struct fdw_target t;
+	int rc = fdw_target_open(job->address, &t);
+
+	if (rc)
+		return rc;
+	if (!t.part->luks_version) {
+		fdw_target_close(&t);
+		return -ENOENT;
+	}
+	if (!t.part->luks_reencrypt_unfinished) {
+		p->state = FDW_JOB_COMPLETE;
+		fdw_target_close(&t);
+		return 0;
+	}
+	/* Telling a crash from a clean stop needs libcryptsetup and a device. */
+	rc = fdw_target_attach(&t);
+	if (!rc)
+		rc = fdw_convert_status(t.device, &cs);
+	fdw_target_close(&t);
+	if (rc)
+		return rc;
+	p->state = cs.state == FDW_CONVERT_NEEDS_REPAIR ? FDW_JOB_NEEDS_REPAIR :
+		   p->state == FDW_JOB_PAUSED ? FDW_JOB_PAUSED : FDW_JOB_INTERRUPTED;
+	return 0;
+}
+
+int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	fdw_job_status_path(job, path, sizeof(path));
+	rc = fdw_progress_read(path, p);
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (!rc && p->state == FDW_JOB_RUNNING && worker_alive(p->pid))
+		return 0;
+	if (!rc && p->state == FDW_JOB_COMPLETE)
+		return 0;
+	p->pid = 0;
+	p->speed = 0;
+	p->eta = -1;
+	return state_from_header(job, p);
+}

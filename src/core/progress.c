@@ -1,0 +1,149 @@
+/* Sliding-window speed and the atomic status record of a conversion. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "progress.h"
+
+void fdw_speed_add(struct fdw_speed_window *w, double t, uint64_t done)
+{
+	w->t[w->head] = t;
+	w->done[w->head] = done;
+	w->head = (w->head + 1) % FDW_SPEED_SAMPLES;
+	if (w->count < FDW_SPEED_SAMPLES)
+		w->count++;
+}
+
+double fdw_speed_rate(const struct fdw_speed_window *w)
+{
+	unsigned newest, oldest;
+
+	if (w->count < 2)
+		return 0;
+	newest = (w->head + FDW_SPEED_SAMPLES - 1) % FDW_SPEED_SAMPLES;
+	oldest = (w->head + FDW_SPEED_SAMPLES - w->count) % FDW_SPEED_SAMPLES;
+	/* Walk forward from the oldest sample to the first one inside the window. */
+	while (oldest != newest && w->t[newest] - w->t[oldest] > FDW_SPEED_WINDOW_S)
+		oldest = (oldest + 1) % FDW_SPEED_SAMPLES;
+	if (oldest == newest || w->t[newest] <= w->t[oldest] || w->done[newest] < w->done[oldest])
+		return 0;
+	return (double)(w->done[newest] - w->done[oldest]) / (w->t[newest] - w->t[oldest]);
+}
+
+static const char *const state_names[FDW_JOB__COUNT] = {
+	[FDW_JOB_RUNNING] = "running",
+	[FDW_JOB_PAUSED] = "paused",
+	[FDW_JOB_INTERRUPTED] = "interrupted",
+	[FDW_JOB_NEEDS_REPAIR] = "needs-repair",
+	[FDW_JOB_COMPLETE] = "complete",
+	[FDW_JOB_FAILED] = "failed",
+};
+
+const char *fdw_job_state_name(enum fdw_job_state s)
+{
+	return s < FDW_JOB__COUNT ? state_names[s] : "unknown";
+}
+
+int fdw_job_state_parse(const char *name, enum fdw_job_state *out)
+{
+	for (int i = 0; i < FDW_JOB__COUNT; i++)
+		if (name && !strcmp(name, state_names[i])) {
+			*out = (enum fdw_job_state)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int fdw_progress_write(const char *path, const struct fdw_progress *p)
+{
+	struct json_object *o = json_object_new_object();
+	char tmp[PATH_MAX];
+	const char *text;
+	int fd, rc = 0;
+	size_t len;
+
+	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(p->state)));
+	json_object_object_add(o, "phase", json_object_new_string(p->phase));
+	json_object_object_add(o, "done", json_object_new_int64((int64_t)p->done));
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)p->total));
+	json_object_object_add(o, "speed", json_object_new_double(p->speed));
+	json_object_object_add(o, "elapsed", json_object_new_double(p->elapsed));
+	json_object_object_add(o, "eta", json_object_new_double(p->eta));
+	json_object_object_add(o, "pid", json_object_new_int(p->pid));
+	json_object_object_add(o, "updated", json_object_new_int64(p->updated));
+	json_object_object_add(o, "message", json_object_new_string(p->message));
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	len = strlen(text);
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		json_object_put(o);
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+	} else {
+		if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0)
+			rc = errno ? -errno : -EIO;
+		close(fd);
+		/* rename() is atomic: a reader sees the old record or the new one, never half. */
+		if (!rc && rename(tmp, path) != 0)
+			rc = -errno;
+		if (rc)
+			unlink(tmp);
+	}
+	json_object_put(o);
+	return rc;
+}
+
+static int64_t get_int(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static double get_double(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static void get_str(struct json_object *o, const char *key, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) ?
+		 json_object_get_string(v) : "");
+}
+
+int fdw_progress_read(const char *path, struct fdw_progress *p)
+{
+	struct json_object *o = json_object_from_file(path);
+	char state[32];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!o)
+		return access(path, F_OK) == 0 ? -EINVAL : -ENOENT;
+	get_str(o, "state", state, sizeof(state));
+	rc = fdw_job_state_parse(state, &p->state);
+	get_str(o, "phase", p->phase, sizeof(p->phase));
+	get_str(o, "message", p->message, sizeof(p->message));
+	p->done = (uint64_t)get_int(o, "done");
+	p->total = (uint64_t)get_int(o, "total");
+	p->speed = get_double(o, "speed");
+	p->elapsed = get_double(o, "elapsed");
+	p->eta = get_double(o, "eta");
+	p->pid = (pid_t)get_int(o, "pid");
+	p->updated = (time_t)get_int(o, "updated");
+	json_object_put(o);
+	return rc;
+}

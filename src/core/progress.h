@@ -1,0 +1,52 @@
+/* Conversion progress as the worker publishes it and every viewer reads it. */
+#ifndef FDW_PROGRESS_H
+#define FDW_PROGRESS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Speed over the last few seconds: a whole-run average hides stalls and speed-ups. */
+#define FDW_SPEED_SAMPLES 64
+#define FDW_SPEED_WINDOW_S 10.0
+
+struct fdw_speed_window {
+	double t[FDW_SPEED_SAMPLES];
+	uint64_t done[FDW_SPEED_SAMPLES];
+	unsigned head, count;
+};
+
+void fdw_speed_add(struct fdw_speed_window *w, double t, uint64_t done);
+/* Bytes per second over the samples of the last FDW_SPEED_WINDOW_S seconds; 0 if unknown. */
+double fdw_speed_rate(const struct fdw_speed_window *w);
+
+enum fdw_job_state {
+	FDW_JOB_RUNNING,
+	FDW_JOB_PAUSED,		/* stopped cleanly at a safe point */
+	FDW_JOB_INTERRUPTED,	/* no worker, header says resumable */
+	FDW_JOB_NEEDS_REPAIR,	/* no worker, header says it crashed mid-write */
+	FDW_JOB_COMPLETE,
+	FDW_JOB_FAILED,
+	FDW_JOB__COUNT
+};
+
+const char *fdw_job_state_name(enum fdw_job_state s);
+int fdw_job_state_parse(const char *name, enum fdw_job_state *out);
+
+struct fdw_progress {
+	enum fdw_job_state state;
+	char phase[16];		/* checking, shrinking, initialising, encrypting, growing */
+	uint64_t done, total;	/* bytes */
+	double speed;		/* bytes per second, sliding window */
+	double elapsed;		/* seconds since the worker started */
+	double eta;		/* seconds, -1 when unknown */
+	pid_t pid;		/* worker, 0 when none */
+	time_t updated;		/* wall clock of this record */
+	char message[256];	/* last error or note, English */
+};
+
+/* Write @p to @path atomically (temporary file, fsync, rename). */
+int fdw_progress_write(const char *path, const struct fdw_progress *p);
+int fdw_progress_read(const char *path, struct fdw_progress *p);
+
+#endif

@@ -1,0 +1,155 @@
+/* Runs a conversion detached from any terminal and publishes its progress. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "log.h"
+#include "progress.h"
+#include "worker.h"
+
+/* Publish at most this often: a status file is for people, not a log. */
+#define PUBLISH_INTERVAL_S 0.25
+
+pid_t fdw_daemonize(void)
+{
+	int ready[2], fd;
+	pid_t pid, worker = 0;
+	ssize_t r;
+
+	if (pipe2(ready, O_CLOEXEC) != 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		/* The caller learns the worker's pid once it has detached. */
+		close(ready[1]);
+		do
+			r = read(ready[0], &worker, sizeof(worker));
+		while (r < 0 && errno == EINTR);
+		close(ready[0]);
+		waitpid(pid, NULL, 0);
+		return r == (ssize_t)sizeof(worker) ? worker : -ECHILD;
+	}
+	close(ready[0]);
+	setsid();
+	/* The second fork makes sure the worker can never reacquire a terminal. */
+	pid = fork();
+	if (pid != 0)
+		_exit(pid < 0 ? 1 : 0);
+	worker = getpid();
+	if (write(ready[1], &worker, sizeof(worker)) != (ssize_t)sizeof(worker))
+		_exit(1);
+	close(ready[1]);
+	umask(077);
+	if (chdir("/") != 0)
+		_exit(1);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	return 0;
+}
+
+struct publisher {
+	char path[PATH_MAX];
+	struct fdw_progress p;
+	struct fdw_speed_window window;
+	struct timespec start;
+	double last_publish;
+	volatile sig_atomic_t *stop;
+	fdw_convert_progress_fn echo;
+	void *echo_ctx;
+};
+
+static double now_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void publish(struct publisher *pub)
+{
+	pub->p.updated = time(NULL);
+	if (fdw_progress_write(pub->path, &pub->p) != 0)
+		fdw_log(FDW_LOG_WARN, "could not publish progress to %s", pub->path);
+}
+
+static int on_progress(uint64_t done, uint64_t total, void *ctx)
+{
+	struct publisher *pub = ctx;
+	double t = now_since(&pub->start);
+
+	fdw_speed_add(&pub->window, t, done);
+	if (t - pub->last_publish >= PUBLISH_INTERVAL_S || done == total) {
+		pub->last_publish = t;
+		pub->p.done = done;
+		pub->p.total = total;
+		pub->p.elapsed = t;
+		pub->p.speed = fdw_speed_rate(&pub->window);
+		pub->p.eta = pub->p.speed > 0 ? (double)(total - done) / pub->p.speed : -1;
+		publish(pub);
+	}
+	if (pub->echo)
+		pub->echo(done, total, pub->echo_ctx);
+	return *pub->stop ? 1 : 0;
+}
+
+int fdw_worker_run(const struct fdw_job *job, const char *device, const struct fdw_secret *pass,
+		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
+{
+	struct publisher pub = { .stop = stop, .last_publish = -1, .echo = echo,
+				 .echo_ctx = echo_ctx };
+	int rc;
+
+	fdw_job_status_path(job, pub.path, sizeof(pub.path));
+	/* Keep the last known position, so a resumed run does not start at 0 %. */
+	if (fdw_progress_read(pub.path, &pub.p) != 0)
+		memset(&pub.p, 0, sizeof(pub.p));
+	clock_gettime(CLOCK_MONOTONIC, &pub.start);
+	pub.p.state = FDW_JOB_RUNNING;
+	pub.p.pid = getpid();
+	pub.p.eta = -1;
+	pub.p.speed = 0;
+	pub.p.message[0] = '\0';
+	snprintf(pub.p.phase, sizeof(pub.p.phase), "encrypting");
+	publish(&pub);
+	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s", job->address, device);
+
+	rc = fdw_convert_run(device, pass, on_progress, &pub);
+
+	pub.p.pid = 0;
+	pub.p.speed = 0;
+	pub.p.eta = rc == 0 ? 0 : -1;
+	pub.p.elapsed = now_since(&pub.start);
+	if (rc == 0) {
+		pub.p.state = FDW_JOB_COMPLETE;
+		pub.p.done = pub.p.total;
+		snprintf(pub.p.phase, sizeof(pub.p.phase), "done");
+		fdw_log(FDW_LOG_INFO, "%s: conversion complete", job->address);
+	} else if (rc == -EINTR) {
+		pub.p.state = FDW_JOB_PAUSED;
+		fdw_log(FDW_LOG_INFO, "%s: paused at a safe point", job->address);
+	} else {
+		pub.p.state = FDW_JOB_FAILED;
+		snprintf(pub.p.message, sizeof(pub.p.message), "%s", strerror(-rc));
+		fdw_log(FDW_LOG_ERROR, "%s: conversion stopped: %s", job->address, strerror(-rc));
+	}
+	publish(&pub);
+	return rc;
+}
