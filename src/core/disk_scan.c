@@ -93,15 +93,22 @@ static int fill_usage_from_node(const struct fdw_sysstate *st, struct fdw_partit
 	return rc;
 }
 
-/* A mounted filesystem's superblock counters are stale; ask the kernel instead. */
+/*
+ * A mounted filesystem's free count in the superblock is stale; ask the kernel for it.
+ * The size stays the superblock's (statvfs leaves out metadata and journal), so used
+ * space means the same thing mounted or not: everything that is not free.
+ */
 static void usage_from_mount(struct fdw_partition *p)
 {
 	struct statvfs vfs;
+	int64_t free_bytes;
 
 	if (p->fs_size < 0 || statvfs(p->mountpoints[0], &vfs) != 0)
 		return;
-	p->fs_size = (int64_t)(vfs.f_blocks * vfs.f_frsize);
-	p->fs_free = (int64_t)(vfs.f_bfree * vfs.f_frsize);
+	free_bytes = (int64_t)(vfs.f_bfree * vfs.f_frsize);
+	if (free_bytes > p->fs_size)
+		return;
+	p->fs_free = free_bytes;
 	p->fs_used = p->fs_size - p->fs_free;
 }
 
@@ -224,7 +231,8 @@ static int read_table(struct fdw_disk *d, PedDevice *dev)
 	PedDisk *disk;
 	int rc = 0;
 
-	if (!type) {
+	/* libparted's "loop" type is no table: it claims any bare filesystem it knows. */
+	if (!type || !strcmp(type->name, "loop")) {
 		d->table = strdup("none");
 		return d->table ? 0 : -ENOMEM;
 	}

@@ -28,11 +28,18 @@ mount -t devtmpfs devtmpfs /dev || fail "cannot mount devtmpfs"
 stty -F /dev/console -onlcr 2>/dev/null
 
 verbose=0
-grep -qw fdewiz.verbose /proc/cmdline && verbose=1
+moddir=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	fdewiz.verbose) verbose=1 ;;
+	fdewiz.moddir=*) moddir=${arg#fdewiz.moddir=} ;;
+	esac
+done
 
-# Dependency order, as "modprobe --show-depends" printed it; E = essential.
+# Dependency order, as "modprobe --show-depends" printed it.  E: essential, P: preload,
+# L: left for on-demand loading.
 while read -r kind path; do
-	[ -n "$path" ] || continue
+	[ -n "$path" ] && [ "$kind" != L ] || continue
 	out=$(insmod "/$path" 2>&1) && continue
 	case "$out" in
 	*"File exists"*) continue ;;
@@ -42,6 +49,7 @@ while read -r kind path; do
 	fi
 	[ "$verbose" = 1 ] && echo "fdewiz-vm: optional module $path not loaded: $out"
 done < /modules.list
+[ "$verbose" = 1 ] && echo "fdewiz-vm: modules loaded at $(cut -d' ' -f1 /proc/uptime)s"
 
 cp /sys/firmware/qemu_fw_cfg/by_name/opt/fdewiz/job/raw /job.sh ||
 	fail "no job in fw_cfg (opt/fdewiz/job)"
@@ -60,12 +68,33 @@ done
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run || fail "cannot mount /run"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp || fail "cannot mount /tmp"
 mkdir -p /newroot/dev/pts /newroot/dev/shm
+# devtmpfs lacks the links that udev or systemd would add; bash's <(...) needs /dev/fd.
+ln -sf /proc/self/fd /newroot/dev/fd
+ln -sf /proc/self/fd/0 /newroot/dev/stdin
+ln -sf /proc/self/fd/1 /newroot/dev/stdout
+ln -sf /proc/self/fd/2 /newroot/dev/stderr
 mount -t devpts -o gid=5,mode=0620,ptmxmode=0666 devpts /newroot/dev/pts
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/dev/shm
 ip link set lo up 2>/dev/null
 
+# Modules for this kernel at the usual place: the full tree from the host's cache when
+# the guest can see it, else the small one packed in the initramfs.
+kver=$(uname -r)
+mods=/lib/modules/$kver
+[ -n "$moddir" ] && [ -f "/newroot$moddir/modules.dep" ] && mods=/newroot$moddir
+mkdir -p "/newroot/lib/modules/$kver" &&
+	mount --bind "$mods" "/newroot/lib/modules/$kver" || fail "cannot bind $mods"
+# Kernel autoload (fs types, crypto templates, dm targets) runs its helper in this root,
+# not in the chroot: point it at the chroot's kmod, which sees the tree above.
+if chroot /newroot /sbin/modprobe --version >/dev/null 2>&1; then
+	printf '#!/bin/sh\nexec chroot /newroot /sbin/modprobe "$@"\n' >/sbin/fdewiz-modprobe
+	chmod 0755 /sbin/fdewiz-modprobe
+	echo /sbin/fdewiz-modprobe >/newroot/proc/sys/kernel/modprobe
+fi
+
 cp /job.sh /newroot/run/fdewiz-vm-job.sh || fail "cannot copy the job"
 
+[ "$verbose" = 1 ] && echo "fdewiz-vm: root ready at $(cut -d' ' -f1 /newroot/proc/uptime)s"
 # The job runs as a child so that PID 1 stays here to report and power off.
 chroot /newroot /bin/bash /run/fdewiz-vm-job.sh </dev/null
 rc=$?

@@ -75,10 +75,14 @@ done
 prep=$("$here/vm-prepare.sh" --quiet) || die "vm-prepare.sh failed"
 kernel=$(sed -n 's/^kernel=//p' <<<"$prep")
 initrd=$(sed -n 's/^initrd=//p' <<<"$prep")
+moddir=$(sed -n 's/^moddir=//p' <<<"$prep")
+# The guest binds this (the full module tree) if it can see it; no spaces on a cmdline.
+case "$moddir" in *" "*|/tmp/*) moddir= ;; esac
 
 work=$(mktemp -d /tmp/fdewiz-vm.XXXXXX)
 qpid=
 wpid=
+# shellcheck disable=SC2317 # called through the EXIT trap
 cleanup()
 {
 	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
@@ -91,8 +95,10 @@ trap 'echo "$me: interrupted" >&2; exit 130' INT
 trap 'echo "$me: terminated" >&2; exit 143' TERM
 
 # The job reaches the guest through fw_cfg; vm-init.sh runs it with bash in the chroot.
-# DM_DISABLE_UDEV=1: no udev runs in the guest, and libdevmapper must then create the
-# /dev/mapper nodes itself instead of waiting for udev to do it.
+# No udev runs in the guest.  cryptsetup open/close/reencrypt work anyway: libdevmapper
+# finds no /run/udev/control (/run is a fresh tmpfs), skips udev synchronisation and
+# makes the /dev/mapper nodes itself.  DM_DISABLE_UDEV=1 asks for exactly that, so it
+# stays true even if a test starts a udevd or something creates /run/udev.
 cwd=$PWD
 case "$cwd" in /tmp|/tmp/*) cwd=/ ;; esac
 {
@@ -102,7 +108,8 @@ case "$cwd" in /tmp|/tmp/*) cwd=/ ;; esac
 	for e in "${envs[@]}"; do
 		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
 	done
-	# libcryptsetup keeps its locks here; /run is a fresh tmpfs.
+	# libcryptsetup keeps its locks here; it creates the folder itself, but a test
+	# that looks at the locks should not depend on that.
 	echo "mkdir -p /run/cryptsetup /run/lock"
 	printf 'cd %q 2>/dev/null || cd /\n' "$cwd"
 	printf 'exec bash %q' "$script"
@@ -110,10 +117,11 @@ case "$cwd" in /tmp|/tmp/*) cwd=/ ;; esac
 	echo
 } >"$work/job.sh"
 
+# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" -no-reboot
 	-nodefaults -no-user-config -display none
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 quiet panic=-1 ${FDEWIZ_VM_APPEND:-}"
+	-append "console=ttyS0 quiet panic=-1 fdewiz.moddir=$moddir ${FDEWIZ_VM_APPEND:-}"
 	-chardev "stdio,id=con,signal=off,logfile=$work/console.log"
 	-serial chardev:con
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
@@ -143,7 +151,8 @@ qpid=$!
 wpid=$!
 
 qrc=0
-wait "$qpid" || qrc=$?
+# Braces: bash reports a killed job ("Killed ...") on its stderr, noise here.
+{ wait "$qpid"; } 2>/dev/null || qrc=$?
 qpid=
 kill "$wpid" 2>/dev/null || true
 wait "$wpid" 2>/dev/null || true

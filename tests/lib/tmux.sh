@@ -1,0 +1,142 @@
+# Drives a program in a tmux pane for TUI tests (sourced): one private server per NAME.
+#
+# Usage:
+#	. tests/lib/tmux.sh
+#	trap 'tmux_stop t1' EXIT
+#	tmux_start t1 80 24 "$FDEWIZ" list disk.img
+#	tmux_wait_for t1 "Data" 10
+#	tmux_wait_exit t1 10 && [ "$(tmux_exit_status t1)" = 0 ]
+#
+# The program sees TERM=$TUI_TERM (default tmux-256color, the terminal tmux emulates) and
+# the caller's LANG (default C.UTF-8).
+#
+# The pane stays after the program exits (remain-on-exit), so its last screen can still be
+# read. tmux then writes "Pane is dead" on a new bottom line, which scrolls the screen up
+# by one: read a dead pane's whole output with tmux_capture NAME -S -.
+#
+# The exit status is not taken from tmux's pane_dead_status: tmux 3.3a on these machines
+# sometimes never reaps the pane's process, so that field stays empty. A small shell
+# wrapper in the pane writes the status to a file instead; it catches (not ignores) the
+# signals a test sends, so the program still gets them with their default actions. It
+# dies of SIGHUP with its pane, so a stopped server leaves no status file behind.
+
+TUI_TERM=${TUI_TERM:-tmux-256color}
+
+tmux_cmd()
+{
+	local name=$1
+
+	shift
+	tmux -L "$name" -f /dev/null "$@"
+}
+
+# Where the wrapper leaves the exit status: next to the server's socket.
+tmux_status_file()
+{
+	echo "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1.status"
+}
+
+# tmux_start NAME COLS ROWS CMD...: start a detached session NAME running CMD.
+tmux_start()
+{
+	local name=$1 cols=$2 rows=$3 status
+
+	shift 3
+	status=$(tmux_status_file "$name")
+	rm -f "$status"
+	# remain-on-exit is set before the pane exists: a program that exits at once would
+	# otherwise take its pane and last screen with it.
+	# shellcheck disable=SC2016 # expanded by the wrapper shell, not here
+	tmux_cmd "$name" start-server \; set-option -g remain-on-exit on \; \
+		new-session -d -s "$name" -x "$cols" -y "$rows" \
+		sh -c 'trap : INT QUIT TERM; "$@"; echo $? >"$0.tmp"; mv "$0.tmp" "$0"' \
+		"$status" env TERM="$TUI_TERM" LANG="${LANG:-C.UTF-8}" "$@"
+}
+
+# tmux_send NAME KEYS...: tmux key names (Enter, Down, C-c) or literal text.
+tmux_send()
+{
+	local name=$1
+
+	shift
+	tmux_cmd "$name" send-keys -t "$name" "$@"
+}
+
+# tmux_capture NAME [capture-pane options]: the visible screen as text.
+tmux_capture()
+{
+	local name=$1
+
+	shift
+	tmux_cmd "$name" capture-pane -p -t "$name" "$@"
+}
+
+# tmux_wait_for NAME TEXT TIMEOUT_S: poll every 0.1 s until TEXT is on the screen (lines the
+# terminal wrapped are joined). On timeout print the screen and fail.
+tmux_wait_for()
+{
+	local name=$1 text=$2 tries=$(($3 * 10))
+
+	while [ "$tries" -gt 0 ]; do
+		tmux_capture "$name" -J | grep -qF -- "$text" && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	echo "tmux_wait_for: '$text' did not appear within $3 s; the screen of $name:" >&2
+	tmux_capture "$name" | sed 's/^/    | /' >&2
+	return 1
+}
+
+# tmux_wait_exit NAME TIMEOUT_S: wait until the program has exited and its pane is dead
+# (so the screen no longer changes).
+tmux_wait_exit()
+{
+	local name=$1 tries=$(($2 * 10))
+
+	while [ "$tries" -gt 0 ]; do
+		[ -n "$(tmux_exit_status "$name")" ] &&
+			[ "$(tmux_cmd "$name" display-message -p -t "$name" '#{pane_dead}')" = 1 ] &&
+			return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	echo "tmux_wait_exit: the program in $name still runs after $2 s; its screen:" >&2
+	tmux_capture "$name" | sed 's/^/    | /' >&2
+	return 1
+}
+
+# tmux_exit_status NAME: the program's exit status as a shell reports it (128+N when
+# signal N killed it); empty while it still runs.
+tmux_exit_status()
+{
+	cat "$(tmux_status_file "$1")" 2>/dev/null || true
+}
+
+# tmux_resize NAME COLS ROWS
+tmux_resize()
+{
+	tmux_cmd "$1" resize-window -t "$1" -x "$2" -y "$3"
+}
+
+# tmux_size NAME: the pane's size as COLSxROWS.
+tmux_size()
+{
+	tmux_cmd "$1" display-message -p -t "$1" '#{pane_width}x#{pane_height}'
+}
+
+# tmux_stop NAME: kill the private server, wait until it no longer answers (so NAME can be
+# used again at once), then remove its socket, which tmux leaves behind, and the status
+# file. Safe to call twice or from a trap.
+tmux_stop()
+{
+	local sock tries=50
+
+	sock=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1
+	tmux_cmd "$1" kill-server 2>/dev/null || true
+	while tmux_cmd "$1" has-session 2>/dev/null && [ "$tries" -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	[ ! -S "$sock" ] || rm -f "$sock"
+	rm -f "$(tmux_status_file "$1")" "$(tmux_status_file "$1").tmp"
+}

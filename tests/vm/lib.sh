@@ -1,0 +1,93 @@
+# fdewiz VM tests: helpers for the host side of a VM test (source it, do not run it).
+# shellcheck shell=bash disable=SC2034 # VM_* variables are for the sourcing test
+#
+# A test sources this, calls vm_init NAME, builds its disk images in $VM_WORK, runs the
+# guest half with vm_run, checks with vm_check, and ends with vm_finish.
+
+VM_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_PASSED=0
+VM_FAILED=0
+
+# Without root there is no apt-get and no cache under /var/cache: the one reason to
+# skip, since CI always runs as root.
+vm_init()
+{
+	VM_NAME=$1
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP: $VM_NAME needs root (apt-get, qemu disk images, cache in /var/cache)"
+		exit 77
+	fi
+	# Images live on a real disk: cache=none opens them with O_DIRECT, which tmpfs lacks.
+	VM_WORK=$(mktemp -d "${FDEWIZ_VM_TMP:-/var/tmp}/fdewiz-$VM_NAME.XXXXXX")
+	trap 'vm_cleanup' EXIT
+}
+
+vm_cleanup()
+{
+	if [ -n "${FDEWIZ_VM_KEEP:-}" ]; then
+		echo "$VM_NAME: kept $VM_WORK"
+	else
+		rm -rf "$VM_WORK"
+	fi
+}
+
+# Install what the test needs on the host (the guest runs on the host's root too).
+vm_need_pkgs()
+{
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	echo "$VM_NAME: installing ${missing[*]}"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+}
+
+# parted through libparted runs "udevadm settle", absent here; keep the noise out of logs.
+vm_parted()
+{
+	parted -s "$@" 2> >(grep -v 'udevadm: not found' >&2)
+}
+
+# vm_run [vm-run.sh options] SCRIPT [ARGS...]: output to the terminal and $VM_LOG,
+# exit status in $VM_RC.
+vm_run()
+{
+	VM_LOG=$VM_WORK/vm.log
+	set +e
+	"$VM_HERE/vm-run.sh" "$@" 2>&1 | tee "$VM_LOG"
+	VM_RC=${PIPESTATUS[0]}
+	set -e
+}
+
+vm_pass()
+{
+	echo "PASS: $VM_NAME: $*"
+	VM_PASSED=$((VM_PASSED + 1))
+}
+
+vm_fail()
+{
+	echo "FAIL: $VM_NAME: $*"
+	VM_FAILED=$((VM_FAILED + 1))
+}
+
+# vm_check DESCRIPTION COMMAND...: one PASS or FAIL line.
+vm_check()
+{
+	local what=$1
+	shift
+	if "$@"; then
+		vm_pass "$what"
+	else
+		vm_fail "$what"
+	fi
+}
+
+# The closing line that test runners and CI read.
+vm_finish()
+{
+	echo "$VM_NAME: $VM_PASSED passed, $VM_FAILED failed"
+	[ "$VM_FAILED" = 0 ]
+}
