@@ -9,13 +9,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 ./tests/install-deps.sh build
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# Build quietly; on failure show what the build said.
+quiet() { "$@" >"$log" 2>&1 || { cat "$log" >&2; echo "demo: '$*' failed" >&2; exit 1; }; }
 if [ ! -x src/fdewiz ] || [ ! -f config.status ]; then
-	./autogen.sh >/dev/null
-	./configure --quiet
+	quiet ./autogen.sh
+	quiet ./configure --quiet
 fi
-make -j"$(nproc)" >/dev/null
+quiet make -j"$(nproc)"
 
 mkdir -p demo
 [ -f demo/laptop.img ] || ./data/make-demo-disk.sh demo/laptop.img
 
+rm -f "$log"
+trap - EXIT
 exec ./src/fdewiz demo/laptop.img
