@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "cli.h"
 #include "core/convert.h"
 #include "core/fsresize.h"
+#include "core/partgrow.h"
 #include "core/i18n.h"
 #include "core/plan.h"
 #include "core/target.h"
@@ -33,8 +35,15 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
 	       t->part->fstype, pl->fs_size_before >= 0 ?
 	       fdw_format_size((uint64_t)pl->fs_size_before, b, sizeof(b)) : "?",
 	       fdw_format_size(pl->fs_size_max, c, sizeof(c)));
-	printf(_("  LUKS2 header:    %s at the start (data moves by the same amount)\n"),
-	       fdw_format_size(pl->header_bytes, a, sizeof(a)));
+	if (pl->detached_header)
+		printf(_("  LUKS2 header:    in the file %s (the data does not move; keep that "
+			 "file safe and off this disk)\n"), pl->detached_header);
+	else
+		printf(_("  LUKS2 header:    %s at the start (data moves by the same amount)\n"),
+		       fdw_format_size(pl->header_bytes, a, sizeof(a)));
+	if (pl->grow_bytes)
+		printf(_("  partition grows: by %s into the free space after it\n"),
+		       fdw_format_size(pl->grow_bytes, a, sizeof(a)));
 	printf(_("  encrypted volume: %s\n"), fdw_format_size(pl->volume_size, a, sizeof(a)));
 	printf(_("  cipher:          %s-%s, %u-bit key\n"), pl->cipher, pl->cipher_mode,
 	       pl->key_bits);
@@ -61,7 +70,8 @@ struct encrypt_opts {
 	const char *header_backup;
 	const char *work_dir;
 	struct fdw_plan_request rq;
-	bool dry_run, yes, fast_pbkdf, foreground;
+	const char *mount_at;
+	bool dry_run, yes, fast_pbkdf, foreground, offline;
 };
 
 static int parse_strategy(const char *s, enum fdw_strategy *out)
@@ -72,7 +82,7 @@ static int parse_strategy(const char *s, enum fdw_strategy *out)
 		*out = FDW_STRATEGY_SHRINK;
 	else if (!strcmp(s, "grow"))
 		*out = FDW_STRATEGY_GROW;
-	else if (!strncmp(s, "detached-header", 15))
+	else if (!strncmp(s, "detached-header=", 16) && s[16])
 		*out = FDW_STRATEGY_DETACHED;
 	else
 		return -EINVAL;
@@ -92,6 +102,8 @@ static void encrypt_usage(FILE *out)
 		       "  --dry-run             print the plan and change nothing\n"
 		       "  --foreground          convert in this process with a progress line\n"
 		       "  --yes                 do not ask for the typed confirmation\n"
+		       "  --offline             do not open the volume while it converts\n"
+		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
 		fdw_progname, fdw_state_dir());
 }
@@ -110,6 +122,53 @@ static char *default_backup_path(const char *address)
 		if (*c == ':')
 			*c = '-';
 	return path;
+}
+
+/*
+ * Give the header its room (shrink the filesystem or grow the partition; nothing for a
+ * detached header) and leave @t attached to a device covering the partition. Prints
+ * its own message, saying what changed, on failure.
+ */
+static int make_room(struct fdw_target *t, const struct fdw_plan *plan, const char *address)
+{
+	int rc;
+
+	if (plan->strategy == FDW_STRATEGY_GROW) {
+		printf(_("Growing the partition into the free space after it...\n"));
+		rc = fdw_partition_grow(t->disk.path, t->part->number, plan->grow_bytes);
+		if (rc) {
+			fprintf(stderr, _("%s: the partition could not grow (%s). Nothing was "
+					  "changed.\n"), fdw_progname, strerror(-rc));
+			return rc;
+		}
+		/* Sizes and offsets changed: look at the partition again. */
+		fdw_target_close(t);
+		rc = fdw_target_open(address, t);
+		if (rc || t->part->size != plan->partition_size) {
+			fprintf(stderr, _("%s: the partition table was changed (partition grown by "
+					  "%llu bytes) but the new size cannot be confirmed. The data is "
+					  "intact and not encrypted.\n"), fdw_progname,
+				(unsigned long long)plan->grow_bytes);
+			return rc ? rc : -EIO;
+		}
+	}
+	rc = fdw_target_attach(t);
+	if (rc) {
+		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. %s\n"),
+			fdw_progname, address, strerror(-rc), plan->grow_bytes ?
+			_("The partition was grown; its data is intact and not encrypted.") :
+			_("Nothing was changed."));
+		return rc;
+	}
+	if (plan->strategy != FDW_STRATEGY_SHRINK)
+		return 0;
+	printf(_("Shrinking the filesystem...\n"));
+	rc = fdw_ext_shrink(t->device, plan->fs_size_max);
+	if (rc)
+		fprintf(stderr, _("%s: the filesystem could not be shrunk (%s). The data is "
+				  "intact and not encrypted; check it with e2fsck -f.\n"),
+			fdw_progname, strerror(-rc));
+	return rc;
 }
 
 static int do_encrypt(const char *address, const struct encrypt_opts *o)
@@ -169,25 +228,19 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 				  "--header-backup. Nothing was changed.\n"), fdw_progname, backup);
 		goto out;
 	}
+	if (plan.detached_header && access(plan.detached_header, F_OK) == 0) {
+		fprintf(stderr, _("%s: the header file %s already exists; fdewiz never overwrites "
+				  "one. Nothing was changed.\n"), fdw_progname, plan.detached_header);
+		goto out;
+	}
 	if (fdw_new_uuid(job.id, sizeof(job.id)) != 0) {
 		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
 		goto out;
 	}
-	rc = fdw_target_attach(&t);
-	if (rc) {
-		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. Nothing was "
-				  "changed.\n"), fdw_progname, address, strerror(-rc));
+	if (make_room(&t, &plan, address) != 0)
 		goto out;
-	}
-	printf(_("Shrinking the filesystem...\n"));
-	rc = fdw_ext_shrink(t.device, plan.fs_size_max);
-	if (rc) {
-		fprintf(stderr, _("%s: the filesystem could not be shrunk (%s). The data is "
-				  "intact and not encrypted; check it with e2fsck -f.\n"),
-			fdw_progname, strerror(-rc));
-		goto out;
-	}
 	cp.device = t.device;
+	cp.detached_header = plan.detached_header;
 	cp.uuid = job.id;
 	cp.cipher = plan.cipher;
 	cp.cipher_mode = plan.cipher_mode;
@@ -200,20 +253,33 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	rc = fdw_convert_init(&cp, pass);
 	if (rc) {
 		fprintf(stderr, _("%s: the LUKS2 header could not be written: %s. The data was "
-				  "not moved; the filesystem was only shrunk.\n"),
-			fdw_progname, strerror(-rc));
+				  "not moved and is not encrypted%s.\n"), fdw_progname, strerror(-rc),
+			plan.strategy == FDW_STRATEGY_SHRINK ? _("; the filesystem was shrunk") :
+			plan.strategy == FDW_STRATEGY_GROW ? _("; the partition was grown") : "");
 		goto out;
 	}
 	snprintf(job.address, sizeof(job.address), "%s", t.part->address);
 	snprintf(job.header_backup, sizeof(job.header_backup), "%s", backup);
+	if (plan.detached_header && !realpath(plan.detached_header, job.detached_header))
+		snprintf(job.detached_header, sizeof(job.detached_header), "%s",
+			 plan.detached_header);
+	if (plan.strategy == FDW_STRATEGY_SHRINK)
+		snprintf(job.fs_to_grow, sizeof(job.fs_to_grow), "%s", t.part->fstype);
+	if (fdw_have_device_mapper() && !o->offline)
+		snprintf(job.active_name, sizeof(job.active_name), "fdewiz-%.8s", job.id);
 	job.created = (int64_t)time(NULL);
 	rc = fdw_job_save(&job);
 	if (rc)
 		fprintf(stderr, _("%s: warning: the job record could not be saved (%s); 'status' "
 				  "will read the header only.\n"), fdw_progname, strerror(-rc));
-	printf(_("Offline conversion: device-mapper is not used; keep %s unmounted until it "
-		 "is done.\n"), address);
-	exit_code = conversion_start(&job, &t, pass, o->foreground);
+	if (job.active_name[0])
+		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
+			 "while it converts.\n"), job.active_name);
+	else
+		printf(_("Offline conversion: %s; keep %s unmounted until it is done.\n"),
+		       o->offline ? _("as asked") : _("this system has no device-mapper"),
+		       address);
+	exit_code = conversion_start(&job, &t, pass, o->foreground, o->mount_at);
 out:
 	free(backup);
 	fdw_secret_free(pass);
@@ -224,7 +290,8 @@ out:
 int cmd_encrypt(int argc, char **argv)
 {
 	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
-	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK };
+	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
+	       OPT_OFFLINE, OPT_MOUNT };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -237,6 +304,8 @@ int cmd_encrypt(int argc, char **argv)
 		{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 		{ "yes", no_argument, NULL, OPT_YES },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "mount", required_argument, NULL, OPT_MOUNT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -248,9 +317,13 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_KEY_FILE: o.key_file = optarg; break;
 		case OPT_STRATEGY:
 			if (parse_strategy(optarg, &o.rq.strategy)) {
-				encrypt_usage(stderr);
+				fprintf(stderr, _("%s: unknown strategy '%s'.\n"), fdw_progname,
+					optarg);
+				cli_usage_error("encrypt");
 				return FDW_EXIT_USAGE;
 			}
+			if (o.rq.strategy == FDW_STRATEGY_DETACHED)
+				o.rq.detached_header = optarg + 16;
 			break;
 		case OPT_CIPHER: o.rq.cipher_spec = optarg; break;
 		case OPT_KEY_SIZE: o.rq.key_bits = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -261,6 +334,8 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_FOREGROUND: o.foreground = true; break;
 		case OPT_YES: o.yes = true; break;
 		case OPT_FAST: o.fast_pbkdf = true; break;
+		case OPT_OFFLINE: o.offline = true; break;
+		case OPT_MOUNT: o.mount_at = optarg; break;
 		case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
 		default: cli_usage_error("encrypt"); return FDW_EXIT_USAGE;
 		}

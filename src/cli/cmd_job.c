@@ -398,7 +398,7 @@ int cmd_resume(int argc, char **argv)
 		fdw_job_save(&job);
 	}
 	pass = passphrase_get(key_file, false);
-	exit_code = pass ? conversion_start(&job, &t, pass, foreground) : FDW_EXIT_ERROR;
+	exit_code = pass ? conversion_start(&job, &t, pass, foreground, NULL) : FDW_EXIT_ERROR;
 	fdw_secret_free(pass);
 	fdw_target_close(&t);
 	return exit_code;

@@ -11,9 +11,10 @@
 /*
  * Run the conversion of @job on @t (attaching a loop device when needed). In the
  * background the worker takes over @t and @pass; the caller must not use them after.
+ * Online, the volume is opened first and, with @mount_at, mounted there.
  * Returns an exit code.
  */
 int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
-		     bool foreground);
+		     bool foreground, const char *mount_at);
 
 #endif

@@ -58,13 +58,34 @@ static int make_temp_header(const char *work_dir, char *path, size_t len)
 	return 0;
 }
 
+/* Format the header (cipher, UUID, sector size) and add the passphrase's keyslot. */
+static int format_with_keyslot(struct crypt_device *cd, const struct fdw_convert_params *p,
+			       const struct fdw_secret *pass, struct crypt_params_luks2 *luks2,
+			       int *keyslot)
+{
+	struct crypt_pbkdf_type fast = { .type = CRYPT_KDF_PBKDF2, .hash = "sha256",
+					 .iterations = 1000,
+					 .flags = CRYPT_PBKDF_NO_BENCHMARK };
+	int rc = 0;
+
+	if (p->fast_pbkdf)
+		rc = crypt_set_pbkdf_type(cd, &fast);
+	if (!rc)
+		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher, p->cipher_mode, p->uuid, NULL,
+				  p->key_bits / 8, luks2);
+	if (rc)
+		return rc;
+	rc = crypt_keyslot_add_by_volume_key(cd, CRYPT_ANY_SLOT, NULL, 0, pass->data, pass->len);
+	if (rc < 0)
+		return rc;
+	*keyslot = rc;
+	return 0;
+}
+
 static int format_temp_header(const struct fdw_convert_params *p, const char *tmp,
 			      const struct fdw_secret *pass, int *keyslot)
 {
 	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size ? p->sector_size : 512 };
-	struct crypt_pbkdf_type fast = { .type = CRYPT_KDF_PBKDF2, .hash = "sha256",
-					   .iterations = 1000,
-					   .flags = CRYPT_PBKDF_NO_BENCHMARK };
 	struct crypt_params_reencrypt rp = {
 		.mode = CRYPT_REENCRYPT_ENCRYPT,
 		/* The data moves towards the start, so it is walked from the end. */
@@ -82,19 +103,8 @@ static int format_temp_header(const struct fdw_convert_params *p, const char *tm
 		return rc;
 	/* The header takes the first half of the shift; the first data segment moves there. */
 	rc = crypt_set_data_offset(cd, FDW_DATA_SHIFT_BYTES / 2 / SECTOR);
-	if (!rc && p->fast_pbkdf)
-		rc = crypt_set_pbkdf_type(cd, &fast);
 	if (!rc)
-		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher, p->cipher_mode, p->uuid, NULL,
-				  p->key_bits / 8, &luks2);
-	if (!rc) {
-		rc = crypt_keyslot_add_by_volume_key(cd, CRYPT_ANY_SLOT, NULL, 0, pass->data,
-						     pass->len);
-		if (rc >= 0) {
-			*keyslot = rc;
-			rc = 0;
-		}
-	}
+		rc = format_with_keyslot(cd, p, pass, &luks2, keyslot);
 	if (!rc)
 		rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len,
 							CRYPT_ANY_SLOT, *keyslot, p->cipher,
@@ -105,11 +115,60 @@ static int format_temp_header(const struct fdw_convert_params *p, const char *tm
 	return rc;
 }
 
+/*
+ * Detached header: no data moves, so there is no datashift; the hotzone is protected
+ * by checksums instead. The header file is created here and must not exist yet.
+ */
+static int init_detached(const struct fdw_convert_params *p, const struct fdw_secret *pass)
+{
+	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size ? p->sector_size : 512 };
+	struct crypt_params_reencrypt rp = {
+		.mode = CRYPT_REENCRYPT_ENCRYPT,
+		.direction = CRYPT_REENCRYPT_FORWARD,
+		.resilience = "checksum",
+		.hash = "sha256",
+		.luks2 = &luks2,
+		.flags = CRYPT_REENCRYPT_INITIALIZE_ONLY,
+	};
+	struct crypt_device *cd = NULL;
+	int fd, keyslot, rc;
+
+	fd = open(p->detached_header, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
+	close(fd);
+	if (!rc)
+		rc = crypt_open_device(&cd, p->detached_header, p->device);
+	if (!rc)
+		rc = crypt_set_data_offset(cd, 0);
+	if (!rc)
+		rc = format_with_keyslot(cd, p, pass, &luks2, &keyslot);
+	if (!rc)
+		rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len,
+							CRYPT_ANY_SLOT, keyslot, p->cipher,
+							p->cipher_mode, &rp);
+	if (rc > 0)
+		rc = 0;
+	if (!rc)
+		rc = crypt_header_backup(cd, CRYPT_LUKS2, p->header_backup);
+	crypt_free(cd);
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "could not prepare the detached header %s: %s",
+			p->detached_header, strerror(-rc));
+		unlink(p->detached_header);
+	}
+	return rc;
+}
+
 int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret *pass)
 {
 	char tmp[PATH_MAX];
 	struct crypt_device *cd = NULL;
 	int keyslot = -1, rc;
+
+	if (p->detached_header)
+		return init_detached(p, pass);
 
 	rc = make_temp_header(p->work_dir, tmp, sizeof(tmp));
 	if (rc)
@@ -155,7 +214,22 @@ static int progress_bridge_cb(uint64_t size, uint64_t offset, void *usrptr)
 	return b->fn ? b->fn(offset, size, b->ctx) : 0;
 }
 
-int fdw_convert_run(const char *device, const struct fdw_secret *pass,
+/* Load the volume's header: from the detached file or the device itself. */
+static int load_volume(struct crypt_device **cd, const struct fdw_volume *v)
+{
+	int rc = v->header ? crypt_open_device(cd, v->header, v->device)
+			   : crypt_open_device(cd, v->device, NULL);
+
+	if (!rc)
+		rc = crypt_load(*cd, CRYPT_LUKS2, NULL);
+	if (rc) {
+		crypt_free(*cd);
+		*cd = NULL;
+	}
+	return rc;
+}
+
+int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 		    fdw_convert_progress_fn progress, void *ctx)
 {
 	struct crypt_params_reencrypt rp = { 0 };
@@ -164,9 +238,7 @@ int fdw_convert_run(const char *device, const struct fdw_secret *pass,
 	crypt_reencrypt_info info;
 	int rc, stopped = 0;
 
-	rc = crypt_open_device(&cd, device, NULL);
-	if (!rc)
-		rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+	rc = load_volume(&cd, v);
 	if (rc)
 		goto out;
 	info = crypt_reencrypt_status(cd, &rp);
@@ -180,23 +252,20 @@ int fdw_convert_run(const char *device, const struct fdw_secret *pass,
 	}
 	if (info == CRYPT_REENCRYPT_CRASH) {
 		/* Replays the hotzone from the resilience data; needs the volume key. */
-		fdw_log(FDW_LOG_INFO, "%s: repairing after an interrupted run", device);
-		rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len,
+		fdw_log(FDW_LOG_INFO, "%s: repairing after an interrupted run", v->device);
+		rc = crypt_reencrypt_init_by_passphrase(cd, v->active_name, pass->data, pass->len,
 							CRYPT_ANY_SLOT, CRYPT_ANY_SLOT, NULL, NULL,
 							&(struct crypt_params_reencrypt){
 								.flags = CRYPT_REENCRYPT_RECOVERY });
 		if (rc < 0)
 			goto out;
 		crypt_free(cd);
-		cd = NULL;
-		rc = crypt_open_device(&cd, device, NULL);
-		if (!rc)
-			rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+		rc = load_volume(&cd, v);
 		if (rc)
 			goto out;
 	}
 	rp = (struct crypt_params_reencrypt){ .flags = CRYPT_REENCRYPT_RESUME_ONLY };
-	rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len, CRYPT_ANY_SLOT,
+	rc = crypt_reencrypt_init_by_passphrase(cd, v->active_name, pass->data, pass->len, CRYPT_ANY_SLOT,
 						CRYPT_ANY_SLOT, NULL, NULL, &rp);
 	if (rc < 0)
 		goto out;
@@ -210,21 +279,16 @@ out:
 	return rc;
 }
 
-int fdw_convert_status(const char *device, struct fdw_convert_status *st)
+int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st)
 {
 	struct crypt_params_reencrypt rp = { 0 };
 	struct crypt_device *cd = NULL;
 	crypt_reencrypt_info info;
-	int rc;
+	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	rc = crypt_open_device(&cd, device, NULL);
-	if (rc)
-		return rc;
-	if (crypt_load(cd, CRYPT_LUKS2, NULL) != 0) {
-		crypt_free(cd);
+	if (load_volume(&cd, v) != 0)
 		return 0;	/* not LUKS2 */
-	}
 	info = crypt_reencrypt_status(cd, &rp);
 	switch (info) {
 	case CRYPT_REENCRYPT_NONE:
@@ -246,4 +310,38 @@ int fdw_convert_status(const char *device, struct fdw_convert_status *st)
 			 rp.mode == CRYPT_REENCRYPT_DECRYPT ? "decrypt" : "reencrypt");
 	crypt_free(cd);
 	return rc;
+}
+
+int fdw_convert_activate(const struct fdw_volume *v, const struct fdw_secret *pass)
+{
+	struct crypt_device *cd = NULL;
+	int rc = load_volume(&cd, v);
+
+	if (rc)
+		return rc;
+	rc = crypt_activate_by_passphrase(cd, v->active_name, CRYPT_ANY_SLOT, pass->data,
+					  pass->len, 0);
+	crypt_free(cd);
+	return rc < 0 ? rc : 0;
+}
+
+int fdw_convert_deactivate(const char *name)
+{
+	return crypt_deactivate(NULL, name);
+}
+
+/* The kernel lists device-mapper in /proc/misc once dm-mod is loaded; a stale
+ * /dev/mapper/control node alone (as in some containers) proves nothing. */
+bool fdw_have_device_mapper(void)
+{
+	FILE *f = fopen("/proc/misc", "re");
+	char line[128];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " device-mapper") != NULL;
+	fclose(f);
+	return found && access("/dev/mapper/control", F_OK) == 0;
 }

@@ -10,8 +10,16 @@
 /* The header area at the start and the tail given up for the data shift. */
 #define FDW_DATA_SHIFT_BYTES (32ULL * 1024 * 1024)
 
+/* Where a LUKS2 volume's pieces are. */
+struct fdw_volume {
+	const char *device;		/* block device with the data (partition or loop) */
+	const char *header;		/* detached header file; NULL: at the start of device */
+	const char *active_name;	/* device-mapper name when online; NULL: offline */
+};
+
 struct fdw_convert_params {
 	const char *device;		/* block device (partition or loop device) */
+	const char *detached_header;	/* new file for the header; NULL: datashift on device */
 	const char *uuid;		/* of the new LUKS2 volume; NULL: random */
 	const char *cipher;		/* "aes" */
 	const char *cipher_mode;	/* "xts-plain64" */
@@ -27,6 +35,8 @@ struct fdw_convert_params {
  * write a header backup, then place the header at the start of @device. After this the
  * device is a LUKS2 volume in reencryption; no data has moved yet. The filesystem must
  * already end FDW_DATA_SHIFT_BYTES before the end of @device (the caller checks).
+ * With a detached header, the header is made in that file instead, the data does not
+ * move and the whole device stays the volume; nothing on @device changes here.
  */
 int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret *pass);
 
@@ -41,8 +51,15 @@ typedef int (*fdw_convert_progress_fn)(uint64_t done, uint64_t total, void *ctx)
  * @progress asks to stop. Repairs the header first after a crash. Offline: the device
  * must not be active. Returns 0 when complete, -EINTR when stopped, or -errno.
  */
-int fdw_convert_run(const char *device, const struct fdw_secret *pass,
+int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 		    fdw_convert_progress_fn progress, void *ctx);
+
+/* Open the volume (also mid-conversion) as /dev/mapper/@v->active_name. */
+int fdw_convert_activate(const struct fdw_volume *v, const struct fdw_secret *pass);
+/* Close /dev/mapper/@name; -EBUSY while it is mounted. */
+int fdw_convert_deactivate(const char *name);
+/* Does this system have device-mapper (so conversions can run online)? */
+bool fdw_have_device_mapper(void);
 
 enum fdw_convert_state {
 	FDW_CONVERT_NONE,		/* not LUKS2 or no reencryption recorded */
@@ -57,7 +74,7 @@ struct fdw_convert_status {
 	char mode[16];			/* "encrypt", "decrypt", "reencrypt" */
 };
 
-/* Read the state of a conversion from @device's LUKS2 header, without a passphrase. */
-int fdw_convert_status(const char *device, struct fdw_convert_status *st);
+/* Read the state of a conversion from the volume's LUKS2 header, without a passphrase. */
+int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st);
 
 #endif

@@ -90,3 +90,11 @@ int fdw_ext_grow(const char *device)
 	rc = fdw_spawn(argv);
 	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
 }
+
+int fdw_ext_grow_online(const char *device)
+{
+	char *const argv[] = { "resize2fs", (char *)device, NULL };
+	int rc = fdw_spawn(argv);
+
+	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
+}

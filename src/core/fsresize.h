@@ -11,8 +11,10 @@
  * -ENOSPC when the data does not fit, or -errno.
  */
 int fdw_ext_shrink(const char *device, uint64_t max_bytes);
-/* Grow the ext2/3/4 filesystem on @device to fill it. */
+/* Grow the ext2/3/4 filesystem on @device to fill it (after a check: unmounted only). */
 int fdw_ext_grow(const char *device);
+/* Grow it without a check: resize2fs grows a mounted ext4 online. */
+int fdw_ext_grow_online(const char *device);
 /* Size in bytes of the ext2/3/4 filesystem on @device, read from its superblock. */
 int fdw_ext_size(const char *device, uint64_t *bytes, uint64_t *block_size);
 

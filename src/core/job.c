@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,9 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "id", json_object_new_string(job->id));
 	json_object_object_add(o, "address", json_object_new_string(job->address));
 	json_object_object_add(o, "header_backup", json_object_new_string(job->header_backup));
+	json_object_object_add(o, "detached_header", json_object_new_string(job->detached_header));
+	json_object_object_add(o, "active_name", json_object_new_string(job->active_name));
+	json_object_object_add(o, "fs_to_grow", json_object_new_string(job->fs_to_grow));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
 	job_path(job->id, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -101,6 +105,9 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	copy_str(o, "id", job->id, sizeof(job->id));
 	copy_str(o, "address", job->address, sizeof(job->address));
 	copy_str(o, "header_backup", job->header_backup, sizeof(job->header_backup));
+	copy_str(o, "detached_header", job->detached_header, sizeof(job->detached_header));
+	copy_str(o, "active_name", job->active_name, sizeof(job->active_name));
+	copy_str(o, "fs_to_grow", job->fs_to_grow, sizeof(job->fs_to_grow));
 	if (json_object_object_get_ex(o, "created", &v))
 		job->created = json_object_get_int64(v);
 	json_object_put(o);
@@ -194,27 +201,36 @@ static int worker_alive(pid_t pid)
 static int state_from_header(const struct fdw_job *job, struct fdw_progress *p)
 {
 	struct fdw_convert_status cs;
+	struct fdw_volume v = { 0 };
 	struct fdw_target t;
+	bool detached = job->detached_header[0] != '\0';
 	int rc = fdw_target_open(job->address, &t);
 
 	if (rc)
 		return rc;
-	if (!t.part->luks_version) {
+	/* A detached header leaves no signature on the device: the file tells. */
+	if (!detached && !t.part->luks_version) {
 		fdw_target_close(&t);
 		return -ENOENT;
 	}
-	if (!t.part->luks_reencrypt_unfinished) {
+	if (!detached && !t.part->luks_reencrypt_unfinished) {
 		p->state = FDW_JOB_COMPLETE;
 		fdw_target_close(&t);
 		return 0;
 	}
 	/* Telling a crash from a clean stop needs libcryptsetup and a device. */
 	rc = fdw_target_attach(&t);
+	v.device = t.device;
+	v.header = detached ? job->detached_header : NULL;
 	if (!rc)
-		rc = fdw_convert_status(t.device, &cs);
+		rc = fdw_convert_status(&v, &cs);
 	fdw_target_close(&t);
 	if (rc)
 		return rc;
+	if (cs.state == FDW_CONVERT_COMPLETE || cs.state == FDW_CONVERT_NONE) {
+		p->state = cs.state == FDW_CONVERT_COMPLETE ? FDW_JOB_COMPLETE : FDW_JOB_FAILED;
+		return 0;
+	}
 	p->state = cs.state == FDW_CONVERT_NEEDS_REPAIR ? FDW_JOB_NEEDS_REPAIR :
 		   p->state == FDW_JOB_PAUSED ? FDW_JOB_PAUSED : FDW_JOB_INTERRUPTED;
 	return 0;

@@ -72,9 +72,10 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 			 "which are.");
 		return -ENOTSUP;
 	}
-	if (out->strategy != FDW_STRATEGY_SHRINK) {
-		*why = _("Only the shrink strategy is available in this version of fdewiz.");
-		return -ENOTSUP;
+	if (out->strategy == FDW_STRATEGY_DETACHED && !rq->detached_header) {
+		*why = _("A detached header needs a file name: --strategy detached-header=FILE, "
+			 "on another disk.");
+		return -EINVAL;
 	}
 	rc = split_cipher(rq->cipher_spec ? rq->cipher_spec : "aes-xts-plain64", out);
 	if (rc) {
@@ -85,11 +86,25 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 	rc = choose_sector_size(p, rq->sector_size, &out->sector_size, why);
 	if (rc)
 		return rc;
-	out->partition_size = p->size;
+	out->fs_size_before = p->fs_size;
+	switch (out->strategy) {
+	case FDW_STRATEGY_DETACHED:
+		/* Nothing moves: the whole partition becomes the volume. */
+		out->partition_size = p->size;
+		out->fs_size_max = p->size;
+		out->volume_size = p->size;
+		out->detached_header = rq->detached_header;
+		return 0;
+	case FDW_STRATEGY_GROW:
+		out->grow_bytes = FDW_DATA_SHIFT_BYTES;
+		break;
+	default:
+		break;
+	}
+	out->partition_size = p->size + out->grow_bytes;
 	out->shift_bytes = FDW_DATA_SHIFT_BYTES;
 	out->header_bytes = FDW_DATA_SHIFT_BYTES / 2;
-	out->fs_size_before = p->fs_size;
-	out->fs_size_max = p->size - out->shift_bytes;
-	out->volume_size = p->size - out->header_bytes;
+	out->fs_size_max = out->partition_size - out->shift_bytes;
+	out->volume_size = out->partition_size - out->header_bytes;
 	return 0;
 }

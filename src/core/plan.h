@@ -11,11 +11,14 @@ struct fdw_plan_request {
 	unsigned sector_size;		/* 0: the largest the filesystem allows */
 	const char *cipher_spec;	/* "aes-xts-plain64" when NULL */
 	unsigned key_bits;		/* 512 when 0 */
+	const char *detached_header;	/* required with FDW_STRATEGY_DETACHED */
 };
 
 struct fdw_plan {
 	enum fdw_strategy strategy;
-	uint64_t partition_size;
+	uint64_t partition_size;	/* after growing, for the grow strategy */
+	uint64_t grow_bytes;		/* how much the partition grows; 0 otherwise */
+	const char *detached_header;	/* the header file, for the detached strategy */
 	uint64_t header_bytes;		/* LUKS2 header and keyslots at the start */
 	uint64_t shift_bytes;		/* tail the data gives up while it moves */
 	int64_t fs_size_before;		/* -1 when unknown */

@@ -110,7 +110,8 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 	return *pub->stop ? 1 : 0;
 }
 
-int fdw_worker_run(const struct fdw_job *job, const char *device, const struct fdw_secret *pass,
+int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
+		   const struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
 {
 	struct publisher pub = { .stop = stop, .last_publish = -1, .echo = echo,
@@ -129,9 +130,10 @@ int fdw_worker_run(const struct fdw_job *job, const char *device, const struct f
 	pub.p.message[0] = '\0';
 	snprintf(pub.p.phase, sizeof(pub.p.phase), "encrypting");
 	publish(&pub);
-	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s", job->address, device);
+	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
+		v->active_name ? " (online)" : "");
 
-	rc = fdw_convert_run(device, pass, on_progress, &pub);
+	rc = fdw_convert_run(v, pass, on_progress, &pub);
 
 	pub.p.pid = 0;
 	pub.p.speed = 0;

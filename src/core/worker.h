@@ -16,12 +16,13 @@
 pid_t fdw_daemonize(void);
 
 /*
- * Convert @device for @job, publishing progress a few times a second to the job's
+ * Convert volume @v for @job, publishing progress a few times a second to the job's
  * status file; stop cleanly when *@stop becomes nonzero. @echo, when set, also sees
  * every progress step (a foreground run draws its progress line with it). Returns 0 when complete,
  * -EINTR when paused, or -errno.
  */
-int fdw_worker_run(const struct fdw_job *job, const char *device, const struct fdw_secret *pass,
+int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
+		   const struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx);
 
 #endif
