@@ -105,6 +105,7 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 	out->shift_bytes = FDW_DATA_SHIFT_BYTES;
 	out->header_bytes = FDW_DATA_SHIFT_BYTES / 2;
 	out->fs_size_max = out->partition_size - out->shift_bytes;
-	out->volume_size = out->partition_size - out->header_bytes;
+	/* The data moves by half the shift; libcryptsetup leaves the last half unused. */
+	out->volume_size = out->partition_size - out->shift_bytes;
 	return 0;
 }
