@@ -1,0 +1,114 @@
+/* Unit tests for the conversion plan: sizes per strategy, sector size against the block size. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/plan.h"
+
+static struct fdw_disk disk = { .table = "gpt" };
+
+static struct fdw_partition ext4_part(void)
+{
+	struct fdw_partition p = { .number = 1, .size = 1024 * FDW_MIB, .fstype = "ext4",
+				   .fs_size = 1024 * FDW_MIB, .fs_used = 100 * FDW_MIB,
+				   .fs_free = 924 * FDW_MIB, .fs_block_size = 4096 };
+
+	fdw_verdict_decide(&p, &disk);
+	return p;
+}
+
+static void test_shrink_sizes(void **state)
+{
+	struct fdw_partition p = ext4_part();
+	struct fdw_plan_request rq = { 0 };
+	struct fdw_plan pl;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
+	assert_int_equal(pl.strategy, FDW_STRATEGY_SHRINK);
+	assert_true(pl.fs_size_max == 1024 * FDW_MIB - 32 * FDW_MIB);
+	assert_true(pl.volume_size == pl.fs_size_max);
+	assert_true(pl.header_bytes == 16 * FDW_MIB);
+	assert_int_equal(pl.sector_size, 4096);
+	assert_string_equal(pl.cipher, "aes");
+	assert_string_equal(pl.cipher_mode, "xts-plain64");
+	assert_int_equal(pl.key_bits, 512);
+}
+
+static void test_grow_keeps_filesystem(void **state)
+{
+	struct fdw_partition p = ext4_part();
+	struct fdw_plan_request rq = { 0 };
+	struct fdw_plan pl;
+	const char *why;
+
+	(void)state;
+	p.free_after = 100 * FDW_MIB;
+	fdw_verdict_decide(&p, &disk);
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
+	assert_int_equal(pl.strategy, FDW_STRATEGY_GROW);
+	assert_true(pl.grow_bytes == 32 * FDW_MIB);
+	/* The filesystem keeps its full size: the volume is exactly the old partition. */
+	assert_true(pl.fs_size_max == p.size);
+	assert_true(pl.volume_size == p.size);
+}
+
+static void test_sector_size_never_above_block(void **state)
+{
+	struct fdw_partition p = ext4_part();
+	struct fdw_plan_request rq = { .sector_size = 4096 };
+	struct fdw_plan pl;
+	const char *why;
+
+	(void)state;
+	p.fs_block_size = 1024;
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EINVAL);
+	assert_non_null(why);
+	rq.sector_size = 0;	/* automatic: the largest that fits */
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
+	assert_int_equal(pl.sector_size, 512);
+	rq.sector_size = 3000;
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EINVAL);
+}
+
+static void test_refusals(void **state)
+{
+	struct fdw_partition p = ext4_part();
+	struct fdw_plan_request rq = { 0 };
+	struct fdw_plan pl;
+	const char *why;
+
+	(void)state;
+	p.fstype = "xfs";
+	fdw_verdict_decide(&p, &disk);
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EPERM);
+	assert_non_null(why);
+	rq.strategy = FDW_STRATEGY_SHRINK;
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EPERM);
+	rq.strategy = FDW_STRATEGY_DETACHED;
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EINVAL);	/* no file named */
+	rq.detached_header = "/safe/place/hdr";
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
+	assert_true(pl.volume_size == p.size);
+	rq.cipher_spec = "aes";
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shrink_sizes),
+		cmocka_unit_test(test_grow_keeps_filesystem),
+		cmocka_unit_test(test_sector_size_never_above_block),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,103 @@
+/* Unit tests for the sliding-window speed and the status record round trip. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "core/progress.h"
+
+static void test_speed_needs_two_samples(void **state)
+{
+	struct fdw_speed_window w = { 0 };
+
+	(void)state;
+	assert_true(fdw_speed_rate(&w) == 0);
+	fdw_speed_add(&w, 0, 0);
+	assert_true(fdw_speed_rate(&w) == 0);
+	fdw_speed_add(&w, 2, 200);
+	assert_true(fdw_speed_rate(&w) == 100);
+}
+
+/* A stall at the start must not drag the current speed down forever. */
+static void test_speed_forgets_old_samples(void **state)
+{
+	struct fdw_speed_window w = { 0 };
+
+	(void)state;
+	fdw_speed_add(&w, 0, 0);
+	fdw_speed_add(&w, 30, 0);	/* 30 s of nothing */
+	for (int t = 31; t <= 50; t++)
+		fdw_speed_add(&w, t, (uint64_t)(t - 30) * 1000);
+	/* Only the last 10 s count: 1000 bytes per second, not 20000/50. */
+	assert_true(fdw_speed_rate(&w) > 999 && fdw_speed_rate(&w) < 1001);
+}
+
+static void test_speed_ring_wraps(void **state)
+{
+	struct fdw_speed_window w = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 3 * FDW_SPEED_SAMPLES; i++)
+		fdw_speed_add(&w, i * 0.1, (uint64_t)i * 50);
+	assert_int_equal(w.count, FDW_SPEED_SAMPLES);
+	assert_true(fdw_speed_rate(&w) > 499 && fdw_speed_rate(&w) < 501);
+}
+
+static void test_record_round_trip(void **state)
+{
+	char path[] = "/tmp/fdewiz-progress-XXXXXX";
+	struct fdw_progress in = { .state = FDW_JOB_PAUSED, .done = 1ULL << 33,
+				   .total = 1ULL << 34, .speed = 1.5e8, .elapsed = 12.5,
+				   .eta = -1, .pid = 4242 };
+	struct fdw_progress out;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(in.phase, sizeof(in.phase), "encrypting");
+	snprintf(in.message, sizeof(in.message), "quote \" and newline \n survive");
+	assert_int_equal(fdw_progress_write(path, &in), 0);
+	assert_int_equal(fdw_progress_read(path, &out), 0);
+	assert_int_equal(out.state, FDW_JOB_PAUSED);
+	assert_true(out.done == in.done && out.total == in.total);
+	assert_int_equal(out.pid, 4242);
+	assert_string_equal(out.phase, "encrypting");
+	assert_string_equal(out.message, in.message);
+	unlink(path);
+	assert_int_equal(fdw_progress_read(path, &out), -ENOENT);
+}
+
+static void test_state_names(void **state)
+{
+	enum fdw_job_state s;
+
+	(void)state;
+	for (int i = 0; i < FDW_JOB__COUNT; i++) {
+		assert_int_equal(fdw_job_state_parse(fdw_job_state_name(i), &s), 0);
+		assert_int_equal(s, i);
+	}
+	assert_int_equal(fdw_job_state_parse("bogus", &s), -EINVAL);
+	assert_string_equal(fdw_job_state_name(FDW_JOB_NEEDS_REPAIR), "needs-repair");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_speed_needs_two_samples),
+		cmocka_unit_test(test_speed_forgets_old_samples),
+		cmocka_unit_test(test_speed_ring_wraps),
+		cmocka_unit_test(test_record_round_trip),
+		cmocka_unit_test(test_state_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
