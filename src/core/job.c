@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 
 #include "convert.h"
 #include "job.h"
+#include "jsonfile.h"
 #include "target.h"
 
 const char *fdw_state_dir(void)
@@ -63,14 +63,13 @@ void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len)
 
 int fdw_job_save(const struct fdw_job *job)
 {
-	struct json_object *o = json_object_new_object();
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	struct json_object *o;
+	char path[PATH_MAX];
 	int rc = fdw_state_dir_ensure();
 
-	if (rc) {
-		json_object_put(o);
+	if (rc)
 		return rc;
-	}
+	o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_string(job->id));
 	json_object_object_add(o, "address", json_object_new_string(job->address));
 	json_object_object_add(o, "header_backup", json_object_new_string(job->header_backup));
@@ -79,37 +78,25 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "fs_to_grow", json_object_new_string(job->fs_to_grow));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
 	job_path(job->id, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) != 0 ||
-	    rename(tmp, path) != 0)
-		rc = -EIO;
+	rc = fdw_json_write_atomic(path, o);
 	json_object_put(o);
 	return rc;
 }
 
-static void copy_str(struct json_object *o, const char *key, char *buf, size_t len)
-{
-	struct json_object *v;
-
-	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) ?
-		 json_object_get_string(v) : "");
-}
-
 int fdw_job_load_file(const char *path, struct fdw_job *job)
 {
-	struct json_object *o = json_object_from_file(path), *v;
+	struct json_object *o = json_object_from_file(path);
 
 	memset(job, 0, sizeof(*job));
 	if (!o)
 		return -EINVAL;
-	copy_str(o, "id", job->id, sizeof(job->id));
-	copy_str(o, "address", job->address, sizeof(job->address));
-	copy_str(o, "header_backup", job->header_backup, sizeof(job->header_backup));
-	copy_str(o, "detached_header", job->detached_header, sizeof(job->detached_header));
-	copy_str(o, "active_name", job->active_name, sizeof(job->active_name));
-	copy_str(o, "fs_to_grow", job->fs_to_grow, sizeof(job->fs_to_grow));
-	if (json_object_object_get_ex(o, "created", &v))
-		job->created = json_object_get_int64(v);
+	fdw_json_get_str(o, "id", job->id, sizeof(job->id));
+	fdw_json_get_str(o, "address", job->address, sizeof(job->address));
+	fdw_json_get_str(o, "header_backup", job->header_backup, sizeof(job->header_backup));
+	fdw_json_get_str(o, "detached_header", job->detached_header, sizeof(job->detached_header));
+	fdw_json_get_str(o, "active_name", job->active_name, sizeof(job->active_name));
+	fdw_json_get_str(o, "fs_to_grow", job->fs_to_grow, sizeof(job->fs_to_grow));
+	job->created = fdw_json_get_int(o, "created");
 	json_object_put(o);
 	return job->id[0] && job->address[0] ? 0 : -EINVAL;
 }

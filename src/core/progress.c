@@ -2,13 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "jsonfile.h"
 #include "progress.h"
 
 void fdw_speed_add(struct fdw_speed_window *w, double t, uint64_t done)
@@ -63,10 +61,7 @@ int fdw_job_state_parse(const char *name, enum fdw_job_state *out)
 int fdw_progress_write(const char *path, const struct fdw_progress *p)
 {
 	struct json_object *o = json_object_new_object();
-	char tmp[PATH_MAX];
-	const char *text;
-	int fd, rc = 0;
-	size_t len;
+	int rc;
 
 	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(p->state)));
 	json_object_object_add(o, "phase", json_object_new_string(p->phase));
@@ -78,50 +73,9 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
 	json_object_object_add(o, "updated", json_object_new_int64(p->updated));
 	json_object_object_add(o, "message", json_object_new_string(p->message));
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	len = strlen(text);
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		json_object_put(o);
-		return -ENAMETOOLONG;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-	} else {
-		if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0)
-			rc = errno ? -errno : -EIO;
-		close(fd);
-		/* rename() is atomic: a reader sees the old record or the new one, never half. */
-		if (!rc && rename(tmp, path) != 0)
-			rc = -errno;
-		if (rc)
-			unlink(tmp);
-	}
+	rc = fdw_json_write_atomic(path, o);
 	json_object_put(o);
 	return rc;
-}
-
-static int64_t get_int(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
-}
-
-static double get_double(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static void get_str(struct json_object *o, const char *key, char *buf, size_t len)
-{
-	struct json_object *v;
-
-	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) ?
-		 json_object_get_string(v) : "");
 }
 
 int fdw_progress_read(const char *path, struct fdw_progress *p)
@@ -133,17 +87,17 @@ int fdw_progress_read(const char *path, struct fdw_progress *p)
 	memset(p, 0, sizeof(*p));
 	if (!o)
 		return access(path, F_OK) == 0 ? -EINVAL : -ENOENT;
-	get_str(o, "state", state, sizeof(state));
+	fdw_json_get_str(o, "state", state, sizeof(state));
 	rc = fdw_job_state_parse(state, &p->state);
-	get_str(o, "phase", p->phase, sizeof(p->phase));
-	get_str(o, "message", p->message, sizeof(p->message));
-	p->done = (uint64_t)get_int(o, "done");
-	p->total = (uint64_t)get_int(o, "total");
-	p->speed = get_double(o, "speed");
-	p->elapsed = get_double(o, "elapsed");
-	p->eta = get_double(o, "eta");
-	p->pid = (pid_t)get_int(o, "pid");
-	p->updated = (time_t)get_int(o, "updated");
+	fdw_json_get_str(o, "phase", p->phase, sizeof(p->phase));
+	fdw_json_get_str(o, "message", p->message, sizeof(p->message));
+	p->done = (uint64_t)fdw_json_get_int(o, "done");
+	p->total = (uint64_t)fdw_json_get_int(o, "total");
+	p->speed = fdw_json_get_double(o, "speed");
+	p->elapsed = fdw_json_get_double(o, "elapsed");
+	p->eta = fdw_json_get_double(o, "eta");
+	p->pid = (pid_t)fdw_json_get_int(o, "pid");
+	p->updated = (time_t)fdw_json_get_int(o, "updated");
 	json_object_put(o);
 	return rc;
 }
