@@ -74,6 +74,20 @@ struct encrypt_opts {
 	bool dry_run, yes, fast_pbkdf, foreground, offline;
 };
 
+/* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
+static int parse_count(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || !v || v > 65536 || s[0] == '-')
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_strategy(const char *s, enum fdw_strategy *out)
 {
 	if (!strcmp(s, "auto"))
@@ -122,6 +136,62 @@ static char *default_backup_path(const char *address)
 		if (*c == ':')
 			*c = '-';
 	return path;
+}
+
+/* Can a new file be made at @path? Its directory must exist and be writable. */
+static int dir_writable_for(const char *path)
+{
+	char *copy = strdup(path), *slash;
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	slash = strrchr(copy, '/');
+	if (slash == copy)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	rc = access(slash ? copy : ".", W_OK | X_OK) == 0 ? 0 : -errno;
+	free(copy);
+	return rc;
+}
+
+/*
+ * Every path a run will write is checked before anything changes: a missing directory
+ * found after the filesystem was shrunk would leave a half-done job behind.
+ */
+static int check_paths(const struct fdw_plan *plan, const struct encrypt_opts *o)
+{
+	const struct { const char *path, *what; bool is_dir; } paths[] = {
+		{ o->work_dir, "--work-dir", true },
+		{ o->header_backup, "--header-backup", false },
+		{ plan->detached_header, "--strategy detached-header", false },
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *p = paths[i].path;
+		int rc;
+
+		if (!p)
+			continue;
+		rc = paths[i].is_dir ? (access(p, W_OK | X_OK) == 0 ? 0 : -errno)
+				     : dir_writable_for(p);
+		if (!rc && !paths[i].is_dir && access(p, F_OK) == 0)
+			rc = -EEXIST;
+		if (rc == -EEXIST) {
+			fprintf(stderr, _("%s: %s %s already exists; fdewiz never overwrites it. "
+					  "Choose another name. Nothing was changed.\n"), fdw_progname,
+				paths[i].what, p);
+			return rc;
+		}
+		if (rc) {
+			fprintf(stderr, _("%s: %s %s: its directory cannot be written (%s). Choose "
+					  "a writable place. Nothing was changed.\n"), fdw_progname,
+				paths[i].what, p, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -184,17 +254,18 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 
 	rc = fdw_target_open(address, &t);
 	if (rc) {
-		if (rc == -ENOENT && strchr(address, ':'))
-			fprintf(stderr, _("%s: %s: no such partition. Nothing was changed; see "
-					  "'%s list'.\n"), fdw_progname, address, fdw_progname);
-		else
-			cli_report_scan_error(address, rc);
+		cli_report_scan_error(address, rc);
 		return FDW_EXIT_ERROR;
 	}
 	rc = fdw_plan_make(t.part, &o->rq, &plan, &why);
 	if (rc) {
+		char detail[512];
+
+		/* The verdict's own sentence names the mountpoint or holder. */
+		if (rc == -EPERM)
+			fdw_verdict_explain(t.part, detail, sizeof(detail));
 		fprintf(stderr, _("%s: %s cannot be encrypted: %s Nothing was changed.\n"),
-			fdw_progname, address, why);
+			fdw_progname, address, rc == -EPERM ? detail : why);
 		goto out;
 	}
 	print_plan(&t, &plan);
@@ -208,6 +279,8 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 				  "changed.\n"), fdw_progname);
 		goto out;
 	}
+	if (check_paths(&plan, o) != 0)
+		goto out;
 	if (!o->yes && !confirm_typed(address)) {
 		printf(_("Not confirmed. Nothing was changed.\n"));
 		goto out;
@@ -228,11 +301,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 				  "--header-backup. Nothing was changed.\n"), fdw_progname, backup);
 		goto out;
 	}
-	if (plan.detached_header && access(plan.detached_header, F_OK) == 0) {
-		fprintf(stderr, _("%s: the header file %s already exists; fdewiz never overwrites "
-				  "one. Nothing was changed.\n"), fdw_progname, plan.detached_header);
-		goto out;
-	}
+
 	if (fdw_new_uuid(job.id, sizeof(job.id)) != 0) {
 		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
 		goto out;
@@ -326,8 +395,17 @@ int cmd_encrypt(int argc, char **argv)
 				o.rq.detached_header = optarg + 16;
 			break;
 		case OPT_CIPHER: o.rq.cipher_spec = optarg; break;
-		case OPT_KEY_SIZE: o.rq.key_bits = (unsigned)strtoul(optarg, NULL, 10); break;
-		case OPT_SECTOR: o.rq.sector_size = (unsigned)strtoul(optarg, NULL, 10); break;
+		case OPT_KEY_SIZE:
+		case OPT_SECTOR:
+			if (parse_count(optarg, c == OPT_SECTOR ? &o.rq.sector_size :
+					&o.rq.key_bits) != 0) {
+				fprintf(stderr, _("%s: '%s' is not a valid number for --%s.\n"),
+					fdw_progname, optarg, c == OPT_SECTOR ? "sector-size" :
+					"key-size");
+				cli_usage_error("encrypt");
+				return FDW_EXIT_USAGE;
+			}
+			break;
 		case OPT_BACKUP: o.header_backup = optarg; break;
 		case OPT_WORK: o.work_dir = optarg; break;
 		case OPT_DRY_RUN: o.dry_run = true; break;

@@ -30,6 +30,13 @@ static char *scan_error_text(int err)
 	case -ENOENT:
 		what = _("no such device or file; check the name with 'lsblk' or 'fdewiz list'");
 		break;
+	case -ENXIO:
+		what = _("no such partition on that disk; see 'fdewiz list' for the numbers");
+		break;
+	case -EISDIR:
+		what = _("a whole disk with a partition table; name one of its partitions, "
+			 "like DISK:2 or /dev/sda2 (see 'fdewiz list')");
+		break;
 	case -ENOTBLK:
 		what = _("not a disk: neither a block device nor an image file with a partition "
 			 "table or a filesystem");

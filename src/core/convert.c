@@ -345,3 +345,23 @@ bool fdw_have_device_mapper(void)
 	fclose(f);
 	return found && access("/dev/mapper/control", F_OK) == 0;
 }
+
+int fdw_convert_backup_header(const struct fdw_volume *v, const char *path)
+{
+	struct crypt_device *cd = NULL;
+	char tmp[PATH_MAX];
+	int rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	rc = load_volume(&cd, v);
+	if (!rc)
+		rc = crypt_header_backup(cd, CRYPT_LUKS2, tmp);
+	crypt_free(cd);
+	if (!rc && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

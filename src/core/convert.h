@@ -54,6 +54,13 @@ typedef int (*fdw_convert_progress_fn)(uint64_t done, uint64_t total, void *ctx)
 int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 		    fdw_convert_progress_fn progress, void *ctx);
 
+/*
+ * Replace the header backup at @path with the volume's current header (written beside
+ * it, then renamed). After completion the backup taken before the conversion describes
+ * a half-converted volume and must not be restored; this one may.
+ */
+int fdw_convert_backup_header(const struct fdw_volume *v, const char *path);
+
 /* Open the volume (also mid-conversion) as /dev/mapper/@v->active_name. */
 int fdw_convert_activate(const struct fdw_volume *v, const struct fdw_secret *pass);
 /* Close /dev/mapper/@name; -EBUSY while it is mounted. */

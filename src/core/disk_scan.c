@@ -256,6 +256,21 @@ static int read_table(struct fdw_disk *d, PedDevice *dev)
 	return rc;
 }
 
+/*
+ * Read-only for the one who would encrypt it (root), not for whoever is asking: a user
+ * may look at a root-owned image. What stops root is a read-only mount or the immutable bit.
+ */
+static bool is_read_only(const char *path, const struct stat *st)
+{
+	struct statvfs vfs;
+
+	if (geteuid() == 0)
+		return access(path, W_OK) != 0;
+	if (S_ISBLK(st->st_mode))
+		return false;	/* the kernel's "ro" flag, checked by the caller, decides */
+	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
 /* Check the path before libparted sees it, so the error says what is wrong. */
 static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 {
@@ -279,7 +294,7 @@ static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 	if (fd < 0)
 		return -errno;
 	close(fd);
-	d->read_only = access(path, W_OK) != 0;
+	d->read_only = is_read_only(path, &st);
 	return 0;
 }
 

@@ -95,8 +95,9 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 		if (t->disk.parts[i].number == number)
 			t->part = &t->disk.parts[i];
 	if (!t->part) {
+		rc = number == 0 ? -EISDIR : -ENXIO;
 		fdw_disk_free(&t->disk);
-		return -ENOENT;
+		return rc;
 	}
 	if (t->part->node)
 		snprintf(t->device, sizeof(t->device), "%s", t->part->node);

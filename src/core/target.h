@@ -17,7 +17,9 @@ struct fdw_target {
 /*
  * Resolve @address: a partition node, a whole block device or filesystem image, or
  * DISK:N (partition N of an image file or of a disk without partition nodes).
- * Returns 0, -ENOENT (no such device or partition), -ENOTBLK, or -errno.
+ * Returns 0, -ENOENT (no such device or file), -ENXIO (no partition N on that disk),
+ * -EISDIR (a whole disk with a partition table: a partition must be named),
+ * -ENOTBLK, or -errno.
  */
 int fdw_target_open(const char *address, struct fdw_target *t);
 /* Attach a loop device when the partition has no node of its own. */

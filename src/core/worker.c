@@ -139,6 +139,10 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	pub.p.speed = 0;
 	pub.p.eta = rc == 0 ? 0 : -1;
 	pub.p.elapsed = now_since(&pub.start);
+	if (rc == 0 && job->header_backup[0] &&
+	    fdw_convert_backup_header(v, job->header_backup) != 0)
+		fdw_log(FDW_LOG_WARN, "%s: could not refresh the header backup %s; it still "
+			"describes the volume before conversion", job->address, job->header_backup);
 	if (rc == 0) {
 		pub.p.state = FDW_JOB_COMPLETE;
 		pub.p.done = pub.p.total;

@@ -1,0 +1,342 @@
+#!/bin/bash
+# fdewiz and the cryptsetup program on the same LUKS2 headers:
+#  A. a conversion started by `cryptsetup reencrypt --encrypt` and killed with SIGKILL is
+#     shown by `fdewiz status` (source "header") and `fdewiz list` (luks-unfinished), and
+#     `fdewiz resume` finishes it; cryptsetup then decrypts it to the same files.
+#  B. after a complete fdewiz conversion, cryptsetup sees a clean LUKS2 header (no
+#     reencryption requirement, one keyslot, the UUID fdewiz status reports as id) that
+#     opens with the key and not with another one; and it decrypts to the same files.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+
+require_root
+require_cmds jq parted losetup mkfs.ext4 e2fsck resize2fs dumpe2fs cryptsetup blkid timeout
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+cs_pid=
+img_init
+cleanup()
+{
+	# A cryptsetup still running (the test failed half-way) holds a loop device.
+	if [ -n "$cs_pid" ] && kill -0 "$cs_pid" 2>/dev/null; then
+		kill -KILL "$cs_pid" 2>/dev/null || true
+		wait "$cs_pid" 2>/dev/null || true
+	fi
+	img_cleanup
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+export FDEWIZ_STATE_DIR=$IMG_TMP/state
+key=$IMG_TMP/key
+printf 'interop passphrase' >"$key"
+wrong=$IMG_TMP/wrong.key
+printf 'interop passphrasf' >"$wrong"
+res=$IMG_TMP/res
+mib=1048576
+t0=$SECONDS
+
+hash_of()
+{
+	if command -v openssl >/dev/null 2>&1; then
+		openssl dgst -sha256 -r "$1" | cut -d' ' -f1
+	else
+		sha256sum <"$1" | cut -d' ' -f1
+	fi
+}
+
+STEP=
+STEP_FAILS=0
+step_begin()
+{
+	STEP=$1
+	STEP_FAILS=$ASSERT_FAILS
+}
+
+step_end()
+{
+	if [ "$ASSERT_FAILS" -eq "$STEP_FAILS" ]; then
+		echo "PASS: $STEP"
+	else
+		echo "FAIL: $STEP ($((ASSERT_FAILS - STEP_FAILS)) checks failed)"
+	fi
+}
+
+# fdw ARGS...: run fdewiz with a time limit; output in $res.out/$res.err/$res.all, status
+# in RUN_RC.
+fdw()
+{
+	RUN_RC=0
+	timeout 600 "$FDEWIZ" "$@" </dev/null >"$res.out" 2>"$res.err" || RUN_RC=$?
+	cat "$res.out" "$res.err" >"$res.all"
+}
+
+show_output()
+{
+	sed 's/^/    | /' "$res.all" >&2
+}
+
+# verify_decrypt IMG: cryptsetup (not fdewiz) decrypts partition 1 through a new header
+# file, then e2fsck -fn and the sha256 of every file img_fill wrote.
+verify_decrypt()
+{
+	local img=$1 dev hdr=$IMG_TMP/decrypt.hdr
+
+	rm -f "$hdr"
+	dev=$(img_loop "$img" 1)
+	assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
+		--decrypt --header "$hdr" --key-file "$key" --batch-mode "$dev"
+	assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
+	img_unloop "$dev"
+	assert_true "$STEP: sha256 of every file" img_verify "$img" 1
+	rm -f "$hdr"
+}
+
+# luks_json IMG: the LUKS2 metadata of partition 1 as cryptsetup reads it, into $res.luks.
+luks_json()
+{
+	local dev
+
+	dev=$(img_loop "$1" 1)
+	cryptsetup luksDump --dump-json-metadata "$dev" >"$res.luks"
+	cryptsetup luksDump "$dev" >"$res.dump"
+	img_unloop "$dev"
+}
+
+# ---------------------------------------------------------------------------------------
+# A. Started by cryptsetup, killed, seen and finished by fdewiz.
+
+# An ext4 partition with data, shrunk by 32 MiB as cryptsetup's --reduce-device-size needs.
+A=$IMG_TMP/cs.img
+img_new "$A" 702
+img_gpt "$A"
+img_part "$A" Data 1 end
+img_mkfs "$A" 1 ext4 data
+img_fill "$A" 1 150
+part_size=$(img_part_size "$A" 1)
+dev=$(img_loop "$A" 1)
+e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || { echo "FAIL: e2fsck before resize"; exit 1; }
+run_quiet resize2fs "$dev" $(((part_size - 32 * mib) / 1024))K || { echo "FAIL: resize2fs"; exit 1; }
+fs_bytes=$(dumpe2fs -h "$dev" 2>/dev/null | awk -F: '
+	/^Block count/ { c = $2 } /^Block size/ { b = $2 } END { printf "%d\n", c * b }')
+img_unloop "$dev"
+[ "$fs_bytes" -le $((part_size - 32 * mib)) ] ||
+	{ echo "FAIL: the filesystem ($fs_bytes bytes) does not end 32 MiB early"; exit 1; }
+template=$IMG_TMP/cs-template.img
+cp --sparse=always "$A" "$template"
+echo "image built in $((SECONDS - t0)) s"
+
+# start_cryptsetup [ARGS...]: the in-place encryption with the cryptsetup program.
+start_cryptsetup()
+{
+	dev=$(img_loop "$A" 1)
+	cryptsetup reencrypt --encrypt --type luks2 --reduce-device-size 32M \
+		--key-file "$key" --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --batch-mode \
+		--progress-json --progress-frequency 1 "$@" "$dev" \
+		>"$IMG_TMP/cs.out" 2>"$IMG_TMP/cs.err" &
+	cs_pid=$!
+}
+
+# Is a reencryption recorded in the header of partition 1 of $A (cryptsetup's view)?
+reencrypt_pending()
+{
+	local d rc=0
+
+	d=$(img_loop "$A" 1)
+	cryptsetup luksDump "$d" 2>/dev/null | grep -q '^Requirements:.*online-reencrypt' || rc=$?
+	img_unloop "$d"
+	return $rc
+}
+
+step_begin "cryptsetup reencrypt --encrypt stopped part-way (SIGKILL after it started)"
+start_cryptsetup
+started=
+for _ in $(seq 1200); do
+	# Progress past zero: the header is in place and data is being moved.
+	if grep -q '"device_bytes":"[1-9]' "$IMG_TMP/cs.out"; then
+		started=yes
+		break
+	fi
+	kill -0 "$cs_pid" 2>/dev/null || break
+	sleep 0.05
+done
+kill -KILL "$cs_pid" 2>/dev/null || true
+cs_rc=0
+{ wait "$cs_pid"; } 2>/dev/null || cs_rc=$?
+cs_pid=
+img_unloop "$dev"
+echo "    cryptsetup: exit $cs_rc, progress seen before the kill: ${started:-no}"
+echo "    last progress: $(tail -1 "$IMG_TMP/cs.out")"
+how=SIGKILL
+if ! reencrypt_pending; then
+	# This machine encrypted all of it before the kill landed: start from the shrunk
+	# image again and stop cryptsetup right after it placed the header instead.
+	echo "    note: cryptsetup finished before SIGKILL; using --init-only"
+	cp --sparse=always "$template" "$A"
+	start_cryptsetup --init-only
+	wait "$cs_pid" || { cat "$IMG_TMP/cs.err"; echo "FAIL: cryptsetup --init-only"; exit 1; }
+	cs_pid=
+	img_unloop "$dev"
+	how=--init-only
+fi
+assert_true "$STEP: the header records an unfinished reencryption" reencrypt_pending
+step_end
+
+dev=$(img_loop "$A" 1)
+uuid=$(cryptsetup luksUUID "$dev")
+img_unloop "$dev"
+echo "    LUKS UUID $uuid, stopped by $how"
+
+step_begin "fdewiz status --json shows the conversion cryptsetup started"
+fdw status --json "$A:1"
+assert_eq "$STEP: exit status" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+assert_json "$res.out" '.fdewiz_status_version' 1
+assert_json "$res.out" '.conversions | length' 1
+json_load "$res.out" '.conversions[0]'
+assert_field "$STEP" source header
+assert_field "$STEP" address "$A:1"
+assert_field "$STEP" id "$uuid"
+assert_field "$STEP" pid null
+assert_field "$STEP" header_backup null
+state=${JSON[state]-}
+ASSERT_CHECKS=$((ASSERT_CHECKS + 1))
+case $state in
+interrupted|needs-repair) assert_pass "$STEP: state $state" ;;
+*) assert_fail "$STEP: state: expected interrupted or needs-repair, found '$state'" ;;
+esac
+echo "    state: $state, percent ${JSON[percent]-?}, done ${JSON[done]-?} of ${JSON[total]-?}"
+step_end
+
+step_begin "fdewiz status (text) and fdewiz list"
+fdw status "$A:1"
+assert_eq "$STEP: status exit" 0 "$RUN_RC"
+assert_contains "$STEP: status" "$(cat "$res.out")" "$state"
+assert_contains "$STEP: status" "$(cat "$res.out")" "fdewiz resume $A:1"
+fdw list --json "$A"
+assert_eq "$STEP: list exit" 0 "$RUN_RC"
+assert_json "$res.out" '.disks[0].partitions[0].fstype' crypto_LUKS
+assert_json "$res.out" '.disks[0].partitions[0].uuid' "$uuid"
+assert_json "$res.out" '.disks[0].partitions[0].verdict.reason' luks-unfinished
+assert_json "$res.out" '.disks[0].partitions[0].verdict.eligible' false
+fdw list "$A"
+assert_contains "$STEP: list table" "$(cat "$res.out")" "unfinished"
+step_end
+
+# Nothing runs it: pause refuses; a wrong key changes nothing.
+step_begin "pause and a wrong key on the interrupted conversion"
+before=$(hash_of "$A")
+fdw pause "$A:1"
+assert_eq "$STEP: pause exit" 1 "$RUN_RC"
+assert_contains "$STEP: pause" "$(cat "$res.all")" "not running"
+assert_contains "$STEP: pause" "$(cat "$res.all")" "Nothing was changed"
+fdw resume --foreground --key-file "$wrong" "$A:1"
+assert_eq "$STEP: resume with a wrong key: exit" 1 "$RUN_RC"
+assert_contains "$STEP: resume with a wrong key" "$(cat "$res.all")" "passphrase is wrong"
+assert_contains "$STEP: resume with a wrong key" "$(cat "$res.all")" "Nothing was changed"
+assert_eq "$STEP: image unchanged" "$before" "$(hash_of "$A")"
+fdw status --json "$A:1"
+assert_json "$res.out" '.conversions[0].state' "$state"
+step_end
+
+step_begin "fdewiz resume finishes the conversion cryptsetup started"
+t1=$SECONDS
+fdw resume --foreground --key-file "$key" "$A:1"
+assert_eq "$STEP: exit status" 0 "$RUN_RC"
+assert_contains "$STEP: output" "$(cat "$res.out")" "is now encrypted"
+[ "$RUN_RC" -eq 0 ] || show_output
+echo "    resume took $((SECONDS - t1)) s"
+fdw status --json "$A:1"
+json_load "$res.out" '.conversions[0]'
+assert_field "$STEP: status" state complete
+assert_field "$STEP: status" id "$uuid"
+assert_field "$STEP: status" percent 100
+fdw list --json "$A"
+assert_json "$res.out" '.disks[0].partitions[0].verdict.reason' already-luks
+luks_json "$A"
+assert_json "$res.luks" '.config.requirements // "none"' none
+assert_json "$res.luks" '[.segments[].type]' '["crypt"]'
+assert_json "$res.luks" '[.keyslots[].type]' '["luks2"]'
+assert_not_contains "$STEP: luksDump" "$(cat "$res.dump")" "Requirements:"
+step_end
+
+step_begin "cryptsetup decrypts what fdewiz finished"
+verify_decrypt "$A"
+step_end
+rm -f "$A" "$template"
+
+# ---------------------------------------------------------------------------------------
+# B. A complete fdewiz conversion, as cryptsetup sees it.
+
+B=$IMG_TMP/fdw.img
+img_new "$B" 302
+img_gpt "$B"
+img_part "$B" Data 1 end
+img_mkfs "$B" 1 ext4 data
+img_fill "$B" 1 80
+
+step_begin "fdewiz encrypt, then fdewiz status"
+t1=$SECONDS
+fdw encrypt --foreground --yes --fast-pbkdf --key-file "$key" --work-dir "$IMG_TMP" \
+	--header-backup "$IMG_TMP/b.hdr" "$B:1"
+assert_eq "$STEP: exit status" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+echo "    encrypt took $((SECONDS - t1)) s"
+fdw status --json "$B:1"
+json_load "$res.out" '.conversions[0]'
+assert_field "$STEP" source fdewiz
+assert_field "$STEP" state complete
+assert_field "$STEP" address "$B:1"
+assert_field "$STEP" header_backup "$IMG_TMP/b.hdr"
+id=${JSON[id]-}
+step_end
+
+step_begin "cryptsetup luksDump: a clean LUKS2 header"
+luks_json "$B"
+dump=$(cat "$res.dump")
+assert_contains "$STEP: luksDump" "$dump" "Version:       	2"
+assert_not_contains "$STEP: luksDump (no requirement left)" "$dump" "Requirements:"
+assert_not_contains "$STEP: luksDump (no reencrypt keyslot)" "$dump" "reencrypt"
+assert_not_contains "$STEP: luksDump (no unbound keyslot)" "$dump" "unbound"
+assert_eq "$STEP: UUID in luksDump = status id" "$id" \
+	"$(awk '/^UUID:/ { print $2 }' "$res.dump")"
+assert_eq "$STEP: keyslots in luksDump" 1 \
+	"$(sed -n '/^Keyslots:/,/^Tokens:/p' "$res.dump" | grep -cE '^  [0-9]+: ')"
+assert_json "$res.luks" '.config.requirements // "none"' none
+assert_json "$res.luks" '.keyslots | length' 1
+assert_json "$res.luks" '[.keyslots[].type]' '["luks2"]'
+assert_json "$res.luks" '.segments | length' 1
+assert_json "$res.luks" '.segments["0"].type' crypt
+assert_json "$res.luks" '.segments["0"].offset' $((16 * mib))
+assert_json "$res.luks" '.segments["0"].size' dynamic
+# The one digest covers the one keyslot and the one segment.
+assert_json "$res.luks" '[.digests[] | {k: .keyslots, s: .segments}]' \
+	'[{"k":["0"],"s":["0"]}]'
+dev=$(img_loop "$B" 1)
+assert_true "$STEP: cryptsetup isLuks --type luks2" cryptsetup isLuks --type luks2 "$dev"
+assert_eq "$STEP: cryptsetup luksUUID = status id" "$id" "$(cryptsetup luksUUID "$dev")"
+step_end
+
+step_begin "cryptsetup open --test-passphrase"
+rc=0
+cryptsetup open --test-passphrase --key-file "$key" "$dev" 2>"$res.err" || rc=$?
+assert_eq "$STEP: with the key" 0 "$rc"
+rc=0
+cryptsetup open --test-passphrase --key-file "$wrong" "$dev" 2>"$res.err" || rc=$?
+# 2: "No key available with this passphrase".
+assert_eq "$STEP: with a wrong key" 2 "$rc"
+img_unloop "$dev"
+step_end
+
+step_begin "cryptsetup decrypts what fdewiz encrypted"
+verify_decrypt "$B"
+step_end
+
+echo "run time: $((SECONDS - t0)) s"
+assert_finish
