@@ -17,6 +17,7 @@
 #include "core/convert.h"
 #include "core/i18n.h"
 #include "core/job.h"
+#include "core/procid.h"
 #include "core/units.h"
 #include "passphrase.h"
 
@@ -269,22 +270,6 @@ int cmd_status(int argc, char **argv)
 	}
 }
 
-/* Has @pid exited? A zombie counts as gone: it no longer holds the device. */
-static bool process_gone(pid_t pid)
-{
-	char path[64], state = 'X';
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 'X';
-	fclose(f);
-	return state == 'Z' || state == 'X';
-}
-
 static int simple_usage(const char *cmd, int c)
 {
 	if (c != 'h') {
@@ -329,9 +314,10 @@ int cmd_pause(int argc, char **argv)
 	 * The worker finishes the hotzone it is writing, records where it stopped and
 	 * releases the device; paused means all of that is done.
 	 */
-	pid_t worker = p.pid;
+	struct fdw_proc_id worker = { .pid = p.pid, .start_ticks = p.pid_start };
 
-	for (int i = 0; i < 600 && !process_gone(worker); i++)
+	snprintf(worker.boot_id, sizeof(worker.boot_id), "%s", p.boot_id);
+	for (int i = 0; i < 600 && fdw_proc_id_alive(&worker); i++)
 		usleep(100000);
 	if (fdw_job_observe(&job, &p) != 0)
 		p.state = FDW_JOB_RUNNING;
@@ -343,6 +329,25 @@ int cmd_pause(int argc, char **argv)
 	printf(_("%s: %s at %.1f%%. Continue with '%s resume %s'.\n"), argv[optind],
 	       fdw_job_state_name(p.state), percent_of(&p), fdw_progname, argv[optind]);
 	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
+}
+
+/* Checked up front so a background resume does not fail out of sight. */
+static int check_passphrase(const struct fdw_job *job, struct fdw_target *t,
+			    const struct fdw_secret *pass)
+{
+	struct fdw_volume v = { .header = job->detached_header[0] ? job->detached_header : NULL };
+	int rc = fdw_target_attach(t);
+
+	v.device = t->device;
+	if (!rc)
+		rc = fdw_convert_check_passphrase(&v, pass);
+	if (rc == -EPERM)
+		fprintf(stderr, _("%s: the passphrase is wrong. Nothing was changed; try again.\n"),
+			fdw_progname);
+	else if (rc)
+		fprintf(stderr, _("%s: cannot read the header of %s: %s. Nothing was changed.\n"),
+			fdw_progname, job->address, strerror(-rc));
+	return rc;
 }
 
 int cmd_resume(int argc, char **argv)
@@ -392,13 +397,16 @@ int cmd_resume(int argc, char **argv)
 		cli_report_scan_error(address, rc);
 		return FDW_EXIT_ERROR;
 	}
-	/* A conversion started by another tool gets a record now, so status can follow it. */
-	if (!recorded) {
-		job.created = (int64_t)time(NULL);
-		fdw_job_save(&job);
-	}
 	pass = passphrase_get(key_file, false);
-	exit_code = pass ? conversion_start(&job, &t, pass, foreground, NULL) : FDW_EXIT_ERROR;
+	exit_code = FDW_EXIT_ERROR;
+	if (pass && check_passphrase(&job, &t, pass) == 0) {
+		/* A conversion started by another tool gets a record now, so status can follow. */
+		if (!recorded) {
+			job.created = (int64_t)time(NULL);
+			fdw_job_save(&job);
+		}
+		exit_code = conversion_start(&job, &t, pass, foreground, NULL);
+	}
 	fdw_secret_free(pass);
 	fdw_target_close(&t);
 	return exit_code;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "durable.h"
 #include "log.h"
 
 #define SECTOR 512ULL
@@ -153,6 +154,10 @@ static int init_detached(const struct fdw_convert_params *p, const struct fdw_se
 	if (!rc)
 		rc = crypt_header_backup(cd, CRYPT_LUKS2, p->header_backup);
 	crypt_free(cd);
+	if (!rc)
+		rc = fdw_sync_path(p->header_backup);
+	if (!rc)
+		rc = fdw_sync_path(p->detached_header);
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "could not prepare the detached header %s: %s",
 			p->detached_header, strerror(-rc));
@@ -184,6 +189,9 @@ int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret
 		rc = crypt_header_backup(cd, CRYPT_LUKS2, p->header_backup);
 	crypt_free(cd);
 	cd = NULL;
+	/* libcryptsetup does not fsync it; a power cut must not take the backup along. */
+	if (!rc)
+		rc = fdw_sync_path(p->header_backup);
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "could not write the header backup %s: %s", p->header_backup,
 			strerror(-rc));
@@ -359,9 +367,27 @@ int fdw_convert_backup_header(const struct fdw_volume *v, const char *path)
 	if (!rc)
 		rc = crypt_header_backup(cd, CRYPT_LUKS2, tmp);
 	crypt_free(cd);
+	if (!rc)
+		rc = fdw_sync_path(tmp);
 	if (!rc && rename(tmp, path) != 0)
 		rc = -errno;
 	if (rc)
 		unlink(tmp);
+	else
+		rc = fdw_sync_path(path);
 	return rc;
+}
+
+int fdw_convert_check_passphrase(const struct fdw_volume *v, const struct fdw_secret *pass)
+{
+	struct crypt_device *cd = NULL;
+	int rc = load_volume(&cd, v);
+
+	/* Activation without a name only verifies the passphrase against the keyslots. */
+	if (!rc)
+		rc = crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, pass->data, pass->len, 0);
+	crypt_free(cd);
+	if (rc == -ENOENT)
+		rc = -EPERM;
+	return rc < 0 ? rc : 0;
 }

@@ -61,6 +61,9 @@ int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
  */
 int fdw_convert_backup_header(const struct fdw_volume *v, const char *path);
 
+/* Does @pass open a keyslot of the volume? 0, -EPERM when it does not, or -errno. */
+int fdw_convert_check_passphrase(const struct fdw_volume *v, const struct fdw_secret *pass);
+
 /* Open the volume (also mid-conversion) as /dev/mapper/@v->active_name. */
 int fdw_convert_activate(const struct fdw_volume *v, const struct fdw_secret *pass);
 /* Close /dev/mapper/@name; -EBUSY while it is mounted. */

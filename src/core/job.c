@@ -16,6 +16,7 @@
 #include "convert.h"
 #include "job.h"
 #include "jsonfile.h"
+#include "procid.h"
 #include "target.h"
 
 const char *fdw_state_dir(void)
@@ -166,22 +167,12 @@ int fdw_job_find(const char *address, struct fdw_job *job)
 	return rc;
 }
 
-/* Is @pid a live fdewiz process (not a stranger that reused the number after a reboot)? */
-static int worker_alive(pid_t pid)
+static bool worker_alive(const struct fdw_progress *p)
 {
-	char path[64], comm[32] = "";
-	FILE *f;
+	struct fdw_proc_id id = { .pid = p->pid, .start_ticks = p->pid_start };
 
-	if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return strncmp(comm, "fdewiz", 6) == 0;
+	snprintf(id.boot_id, sizeof(id.boot_id), "%s", p->boot_id);
+	return fdw_proc_id_alive(&id);
 }
 
 /* Without a worker, the header is the truth: clean, crashed or finished. */
@@ -232,7 +223,7 @@ int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p)
 	rc = fdw_progress_read(path, p);
 	if (rc && rc != -ENOENT)
 		return rc;
-	if (!rc && p->state == FDW_JOB_RUNNING && worker_alive(p->pid))
+	if (!rc && p->state == FDW_JOB_RUNNING && worker_alive(p))
 		return 0;
 	if (!rc && p->state == FDW_JOB_COMPLETE)
 		return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "durable.h"
 #include "jsonfile.h"
 
 int fdw_json_write_atomic(const char *path, struct json_object *o)
@@ -30,6 +31,8 @@ int fdw_json_write_atomic(const char *path, struct json_object *o)
 		rc = -errno;
 	if (rc)
 		unlink(tmp);
+	else
+		rc = fdw_sync_path(path);
 	return rc;
 }
 

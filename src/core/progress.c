@@ -71,6 +71,8 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 	json_object_object_add(o, "elapsed", json_object_new_double(p->elapsed));
 	json_object_object_add(o, "eta", json_object_new_double(p->eta));
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
+	json_object_object_add(o, "pid_start", json_object_new_int64((int64_t)p->pid_start));
+	json_object_object_add(o, "boot_id", json_object_new_string(p->boot_id));
 	json_object_object_add(o, "updated", json_object_new_int64(p->updated));
 	json_object_object_add(o, "message", json_object_new_string(p->message));
 	rc = fdw_json_write_atomic(path, o);
@@ -97,6 +99,8 @@ int fdw_progress_read(const char *path, struct fdw_progress *p)
 	p->elapsed = fdw_json_get_double(o, "elapsed");
 	p->eta = fdw_json_get_double(o, "eta");
 	p->pid = (pid_t)fdw_json_get_int(o, "pid");
+	p->pid_start = (uint64_t)fdw_json_get_int(o, "pid_start");
+	fdw_json_get_str(o, "boot_id", p->boot_id, sizeof(p->boot_id));
 	p->updated = (time_t)fdw_json_get_int(o, "updated");
 	json_object_put(o);
 	return rc;

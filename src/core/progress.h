@@ -41,6 +41,8 @@ struct fdw_progress {
 	double elapsed;		/* seconds since the worker started */
 	double eta;		/* seconds, -1 when unknown */
 	pid_t pid;		/* worker, 0 when none */
+	uint64_t pid_start;	/* the worker's start time and boot: pids repeat */
+	char boot_id[40];
 	time_t updated;		/* wall clock of this record */
 	char message[256];	/* last error or note, English */
 };

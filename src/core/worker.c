@@ -13,6 +13,7 @@
 
 #include "convert.h"
 #include "log.h"
+#include "procid.h"
 #include "progress.h"
 #include "worker.h"
 
@@ -116,6 +117,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 {
 	struct publisher pub = { .stop = stop, .last_publish = -1, .echo = echo,
 				 .echo_ctx = echo_ctx };
+	struct fdw_proc_id self;
 	int rc;
 
 	fdw_job_status_path(job, pub.path, sizeof(pub.path));
@@ -124,7 +126,11 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		memset(&pub.p, 0, sizeof(pub.p));
 	clock_gettime(CLOCK_MONOTONIC, &pub.start);
 	pub.p.state = FDW_JOB_RUNNING;
-	pub.p.pid = getpid();
+	if (fdw_proc_id_self(&self) == 0) {
+		pub.p.pid = self.pid;
+		pub.p.pid_start = self.start_ticks;
+		snprintf(pub.p.boot_id, sizeof(pub.p.boot_id), "%s", self.boot_id);
+	}
 	pub.p.eta = -1;
 	pub.p.speed = 0;
 	pub.p.message[0] = '\0';
