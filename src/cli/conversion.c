@@ -78,10 +78,14 @@ static int print_progress(uint64_t done, uint64_t total, void *ctx)
 	return 0;
 }
 
-static int report(const struct fdw_job *job, int rc, double seconds)
+static int report(const struct fdw_job *job, const struct fdw_volume *v, int rc,
+		  double seconds)
 {
 	if (rc == 0) {
 		printf(_("%s is now encrypted (%.0f s).\n"), job->address, seconds);
+		if (v->active_name)
+			printf(_("It stays open as /dev/mapper/%s; close it with 'cryptsetup close "
+				 "%s' once it is unmounted.\n"), v->active_name, v->active_name);
 		return FDW_EXIT_OK;
 	}
 	if (rc == -EINTR) {
@@ -186,7 +190,7 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 		fputc('\n', stderr);
 		if (rc == 0)
 			grow_back(job, &v);
-		return report(job, rc, seconds_since(&pl.start));
+		return report(job, &v, rc, seconds_since(&pl.start));
 	}
 	fflush(stdout);
 	fflush(stderr);
