@@ -69,7 +69,7 @@ static int print_progress(uint64_t done, uint64_t total, void *ctx)
 	double t = seconds_since(&pl->start);
 	char d[32], tot[32];
 
-	if (t - pl->last_print >= 0.5 || done == total) {
+	if (t - pl->last_print >= 0.25 || done == total) {
 		pl->last_print = t;
 		fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", _("encrypting"),
 			total ? 100.0 * (double)done / (double)total : 0.0,
