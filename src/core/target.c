@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "loopdev.h"
+#include "sysstate.h"
 #include "target.h"
 
 /* Split "DISK:N" into the disk path and N; 0 when @address has no such suffix. */
@@ -104,12 +107,48 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 	return 0;
 }
 
+/*
+ * A loop device left behind by a killed run (exactly this range of this image, nothing
+ * mounted on it) is taken over instead of stacking up a new one per crash.
+ */
+static bool reuse_stale_loop(struct fdw_target *t)
+{
+	char img_real[PATH_MAX];
+	struct fdw_sysstate st;
+	bool found = false;
+
+	if (!realpath(t->disk.path, img_real) || fdw_sysstate_load(&st) != 0)
+		return false;
+	for (size_t i = 0; i < st.n_loops && !found; i++) {
+		const struct fdw_loop *lp = &st.loops[i];
+		char **mps = NULL;
+		size_t n_mps = 0;
+
+		if (strcmp(lp->backing_file, img_real) != 0 || lp->offset != t->part->start ||
+		    lp->sizelimit != t->part->size)
+			continue;
+		snprintf(t->device, sizeof(t->device), "/dev/%s", lp->name);
+		fdw_sysstate_mounts_of(&st, makedev(lp->major, lp->minor), t->device, &mps,
+				       &n_mps);
+		found = n_mps == 0;
+		fdw_strv_free(mps, n_mps);
+	}
+	fdw_sysstate_free(&st);
+	if (!found)
+		t->device[0] = '\0';
+	return found;
+}
+
 int fdw_target_attach(struct fdw_target *t)
 {
 	int rc;
 
 	if (t->device[0])
 		return 0;
+	if (reuse_stale_loop(t)) {
+		t->loop_attached = true;
+		return 0;
+	}
 	rc = fdw_loop_attach(t->disk.path, t->part->start, t->part->size, t->device,
 			     sizeof(t->device));
 	if (rc)

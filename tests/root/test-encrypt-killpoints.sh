@@ -13,6 +13,8 @@ cleanup() {
 	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
 	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
 	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+	# A killed fdewiz leaves its loop device behind (resume takes it over); drop them.
+	[ -e "$work/disk.img" ] && losetup -j "$work/disk.img" | cut -d: -f1 | xargs -r -n1 losetup -d
 	rm -rf "$work"
 }
 trap cleanup EXIT

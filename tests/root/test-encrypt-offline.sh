@@ -12,6 +12,8 @@ loops=()
 cleanup() {
 	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
 	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	# A killed fdewiz leaves its loop device behind (resume takes it over); drop them.
+	[ -e "$work/disk.img" ] && losetup -j "$work/disk.img" | cut -d: -f1 | xargs -r -n1 losetup -d
 	rm -rf "$work"
 }
 trap cleanup EXIT
