@@ -250,7 +250,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	struct fdw_plan plan;
 	const char *why;
 	char *backup = NULL;
-	int rc, exit_code = FDW_EXIT_ERROR;
+	int rc, lock = -1, exit_code = FDW_EXIT_ERROR;
 
 	rc = fdw_target_open(address, &t);
 	if (rc) {
@@ -306,6 +306,9 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
 		goto out;
 	}
+	lock = conversion_lock(&job);
+	if (lock < 0)
+		goto out;
 	if (make_room(&t, &plan, address) != 0)
 		goto out;
 	cp.device = t.device;
@@ -350,6 +353,8 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		       address);
 	exit_code = conversion_start(&job, &t, pass, o->foreground, o->mount_at);
 out:
+	if (lock >= 0)
+		close(lock);
 	free(backup);
 	fdw_secret_free(pass);
 	fdw_target_close(&t);

@@ -336,7 +336,7 @@ static int check_passphrase(const struct fdw_job *job, struct fdw_target *t,
 			    const struct fdw_secret *pass)
 {
 	struct fdw_volume v = { .header = job->detached_header[0] ? job->detached_header : NULL };
-	int rc = fdw_target_attach(t);
+	int rc = fdw_target_attach_owned(t);
 
 	v.device = t->device;
 	if (!rc)
@@ -364,7 +364,7 @@ int cmd_resume(int argc, char **argv)
 	struct fdw_target t;
 	struct fdw_job job;
 	struct fdw_progress p;
-	int c, rc, exit_code;
+	int c, rc, exit_code, lock;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'k')
@@ -397,6 +397,11 @@ int cmd_resume(int argc, char **argv)
 		cli_report_scan_error(address, rc);
 		return FDW_EXIT_ERROR;
 	}
+	lock = conversion_lock(&job);
+	if (lock < 0) {
+		fdw_target_close(&t);
+		return FDW_EXIT_ERROR;
+	}
 	pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;
 	if (pass && check_passphrase(&job, &t, pass) == 0) {
@@ -409,5 +414,6 @@ int cmd_resume(int argc, char **argv)
 	}
 	fdw_secret_free(pass);
 	fdw_target_close(&t);
+	close(lock);
 	return exit_code;
 }

@@ -153,7 +153,7 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	pid_t pid;
 	int rc;
 
-	rc = fdw_target_attach(t);
+	rc = fdw_target_attach_owned(t);
 	if (rc) {
 		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. Nothing was "
 				  "changed.\n"), fdw_progname, job->address, strerror(-rc));
@@ -219,4 +219,18 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	fdw_secret_free(pass);
 	fdw_target_close(t);
 	_exit(rc == 0 ? FDW_EXIT_OK : FDW_EXIT_ERROR);
+}
+
+int conversion_lock(const struct fdw_job *job)
+{
+	int lock = fdw_job_lock(job);
+
+	if (lock == -EBUSY)
+		fprintf(stderr, _("%s: another fdewiz is converting %s right now; follow it with "
+				  "'%s status --watch %s'. Nothing was changed.\n"), fdw_progname,
+			job->address, fdw_progname, job->address);
+	else if (lock < 0)
+		fprintf(stderr, _("%s: cannot lock the job of %s (%s). Nothing was changed.\n"),
+			fdw_progname, job->address, strerror(-lock));
+	return lock;
 }

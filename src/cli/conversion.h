@@ -9,7 +9,14 @@
 #include "core/target.h"
 
 /*
- * Run the conversion of @job on @t (attaching a loop device when needed). In the
+ * Take @job's run lock, saying why when it cannot; returns the fd to close when done,
+ * or a negative errno. Everything that converts or attaches a device for converting
+ * happens while it is held; a background worker inherits it.
+ */
+int conversion_lock(const struct fdw_job *job);
+
+/*
+ * Run the conversion of @job (the caller holds its lock) on @t (attaching a loop device when needed). In the
  * background the worker takes over @t and @pass; the caller must not use them after.
  * Online, the volume is opened first and, with @mount_at, mounted there.
  * Returns an exit code.

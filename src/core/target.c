@@ -139,16 +139,23 @@ static bool reuse_stale_loop(struct fdw_target *t)
 	return found;
 }
 
-int fdw_target_attach(struct fdw_target *t)
+int fdw_target_attach_owned(struct fdw_target *t)
 {
-	int rc;
-
 	if (t->device[0])
 		return 0;
 	if (reuse_stale_loop(t)) {
 		t->loop_attached = true;
 		return 0;
 	}
+	return fdw_target_attach(t);
+}
+
+int fdw_target_attach(struct fdw_target *t)
+{
+	int rc;
+
+	if (t->device[0])
+		return 0;
 	rc = fdw_loop_attach(t->disk.path, t->part->start, t->part->size, t->device,
 			     sizeof(t->device));
 	if (rc)

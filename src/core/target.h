@@ -22,8 +22,14 @@ struct fdw_target {
  * -ENOTBLK, or -errno.
  */
 int fdw_target_open(const char *address, struct fdw_target *t);
-/* Attach a loop device when the partition has no node of its own. */
+/* Attach a loop device of our own when the partition has no node of its own. */
 int fdw_target_attach(struct fdw_target *t);
+/*
+ * The same for the one process that converts: it may take over a loop device that a
+ * killed run left over exactly this range. Only while holding the job's lock
+ * (fdw_job_lock), or a live worker's device could be taken and detached under it.
+ */
+int fdw_target_attach_owned(struct fdw_target *t);
 void fdw_target_close(struct fdw_target *t);
 
 #endif

@@ -175,3 +175,21 @@ timeout 300 "$FDEWIZ" status --watch "$work/disk.img:1" >"$work/watch" ||
 	fail "status --watch did not end"
 [ "$(status_field state)" = complete ] || fail "not complete after resume: $(cat "$work/watch")"
 verify_image "background + pause + resume"
+
+# 8. Two resumes at the same moment: the job lock lets exactly one convert, the other is
+#    refused without touching anything (before the lock, the loser could take over and
+#    detach the winner's loop device mid-conversion).
+make_image
+rm -f "$work/backup.hdr"
+start_and_wait 10
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+"$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/r1" 2>&1 &
+r1=$!
+"$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/r2" 2>&1 &
+r2=$!
+rc1=0; wait "$r1" || rc1=$?
+rc2=0; wait "$r2" || rc2=$?
+[ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two resumes: exits $rc1 and $rc2, expected one 0 and one 1"; }
+cat "$work/r1" "$work/r2" | grep -q "another fdewiz is converting" || fail "two resumes: no refusal message"
+verify_image "two resumes at once"
