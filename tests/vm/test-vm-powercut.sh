@@ -170,6 +170,9 @@ boot()
 	shift 3
 	rm -f "$pidf"
 	cut_pct=
+	# Created before the background job opens it: the watch loop below may read it first,
+	# and a failing tail under set -e would end the test.
+	: >"$log"
 	FDEWIZ_VM_PIDFILE=$pidf "$VM_HERE/vm-run.sh" --timeout 600 --disk "$img" \
 		--disk "$state_img" "$@" >"$log" 2>&1 &
 	vr=$!
