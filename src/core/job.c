@@ -163,7 +163,8 @@ int fdw_job_list(struct fdw_job **out, size_t *n)
 		v[count++] = job;
 	}
 	closedir(d);
-	qsort(v, count, sizeof(*v), newest_first);
+	if (count > 1)	/* qsort of a NULL array is undefined even for 0 items */
+		qsort(v, count, sizeof(*v), newest_first);
 	*out = v;
 	*n = count;
 	return 0;
