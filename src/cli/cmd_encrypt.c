@@ -252,8 +252,23 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	char *backup = NULL;
 	int rc, lock = -1, exit_code = FDW_EXIT_ERROR;
 
+	if (!o->dry_run && geteuid() != 0) {
+		fprintf(stderr, _("%s: encrypting needs root; run it with sudo (or try --dry-run). "
+				  "Nothing was changed.\n"), fdw_progname);
+		return FDW_EXIT_ERROR;
+	}
 	rc = fdw_target_open(address, &t);
+	if (!rc && !o->dry_run) {
+		/* Lock, then look again: a run that held the lock may have just changed it. */
+		lock = conversion_lock(&t, address);
+		fdw_target_close(&t);
+		if (lock < 0)
+			return FDW_EXIT_ERROR;
+		rc = fdw_target_open(address, &t);
+	}
 	if (rc) {
+		if (lock >= 0)
+			close(lock);
 		cli_report_scan_error(address, rc);
 		return FDW_EXIT_ERROR;
 	}
@@ -272,11 +287,6 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	if (o->dry_run) {
 		printf(_("Dry run: nothing was changed.\n"));
 		exit_code = FDW_EXIT_OK;
-		goto out;
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, _("%s: encrypting needs root; run it with sudo. Nothing was "
-				  "changed.\n"), fdw_progname);
 		goto out;
 	}
 	if (check_paths(&plan, o) != 0)
@@ -306,9 +316,6 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
 		goto out;
 	}
-	lock = conversion_lock(&job);
-	if (lock < 0)
-		goto out;
 	if (make_room(&t, &plan, address) != 0)
 		goto out;
 	cp.device = t.device;

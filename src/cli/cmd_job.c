@@ -336,7 +336,7 @@ static int check_passphrase(const struct fdw_job *job, struct fdw_target *t,
 			    const struct fdw_secret *pass)
 {
 	struct fdw_volume v = { .header = job->detached_header[0] ? job->detached_header : NULL };
-	int rc = fdw_target_attach_owned(t);
+	int rc = fdw_target_attach(t);
 
 	v.device = t->device;
 	if (!rc)
@@ -397,7 +397,7 @@ int cmd_resume(int argc, char **argv)
 		cli_report_scan_error(address, rc);
 		return FDW_EXIT_ERROR;
 	}
-	lock = conversion_lock(&job);
+	lock = conversion_lock(&t, address);
 	if (lock < 0) {
 		fdw_target_close(&t);
 		return FDW_EXIT_ERROR;

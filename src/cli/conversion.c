@@ -153,7 +153,7 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	pid_t pid;
 	int rc;
 
-	rc = fdw_target_attach_owned(t);
+	rc = fdw_target_attach(t);
 	if (rc) {
 		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. Nothing was "
 				  "changed.\n"), fdw_progname, job->address, strerror(-rc));
@@ -221,16 +221,16 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	_exit(rc == 0 ? FDW_EXIT_OK : FDW_EXIT_ERROR);
 }
 
-int conversion_lock(const struct fdw_job *job)
+int conversion_lock(const struct fdw_target *t, const char *address)
 {
-	int lock = fdw_job_lock(job);
+	int lock = fdw_target_lock(t);
 
 	if (lock == -EBUSY)
 		fprintf(stderr, _("%s: another fdewiz is converting %s right now; follow it with "
 				  "'%s status --watch %s'. Nothing was changed.\n"), fdw_progname,
-			job->address, fdw_progname, job->address);
+			address, fdw_progname, address);
 	else if (lock < 0)
-		fprintf(stderr, _("%s: cannot lock the job of %s (%s). Nothing was changed.\n"),
-			fdw_progname, job->address, strerror(-lock));
+		fprintf(stderr, _("%s: cannot lock %s (%s). Nothing was changed.\n"),
+			fdw_progname, address, strerror(-lock));
 	return lock;
 }

@@ -9,11 +9,11 @@
 #include "core/target.h"
 
 /*
- * Take @job's run lock, saying why when it cannot; returns the fd to close when done,
- * or a negative errno. Everything that converts or attaches a device for converting
- * happens while it is held; a background worker inherits it.
+ * Take the conversion lock of the partition in @t, saying why when it cannot; returns
+ * the fd to close when done, or a negative errno. Everything that writes to the
+ * partition happens while it is held; a background worker inherits it.
  */
-int conversion_lock(const struct fdw_job *job);
+int conversion_lock(const struct fdw_target *t, const char *address);
 
 /*
  * Run the conversion of @job (the caller holds its lock) on @t (attaching a loop device when needed). In the

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,25 +55,6 @@ int fdw_new_uuid(char *buf, size_t len)
 static void job_path(const char *id, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/jobs/%s.json", fdw_state_dir(), id);
-}
-
-int fdw_job_lock(const struct fdw_job *job)
-{
-	char path[PATH_MAX];
-	int fd, rc = fdw_state_dir_ensure();
-
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/jobs/%s.lock", fdw_state_dir(), job->id);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return rc;
-	}
-	return fd;
 }
 
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len)

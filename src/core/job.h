@@ -33,13 +33,6 @@ int fdw_job_load_file(const char *path, struct fdw_job *job);
 int fdw_job_list(struct fdw_job **out, size_t *n);
 /* The most recent job for @address, or -ENOENT. */
 int fdw_job_find(const char *address, struct fdw_job *job);
-/*
- * Take the job's run lock (flock on a file beside the record) so that two runs can never
- * convert one device at once. Returns the lock's fd (keep it open while converting;
- * a forked worker inherits it) or -EBUSY when another process holds it.
- */
-int fdw_job_lock(const struct fdw_job *job);
-
 /* Where the worker publishes the progress of @job. */
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len);
 

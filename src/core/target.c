@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "loopdev.h"
-#include "sysstate.h"
 #include "target.h"
 
 /* Split "DISK:N" into the disk path and N; 0 when @address has no such suffix. */
@@ -107,47 +108,35 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 	return 0;
 }
 
-/*
- * A loop device left behind by a killed run (exactly this range of this image, nothing
- * mounted on it) is taken over instead of stacking up a new one per crash.
- */
-static bool reuse_stale_loop(struct fdw_target *t)
+int fdw_target_lock(const struct fdw_target *t)
 {
-	char img_real[PATH_MAX];
-	struct fdw_sysstate st;
-	bool found = false;
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	struct stat st;
+	int fd, rc;
 
-	if (!realpath(t->disk.path, img_real) || fdw_sysstate_load(&st) != 0)
-		return false;
-	for (size_t i = 0; i < st.n_loops && !found; i++) {
-		const struct fdw_loop *lp = &st.loops[i];
-		char **mps = NULL;
-		size_t n_mps = 0;
-
-		if (strcmp(lp->backing_file, img_real) != 0 || lp->offset != t->part->start ||
-		    lp->sizelimit != t->part->size)
-			continue;
-		snprintf(t->device, sizeof(t->device), "/dev/%s", lp->name);
-		fdw_sysstate_mounts_of(&st, makedev(lp->major, lp->minor), t->device, &mps,
-				       &n_mps);
-		found = n_mps == 0;
-		fdw_strv_free(mps, n_mps);
+	/* The key names the bytes on disk, however the user named them. */
+	if (stat(t->part->node ? t->part->node : t->disk.path, &st) != 0)
+		return -errno;
+	/* Locks only matter while processes live: /run (a tmpfs) forgets them at boot. */
+	snprintf(dir, sizeof(dir), "%s", FDW_LOCK_DIR);
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (t->part->node)
+		snprintf(path, sizeof(path), "%s/blk-%u-%u.lock", dir, major(st.st_rdev),
+			 minor(st.st_rdev));
+	else
+		snprintf(path, sizeof(path), "%s/img-%llu-%llu-%llu.lock", dir,
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			 (unsigned long long)t->part->start);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(fd);
+		return rc;
 	}
-	fdw_sysstate_free(&st);
-	if (!found)
-		t->device[0] = '\0';
-	return found;
-}
-
-int fdw_target_attach_owned(struct fdw_target *t)
-{
-	if (t->device[0])
-		return 0;
-	if (reuse_stale_loop(t)) {
-		t->loop_attached = true;
-		return 0;
-	}
-	return fdw_target_attach(t);
+	return fd;
 }
 
 int fdw_target_attach(struct fdw_target *t)

@@ -7,6 +7,9 @@
 
 #include "disk.h"
 
+/* Where conversion locks live (one file per partition, kept; only the flock counts). */
+#define FDW_LOCK_DIR "/run/fdewiz"
+
 struct fdw_target {
 	struct fdw_disk disk;		/* the scanned disk the partition belongs to */
 	struct fdw_partition *part;	/* points into disk.parts */
@@ -25,11 +28,12 @@ int fdw_target_open(const char *address, struct fdw_target *t);
 /* Attach a loop device of our own when the partition has no node of its own. */
 int fdw_target_attach(struct fdw_target *t);
 /*
- * The same for the one process that converts: it may take over a loop device that a
- * killed run left over exactly this range. Only while holding the job's lock
- * (fdw_job_lock), or a live worker's device could be taken and detached under it.
+ * Take the partition's conversion lock (flock on a file in FDW_LOCK_DIR keyed
+ * by the device, or by the image file and the partition's offset), so that two fdewiz
+ * runs, encrypt or resume, can never work on the same bytes at once. Returns the fd
+ * to keep open while converting (a forked worker inherits it) or -EBUSY.
  */
-int fdw_target_attach_owned(struct fdw_target *t);
+int fdw_target_lock(const struct fdw_target *t);
 void fdw_target_close(struct fdw_target *t);
 
 #endif

@@ -193,3 +193,23 @@ rc2=0; wait "$r2" || rc2=$?
 [ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two resumes: exits $rc1 and $rc2, expected one 0 and one 1"; }
 cat "$work/r1" "$work/r2" | grep -q "another fdewiz is converting" || fail "two resumes: no refusal message"
 verify_image "two resumes at once"
+
+# 9. Two encrypts of one partition at the same moment: only one may convert; the other
+#    is refused (locked, or it sees the LUKS header once the lock is free) and the data
+#    verifies. Without the partition lock both would write a header and lose everything.
+make_image
+rm -f "$work/backup.hdr" "$work/backup2.hdr"
+enc() {
+	"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
+		--header-backup "$1" "$work/disk.img:1"
+}
+enc "$work/backup.hdr" >"$work/r1" 2>&1 &
+r1=$!
+enc "$work/backup2.hdr" >"$work/r2" 2>&1 &
+r2=$!
+rc1=0; wait "$r1" || rc1=$?
+rc2=0; wait "$r2" || rc2=$?
+[ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two encrypts: exits $rc1 and $rc2"; }
+cat "$work/r1" "$work/r2" | grep -q -e "another fdewiz is converting" -e "Already encrypted" ||
+	fail "two encrypts: no refusal message"
+verify_image "two encrypts at once"
