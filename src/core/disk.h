@@ -68,6 +68,9 @@ struct fdw_partition {
 	char *fstype, *fsversion, *label, *uuid;
 	int64_t fs_size, fs_used, fs_free;	/* bytes, -1 if unknown */
 	int64_t fs_block_size;			/* bytes, -1 if unknown */
+	/* The largest I/O unit the filesystem accepts from its device (XFS: its sector
+	 * size, FAT: bytes per sector, ext: its block size); -1 if unknown. */
+	int64_t fs_sector_size;
 
 	/* In use? */
 	char **mountpoints;

@@ -119,7 +119,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 	dev_t rdev = 0;
 	int rc;
 
-	p->fs_size = p->fs_used = p->fs_free = p->fs_block_size = -1;
+	p->fs_size = p->fs_used = p->fs_free = p->fs_block_size = p->fs_sector_size = -1;
 	if (!p->extended) {
 		rc = fdw_fsprobe(fd, p->start, p->size, p);
 		if (rc)

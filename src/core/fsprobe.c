@@ -27,6 +27,11 @@ static uint64_t le64(const unsigned char *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
+static uint16_t be16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
@@ -57,6 +62,7 @@ int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	if (free_blocks > blocks)
 		return -EINVAL;
 	u->block_size = 1024LL << log_bs;
+	u->sector_size = u->block_size;
 	u->size = (int64_t)blocks * u->block_size;
 	u->free = (int64_t)free_blocks * u->block_size;
 	u->used = u->size - u->free;
@@ -77,6 +83,8 @@ int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	if (bs < 512 || bs > 65536 || free_blocks > blocks)
 		return -EINVAL;
 	u->block_size = bs;
+	/* XFS writes its metadata in sector-size units: a larger device sector breaks it. */
+	u->sector_size = be16(sb + 102);
 	u->size = (int64_t)(blocks * bs);
 	u->free = (int64_t)(free_blocks * bs);
 	u->used = u->size - u->free;
@@ -98,6 +106,7 @@ int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	u->used = (int64_t)used;
 	u->free = (int64_t)(total - used);
 	u->block_size = le32(sb + 144);
+	u->sector_size = u->block_size;
 	return 0;
 }
 
@@ -113,6 +122,7 @@ int fdw_vfat_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	if (bps < 512 || bps > 4096 || !spc)
 		return -EINVAL;
 	u->block_size = (int64_t)bps * spc;
+	u->sector_size = bps;
 	u->size = u->used = u->free = -1;
 	return 0;
 }
@@ -198,7 +208,7 @@ static ssize_t pread_full(int fd, unsigned char *buf, size_t len, uint64_t off)
 /* Read the superblock of a recognised filesystem for size, usage and block size. */
 static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part)
 {
-	struct fdw_fs_usage u = { -1, -1, -1, -1 };
+	struct fdw_fs_usage u = { -1, -1, -1, -1, -1 };
 	const char *t = part->fstype;
 	unsigned char sb[4096];
 	uint64_t sb_off;
@@ -231,6 +241,7 @@ static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_parti
 	part->fs_used = u.used;
 	part->fs_free = u.free;
 	part->fs_block_size = u.block_size;
+	part->fs_sector_size = u.sector_size;
 }
 
 /* LUKS2 keeps its JSON metadata in the first header area; 4 MiB bounds the largest. */

@@ -15,7 +15,7 @@ int fdw_fsprobe(int fd, uint64_t offset, uint64_t size, struct fdw_partition *pa
 
 /* Superblock parsers; each returns 0 and fills what it knows, or -EINVAL. */
 struct fdw_fs_usage {
-	int64_t size, used, free, block_size;
+	int64_t size, used, free, block_size, sector_size;
 };
 int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
 int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);

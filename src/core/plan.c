@@ -28,7 +28,8 @@ static int split_cipher(const char *spec, struct fdw_plan *out)
 static int choose_sector_size(const struct fdw_partition *p, unsigned requested,
 			      unsigned *out, const char **why)
 {
-	int64_t block = p->fs_block_size;
+	/* The filesystem's own I/O unit, which for XFS and FAT is less than a block. */
+	int64_t block = p->fs_sector_size > 0 ? p->fs_sector_size : p->fs_block_size;
 
 	if (requested) {
 		if (requested != 512 && requested != 1024 && requested != 2048 &&
@@ -37,8 +38,8 @@ static int choose_sector_size(const struct fdw_partition *p, unsigned requested,
 			return -EINVAL;
 		}
 		if (block > 0 && requested > (uint64_t)block) {
-			*why = _("The sector size is larger than the filesystem block size; the "
-				 "filesystem would be damaged. Choose a smaller one.");
+			*why = _("The sector size is larger than the filesystem's block or sector "
+				 "size; the filesystem would be damaged. Choose a smaller one.");
 			return -EINVAL;
 		}
 		if (p->size % requested) {
@@ -105,7 +106,8 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 	out->shift_bytes = FDW_DATA_SHIFT_BYTES;
 	out->header_bytes = FDW_DATA_SHIFT_BYTES / 2;
 	out->fs_size_max = out->partition_size - out->shift_bytes;
-	/* The data moves by half the shift; libcryptsetup leaves the last half unused. */
-	out->volume_size = out->partition_size - out->shift_bytes;
+	/* Once reopened the volume is all but the header; while it converts online the
+	 * mapping is the shift smaller. */
+	out->volume_size = out->partition_size - out->header_bytes;
 	return 0;
 }

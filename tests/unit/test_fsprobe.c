@@ -73,8 +73,10 @@ static void test_xfs(void **state)
 	put_be32(sb + 4, 4096);
 	put_be64(sb + 8, 100000);
 	put_be64(sb + 144, 25000);
+	sb[102] = 0x02;	/* sb_sectsize 512 */
 	assert_int_equal(fdw_xfs_usage(sb, sizeof(sb), &u), 0);
 	assert_int_equal(u.block_size, 4096);
+	assert_int_equal(u.sector_size, 512);
 	assert_int_equal(u.used, 75000LL * 4096);
 	memcpy(sb, "XFSA", 4);
 	assert_int_equal(fdw_xfs_usage(sb, sizeof(sb), &u), -EINVAL);

@@ -17,7 +17,8 @@ static struct fdw_partition ext4_part(void)
 {
 	struct fdw_partition p = { .number = 1, .size = 1024 * FDW_MIB, .fstype = "ext4",
 				   .fs_size = 1024 * FDW_MIB, .fs_used = 100 * FDW_MIB,
-				   .fs_free = 924 * FDW_MIB, .fs_block_size = 4096 };
+				   .fs_free = 924 * FDW_MIB, .fs_block_size = 4096,
+				   .fs_sector_size = 4096 };
 
 	fdw_verdict_decide(&p, &disk);
 	return p;
@@ -34,7 +35,7 @@ static void test_shrink_sizes(void **state)
 	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
 	assert_int_equal(pl.strategy, FDW_STRATEGY_SHRINK);
 	assert_true(pl.fs_size_max == 1024 * FDW_MIB - 32 * FDW_MIB);
-	assert_true(pl.volume_size == pl.fs_size_max);
+	assert_true(pl.volume_size == 1024 * FDW_MIB - 16 * FDW_MIB);
 	assert_true(pl.header_bytes == 16 * FDW_MIB);
 	assert_int_equal(pl.sector_size, 4096);
 	assert_string_equal(pl.cipher, "aes");
@@ -55,9 +56,9 @@ static void test_grow_keeps_filesystem(void **state)
 	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
 	assert_int_equal(pl.strategy, FDW_STRATEGY_GROW);
 	assert_true(pl.grow_bytes == 32 * FDW_MIB);
-	/* The filesystem keeps its full size: the volume is exactly the old partition. */
+	/* The filesystem keeps its full size and fits the new volume. */
 	assert_true(pl.fs_size_max == p.size);
-	assert_true(pl.volume_size == p.size);
+	assert_true(pl.volume_size == p.size + 16 * FDW_MIB);
 }
 
 static void test_sector_size_never_above_block(void **state)
@@ -68,8 +69,14 @@ static void test_sector_size_never_above_block(void **state)
 	const char *why;
 
 	(void)state;
-	p.fs_block_size = 1024;
+	p.fs_block_size = p.fs_sector_size = 1024;	/* ext4 with 1 KiB blocks */
 	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EINVAL);
+	/* XFS: 4 KiB blocks but 512-byte sectors; the sector size is the limit. */
+	p.fs_block_size = 4096;
+	p.fs_sector_size = 512;
+	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), -EINVAL);
+	p.fs_sector_size = -1;
+	p.fs_block_size = 1024;
 	assert_non_null(why);
 	rq.sector_size = 0;	/* automatic: the largest that fits */
 	assert_int_equal(fdw_plan_make(&p, &rq, &pl, &why), 0);
