@@ -122,6 +122,18 @@ static void encrypt_usage(FILE *out)
 		fdw_progname, fdw_state_dir());
 }
 
+/* @path made absolute against the current directory (the file need not exist yet). */
+static char *absolute_path(const char *path)
+{
+	char cwd[PATH_MAX], *abs;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return abs;
+}
+
 /* A file name for the header backup derived from the address ("/dev/sda2" -> "sda2"). */
 static char *default_backup_path(const char *address)
 {
@@ -298,7 +310,9 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	pass = passphrase_get(o->key_file, true);
 	if (!pass)
 		goto out;
-	backup = o->header_backup ? strdup(o->header_backup) : default_backup_path(address);
+	/* The worker runs in "/": a relative path would later point somewhere else. */
+	backup = o->header_backup ? absolute_path(o->header_backup) :
+				    default_backup_path(address);
 	rc = fdw_state_dir_ensure();
 	if (!backup || rc) {
 		fprintf(stderr, _("%s: cannot create %s: %s. Nothing was changed.\n"),
@@ -316,6 +330,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
 		goto out;
 	}
+	conversion_defer_signals();
 	if (make_room(&t, &plan, address) != 0)
 		goto out;
 	cp.device = t.device;
@@ -432,6 +447,13 @@ int cmd_encrypt(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		encrypt_usage(stderr);
+		return FDW_EXIT_USAGE;
+	}
+	/* Both would read stdin: the confirmation could swallow part of the key. */
+	if (o.key_file && !strcmp(o.key_file, "-") && !o.yes && !o.dry_run) {
+		fprintf(stderr, _("%s: --key-file - reads the key from stdin, where the typed "
+				  "confirmation is read too; add --yes. Nothing was changed.\n"),
+			fdw_progname);
 		return FDW_EXIT_USAGE;
 	}
 	fdw_secret_harden_process();

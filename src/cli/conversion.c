@@ -31,15 +31,35 @@ static void on_stop_signal(int sig)
 
 /* SIGINT/SIGTERM stop at the next safe point; SIGHUP is ignored so a closed terminal
  * does not end a foreground run half-way (the worker has no terminal at all). */
+static void stop_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+void conversion_defer_signals(void)
+{
+	sigset_t set;
+
+	stop_signal_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static void catch_stop_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t set;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &ign, NULL);
+	/* A Ctrl-C that came while the header was being written is honoured now. */
+	stop_signal_set(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static void syslog_sink(enum fdw_log_level level, const char *msg, void *ctx)

@@ -9,6 +9,13 @@
 #include "core/target.h"
 
 /*
+ * Hold back Ctrl-C, SIGTERM and a terminal hang-up from the first write on: resize2fs
+ * (which inherits the mask) and the header steps must not be cut in the middle. The
+ * conversion takes them as "stop at the next safe point" once it runs.
+ */
+void conversion_defer_signals(void);
+
+/*
  * Take the conversion lock of the partition in @t, saying why when it cannot; returns
  * the fd to close when done, or a negative errno. Everything that writes to the
  * partition happens while it is held; a background worker inherits it.

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <termios.h>
@@ -12,11 +13,28 @@
 #include "core/i18n.h"
 #include "passphrase.h"
 
+/* What cryptsetup's own prompt reads, so a typed passphrase also works there. */
 #define PASSPHRASE_MAX 512
+/* Key files are binary and may be larger (a 4 KiB random key is common). */
+#define KEY_FILE_MAX 8192
+
+/* The terminal state to put back if a signal ends us while echo is off. */
+static struct termios saved_tty;
+static volatile sig_atomic_t saved_tty_fd = -1;
+
+static void restore_tty_and_die(int sig)
+{
+	if (saved_tty_fd >= 0)
+		tcsetattr(saved_tty_fd, TCSAFLUSH, &saved_tty);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 /* Read one line from the terminal with echo off, byte by byte so nothing is buffered. */
 static int tty_read(int tty, const char *prompt, struct fdw_secret *s)
 {
+	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP };
+	struct sigaction restore = { .sa_handler = restore_tty_and_die }, prev[5];
 	struct termios old, quiet;
 	size_t len = 0;
 	int rc = 0;
@@ -28,7 +46,15 @@ static int tty_read(int tty, const char *prompt, struct fdw_secret *s)
 	quiet = old;
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
 	quiet.c_lflag |= ECHONL;
-	tcsetattr(tty, TCSAFLUSH, &quiet);
+	saved_tty = old;
+	saved_tty_fd = tty;
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		sigaction(fatal[i], &restore, &prev[i]);
+	/* Never read a passphrase with echo on. */
+	if (tcsetattr(tty, TCSAFLUSH, &quiet) != 0) {
+		rc = -errno;
+		goto out;
+	}
 	for (;;) {
 		char c;
 		ssize_t r = read(tty, &c, 1);
@@ -48,6 +74,10 @@ static int tty_read(int tty, const char *prompt, struct fdw_secret *s)
 	s->len = len;
 	if (!rc && !len)
 		rc = -ENODATA;
+out:
+	saved_tty_fd = -1;
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		sigaction(fatal[i], &prev[i], NULL);
 	return rc;
 }
 
@@ -80,6 +110,10 @@ static struct fdw_secret *from_tty(bool confirm)
 	if (rc == -EKEYREJECTED)
 		fprintf(stderr, _("%s: the passphrases differ. Nothing was changed; run the "
 				  "command again.\n"), fdw_progname);
+	else if (rc == -EFBIG)
+		fprintf(stderr, _("%s: the passphrase is longer than 512 characters, which "
+				  "cryptsetup could not read back. Nothing was changed.\n"),
+			fdw_progname);
 	else if (rc == -ENODATA)
 		fprintf(stderr, _("%s: the passphrase is empty. Nothing was changed.\n"),
 			fdw_progname);
@@ -96,7 +130,7 @@ struct fdw_secret *passphrase_get(const char *key_file, bool confirm)
 
 	if (!key_file)
 		return from_tty(confirm);
-	rc = fdw_secret_new(&s, PASSPHRASE_MAX);
+	rc = fdw_secret_new(&s, KEY_FILE_MAX);
 	if (!rc)
 		rc = fdw_secret_read_file(s, key_file);
 	if (!rc)
@@ -104,6 +138,6 @@ struct fdw_secret *passphrase_get(const char *key_file, bool confirm)
 	fdw_secret_free(s);
 	fprintf(stderr, _("%s: key file %s: %s. Nothing was changed.\n"), fdw_progname,
 		key_file, rc == -ENODATA ? _("it is empty") :
-		rc == -EFBIG ? _("it is longer than 512 bytes") : strerror(-rc));
+		rc == -EFBIG ? _("it is longer than 8192 bytes") : strerror(-rc));
 	return NULL;
 }

@@ -23,7 +23,8 @@ const char *fdw_state_dir(void)
 {
 	const char *dir = getenv("FDEWIZ_STATE_DIR");
 
-	return dir && *dir ? dir : FDW_DEFAULT_STATE_DIR;
+	/* Only an absolute path: the worker runs in "/". */
+	return dir && dir[0] == '/' ? dir : FDW_DEFAULT_STATE_DIR;
 }
 
 int fdw_state_dir_ensure(void)

@@ -38,8 +38,9 @@ static int choose_sector_size(const struct fdw_partition *p, unsigned requested,
 			return -EINVAL;
 		}
 		if (block > 0 && requested > (uint64_t)block) {
-			*why = _("The sector size is larger than the filesystem's block or sector "
-				 "size; the filesystem would be damaged. Choose a smaller one.");
+			*why = _("The sector size is larger than the filesystem block size (for XFS "
+				 "and FAT: its sector size); the filesystem would be damaged. Choose a "
+				 "smaller one.");
 			return -EINVAL;
 		}
 		if (p->size % requested) {

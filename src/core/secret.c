@@ -36,7 +36,8 @@ int fdw_secret_new(struct fdw_secret **out, size_t cap)
 	}
 	madvise(mem, map_len, MADV_DONTDUMP);
 	s->data = mem;
-	s->cap = map_len - 1;
+	s->cap = cap;
+	s->map_len = map_len;
 	s->len = 0;
 	*out = s;
 	return 0;
@@ -44,16 +45,16 @@ int fdw_secret_new(struct fdw_secret **out, size_t cap)
 
 int fdw_secret_relock(struct fdw_secret *s)
 {
-	return mlock(s->data, s->cap + 1) == 0 ? 0 : -errno;
+	return mlock(s->data, s->map_len) == 0 ? 0 : -errno;
 }
 
 void fdw_secret_free(struct fdw_secret *s)
 {
 	if (!s)
 		return;
-	explicit_bzero(s->data, s->cap + 1);
-	munlock(s->data, s->cap + 1);
-	munmap(s->data, s->cap + 1);
+	explicit_bzero(s->data, s->map_len);
+	munlock(s->data, s->map_len);
+	munmap(s->data, s->map_len);
 	free(s);
 }
 
@@ -93,7 +94,7 @@ int fdw_secret_read_file(struct fdw_secret *s, const char *path)
 	if (!rc && !len)
 		rc = -ENODATA;
 	if (rc) {
-		explicit_bzero(s->data, s->cap + 1);
+		explicit_bzero(s->data, s->map_len);
 		s->len = 0;
 		return rc;
 	}

@@ -7,7 +7,8 @@
 struct fdw_secret {
 	char *data;	/* NUL-terminated for convenience; may contain other NULs */
 	size_t len;
-	size_t cap;
+	size_t cap;		/* the most it holds, as asked for */
+	size_t map_len;		/* the locked mapping behind it, whole pages */
 };
 
 /* Allocate @cap bytes of locked, non-dumpable memory. Returns 0 or -errno. */
