@@ -17,6 +17,7 @@
 #include "job.h"
 #include "jsonfile.h"
 #include "procid.h"
+#include "sysstate.h"
 #include "target.h"
 
 const char *fdw_state_dir(void)
@@ -41,16 +42,7 @@ int fdw_state_dir_ensure(void)
 
 int fdw_new_uuid(char *buf, size_t len)
 {
-	FILE *f = fopen("/proc/sys/kernel/random/uuid", "re");
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		rc = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return rc;
+	return fdw_read_line_file("/proc/sys/kernel/random/uuid", buf, len);
 }
 
 static void job_path(const char *id, char *buf, size_t len)

@@ -7,19 +7,11 @@
 #include <unistd.h>
 
 #include "procid.h"
+#include "sysstate.h"
 
 static int read_boot_id(char *buf, size_t len)
 {
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		rc = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return rc;
+	return fdw_read_line_file("/proc/sys/kernel/random/boot_id", buf, len);
 }
 
 /* Start time of @pid; the command name in field 2 may hold spaces and parentheses. */

@@ -163,6 +163,20 @@ int fdw_swaps_parse(FILE *f, char ***out, size_t *n_out)
 	return 0;
 }
 
+int fdw_read_line_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		rc = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return rc;
+}
+
 static char *read_sysfs_line(const char *path)
 {
 	FILE *f = fopen(path, "re");

@@ -52,6 +52,9 @@ int fdw_sysfs_holders(dev_t rdev, char ***out, size_t *n_out);
 /* Is the device number marked read-only by the kernel? */
 int fdw_sysfs_read_only(dev_t rdev);
 
+/* Read the first line of a small kernel file (/proc, /sys) into @buf, without its newline. */
+int fdw_read_line_file(const char *path, char *buf, size_t len);
+
 /* Helpers for growing string arrays; shared by the scanners. */
 int fdw_strv_push(char ***v, size_t *n, const char *s);
 void fdw_strv_free(char **v, size_t n);
