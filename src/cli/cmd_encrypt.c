@@ -2,7 +2,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -206,6 +209,20 @@ static int check_paths(const struct fdw_plan *plan, const struct encrypt_opts *o
 	return 0;
 }
 
+/* Size of a block device as the kernel sees it, or 0. */
+static uint64_t kernel_size(const char *node)
+{
+	uint64_t bytes = 0;
+	int fd = open(node, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+		bytes = 0;
+	close(fd);
+	return bytes;
+}
+
 /*
  * Give the header its room (shrink the filesystem or grow the partition; nothing for a
  * detached header) and leave @t attached to a device covering the partition. Prints
@@ -226,6 +243,16 @@ static int make_room(struct fdw_target *t, const struct fdw_plan *plan, const ch
 		/* Sizes and offsets changed: look at the partition again. */
 		fdw_target_close(t);
 		rc = fdw_target_open(address, t);
+		if (!rc && t->part->node && kernel_size(t->part->node) != plan->partition_size) {
+			/* libparted may have failed to tell the kernel; the header would then
+			 * land on the old, smaller partition's live data. */
+			fprintf(stderr, _("%s: the partition table now says %s is %llu bytes, but the "
+					  "kernel still sees the old size. Nothing else was changed; "
+					  "run partprobe (or reboot), then run fdewiz again.\n"),
+				fdw_progname, t->part->node,
+				(unsigned long long)plan->partition_size);
+			return -EIO;
+		}
 		if (rc || t->part->size != plan->partition_size) {
 			fprintf(stderr, _("%s: the partition table was changed (partition grown by "
 					  "%llu bytes) but the new size cannot be confirmed. The data is "
