@@ -31,6 +31,24 @@ vm_cleanup()
 	fi
 }
 
+# The fdewiz binary the guest runs, in $FDEWIZ: that variable if set, else src/fdewiz
+# of this tree. It must exist and must not live under /tmp, which the guest replaces
+# by a tmpfs; either way the test ends with a FAIL line.
+vm_find_fdewiz()
+{
+	FDEWIZ=$(realpath -m "${FDEWIZ:-$VM_HERE/../../src/fdewiz}")
+	if [ ! -x "$FDEWIZ" ]; then
+		vm_fail "no fdewiz binary at $FDEWIZ: build first or set FDEWIZ"
+		vm_finish || exit 1
+	fi
+	case "$FDEWIZ" in
+	/tmp/*)
+		vm_fail "$FDEWIZ is under /tmp, which the guest cannot see; build elsewhere"
+		vm_finish || exit 1
+		;;
+	esac
+}
+
 # Install what the test needs on the host (the guest runs on the host's root too).
 vm_need_pkgs()
 {

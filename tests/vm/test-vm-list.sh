@@ -11,18 +11,7 @@ vm_init test-vm-list
 vm_need_pkgs parted cryptsetup-bin e2fsprogs jq python3-jsonschema
 
 top=$(cd "$VM_HERE/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ=$(realpath -m "$FDEWIZ")
-if [ ! -x "$FDEWIZ" ]; then
-	vm_fail "no fdewiz binary at $FDEWIZ: build first or set FDEWIZ"
-	vm_finish || exit 1
-fi
-case "$FDEWIZ" in
-/tmp/*)
-	vm_fail "$FDEWIZ is under /tmp, which the guest cannot see; build elsewhere"
-	vm_finish || exit 1
-	;;
-esac
+vm_find_fdewiz
 schema=$top/data/fdewiz-list.schema.json
 
 MiB=$((1024 * 1024))

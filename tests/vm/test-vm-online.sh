@@ -8,11 +8,7 @@ set -euo pipefail
 vm_init test-vm-online
 vm_need_pkgs parted cryptsetup-bin e2fsprogs jq
 
-top=$(cd "$VM_HERE/../.." && pwd)
-FDEWIZ=$(realpath -m "${FDEWIZ:-$top/src/fdewiz}")
-case "$FDEWIZ" in
-/tmp/*) vm_fail "$FDEWIZ is under /tmp, which the guest cannot see"; vm_finish || exit 1 ;;
-esac
+vm_find_fdewiz
 
 MiB=$((1024 * 1024))
 img=$VM_WORK/online.img

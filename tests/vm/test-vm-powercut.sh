@@ -19,19 +19,7 @@ set -euo pipefail
 vm_init test-vm-powercut
 vm_need_pkgs parted e2fsprogs cryptsetup-bin jq python3
 
-top=$(cd "$VM_HERE/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ=$(realpath -m "$FDEWIZ")
-if [ ! -x "$FDEWIZ" ]; then
-	vm_fail "no fdewiz binary at $FDEWIZ: build first or set FDEWIZ"
-	vm_finish || exit 1
-fi
-case "$FDEWIZ" in
-/tmp/*)
-	vm_fail "$FDEWIZ is under /tmp, which the guest cannot see; build elsewhere"
-	vm_finish || exit 1
-	;;
-esac
+vm_find_fdewiz
 
 MiB=$((1024 * 1024))
 part_mib=${POWERCUT_PART_MIB:-512}
