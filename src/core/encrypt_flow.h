@@ -1,0 +1,116 @@
+/*
+ * The steps of encrypting one partition, shared by `fdewiz encrypt`, `fdewiz resume` and
+ * the wizard: prepare (changes nothing), begin (makes room, writes the header), launch
+ * (a background worker converts). Errors come back as one sentence that says what
+ * happened and exactly what was changed; nothing here prints.
+ */
+#ifndef FDW_ENCRYPT_FLOW_H
+#define FDW_ENCRYPT_FLOW_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "job.h"
+#include "plan.h"
+#include "secret.h"
+#include "target.h"
+
+/* What a conversion is doing, as the progress screen and `status` name it. */
+enum fdw_phase {
+	FDW_PHASE_CHECKING,
+	FDW_PHASE_GROWING_PARTITION,
+	FDW_PHASE_SHRINKING,
+	FDW_PHASE_INITIALISING,
+	FDW_PHASE_ENCRYPTING,
+	FDW_PHASE_GROWING_FS,
+	FDW_PHASE_BENCHMARKING,
+	FDW_PHASE__COUNT
+};
+
+/* Stable English key ("shrinking"), as kept in the status record. */
+const char *fdw_phase_key(enum fdw_phase p);
+/* Translated label for people. */
+const char *fdw_phase_label(enum fdw_phase p);
+
+typedef void (*fdw_phase_fn)(enum fdw_phase phase, void *ctx);
+
+struct fdw_encrypt_options {
+	struct fdw_plan_request rq;
+	const char *header_backup;	/* NULL: <state dir>/<address>-<time>.header */
+	const char *work_dir;		/* temporary header; NULL: the state directory */
+	bool offline;			/* do not open the volume while it converts */
+	bool fast_pbkdf;		/* tests only */
+	bool dry_run;			/* plan only: no lock, no path checks */
+};
+
+/* One conversion being set up. Zero it, then prepare; always close. */
+struct fdw_encrypt {
+	struct fdw_target target;
+	bool target_open;
+	int lock_fd;			/* -1 when not held */
+	struct fdw_plan plan;
+	struct fdw_job job;		/* filled by begin */
+	char header_backup[PATH_MAX];	/* absolute */
+	char work_dir[PATH_MAX];
+	bool offline, fast_pbkdf;
+};
+
+/*
+ * Open @address, take its conversion lock, make the plan, and check every path a run
+ * will write. Changes nothing. Returns 0, or -errno with @why.
+ */
+int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
+			const struct fdw_encrypt_options *o, char *why, size_t len);
+
+/*
+ * Make room for the header (shrink the filesystem or grow the partition), write the
+ * header and its backup, and record the job. @phase, when set, hears each step.
+ * Returns 0, or -errno with @why saying what was changed (for example "the filesystem
+ * was shrunk; the data is intact and not encrypted").
+ */
+int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
+		      fdw_phase_fn phase, void *ctx, char *why, size_t len);
+
+void fdw_encrypt_close(struct fdw_encrypt *e);
+
+/* An unfinished conversion found again, ready to continue. */
+struct fdw_resume {
+	struct fdw_job job;
+	bool recorded;			/* false: started by another tool, found in the header */
+	struct fdw_target target;
+	bool target_open;
+	int lock_fd;
+};
+
+/*
+ * Find the unfinished conversion of @address, open it and take its lock. Changes
+ * nothing. -ENOENT: none; -EALREADY: its worker is running; -EBUSY: locked.
+ */
+int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len);
+/* 0 when @pass opens the volume; -EPERM with @why when it is wrong. */
+int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
+				char *why, size_t len);
+void fdw_resume_close(struct fdw_resume *r);
+
+/*
+ * Convert @job in a detached background worker, opening the volume first when online
+ * (and mounting it at @mount_at when set). The worker takes over the loop device of @t
+ * and its own locked copy of @pass; the caller still frees both. Returns the worker's
+ * pid, or -errno with @why (the data is intact; resume continues it).
+ */
+pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
+			    const struct fdw_secret *pass, const char *mount_at, char *why,
+			    size_t len);
+
+/*
+ * Ask the running worker of @job to stop at its next safe point and wait (up to
+ * @timeout_s) until it has released the device. 0 when paused; -ESRCH when not
+ * running; -ETIMEDOUT.
+ */
+int fdw_job_pause(const struct fdw_job *job, int timeout_s);
+
+/* The recorded job for @address, or one built from the device's LUKS2 header. */
+int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded);
+
+#endif
