@@ -3,10 +3,12 @@
 set -eu
 
 build_pkgs="build-essential autoconf automake autopoint gettext pkg-config
-	libncurses-dev libblkid-dev libparted-dev libcryptsetup-dev libjson-c-dev libcmocka-dev
+	libncurses-dev libblkid-dev libparted-dev libcryptsetup-dev libjson-c-dev libcmocka-dev liburing-dev
+	libssl-dev
 	e2fsprogs dosfstools parted util-linux"
-test_pkgs="cryptsetup-bin xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema
-	qemu-system-x86 busybox-static kmod fio valgrind locales"
+test_pkgs="cryptsetup-bin cryptsetup xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema
+	qemu-system-x86 busybox-static kmod fio valgrind locales
+	debhelper dpkg-dev bash-completion man-db groff-base"
 
 case "${1:-build}" in
 build) pkgs=$build_pkgs ;;

@@ -2,6 +2,7 @@
 #ifndef FDW_CLI_H
 #define FDW_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "core/disk.h"
@@ -16,6 +17,20 @@ int cmd_encrypt(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_pause(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_recovery_key(int argc, char **argv);
+int cmd_header_backup(int argc, char **argv);
+int cmd_header_restore(int argc, char **argv);
+int cmd_erase_encrypt(int argc, char **argv);
+int cmd_crypttab(int argc, char **argv);
+
+struct fdw_target;
+/* Open @address and attach a loop device when needed; says why not (nothing changed). */
+int cli_open_target(const char *address, struct fdw_target *t);
+/* Take the partition's lock: the fd to close when done, or -errno after saying why. */
+int cli_lock_target(const struct fdw_target *t, const char *address);
+/* Print @prompt, read one line from stdin (byte by byte): true when it is @expect. */
+bool cli_confirm_typed(const char *prompt, const char *expect);
 
 /* After getopt's own complaint: say nothing changed and where help is. */
 void cli_usage_error(const char *command);

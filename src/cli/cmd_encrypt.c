@@ -16,15 +16,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/convert.h"
-#include "core/fsresize.h"
-#include "core/partgrow.h"
+#include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/plan.h"
 #include "core/target.h"
 #include "core/units.h"
 #include "conversion.h"
-#include "core/job.h"
 #include "passphrase.h"
 
 static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
@@ -74,7 +71,7 @@ struct encrypt_opts {
 	const char *work_dir;
 	struct fdw_plan_request rq;
 	const char *mount_at;
-	bool dry_run, yes, fast_pbkdf, foreground, offline;
+	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench;
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -121,215 +118,64 @@ static void encrypt_usage(FILE *out)
 		       "  --yes                 do not ask for the typed confirmation\n"
 		       "  --offline             do not open the volume while it converts\n"
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
+		       "  --no-bench            skip the benchmark before and after\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
 		fdw_progname, fdw_state_dir());
 }
 
-/* @path made absolute against the current directory (the file need not exist yet). */
-static char *absolute_path(const char *path)
+/* The CLI's voice for each step the engine takes. */
+static void say_phase(enum fdw_phase phase, void *ctx)
 {
-	char cwd[PATH_MAX], *abs;
+	const struct fdw_encrypt *e = ctx;
 
-	if (path[0] == '/')
-		return strdup(path);
-	if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return abs;
-}
-
-/* A file name for the header backup derived from the address ("/dev/sda2" -> "sda2"). */
-static char *default_backup_path(const char *address)
-{
-	const char *base = strrchr(address, '/');
-	char *path;
-
-	base = base ? base + 1 : address;
-	if (asprintf(&path, "%s/%s-%ld.header", fdw_state_dir(), base, (long)time(NULL)) < 0)
-		return NULL;
-	/* "disk.img:2" -> "disk.img-2": a colon confuses scp and some shells. */
-	for (char *c = strrchr(path, '/'); c && *c; c++)
-		if (*c == ':')
-			*c = '-';
-	return path;
-}
-
-/* Can a new file be made at @path? Its directory must exist and be writable. */
-static int dir_writable_for(const char *path)
-{
-	char *copy = strdup(path), *slash;
-	int rc;
-
-	if (!copy)
-		return -ENOMEM;
-	slash = strrchr(copy, '/');
-	if (slash == copy)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	rc = access(slash ? copy : ".", W_OK | X_OK) == 0 ? 0 : -errno;
-	free(copy);
-	return rc;
-}
-
-/*
- * Every path a run will write is checked before anything changes: a missing directory
- * found after the filesystem was shrunk would leave a half-done job behind.
- */
-static int check_paths(const struct fdw_plan *plan, const struct encrypt_opts *o)
-{
-	const struct { const char *path, *what; bool is_dir; } paths[] = {
-		{ o->work_dir, "--work-dir", true },
-		{ o->header_backup, "--header-backup", false },
-		{ plan->detached_header, "--strategy detached-header", false },
-	};
-
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		const char *p = paths[i].path;
-		int rc;
-
-		if (!p)
-			continue;
-		rc = paths[i].is_dir ? (access(p, W_OK | X_OK) == 0 ? 0 : -errno)
-				     : dir_writable_for(p);
-		if (!rc && !paths[i].is_dir && access(p, F_OK) == 0)
-			rc = -EEXIST;
-		if (rc == -EEXIST) {
-			fprintf(stderr, _("%s: %s %s already exists; fdewiz never overwrites it. "
-					  "Choose another name. Nothing was changed.\n"), fdw_progname,
-				paths[i].what, p);
-			return rc;
-		}
-		if (rc) {
-			fprintf(stderr, _("%s: %s %s: its directory cannot be written (%s). Choose "
-					  "a writable place. Nothing was changed.\n"), fdw_progname,
-				paths[i].what, p, strerror(-rc));
-			return rc;
-		}
-	}
-	return 0;
-}
-
-/* Size of a block device as the kernel sees it, or 0. */
-static uint64_t kernel_size(const char *node)
-{
-	uint64_t bytes = 0;
-	int fd = open(node, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
-		bytes = 0;
-	close(fd);
-	return bytes;
-}
-
-/*
- * Give the header its room (shrink the filesystem or grow the partition; nothing for a
- * detached header) and leave @t attached to a device covering the partition. Prints
- * its own message, saying what changed, on failure.
- */
-static int make_room(struct fdw_target *t, const struct fdw_plan *plan, const char *address)
-{
-	int rc;
-
-	if (plan->strategy == FDW_STRATEGY_GROW) {
+	switch (phase) {
+	case FDW_PHASE_GROWING_PARTITION:
 		printf(_("Growing the partition into the free space after it...\n"));
-		rc = fdw_partition_grow(t->disk.path, t->part->number, plan->grow_bytes);
-		if (rc) {
-			fprintf(stderr, _("%s: the partition could not grow (%s). Nothing was "
-					  "changed.\n"), fdw_progname, strerror(-rc));
-			return rc;
-		}
-		/* Sizes and offsets changed: look at the partition again. */
-		fdw_target_close(t);
-		rc = fdw_target_open(address, t);
-		if (!rc && t->part->node && kernel_size(t->part->node) != plan->partition_size) {
-			/* libparted may have failed to tell the kernel; the header would then
-			 * land on the old, smaller partition's live data. */
-			fprintf(stderr, _("%s: the partition table now says %s is %llu bytes, but the "
-					  "kernel still sees the old size. Nothing else was changed; "
-					  "run partprobe (or reboot), then run fdewiz again.\n"),
-				fdw_progname, t->part->node,
-				(unsigned long long)plan->partition_size);
-			return -EIO;
-		}
-		if (rc || t->part->size != plan->partition_size) {
-			fprintf(stderr, _("%s: the partition table was changed (partition grown by "
-					  "%llu bytes) but the new size cannot be confirmed. The data is "
-					  "intact and not encrypted.\n"), fdw_progname,
-				(unsigned long long)plan->grow_bytes);
-			return rc ? rc : -EIO;
-		}
+		break;
+	case FDW_PHASE_SHRINKING:
+		printf(_("Shrinking the filesystem...\n"));
+		break;
+	case FDW_PHASE_BENCHMARKING:
+		printf(_("Benchmarking the plain filesystem (quick; --no-bench skips it)...\n"));
+		break;
+	case FDW_PHASE_INITIALISING:
+		printf(_("Writing the LUKS2 header (backup: %s)...\n"), e->header_backup);
+		break;
+	default:
+		break;
 	}
-	rc = fdw_target_attach(t);
-	if (rc) {
-		fprintf(stderr, _("%s: cannot attach a loop device for %s: %s. %s\n"),
-			fdw_progname, address, strerror(-rc), plan->grow_bytes ?
-			_("The partition was grown; its data is intact and not encrypted.") :
-			_("Nothing was changed."));
-		return rc;
-	}
-	if (plan->strategy != FDW_STRATEGY_SHRINK)
-		return 0;
-	printf(_("Shrinking the filesystem...\n"));
-	rc = fdw_ext_shrink(t->device, plan->fs_size_max);
-	if (rc)
-		fprintf(stderr, _("%s: the filesystem could not be shrunk (%s). The data is "
-				  "intact and not encrypted; check it with e2fsck -f.\n"),
-			fdw_progname, strerror(-rc));
-	return rc;
+	fflush(stdout);
 }
 
 static int do_encrypt(const char *address, const struct encrypt_opts *o)
 {
-	struct fdw_convert_params cp = { 0 };
-	struct fdw_job job = { 0 };
+	struct fdw_encrypt_options eo = {
+		.rq = o->rq, .header_backup = o->header_backup, .work_dir = o->work_dir,
+		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
+		.bench_baseline = !o->no_bench,
+	};
 	struct fdw_secret *pass = NULL;
-	struct fdw_target t;
-	struct fdw_plan plan;
-	const char *why;
-	char *backup = NULL;
-	int rc, lock = -1, exit_code = FDW_EXIT_ERROR;
+	struct fdw_encrypt e;
+	char why[1024];
+	int rc, exit_code = FDW_EXIT_ERROR;
 
-	if (!o->dry_run && geteuid() != 0) {
-		fprintf(stderr, _("%s: encrypting needs root; run it with sudo (or try --dry-run). "
-				  "Nothing was changed.\n"), fdw_progname);
-		return FDW_EXIT_ERROR;
-	}
-	rc = fdw_target_open(address, &t);
-	if (!rc && !o->dry_run) {
-		/* Lock, then look again: a run that held the lock may have just changed it. */
-		lock = conversion_lock(&t, address);
-		fdw_target_close(&t);
-		if (lock < 0)
-			return FDW_EXIT_ERROR;
-		rc = fdw_target_open(address, &t);
-	}
+	rc = fdw_encrypt_prepare(&e, address, &eo, why, sizeof(why));
+	/* A refused plan is shown after the reason: the user sees what was asked. */
 	if (rc) {
-		if (lock >= 0)
-			close(lock);
-		cli_report_scan_error(address, rc);
-		return FDW_EXIT_ERROR;
-	}
-	rc = fdw_plan_make(t.part, &o->rq, &plan, &why);
-	if (rc) {
-		char detail[512];
-
-		/* The verdict's own sentence names the mountpoint or holder. */
-		if (rc == -EPERM)
-			fdw_verdict_explain(t.part, detail, sizeof(detail));
-		fprintf(stderr, _("%s: %s cannot be encrypted: %s Nothing was changed.\n"),
-			fdw_progname, address, rc == -EPERM ? detail : why);
+		fprintf(stderr, "%s: %s\n", fdw_progname, why);
 		goto out;
 	}
-	print_plan(&t, &plan);
+	print_plan(&e.target, &e.plan);
+	if (o->no_bench)
+		printf(_("  benchmark:       off\n"));
+	else
+		printf(_("  benchmark:       quick I/O and build benchmark of the plain filesystem "
+			 "now, and of the encrypted volume when done\n"));
 	if (o->dry_run) {
 		printf(_("Dry run: nothing was changed.\n"));
 		exit_code = FDW_EXIT_OK;
 		goto out;
 	}
-	if (check_paths(&plan, o) != 0)
-		goto out;
 	if (!o->yes && !confirm_typed(address)) {
 		printf(_("Not confirmed. Nothing was changed.\n"));
 		goto out;
@@ -337,76 +183,26 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	pass = passphrase_get(o->key_file, true);
 	if (!pass)
 		goto out;
-	/* The worker runs in "/": a relative path would later point somewhere else. */
-	backup = o->header_backup ? absolute_path(o->header_backup) :
-				    default_backup_path(address);
-	rc = fdw_state_dir_ensure();
-	if (!backup || rc) {
-		fprintf(stderr, _("%s: cannot create %s: %s. Nothing was changed.\n"),
-			fdw_progname, fdw_state_dir(), strerror(rc ? -rc : ENOMEM));
-		goto out;
-	}
-	/* Checked before anything changes: libcryptsetup refuses to overwrite a backup. */
-	if (access(backup, F_OK) == 0) {
-		fprintf(stderr, _("%s: the header backup %s already exists; choose another "
-				  "--header-backup. Nothing was changed.\n"), fdw_progname, backup);
-		goto out;
-	}
-
-	if (fdw_new_uuid(job.id, sizeof(job.id)) != 0) {
-		fprintf(stderr, _("%s: cannot make a UUID. Nothing was changed.\n"), fdw_progname);
-		goto out;
-	}
+	/* Held until the conversion runs, where a stop request means "at a safe point". */
 	conversion_defer_signals();
-	if (make_room(&t, &plan, address) != 0)
-		goto out;
-	cp.device = t.device;
-	cp.detached_header = plan.detached_header;
-	cp.uuid = job.id;
-	cp.cipher = plan.cipher;
-	cp.cipher_mode = plan.cipher_mode;
-	cp.key_bits = plan.key_bits;
-	cp.sector_size = plan.sector_size;
-	cp.work_dir = o->work_dir ? o->work_dir : fdw_state_dir();
-	cp.header_backup = backup;
-	cp.fast_pbkdf = o->fast_pbkdf;
-	printf(_("Writing the LUKS2 header (backup: %s)...\n"), backup);
-	rc = fdw_convert_init(&cp, pass);
-	if (rc) {
-		fprintf(stderr, _("%s: the LUKS2 header could not be written: %s. The data was "
-				  "not moved and is not encrypted%s.\n"), fdw_progname, strerror(-rc),
-			plan.strategy == FDW_STRATEGY_SHRINK ? _("; the filesystem was shrunk") :
-			plan.strategy == FDW_STRATEGY_GROW ? _("; the partition was grown") : "");
+	rc = fdw_encrypt_begin(&e, pass, say_phase, &e, why, sizeof(why));
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, why);
 		goto out;
 	}
-	snprintf(job.address, sizeof(job.address), "%s", t.part->address);
-	snprintf(job.header_backup, sizeof(job.header_backup), "%s", backup);
-	if (plan.detached_header && !realpath(plan.detached_header, job.detached_header))
-		snprintf(job.detached_header, sizeof(job.detached_header), "%s",
-			 plan.detached_header);
-	if (plan.strategy == FDW_STRATEGY_SHRINK)
-		snprintf(job.fs_to_grow, sizeof(job.fs_to_grow), "%s", t.part->fstype);
-	if (fdw_have_device_mapper() && !o->offline)
-		snprintf(job.active_name, sizeof(job.active_name), "fdewiz-%.8s", job.id);
-	job.created = (int64_t)time(NULL);
-	rc = fdw_job_save(&job);
-	if (rc)
-		fprintf(stderr, _("%s: warning: the job record could not be saved (%s); 'status' "
-				  "will read the header only.\n"), fdw_progname, strerror(-rc));
-	if (job.active_name[0])
+	if (rc > 0)
+		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, why);
+	if (e.job.active_name[0])
 		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
-			 "while it converts.\n"), job.active_name);
+			 "while it converts.\n"), e.job.active_name);
 	else
 		printf(_("Offline conversion: %s; keep %s unmounted until it is done.\n"),
 		       o->offline ? _("as asked") : _("this system has no device-mapper"),
 		       address);
-	exit_code = conversion_start(&job, &t, pass, o->foreground, o->mount_at);
+	exit_code = conversion_start(&e.job, &e.target, pass, o->foreground, o->mount_at);
 out:
-	if (lock >= 0)
-		close(lock);
-	free(backup);
 	fdw_secret_free(pass);
-	fdw_target_close(&t);
+	fdw_encrypt_close(&e);
 	return exit_code;
 }
 
@@ -414,7 +210,7 @@ int cmd_encrypt(int argc, char **argv)
 {
 	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
-	       OPT_OFFLINE, OPT_MOUNT };
+	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -429,6 +225,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "mount", required_argument, NULL, OPT_MOUNT },
+		{ "no-bench", no_argument, NULL, OPT_NO_BENCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -468,6 +265,7 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_FAST: o.fast_pbkdf = true; break;
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MOUNT: o.mount_at = optarg; break;
+		case OPT_NO_BENCH: o.no_bench = true; break;
 		case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
 		default: cli_usage_error("encrypt"); return FDW_EXIT_USAGE;
 		}

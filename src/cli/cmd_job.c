@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "conversion.h"
 #include "core/convert.h"
+#include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/job.h"
 #include "core/procid.h"
@@ -29,42 +30,6 @@ struct view {
 	struct fdw_progress p;
 	bool recorded;		/* false: started by another tool, seen in the header */
 };
-
-/*
- * The job for @address: its record if fdewiz started it, else one made up from the
- * header (for a conversion started by `cryptsetup reencrypt`). -ENOENT when the device
- * has no conversion at all.
- */
-static int job_for_address(const char *address, struct fdw_job *job, bool *recorded)
-{
-	struct fdw_target t;
-	int rc;
-
-	if (fdw_job_find(address, job) == 0) {
-		*recorded = true;
-		return 0;
-	}
-	rc = fdw_target_open(address, &t);
-	if (rc)
-		return rc;
-	/* Records keep the canonical address (absolute image path): try that too. */
-	*recorded = fdw_job_find(t.part->address, job) == 0;
-	if (*recorded) {
-		fdw_target_close(&t);
-		return 0;
-	}
-	address = t.part->address;
-	memset(job, 0, sizeof(*job));
-	if (t.part->luks_version == 2) {
-		snprintf(job->id, sizeof(job->id), "%s", t.part->uuid ? t.part->uuid : "");
-		snprintf(job->address, sizeof(job->address), "%s", address);
-		rc = 0;
-	} else {
-		rc = -ENOENT;
-	}
-	fdw_target_close(&t);
-	return rc;
-}
 
 static void fmt_duration(double s, char *buf, size_t len)
 {
@@ -156,7 +121,7 @@ static int collect(const char *address, struct view **out, size_t *n)
 
 		if (!v)
 			return -ENOMEM;
-		rc = job_for_address(address, &v->job, &v->recorded);
+		rc = fdw_job_for_address(address, &v->job, &v->recorded);
 		if (!rc)
 			rc = fdw_job_observe(&v->job, &v->p);
 		if (rc) {
@@ -292,7 +257,7 @@ int cmd_pause(int argc, char **argv)
 		return simple_usage("pause", c);
 	if (optind != argc - 1)
 		return simple_usage("pause", '?');
-	rc = job_for_address(argv[optind], &job, &recorded);
+	rc = fdw_job_for_address(argv[optind], &job, &recorded);
 	if (!rc)
 		rc = fdw_job_observe(&job, &p);
 	if (rc) {
@@ -305,49 +270,22 @@ int cmd_pause(int argc, char **argv)
 				  "changed.\n"), fdw_progname, argv[optind], fdw_job_state_name(p.state));
 		return FDW_EXIT_ERROR;
 	}
-	if (kill(p.pid, SIGTERM) != 0) {
-		fprintf(stderr, _("%s: cannot signal worker %d: %s.\n"), fdw_progname, (int)p.pid,
-			strerror(errno));
-		return FDW_EXIT_ERROR;
-	}
-	/*
-	 * The worker finishes the hotzone it is writing, records where it stopped and
-	 * releases the device; paused means all of that is done.
-	 */
-	struct fdw_proc_id worker = { .pid = p.pid, .start_ticks = p.pid_start };
-
-	snprintf(worker.boot_id, sizeof(worker.boot_id), "%s", p.boot_id);
-	for (int i = 0; i < 600 && fdw_proc_id_alive(&worker); i++)
-		usleep(100000);
-	if (fdw_job_observe(&job, &p) != 0)
-		p.state = FDW_JOB_RUNNING;
-	if (p.state == FDW_JOB_RUNNING) {
+	rc = fdw_job_pause(&job, 60);
+	if (rc == -ETIMEDOUT) {
 		fprintf(stderr, _("%s: worker %d has not stopped after 60 s; it was asked to.\n"),
 			fdw_progname, (int)p.pid);
 		return FDW_EXIT_ERROR;
 	}
+	if (rc && rc != -ESRCH) {
+		fprintf(stderr, _("%s: cannot signal worker %d: %s.\n"), fdw_progname, (int)p.pid,
+			strerror(-rc));
+		return FDW_EXIT_ERROR;
+	}
+	if (fdw_job_observe(&job, &p) != 0)
+		p.state = FDW_JOB_FAILED;
 	printf(_("%s: %s at %.1f%%. Continue with '%s resume %s'.\n"), argv[optind],
 	       fdw_job_state_name(p.state), percent_of(&p), fdw_progname, argv[optind]);
 	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
-}
-
-/* Checked up front so a background resume does not fail out of sight. */
-static int check_passphrase(const struct fdw_job *job, struct fdw_target *t,
-			    const struct fdw_secret *pass)
-{
-	struct fdw_volume v = { .header = job->detached_header[0] ? job->detached_header : NULL };
-	int rc = fdw_target_attach(t);
-
-	v.device = t->device;
-	if (!rc)
-		rc = fdw_convert_check_passphrase(&v, pass);
-	if (rc == -EPERM)
-		fprintf(stderr, _("%s: the passphrase is wrong. Nothing was changed; try again.\n"),
-			fdw_progname);
-	else if (rc)
-		fprintf(stderr, _("%s: cannot read the header of %s: %s. Nothing was changed.\n"),
-			fdw_progname, job->address, strerror(-rc));
-	return rc;
 }
 
 int cmd_resume(int argc, char **argv)
@@ -359,12 +297,11 @@ int cmd_resume(int argc, char **argv)
 		{ 0 }
 	};
 	const char *key_file = NULL, *address;
-	bool foreground = false, recorded;
+	bool foreground = false;
 	struct fdw_secret *pass;
-	struct fdw_target t;
-	struct fdw_job job;
-	struct fdw_progress p;
-	int c, rc, exit_code, lock;
+	struct fdw_resume r;
+	char why[1024];
+	int c, rc, exit_code;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'k')
@@ -378,42 +315,23 @@ int cmd_resume(int argc, char **argv)
 		return simple_usage("resume", '?');
 	address = argv[optind];
 	fdw_secret_harden_process();
-	rc = job_for_address(address, &job, &recorded);
-	if (!rc)
-		rc = fdw_job_observe(&job, &p);
-	if (rc || p.state == FDW_JOB_COMPLETE) {
-		fprintf(stderr, _("%s: %s has no unfinished conversion. Nothing was changed.\n"),
-			fdw_progname, address);
-		return FDW_EXIT_ERROR;
-	}
-	if (p.state == FDW_JOB_RUNNING) {
-		fprintf(stderr, _("%s: the conversion of %s is already running (worker %d); "
-				  "follow it with '%s status --watch %s'.\n"), fdw_progname, address,
-			(int)p.pid, fdw_progname, address);
-		return FDW_EXIT_ERROR;
-	}
-	rc = fdw_target_open(address, &t);
+	rc = fdw_resume_prepare(&r, address, why, sizeof(why));
+	if (rc == -EALREADY)
+		fprintf(stderr, _("%s: %s Follow it with '%s status --watch %s'.\n"), fdw_progname,
+			why, fdw_progname, address);
+	else if (rc)
+		fprintf(stderr, "%s: %s\n", fdw_progname, why);
 	if (rc) {
-		cli_report_scan_error(address, rc);
-		return FDW_EXIT_ERROR;
-	}
-	lock = conversion_lock(&t, address);
-	if (lock < 0) {
-		fdw_target_close(&t);
+		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
 	}
 	pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;
-	if (pass && check_passphrase(&job, &t, pass) == 0) {
-		/* A conversion started by another tool gets a record now, so status can follow. */
-		if (!recorded) {
-			job.created = (int64_t)time(NULL);
-			fdw_job_save(&job);
-		}
-		exit_code = conversion_start(&job, &t, pass, foreground, NULL);
-	}
+	if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
+		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+	else if (pass)
+		exit_code = conversion_start(&r.job, &r.target, pass, foreground, NULL);
 	fdw_secret_free(pass);
-	fdw_target_close(&t);
-	close(lock);
+	fdw_resume_close(&r);
 	return exit_code;
 }

@@ -23,39 +23,7 @@ static void list_usage(FILE *out)
 
 static char *scan_error_text(int err)
 {
-	const char *what;
-	char *msg;
-
-	switch (err) {
-	case -ENOENT:
-		what = _("no such device or file; check the name with 'lsblk' or 'fdewiz list'");
-		break;
-	case -ENXIO:
-		what = _("no such partition on that disk; see 'fdewiz list' for the numbers");
-		break;
-	case -EISDIR:
-		what = _("a whole disk with a partition table; name one of its partitions, "
-			 "like DISK:2 or /dev/sda2 (see 'fdewiz list')");
-		break;
-	case -ENOTBLK:
-		what = _("not a disk: neither a block device nor an image file with a partition "
-			 "table or a filesystem");
-		break;
-	case -EACCES:
-	case -EPERM:
-		if (geteuid() == 0)
-			what = _("the system refused access even to root (is it locked by a "
-				 "security policy or a container?)");
-		else
-			what = _("permission denied; run fdewiz as root (for example with sudo)");
-		break;
-	default:
-		what = strerror(-err);
-		break;
-	}
-	if (asprintf(&msg, "%s", what) < 0)
-		return NULL;
-	return msg;
+	return strdup(fdw_scan_error_text(err));
 }
 
 void cli_report_scan_error(const char *path, int err)

@@ -16,13 +16,6 @@
 void conversion_defer_signals(void);
 
 /*
- * Take the conversion lock of the partition in @t, saying why when it cannot; returns
- * the fd to close when done, or a negative errno. Everything that writes to the
- * partition happens while it is held; a background worker inherits it.
- */
-int conversion_lock(const struct fdw_target *t, const char *address);
-
-/*
  * Run the conversion of @job (the caller holds its lock) on @t (attaching a loop device when needed). In the
  * background the worker takes over @t and @pass; the caller must not use them after.
  * Online, the volume is opened first and, with @mount_at, mounted there.

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/i18n.h"
 #include "core/log.h"
+#include "tui/tui.h"
 
 const char *fdw_progname = "fdewiz";
 static int verbosity;
@@ -41,8 +43,21 @@ static void usage(FILE *out)
 		       "  status [--json] [--watch] [DEVICE|IMAGE:N]   show conversions\n"
 		       "  pause DEVICE|IMAGE:N                  stop a running conversion safely\n"
 		       "  resume [--key-file FILE] [--foreground] DEVICE|IMAGE:N   continue one\n"
+		       "  bench [OPTIONS] DIR|DEVICE   measure I/O, a build and the ciphers "
+		       "(see bench --help)\n"
+		       "  bench --compare A.json B.json   plain against encrypted, side by side\n"
+		       "  recovery-key add|test [--key-file FILE] DEVICE|IMAGE:N   a second key, "
+		       "shown once\n"
+		       "  header-backup DEVICE|IMAGE:N FILE    save the LUKS2 header to a new file\n"
+		       "  header-restore [--yes] DEVICE|IMAGE:N FILE   put a saved header back\n"
+		       "  erase-encrypt [OPTIONS] DEVICE|IMAGE:N   destroy the data, make a new "
+		       "encrypted volume\n"
+		       "  crypttab [--root DIR] [--name NAME] [--discard] DEVICE|IMAGE:N   open it "
+		       "at boot\n"
 		       "\n"
-		       "With no command, or with only devices or images, the disks are listed.\n"
+		       "With no command, or with only devices or images, the wizard opens on "
+		       "them\n(all disks when none are named); when the output is not a "
+		       "terminal, they are\nlisted instead.\n"
 		       "\n"
 		       "Options:\n"
 		       "  -v, --verbose   say more about what is happening (on stderr)\n"
@@ -105,13 +120,27 @@ int main(int argc, char **argv)
 		return cmd_pause(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "status"))
 		return cmd_status(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "bench"))
+		return cmd_bench(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "recovery-key"))
+		return cmd_recovery_key(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "header-backup"))
+		return cmd_header_backup(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "header-restore"))
+		return cmd_header_restore(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "erase-encrypt"))
+		return cmd_erase_encrypt(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "crypttab"))
+		return cmd_crypttab(argc, argv);
 	if (argc > 0 && argv[0][0] != '/' && argv[0][0] != '.' && !strchr(argv[0], '/') &&
 	    !strchr(argv[0], '.')) {
 		fprintf(stderr, _("%s: unknown command '%s'. Nothing was changed. "
 				  "See '%s --help'.\n"), fdw_progname, argv[0], fdw_progname);
 		return FDW_EXIT_USAGE;
 	}
-	/* Until the wizard exists, no command means: list these disks (or all). */
+	/* No command: the wizard on these disks (or all) on a terminal, else the list. */
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		return tui_run(argv, argc);
 	argv[-1] = (char *)"list";
 	return cmd_list(argc + 1, argv - 1);
 }

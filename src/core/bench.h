@@ -52,6 +52,7 @@ struct fdw_bench_run {
 	char io_engine[16];	/* "io_uring", "threads", ... */
 	char scale[8];		/* "quick", "normal", "full" */
 	time_t date;
+	char note[256];		/* English: what was left out of this run and why */
 	size_t n_tests;
 	struct fdw_bench_test tests[FDW_BENCH_MAX_TESTS];
 };
@@ -71,6 +72,11 @@ struct fdw_bench_options {
 	volatile sig_atomic_t *stop;	/* nonzero: stop at the next step */
 	fdw_bench_progress_fn progress;
 	void *progress_ctx;
+	/* I/O: exact parameters, to run the same thing as a reference tool (0: by scale). */
+	uint64_t io_size;		/* bytes of the scratch file or of the device used */
+	double io_runtime;		/* seconds per test and repetition */
+	const char *io_engine;		/* NULL: io_uring, else the thread pool; "threads" */
+	const char *io_tests;		/* NULL: all; else ids like "seqread.qd1,randwrite.qd32" */
 };
 
 /*
@@ -87,8 +93,20 @@ int fdw_bench_cipher(const struct fdw_bench_options *o, struct fdw_bench_run *r,
 /* Median, min, max and spread of @m from its samples. */
 void fdw_bench_metric_finish(struct fdw_bench_metric *m);
 
-/* Fill date, kernel, CPU model and version of @r. */
+/* Fill date, kernel, CPU model and version of @r, and its cipher when r->device is dm-crypt. */
 void fdw_bench_run_describe(struct fdw_bench_run *r);
+
+/* The run as the JSON object that is saved (the caller puts it). */
+struct json_object;
+struct json_object *fdw_bench_run_to_json(const struct fdw_bench_run *r);
+
+/*
+ * Before anything runs: TARGET exists, is a directory on a writable filesystem with room
+ * for the I/O test file, or a block device that may be read (and written with allow_write:
+ * unused, no data on it). Fills @r's target and device. 0, or -errno and a sentence.
+ */
+int fdw_bench_target_check(const struct fdw_bench_options *o, struct fdw_bench_run *r,
+			   char *why, size_t len);
 
 /* Atomic save / load as JSON. */
 int fdw_bench_run_save(const struct fdw_bench_run *r, const char *path);
@@ -96,6 +114,19 @@ int fdw_bench_run_load(const char *path, struct fdw_bench_run *r);
 
 /* Where results are kept by default: <state dir>/bench. */
 const char *fdw_bench_dir(void);
+/* Create fdw_bench_dir() (and the state directory) when missing; 0 or -errno. */
+int fdw_bench_dir_ensure(void);
+
+/* Default file of @r: <dir>/<label or "bench">-<device or dirname>-<YYYYmmdd-HHMMSS>.json */
+void fdw_bench_default_path(const struct fdw_bench_run *r, char *buf, size_t len);
+
+/* The metric of @t with @key, or NULL. */
+const struct fdw_bench_metric *fdw_bench_metric_get(const struct fdw_bench_test *t,
+						    const char *key);
+
+/* Mark @t unstable (with a note) when its headline spread exceeds this many percent. */
+#define FDW_BENCH_UNSTABLE_PCT 20.0
+void fdw_bench_test_finish(struct fdw_bench_test *t);
 
 /* One line of a before/after comparison. */
 struct fdw_bench_delta {

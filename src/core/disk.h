@@ -126,5 +126,7 @@ size_t fdw_verdict_explain(const struct fdw_partition *part, char *buf, size_t l
 /* Stable machine-readable name of a reason ("mounted", "already-luks", ...). */
 const char *fdw_reason_name(enum fdw_reason reason);
 const char *fdw_strategy_name(enum fdw_strategy strategy);
+/* What went wrong naming a disk or partition (-ENOENT, -ENXIO, ...), translated. */
+const char *fdw_scan_error_text(int err);
 
 #endif

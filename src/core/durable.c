@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "durable.h"
@@ -34,5 +37,42 @@ int fdw_sync_path(const char *path)
 	if (!rc)
 		rc = sync_one(dirname(copy), O_RDONLY | O_DIRECTORY);
 	free(copy);
+	return rc;
+}
+
+int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode)
+{
+	const char *p = data;
+	char tmp[PATH_MAX];
+	size_t done = 0;
+	int fd, rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.fdewiz-XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode & 07777) != 0)
+		rc = -errno;
+	while (!rc && done < len) {
+		ssize_t w = write(fd, p + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = w < 0 ? -errno : -EIO;
+		else
+			done += (size_t)w;
+	}
+	if (!rc && fsync(fd) != 0)
+		rc = -errno;
+	if (close(fd) != 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	else
+		rc = fdw_sync_path(path);
 	return rc;
 }

@@ -2,7 +2,17 @@
 #ifndef FDW_DURABLE_H
 #define FDW_DURABLE_H
 
+#include <stddef.h>
+
 /* fsync @path and then its directory. Returns 0 or -errno. */
 int fdw_sync_path(const char *path);
+
+/*
+ * Replace @path with @len bytes of @data, created with @mode: written to a temporary file
+ * beside it, fsynced, renamed over @path, and the directory fsynced, so a reader (or a
+ * power cut) sees the old file or the new one, never half of one. Returns 0 or -errno;
+ * on failure @path is untouched.
+ */
+int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode);
 
 #endif

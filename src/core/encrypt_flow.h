@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "convert.h"
 #include "job.h"
 #include "plan.h"
 #include "secret.h"
@@ -42,6 +43,7 @@ struct fdw_encrypt_options {
 	bool offline;			/* do not open the volume while it converts */
 	bool fast_pbkdf;		/* tests only */
 	bool dry_run;			/* plan only: no lock, no path checks */
+	bool bench_baseline;		/* benchmark the plain filesystem first, and after */
 };
 
 /* One conversion being set up. Zero it, then prepare; always close. */
@@ -53,7 +55,7 @@ struct fdw_encrypt {
 	struct fdw_job job;		/* filled by begin */
 	char header_backup[PATH_MAX];	/* absolute */
 	char work_dir[PATH_MAX];
-	bool offline, fast_pbkdf;
+	bool offline, fast_pbkdf, bench_baseline;
 };
 
 /*
@@ -66,8 +68,10 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 /*
  * Make room for the header (shrink the filesystem or grow the partition), write the
  * header and its backup, and record the job. @phase, when set, hears each step.
- * Returns 0, or -errno with @why saying what was changed (for example "the filesystem
- * was shrunk; the data is intact and not encrypted").
+ * Returns 0; 1 when all is done but the job record could not be saved (@why warns;
+ * the header alone still tells status and resume everything); or -errno with @why
+ * saying what was changed (for example "the filesystem was shrunk; the data is intact
+ * and not encrypted"). Ctrl-C, SIGTERM and SIGHUP wait until it returns.
  */
 int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		      fdw_phase_fn phase, void *ctx, char *why, size_t len);
@@ -92,6 +96,17 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
 				char *why, size_t len);
 void fdw_resume_close(struct fdw_resume *r);
+
+/*
+ * Attach @t and describe the volume of @job in @v (pointing into @job and @t). Online,
+ * open it as /dev/mapper/<active name> unless it is open, and mount it at @mount_at
+ * when set. *@went_offline tells the caller a job recorded online continues offline
+ * (this system has no device-mapper). Returns 0, or -errno with @why; a failed mount
+ * is only a warning in @why with 0 returned and *@mount_failed set.
+ */
+int fdw_job_open_volume(const struct fdw_job *job, struct fdw_target *t,
+			struct fdw_volume *v, const struct fdw_secret *pass, const char *mount_at,
+			bool *went_offline, bool *mount_failed, char *why, size_t len);
 
 /*
  * Convert @job in a detached background worker, opening the volume first when online

@@ -55,6 +55,11 @@ void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len)
 	snprintf(buf, len, "%s/jobs/%s.status", fdw_state_dir(), job->id);
 }
 
+void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.log", fdw_state_dir(), job->id);
+}
+
 int fdw_job_save(const struct fdw_job *job)
 {
 	struct json_object *o;
@@ -70,6 +75,11 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "detached_header", json_object_new_string(job->detached_header));
 	json_object_object_add(o, "active_name", json_object_new_string(job->active_name));
 	json_object_object_add(o, "fs_to_grow", json_object_new_string(job->fs_to_grow));
+	json_object_object_add(o, "fstype", json_object_new_string(job->fstype));
+	json_object_object_add(o, "cipher", json_object_new_string(job->cipher));
+	json_object_object_add(o, "bench_before", json_object_new_string(job->bench_before));
+	json_object_object_add(o, "bench_after", json_object_new_string(job->bench_after));
+	json_object_object_add(o, "bench_note", json_object_new_string(job->bench_note));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
 	job_path(job->id, path, sizeof(path));
 	rc = fdw_json_write_atomic(path, o);
@@ -90,6 +100,11 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	fdw_json_get_str(o, "detached_header", job->detached_header, sizeof(job->detached_header));
 	fdw_json_get_str(o, "active_name", job->active_name, sizeof(job->active_name));
 	fdw_json_get_str(o, "fs_to_grow", job->fs_to_grow, sizeof(job->fs_to_grow));
+	fdw_json_get_str(o, "fstype", job->fstype, sizeof(job->fstype));
+	fdw_json_get_str(o, "cipher", job->cipher, sizeof(job->cipher));
+	fdw_json_get_str(o, "bench_before", job->bench_before, sizeof(job->bench_before));
+	fdw_json_get_str(o, "bench_after", job->bench_after, sizeof(job->bench_after));
+	fdw_json_get_str(o, "bench_note", job->bench_note, sizeof(job->bench_note));
 	job->created = fdw_json_get_int(o, "created");
 	json_object_put(o);
 	return job->id[0] && job->address[0] ? 0 : -EINVAL;

@@ -17,6 +17,11 @@ struct fdw_job {
 	char detached_header[PATH_MAX];	/* empty: the header is on the device */
 	char active_name[64];		/* device-mapper name when online, else empty */
 	char fs_to_grow[16];		/* filesystem type to grow back when done, or empty */
+	char fstype[16];		/* the filesystem being encrypted */
+	char cipher[96];		/* "aes-xts-plain64, 512-bit key" */
+	char bench_before[PATH_MAX];	/* saved benchmark of the plain volume, or empty */
+	char bench_after[PATH_MAX];	/* ... of the encrypted volume when done, or empty */
+	char bench_note[256];		/* why a benchmark did not run, English, or empty */
 	int64_t created;
 };
 
@@ -35,6 +40,8 @@ int fdw_job_list(struct fdw_job **out, size_t *n);
 int fdw_job_find(const char *address, struct fdw_job *job);
 /* Where the worker publishes the progress of @job. */
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len);
+/* Where the worker appends its log lines (no secrets ever go there). */
+void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len);
 
 /*
  * The state a viewer should show: the published record when its worker is alive;

@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_flow.h"
 #include "convert.h"
+#include "fsresize.h"
 #include "log.h"
 #include "procid.h"
 #include "progress.h"
@@ -111,6 +113,20 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 	return *pub->stop ? 1 : 0;
 }
 
+/* After an online shrink, give the filesystem its room back inside the volume. */
+static void grow_back(const struct fdw_job *job, const struct fdw_volume *v)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/dev/mapper/%s", v->active_name);
+	/* Mounted: resize2fs grows it live; unmounted it wants a check first. */
+	if (fdw_ext_grow_online(path) == 0 || fdw_ext_grow(path) == 0)
+		fdw_log(FDW_LOG_INFO, "%s: filesystem grown to fill the volume", job->address);
+	else
+		fdw_log(FDW_LOG_WARN, "%s: the filesystem could not be grown; run resize2fs %s",
+			job->address, path);
+}
+
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		   const struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
@@ -149,6 +165,18 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	    fdw_convert_backup_header(v, job->header_backup) != 0)
 		fdw_log(FDW_LOG_WARN, "%s: could not refresh the header backup %s; it still "
 			"describes the volume before conversion", job->address, job->header_backup);
+	if (rc == 0 && job->fs_to_grow[0] && v->active_name) {
+		snprintf(pub.p.phase, sizeof(pub.p.phase), "growing");
+		publish(&pub);
+		grow_back(job, v);
+	}
+	if (rc == 0 && job->bench_before[0]) {
+		struct fdw_job updated = *job;
+
+		snprintf(pub.p.phase, sizeof(pub.p.phase), "benchmarking");
+		publish(&pub);
+		fdw_bench_after(&updated, v->active_name, job->fstype, stop);
+	}
 	if (rc == 0) {
 		pub.p.state = FDW_JOB_COMPLETE;
 		pub.p.done = pub.p.total;

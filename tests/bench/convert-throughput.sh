@@ -259,7 +259,7 @@ step_fdewiz() {
 	drop_caches
 	t0=$(now)
 	/usr/bin/time -v -o "$work/time.fdw" stdbuf -oL "$FDEWIZ" encrypt --foreground --yes \
-		--fast-pbkdf --key-file "$KEY" --work-dir "$work" --header-backup "$work/backup.header" \
+		--fast-pbkdf --no-bench --key-file "$KEY" --work-dir "$work" --header-backup "$work/backup.header" \
 		"$IMG:1" 2>"$work/fdewiz.err" | stamp >"$work/fdewiz.out" ||
 		{ cat "$work/fdewiz.out" "$work/fdewiz.err" >&2; die "fdewiz run $r failed"; }
 	t1=$(now)

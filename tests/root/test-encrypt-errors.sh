@@ -84,7 +84,7 @@ fdw()
 
 # A real run: it would convert in this process if fdewiz let it, so a missing check shows
 # up as a changed image rather than as a worker left running.
-REAL=(encrypt --foreground --yes --fast-pbkdf --key-file "$key" --work-dir "$work"
+REAL=(encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$work"
 	--header-backup "$backup")
 
 CASE=
@@ -479,7 +479,7 @@ assert_untouched "$main" 0
 case_end
 
 refused "not root: real run on a readable image" 1 "$main" \
-	encrypt --foreground --yes --fast-pbkdf --key-file "$nobody_key" \
+	encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$nobody_key" \
 	--header-backup "$backup" "$main:2"
 says "needs root" "sudo"
 case_end
@@ -487,7 +487,7 @@ case_end
 # Even where nobody could write the file, encrypting needs root.
 chmod 666 "$main"
 refused "not root: real run on an image nobody may write" 1 "$main" \
-	encrypt --foreground --yes --fast-pbkdf --key-file "$nobody_key" \
+	encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$nobody_key" \
 	--header-backup "$backup" "$main:2"
 says "needs root" "sudo"
 case_end
@@ -501,7 +501,7 @@ chmod 700 "$IMG_TMP"
 # The real terminal prompt, in a tmux pane: two different passphrases.
 case_begin "passphrases that differ (terminal prompt)"
 loops=$(loops_of "$main")
-tmux_start "$tmux_name" 100 30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf \
+tmux_start "$tmux_name" 100 30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--work-dir "$work" --header-backup "$backup" "$main:2"
 if tmux_wait_for "$tmux_name" "Passphrase:" 20; then
 	tmux_send "$tmux_name" -l "first secret 1"
@@ -526,32 +526,32 @@ case_end
 for answer in no yes "YES please" ""; do
 	printf '%s\n' "$answer" >"$IMG_TMP/answer"
 	refused "typed confirmation '$answer' instead of YES" 1 "$main" --stdin "$IMG_TMP/answer" \
-		encrypt --foreground --fast-pbkdf --key-file "$key" --work-dir "$work" \
+		encrypt --foreground --fast-pbkdf --no-bench --key-file "$key" --work-dir "$work" \
 		--header-backup "$backup" "$main:2"
 	says "Not confirmed"
 	case_end
 done
 
 refused "typed confirmation: stdin closed" 1 "$main" \
-	encrypt --foreground --fast-pbkdf --key-file "$key" --work-dir "$work" \
+	encrypt --foreground --fast-pbkdf --no-bench --key-file "$key" --work-dir "$work" \
 	--header-backup "$backup" "$main:2"
 says "Not confirmed"
 case_end
 
 : >"$IMG_TMP/empty.key"
-refused "empty key file" 1 "$main" encrypt --foreground --yes --fast-pbkdf \
+refused "empty key file" 1 "$main" encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file "$IMG_TMP/empty.key" --work-dir "$work" --header-backup "$backup" "$main:2"
 says "$IMG_TMP/empty.key"
 says "empty"
 case_end
 
-refused "missing key file" 1 "$main" encrypt --foreground --yes --fast-pbkdf \
+refused "missing key file" 1 "$main" encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file "$IMG_TMP/no-such.key" --work-dir "$work" --header-backup "$backup" "$main:2"
 says "$IMG_TMP/no-such.key"
 case_end
 
 # An empty passphrase on stdin (--key-file -) is the same mistake.
-refused "empty key on stdin (--key-file -)" 1 "$main" encrypt --foreground --yes --fast-pbkdf \
+refused "empty key on stdin (--key-file -)" 1 "$main" encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file - --work-dir "$work" --header-backup "$backup" "$main:2"
 says "empty"
 case_end
@@ -602,7 +602,7 @@ late_failure()
 	cp "$(img_sums_file "$shrinkable" 1)" "$(img_sums_file "$late" 1)"
 	REF[$late]=${REF[$shrinkable]}
 	case_begin "$what"
-	fdw encrypt --foreground --yes --fast-pbkdf --key-file "$key" "$@" "$late:1"
+	fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" "$@" "$late:1"
 	assert_eq "$CASE: exit status" 1 "$RUN_RC"
 	says "$culprit"
 	if [ "$(hash_of "$late")" = "${REF[$late]}" ]; then
@@ -634,7 +634,7 @@ rm -f "$backup"
 # What the user does next: the same command with a work dir that exists. It must finish,
 # and cryptsetup must decrypt the result to the same files.
 case_begin "encrypt again after the failure"
-fdw encrypt --foreground --yes --fast-pbkdf --key-file "$key" --work-dir "$work" \
+fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$work" \
 	--header-backup "$backup" "$late:1"
 assert_eq "$CASE: exit status" 0 "$RUN_RC"
 says "is now encrypted"

@@ -58,7 +58,7 @@ run_and_kill_at() {
 
 kills=()
 target=3
-at=$(run_and_kill_at $target "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf \
+at=$(run_and_kill_at $target "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file "$work/key" --header-backup "$work/backup.hdr" "$work/disk.img:1") ||
 	fail "the first run finished before $target%"
 kills+=("$at")

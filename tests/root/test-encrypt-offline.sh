@@ -64,7 +64,7 @@ verify_image() {
 # Start fdewiz encrypt in the background and wait until its progress passes @pct percent.
 start_and_wait() {
 	local pct=$1
-	"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf \
+	"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench \
 		--work-dir "$work" --header-backup "$work/backup.hdr" "$work/disk.img:1" \
 		>"$work/out" 2>"$work/err" &
 	pid=$!
@@ -86,7 +86,7 @@ make_tree
 
 # 1. Straight through.
 make_image
-"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --work-dir "$work" \
+"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench --work-dir "$work" \
 	--header-backup "$work/backup.hdr" "$work/disk.img:1" >"$work/out" 2>"$work/err" ||
 	{ cat "$work/out" "$work/err"; fail "encrypt failed"; }
 grep -q "is now encrypted" "$work/out" || fail "no completion message"
@@ -142,7 +142,7 @@ echo "PASS: dry run leaves the image byte for byte unchanged"
 make_image
 touch "$work/backup.hdr"
 before=$(sha256sum <"$work/disk.img")
-rc=0; "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf \
+rc=0; "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench \
 	--header-backup "$work/backup.hdr" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "existing backup: exit $rc"
 grep -q "already exists" "$work/out" || { cat "$work/out"; fail "existing backup: message"; }
@@ -155,7 +155,7 @@ echo "PASS: an existing header backup is refused before anything changes"
 status_field() {
 	"$FDEWIZ" status --json "$work/disk.img:1" | jq -r ".conversions[0].$1"
 }
-setsid "$FDEWIZ" encrypt --key-file "$work/key" --yes --fast-pbkdf --work-dir "$work" \
+setsid "$FDEWIZ" encrypt --key-file "$work/key" --yes --fast-pbkdf --no-bench --work-dir "$work" \
 	--header-backup "$work/backup.hdr" "$work/disk.img:1" </dev/null >"$work/out" 2>&1 ||
 	{ cat "$work/out"; fail "background encrypt"; }
 grep -q "Converting in the background" "$work/out" || fail "no background message"
@@ -200,7 +200,7 @@ verify_image "two resumes at once"
 make_image
 rm -f "$work/backup.hdr" "$work/backup2.hdr"
 enc() {
-	"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
+	"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$work/key" \
 		--header-backup "$1" "$work/disk.img:1"
 }
 enc "$work/backup.hdr" >"$work/r1" 2>&1 &

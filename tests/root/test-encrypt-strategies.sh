@@ -43,7 +43,7 @@ blocks_before=$(dumpe2fs -h "$loop" 2>/dev/null | sed -n 's/^Block count: *//p')
 detach
 [ "$("$FDEWIZ" list --json "$work/disk.img" | jq -r '.disks[0].partitions[0].verdict.strategy')" = grow ] ||
 	fail "grow: auto strategy is not grow"
-"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
+"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$work/key" \
 	--header-backup "$work/grow.hdr" "$work/disk.img:1" >"$work/out" 2>&1 ||
 	{ cat "$work/out"; fail "grow: encrypt failed"; }
 grep -q "Growing the partition" "$work/out" || fail "grow: partition not grown"
@@ -76,11 +76,11 @@ detach
 	fail "detached: XFS without space should be no-room"
 # Without a header file name, auto is refused and nothing changes.
 before=$(sha256sum <"$work/disk.img")
-rc=0; "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
+rc=0; "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$work/key" \
 	"$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "Nothing was changed" "$work/out" || { cat "$work/out"; fail "detached: auto not refused"; }
 [ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "detached: refused run changed the image"
-"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
+"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$work/key" \
 	--strategy "detached-header=$work/media.luks" --header-backup "$work/media.bak" \
 	"$work/disk.img:1" >"$work/out" 2>&1 || { cat "$work/out"; fail "detached: encrypt failed"; }
 [ -s "$work/media.luks" ] || fail "detached: no header file"
@@ -88,7 +88,7 @@ rc=0; "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
 	fail "detached: status is not complete"
 # The header file is never overwritten.
 hdr_sum=$(sha256sum <"$work/media.luks")
-rc=0; "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --key-file "$work/key" \
+rc=0; "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$work/key" \
 	--strategy "detached-header=$work/media.luks" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "detached: a second run exited $rc"
 [ "$(sha256sum <"$work/media.luks")" = "$hdr_sum" ] || fail "detached: header file overwritten"

@@ -283,7 +283,7 @@ img_fill "$B" 1 80
 
 step_begin "fdewiz encrypt, then fdewiz status"
 t1=$SECONDS
-fdw encrypt --foreground --yes --fast-pbkdf --key-file "$key" --work-dir "$IMG_TMP" \
+fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" \
 	--header-backup "$IMG_TMP/b.hdr" "$B:1"
 assert_eq "$STEP: exit status" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output

@@ -7,7 +7,7 @@ export FDEWIZ_STATE_DIR=/run/fdewiz-state DM_DISABLE_UDEV=1
 mkdir -p /run/cryptsetup /mnt/g
 die() { echo "grow: FAIL: $*"; exit 1; }
 
-"$fdewiz" encrypt --foreground --offline --yes --fast-pbkdf --key-file "$work/key" \
+"$fdewiz" encrypt --foreground --offline --yes --fast-pbkdf --no-bench --key-file "$work/key" \
 	--header-backup /run/h.bak /dev/vda1 2>&1 | tr '\r' '\n' | grep -v '^encrypting' ||
 	die "encrypt"
 size=$(blockdev --getsize64 /dev/vda1)

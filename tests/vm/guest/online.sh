@@ -10,7 +10,7 @@ step() { echo "online: $*"; }
 die() { echo "online: FAIL: $*"; exit 1; }
 
 step "encrypt /dev/vda2 online, mounted at /mnt/vol"
-"$fdewiz" encrypt --yes --fast-pbkdf --key-file "$work/key" --header-backup /run/hdr.bak \
+"$fdewiz" encrypt --yes --fast-pbkdf --no-bench --key-file "$work/key" --header-backup /run/hdr.bak \
 	--mount /mnt/vol /dev/vda2 || die "encrypt"
 mountpoint -q /mnt/vol || die "/mnt/vol is not mounted during the conversion"
 name=$(jq -r '.active_name' "$FDEWIZ_STATE_DIR"/jobs/*.json)

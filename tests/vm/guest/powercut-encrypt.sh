@@ -34,7 +34,7 @@ export FDEWIZ_STATE_DIR=$state
 echo "POWERCUT-ENCRYPT-START"
 # stderr carries the progress line, redrawn with CR: one line per update on the console.
 rc=0
-{ "$FDEWIZ" encrypt --foreground --yes --key-file "$key" --fast-pbkdf \
+{ "$FDEWIZ" encrypt --foreground --yes --key-file "$key" --fast-pbkdf --no-bench \
 	--header-backup "$state/vda2.header" /dev/vda2 2>&1 1>&3 |
 	stdbuf -oL tr '\r' '\n'; } 3>&1 || rc=$?
 echo "powercut: fdewiz encrypt ended with $rc: the power was not cut in time"

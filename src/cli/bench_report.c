@@ -1,0 +1,229 @@
+/* Benchmark tables and JSON: one run, or a plain run against an encrypted one. */
+#include "config.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_report.h"
+#include "core/i18n.h"
+
+#define COMPARE_JSON_VERSION 1
+
+/* A value with as many digits as make sense for its size. */
+static void fmt_value(double v, const char *unit, char *buf, size_t len)
+{
+	const char *u = unit && *unit ? unit : "";
+	const char *sep = *u && strcmp(u, "%") ? " " : "";
+
+	if (v >= 100 || v <= -100)
+		snprintf(buf, len, "%.0f%s%s", v, sep, u);
+	else if (v >= 10 || v <= -10)
+		snprintf(buf, len, "%.1f%s%s", v, sep, u);
+	else
+		snprintf(buf, len, "%.2f%s%s", v, sep, u);
+}
+
+static void fmt_metric(const struct fdw_bench_test *t, const char *key, char *buf, size_t len)
+{
+	const struct fdw_bench_metric *m = fdw_bench_metric_get(t, key);
+
+	if (!m || !m->n)
+		snprintf(buf, len, "-");
+	else if (!strcmp(m->unit, "%"))
+		snprintf(buf, len, "%.0f%%", m->median);
+	else
+		fmt_value(m->median, strcmp(m->unit, "us") ? m->unit : "", buf, len);
+}
+
+static const struct fdw_bench_metric *headline(const struct fdw_bench_test *t)
+{
+	return t->primary < t->n_metrics ? &t->metrics[t->primary] : NULL;
+}
+
+/* The title column: as wide as the longest (translated) title, within reason. */
+static int title_width(const struct fdw_bench_test *t, size_t n)
+{
+	size_t i, w = strlen(_("TEST"));
+
+	for (i = 0; i < n; i++)
+		if (strlen(_(t[i].title)) > w)
+			w = strlen(_(t[i].title));
+	return w > 60 ? 60 : (int)w;
+}
+
+void bench_print_table(FILE *out, const struct fdw_bench_run *r)
+{
+	char date[40], val[32], p50[24], p99[24], cpu[24], spread[24];
+	size_t i, runs = 0;
+	int w;
+	struct tm tm;
+
+	localtime_r(&r->date, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_metric *h = headline(&r->tests[i]);
+
+		if (h && h->n > runs)
+			runs = h->n;
+	}
+	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), r->target, r->device[0] ? " (" : "",
+		r->device, r->device[0] ? ")" : "", date);
+	fprintf(out, _("Scale %s, I/O engine %s, %zu run(s) per test, cipher %s; %s, kernel %s\n"),
+		r->scale[0] ? r->scale : "-", r->io_engine[0] ? r->io_engine : "-", runs,
+		r->cipher[0] ? r->cipher : _("none (plain)"), r->cpu_model, r->kernel);
+	w = title_width(r->tests, r->n_tests);
+	fprintf(out, "\n%-*s %14s %7s %9s %9s %6s\n", w, _("TEST"), _("RESULT"), _("SPREAD"),
+		_("P50 us"), _("P99 us"), _("CPU"));
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+		const struct fdw_bench_metric *h = headline(t);
+
+		if (h && h->n) {
+			fmt_value(h->median, h->unit, val, sizeof(val));
+			snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
+		} else {
+			snprintf(val, sizeof(val), "-");
+			snprintf(spread, sizeof(spread), "-");
+		}
+		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
+		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
+		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+		fprintf(out, "%-*s %14s %7s %9s %9s %6s%s\n", w, _(t->title), val, spread, p50,
+			p99, cpu, t->unstable ? _("  unstable") : "");
+	}
+	for (i = 0; i < r->n_tests; i++)
+		if (r->tests[i].note[0])
+			fprintf(out, "  %s: %s\n", _(r->tests[i].title), r->tests[i].note);
+	if (r->note[0])
+		fprintf(out, _("Note: %s\n"), r->note);
+}
+
+void bench_print_json(FILE *out, const struct fdw_bench_run *r)
+{
+	struct json_object *o = fdw_bench_run_to_json(r);
+
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void fmt_cpu_pair(const struct fdw_bench_delta *d, char *buf, size_t len)
+{
+	char a[16], b[16];
+
+	if (d->cpu_plain < 0 && d->cpu_encrypted < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(a, sizeof(a), d->cpu_plain < 0 ? "?" : "%.0f%%", d->cpu_plain);
+	snprintf(b, sizeof(b), d->cpu_encrypted < 0 ? "?" : "%.0f%%", d->cpu_encrypted);
+	snprintf(buf, len, "%s -> %s", a, b);
+}
+
+void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
+			       const struct fdw_bench_run *enc,
+			       const struct fdw_bench_delta *d, size_t n)
+{
+	char a[32], b[32], cpu[48];
+	size_t i, flagged = 0;
+	int w = (int)strlen(_("TEST"));
+
+	fprintf(out, _("Plain:     %s (%s%s%s)\n"), plain->target, plain->label,
+		plain->cipher[0] ? ", " : "", plain->cipher);
+	fprintf(out, _("Encrypted: %s (%s%s%s)\n"), enc->target, enc->label,
+		enc->cipher[0] ? ", " : "", enc->cipher);
+	for (i = 0; i < n; i++)
+		if (strlen(_(d[i].plain->title)) > (size_t)w)
+			w = (int)strlen(_(d[i].plain->title));
+	if (w > 60)
+		w = 60;
+	fprintf(out, "\n%-*s %12s %12s %7s %9s %7s %15s\n", w, _("TEST"), _("PLAIN"),
+		_("ENCRYPTED"), _("RATIO"), _("SLOWDOWN"), _("SPREAD"), _("CPU"));
+	for (i = 0; i < n; i++) {
+		const struct fdw_bench_metric *hp = headline(d[i].plain);
+		const struct fdw_bench_metric *he = fdw_bench_metric_get(d[i].encrypted, hp->key);
+
+		fmt_value(hp->median, hp->unit, a, sizeof(a));
+		fmt_value(he->median, he->unit, b, sizeof(b));
+		fmt_cpu_pair(&d[i], cpu, sizeof(cpu));
+		fprintf(out, "%-*s %12s %12s %6.0f%% %8.1f%% %6.1f%% %15s%s%s\n",
+			w, _(d[i].plain->title), a, b, d[i].ratio_pct, d[i].slowdown_pct,
+			d[i].spread_pct, cpu, d[i].suspicious ? "  !" : "",
+			d[i].unstable ? _("  unstable") : "");
+		flagged += d[i].suspicious;
+	}
+	if (!n)
+		fprintf(out, _("The two runs have no test in common.\n"));
+	for (i = 0; i < n; i++) {
+		if (!d[i].suspicious)
+			continue;
+		fprintf(out, _("! %s: the encrypted volume measured %.0f%% better than the plain "
+			       "one, more than the run-to-run spread (%.1f%%). Encryption cannot make "
+			       "this faster; this is likely a cache or sync artifact. Repeat both "
+			       "runs on an idle machine before trusting it.\n"),
+			_(d[i].plain->title), -d[i].slowdown_pct, d[i].spread_pct);
+	}
+	for (i = 0; i < n; i++)
+		if (d[i].unstable && !d[i].suspicious)
+			fprintf(out, _("~ %s: the runs varied too much to trust this line.\n"),
+				_(d[i].plain->title));
+	(void)flagged;
+}
+
+static struct json_object *run_summary(const char *file, const struct fdw_bench_run *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "label", json_object_new_string(r->label));
+	json_object_object_add(o, "target", json_object_new_string(r->target));
+	json_object_object_add(o, "device", json_object_new_string(r->device));
+	json_object_object_add(o, "cipher", json_object_new_string(r->cipher));
+	json_object_object_add(o, "date_unix", json_object_new_int64((int64_t)r->date));
+	return o;
+}
+
+void bench_print_compare_json(FILE *out, const char *a, const struct fdw_bench_run *plain,
+			      const char *b, const struct fdw_bench_run *enc,
+			      const struct fdw_bench_delta *d, size_t n)
+{
+	struct json_object *o = json_object_new_object(), *ts = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "format", json_object_new_string("fdewiz-bench-compare"));
+	json_object_object_add(o, "format_version", json_object_new_int(COMPARE_JSON_VERSION));
+	json_object_object_add(o, "plain", run_summary(a, plain));
+	json_object_object_add(o, "encrypted", run_summary(b, enc));
+	for (i = 0; i < n; i++) {
+		const struct fdw_bench_metric *hp = headline(d[i].plain);
+		const struct fdw_bench_metric *he = fdw_bench_metric_get(d[i].encrypted, hp->key);
+		struct json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "id", json_object_new_string(d[i].plain->id));
+		json_object_object_add(t, "title", json_object_new_string(d[i].plain->title));
+		json_object_object_add(t, "metric", json_object_new_string(hp->key));
+		json_object_object_add(t, "unit", json_object_new_string(hp->unit));
+		json_object_object_add(t, "plain", json_object_new_double(hp->median));
+		json_object_object_add(t, "encrypted", json_object_new_double(he->median));
+		json_object_object_add(t, "ratio_pct", json_object_new_double(d[i].ratio_pct));
+		json_object_object_add(t, "slowdown_pct",
+				       json_object_new_double(d[i].slowdown_pct));
+		json_object_object_add(t, "spread_pct", json_object_new_double(d[i].spread_pct));
+		json_object_object_add(t, "cpu_plain_pct", json_object_new_double(d[i].cpu_plain));
+		json_object_object_add(t, "cpu_encrypted_pct",
+				       json_object_new_double(d[i].cpu_encrypted));
+		json_object_object_add(t, "suspicious", json_object_new_boolean(d[i].suspicious));
+		json_object_object_add(t, "unstable", json_object_new_boolean(d[i].unstable));
+		json_object_object_add(t, "note", json_object_new_string(
+			d[i].suspicious ? "Encrypted measured better than plain beyond the "
+					  "run-to-run spread: likely a cache or sync artifact." :
+			d[i].unstable ? "The runs varied too much to trust this line." : ""));
+		json_object_array_add(ts, t);
+	}
+	json_object_object_add(o, "tests", ts);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}

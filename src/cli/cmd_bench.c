@@ -1,0 +1,408 @@
+/* `fdewiz bench`: measure a filesystem or device, save the result, compare two results. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_report.h"
+#include "cli.h"
+#include "core/bench.h"
+#include "core/i18n.h"
+
+enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7 };
+
+enum {
+	OPT_QUICK = 256, OPT_FULL, OPT_KIND, OPT_REPEATS, OPT_JSON, OPT_SAVE, OPT_LABEL,
+	OPT_ALLOW_WRITE, OPT_REAL_CC, OPT_COMPARE, OPT_IO_SIZE, OPT_RUNTIME, OPT_IO_ENGINE,
+	OPT_IO_TESTS,
+};
+
+static volatile sig_atomic_t bench_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	bench_stop = 1;
+}
+
+static void bench_usage(FILE *out)
+{
+	fprintf(out, _("Usage: %s bench [--quick|--full] [--kind io,build,cipher] [--repeats N]\n"
+		       "                    [--json] [--save FILE] [--label L] [--allow-write]\n"
+		       "                    [--real-cc] TARGET\n"
+		       "       %s bench --compare BEFORE.json AFTER.json [--json]\n"
+		       "Measure I/O (fio-style), a build-like workload and the ciphers on TARGET, a\n"
+		       "directory on a mounted filesystem or a block device (read-only unless\n"
+		       "--allow-write), and save the result; or compare a plain and an encrypted "
+		       "result.\n"
+		       "  --quick, --full   shorter or longer tests (default: in between)\n"
+		       "  --kind LIST       which benchmarks, of io, build, cipher (default: all)\n"
+		       "  --repeats N       runs of each test, 1 to 9 (default 3)\n"
+		       "  --json            machine-readable output (the saved format)\n"
+		       "  --save FILE       save there (default: %s/<label>-<target>-<date>.json)\n"
+		       "  --label L         name of this run, like before or after\n"
+		       "  --allow-write     on a block device: also test writing (destroys its "
+		       "data)\n"
+		       "  --real-cc         build: compile the generated sources with cc\n"
+		       "  --compare A B     compare a plain result A with an encrypted result B\n"),
+		fdw_progname, fdw_progname, fdw_bench_dir());
+}
+
+static int parse_kinds(const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	int kinds = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "io"))
+			kinds |= KIND_IO;
+		else if (!strcmp(tok, "build"))
+			kinds |= KIND_BUILD;
+		else if (!strcmp(tok, "cipher"))
+			kinds |= KIND_CIPHER;
+		else if (!strcmp(tok, "all"))
+			kinds |= KIND_ALL;
+		else {
+			kinds = -1;
+			break;
+		}
+	}
+	free(copy);
+	return kinds ? kinds : -1;
+}
+
+/* 123, 64M, 1G (powers of 1024); 0 when malformed. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	return *end ? 0 : v;
+}
+
+static int load_for_compare(const char *path, struct fdw_bench_run *r)
+{
+	int rc = fdw_bench_run_load(path, r);
+
+	if (rc == -ENOENT)
+		fprintf(stderr, _("%s: bench: %s does not exist. Nothing was changed. Give two "
+				  "files that 'fdewiz bench' saved (they are kept in %s).\n"),
+			fdw_progname, path, fdw_bench_dir());
+	else if (rc == -EINVAL)
+		fprintf(stderr, _("%s: bench: %s is not a saved fdewiz benchmark (damaged, or "
+				  "another format). Nothing was changed. Give two files that "
+				  "'fdewiz bench' saved (they are kept in %s).\n"),
+			fdw_progname, path, fdw_bench_dir());
+	else if (rc)
+		fprintf(stderr, _("%s: bench: cannot read %s: %s. Nothing was changed.\n"),
+			fdw_progname, path, strerror(-rc));
+	return rc;
+}
+
+static int bench_compare(const char *a, const char *b, bool json)
+{
+	struct fdw_bench_run *plain = calloc(1, sizeof(*plain));
+	struct fdw_bench_run *enc = calloc(1, sizeof(*enc));
+	struct fdw_bench_delta d[FDW_BENCH_MAX_TESTS];
+	int rc = FDW_EXIT_ERROR;
+	size_t n;
+
+	if (!plain || !enc) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, strerror(ENOMEM));
+		goto out;
+	}
+	if (load_for_compare(a, plain) || load_for_compare(b, enc))
+		goto out;
+	n = fdw_bench_compare(plain, enc, d, FDW_BENCH_MAX_TESTS);
+	if (json)
+		bench_print_compare_json(stdout, a, plain, b, enc, d, n);
+	else
+		bench_print_compare_table(stdout, plain, enc, d, n);
+	rc = FDW_EXIT_OK;
+out:
+	free(plain);
+	free(enc);
+	return rc;
+}
+
+struct progress_line {
+	const char *kind;
+	bool tty;
+	bool shown;
+};
+
+static int show_progress(const char *what, double fraction, void *ctx)
+{
+	struct progress_line *p = ctx;
+
+	if (p->tty) {
+		fprintf(stderr, "\r\033[K%s: %s %3.0f%%", p->kind, _(what), fraction * 100.0);
+		fflush(stderr);
+		p->shown = true;
+	}
+	return bench_stop != 0;
+}
+
+static void end_progress(struct progress_line *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = false;
+}
+
+typedef int (*bench_fn)(const struct fdw_bench_options *, struct fdw_bench_run *, char *,
+			size_t);
+
+static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int kinds,
+		     struct progress_line *pl)
+{
+	static const struct {
+		int kind;
+		const char *name;
+		bench_fn fn;
+	} list[] = {
+		{ KIND_IO, "io", fdw_bench_io },
+		{ KIND_BUILD, "build", fdw_bench_build },
+		{ KIND_CIPHER, "cipher", fdw_bench_cipher },
+	};
+	char why[512];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
+		struct timespec t0, t1;
+
+		if (!(kinds & list[i].kind))
+			continue;
+		pl->kind = list[i].name;
+		why[0] = '\0';
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = list[i].fn(o, r, why, sizeof(why));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		end_progress(pl);
+		if (rc) {
+			fprintf(stderr, "%s: bench: %s\n", fdw_progname,
+				why[0] ? why : strerror(-rc));
+			return rc;
+		}
+		fprintf(stderr, _("%s: bench: %s took %.0f s\n"), fdw_progname, list[i].name,
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	return 0;
+}
+
+static int bench_target(struct fdw_bench_options *o, const char *target, int kinds,
+			const char *label, const char *save, bool json)
+{
+	struct fdw_bench_run *r = calloc(1, sizeof(*r));
+	struct progress_line pl = { .tty = isatty(STDERR_FILENO) == 1 };
+	struct sigaction sa = { .sa_handler = on_stop }, old[3];
+	char why[512], path[PATH_MAX];
+	struct stat st;
+	int rc, ret = FDW_EXIT_ERROR;
+
+	if (!r) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, strerror(ENOMEM));
+		return FDW_EXIT_ERROR;
+	}
+	if (stat(target, &st) == 0 && S_ISBLK(st.st_mode))
+		o->device = target;
+	else
+		o->dir = target;
+	why[0] = '\0';
+	rc = fdw_bench_target_check(o, r, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "%s: bench: %s\n", fdw_progname, why[0] ? why : strerror(-rc));
+		goto out;
+	}
+	snprintf(r->label, sizeof(r->label), "%s", label ? label : "");
+	fdw_bench_run_describe(r);
+	snprintf(r->scale, sizeof(r->scale), "%s", o->scale == FDW_BENCH_QUICK ? "quick" :
+		 o->scale == FDW_BENCH_FULL ? "full" : "normal");
+	if (save)
+		snprintf(path, sizeof(path), "%s", save);
+	else
+		fdw_bench_default_path(r, path, sizeof(path));
+
+	o->stop = &bench_stop;
+	o->progress = show_progress;
+	o->progress_ctx = &pl;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	sigaction(SIGHUP, &sa, &old[2]);
+	rc = run_kinds(o, r, kinds, &pl);
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	sigaction(SIGHUP, &old[2], NULL);
+	if (rc)
+		goto out;
+
+	rc = save ? 0 : fdw_bench_dir_ensure();
+	if (!rc)
+		rc = fdw_bench_run_save(r, path);
+	if (json)
+		bench_print_json(stdout, r);
+	else
+		bench_print_table(stdout, r);
+	if (rc) {
+		fprintf(stderr, _("%s: bench: the result could not be saved to %s: %s. It is "
+				  "shown above only.\n"), fdw_progname, path, strerror(-rc));
+		goto out;
+	}
+	fprintf(stderr, _("%s: bench: result saved to %s\n"), fdw_progname, path);
+	ret = FDW_EXIT_OK;
+out:
+	free(r);
+	return ret;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "full", no_argument, NULL, OPT_FULL },
+		{ "kind", required_argument, NULL, OPT_KIND },
+		{ "repeats", required_argument, NULL, OPT_REPEATS },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "allow-write", no_argument, NULL, OPT_ALLOW_WRITE },
+		{ "real-cc", no_argument, NULL, OPT_REAL_CC },
+		{ "compare", no_argument, NULL, OPT_COMPARE },
+		/* Not in the help: exact I/O parameters, to run what a reference tool runs. */
+		{ "io-size", required_argument, NULL, OPT_IO_SIZE },
+		{ "runtime", required_argument, NULL, OPT_RUNTIME },
+		{ "io-engine", required_argument, NULL, OPT_IO_ENGINE },
+		{ "io-tests", required_argument, NULL, OPT_IO_TESTS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct fdw_bench_options o = { .scale = FDW_BENCH_NORMAL };
+	const char *save = NULL, *label = NULL;
+	bool json = false, compare = false;
+	int c, kinds = KIND_ALL;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_QUICK:
+			o.scale = FDW_BENCH_QUICK;
+			break;
+		case OPT_FULL:
+			o.scale = FDW_BENCH_FULL;
+			break;
+		case OPT_KIND:
+			kinds = parse_kinds(optarg);
+			if (kinds < 0) {
+				fprintf(stderr, _("%s: bench: --kind takes a list of io, build and "
+						  "cipher, like --kind io,cipher.\n"), fdw_progname);
+				cli_usage_error("bench");
+				return FDW_EXIT_USAGE;
+			}
+			break;
+		case OPT_REPEATS:
+			o.repeats = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o.repeats < 1 ||
+			    o.repeats > FDW_BENCH_MAX_REPEATS) {
+				fprintf(stderr, _("%s: bench: --repeats takes a number from 1 to %d."
+						  "\n"), fdw_progname, FDW_BENCH_MAX_REPEATS);
+				cli_usage_error("bench");
+				return FDW_EXIT_USAGE;
+			}
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_SAVE:
+			save = optarg;
+			break;
+		case OPT_LABEL:
+			label = optarg;
+			break;
+		case OPT_ALLOW_WRITE:
+			o.allow_write = true;
+			break;
+		case OPT_REAL_CC:
+			o.real_cc = true;
+			break;
+		case OPT_COMPARE:
+			compare = true;
+			break;
+		case OPT_IO_SIZE:
+			o.io_size = parse_size(optarg);
+			if (o.io_size < (1u << 20)) {
+				fprintf(stderr, _("%s: bench: --io-size takes a size of at least 1M, "
+						  "like 256M.\n"), fdw_progname);
+				cli_usage_error("bench");
+				return FDW_EXIT_USAGE;
+			}
+			break;
+		case OPT_RUNTIME:
+			o.io_runtime = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.io_runtime > 0 && o.io_runtime <= 3600)) {
+				fprintf(stderr, _("%s: bench: --runtime takes seconds, like 2.5.\n"),
+					fdw_progname);
+				cli_usage_error("bench");
+				return FDW_EXIT_USAGE;
+			}
+			break;
+		case OPT_IO_ENGINE:
+			if (strcmp(optarg, "io_uring") && strcmp(optarg, "threads")) {
+				fprintf(stderr, _("%s: bench: --io-engine is io_uring or threads.\n"),
+					fdw_progname);
+				cli_usage_error("bench");
+				return FDW_EXIT_USAGE;
+			}
+			o.io_engine = optarg;
+			break;
+		case OPT_IO_TESTS:
+			o.io_tests = optarg;
+			break;
+		case 'h':
+			bench_usage(stdout);
+			return FDW_EXIT_OK;
+		default:
+			cli_usage_error("bench");
+			return FDW_EXIT_USAGE;
+		}
+	}
+	if (compare) {
+		if (argc - optind != 2) {
+			fprintf(stderr, _("%s: bench: --compare takes two saved results: the plain "
+					  "one, then the encrypted one.\n"), fdw_progname);
+			cli_usage_error("bench");
+			return FDW_EXIT_USAGE;
+		}
+		return bench_compare(argv[optind], argv[optind + 1], json);
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, _("%s: bench: name one TARGET: a directory on a mounted "
+				  "filesystem, or a block device.\n"), fdw_progname);
+		cli_usage_error("bench");
+		return FDW_EXIT_USAGE;
+	}
+	return bench_target(&o, argv[optind], kinds, label, save, json);
+}

@@ -1,0 +1,217 @@
+/* `fdewiz erase-encrypt`: destroy a partition's data and make it a new, empty encrypted volume. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/erase.h"
+#include "core/i18n.h"
+#include "core/target.h"
+#include "core/units.h"
+#include "passphrase.h"
+
+enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE };
+
+static void erase_usage(FILE *out)
+{
+	fprintf(out, _("Usage: %s erase-encrypt [OPTIONS] DEVICE|IMAGE:N\n"
+		       "\n"
+		       "Destroy everything on the partition and make it a new, empty LUKS2 volume\n"
+		       "with a new filesystem inside (for a reinstall onto an encrypted disk).\n"
+		       "\n"
+		       "  --fs ext4|xfs|btrfs|vfat|none   filesystem to make inside (default ext4;\n"
+		       "                         needs device-mapper, else only 'none')\n"
+		       "  --label LABEL          label of the new filesystem\n"
+		       "  --key-file FILE|-      passphrase from a file, byte for byte\n"
+		       "  --cipher SPEC          default aes-xts-plain64\n"
+		       "  --key-size BITS        default 512\n"
+		       "  --yes-destroy-data     do not ask for the typed confirmation\n"),
+		fdw_progname);
+}
+
+/* "aes-xts-plain64" -> "aes" and "xts-plain64". */
+static int split_cipher(const char *spec, char *cipher, size_t clen, char *mode, size_t mlen)
+{
+	const char *dash = strchr(spec, '-');
+
+	if (!dash || dash == spec || !dash[1] || (size_t)(dash - spec) >= clen ||
+	    strlen(dash + 1) >= mlen)
+		return -EINVAL;
+	memcpy(cipher, spec, (size_t)(dash - spec));
+	cipher[dash - spec] = '\0';
+	strcpy(mode, dash + 1);
+	return 0;
+}
+
+struct erase_opts {
+	const char *fs, *label, *key_file;
+	char cipher[32], mode[64];
+	unsigned key_bits;
+	bool yes, fast;
+};
+
+static int do_erase(const char *address, const struct erase_opts *o)
+{
+	struct fdw_erase_params p = { .cipher = o->cipher, .cipher_mode = o->mode,
+				      .key_bits = o->key_bits, .fs = o->fs, .label = o->label,
+				      .fast_pbkdf = o->fast };
+	struct fdw_secret *pass = NULL;
+	struct fdw_target t;
+	char why[1024], prompt[2048], size[32], what[512], uuid[64] = "";
+	int rc, lock = -1;
+
+	rc = fdw_target_open(address, &t);
+	if (rc) {
+		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname, address,
+			fdw_scan_error_text(rc));
+		return FDW_EXIT_ERROR;
+	}
+	rc = fdw_erase_check(t.part, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, _("%s: cannot erase %s: %s. Nothing was changed.\n"), fdw_progname,
+			address, why);
+		goto out;
+	}
+	rc = fdw_erase_check_fs(o->fs, o->label, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, _("%s: erase-encrypt %s: %s. Nothing was changed.\n"),
+			fdw_progname, address, why);
+		goto out;
+	}
+	rc = fdw_target_attach(&t);
+	if (rc) {
+		fprintf(stderr, _("%s: %s: could not attach a loop device to reach the partition: "
+				  "%s. Nothing was changed.\n"), fdw_progname, address,
+			strerror(-rc));
+		goto out;
+	}
+	lock = cli_lock_target(&t, address);
+	if (lock < 0) {
+		rc = lock;
+		goto out;
+	}
+	fdw_format_size(t.part->size, size, sizeof(size));
+	if (t.part->fstype && t.part->label && *t.part->label)
+		snprintf(what, sizeof(what), "%s '%s', %s", t.part->fstype, t.part->label, size);
+	else if (t.part->fstype)
+		snprintf(what, sizeof(what), "%s, %s", t.part->fstype, size);
+	else
+		snprintf(what, sizeof(what), _("no filesystem found, %s"), size);
+	snprintf(prompt, sizeof(prompt), _("This destroys all data on %s (%s).\n"
+					   "Type the partition's address (%s) to continue: "),
+		 address, what, address);
+	if (!o->yes && !cli_confirm_typed(prompt, address)) {
+		fprintf(stderr, _("%s: the answer was not %s. Nothing was changed.\n"),
+			fdw_progname, address);
+		rc = -ECANCELED;
+		goto out;
+	}
+	pass = passphrase_get(o->key_file, true);
+	if (!pass) {
+		rc = -EINVAL;
+		goto out;
+	}
+	p.device = t.device;
+	rc = fdw_erase_encrypt(&p, pass, uuid, sizeof(uuid), why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, _("%s: erase-encrypt %s: %s.\n"), fdw_progname, address, why);
+		goto out;
+	}
+	printf(_("%s is now an empty LUKS2 volume (UUID %s).\n"), address, uuid);
+	if (strcmp(o->fs, "none"))
+		printf(_("It holds a new %s filesystem%s%s%s. Open it with: cryptsetup open %s NAME\n"),
+		       o->fs, o->label ? " '" : "", o->label ? o->label : "", o->label ? "'" : "",
+		       t.part->node ? t.part->node : address);
+	else
+		printf(_("It has no filesystem yet: open it (cryptsetup open) and make one with "
+			 "mkfs.\n"));
+out:
+	if (lock >= 0)
+		close(lock);
+	fdw_secret_free(pass);
+	fdw_target_close(&t);
+	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
+}
+
+int cmd_erase_encrypt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fs", required_argument, NULL, 'f' },
+		{ "label", required_argument, NULL, 'L' },
+		{ "key-file", required_argument, NULL, 'k' },
+		{ "cipher", required_argument, NULL, 'c' },
+		{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
+		{ "yes-destroy-data", no_argument, NULL, OPT_YES_DESTROY },
+		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },	/* tests only, not shown */
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct erase_opts o = { .fs = "ext4", .cipher = "aes", .mode = "xts-plain64",
+				.key_bits = 512 };
+	char *end;
+	long bits;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.fs = optarg;
+			break;
+		case 'L':
+			o.label = optarg;
+			break;
+		case 'k':
+			o.key_file = optarg;
+			break;
+		case 'c':
+			if (split_cipher(optarg, o.cipher, sizeof(o.cipher), o.mode,
+					 sizeof(o.mode))) {
+				fprintf(stderr, _("%s: '%s' is not a cipher specification like "
+						  "aes-xts-plain64.\n"), fdw_progname, optarg);
+				cli_usage_error("erase-encrypt");
+				return FDW_EXIT_USAGE;
+			}
+			break;
+		case OPT_KEY_SIZE:
+			bits = strtol(optarg, &end, 10);
+			if (*end || end == optarg || bits < 128 || bits > 1024 || bits % 8) {
+				fprintf(stderr, _("%s: --key-size wants a number of bits such as 256 "
+						  "or 512.\n"), fdw_progname);
+				cli_usage_error("erase-encrypt");
+				return FDW_EXIT_USAGE;
+			}
+			o.key_bits = (unsigned)bits;
+			break;
+		case OPT_YES_DESTROY:
+			o.yes = true;
+			break;
+		case OPT_FAST:
+			o.fast = true;
+			break;
+		case 'h':
+			erase_usage(stdout);
+			return FDW_EXIT_OK;
+		default:
+			cli_usage_error("erase-encrypt");
+			return FDW_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		erase_usage(stderr);
+		cli_usage_error("erase-encrypt");
+		return FDW_EXIT_USAGE;
+	}
+	if (!fdw_erase_fs_known(o.fs)) {
+		fprintf(stderr, _("%s: --fs %s: not one of ext4, xfs, btrfs, vfat, none.\n"),
+			fdw_progname, o.fs);
+		cli_usage_error("erase-encrypt");
+		return FDW_EXIT_USAGE;
+	}
+	return do_erase(argv[optind], &o);
+}

@@ -1,0 +1,1151 @@
+/* Kernel-build-style benchmark: generate a C source tree, compile it in parallel, link, clean. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "i18n.h"
+#include "log.h"
+#include "units.h"
+
+extern char **environ;
+
+/* Test hook: move the generated source tree of the last repetition here instead of deleting it. */
+#define BUILD_KEEP_ENV "FDEWIZ_BENCH_KEEP_TREE"
+
+#define MAX_INCLUDES 16
+#define SRC_ROUNDS 300		/* mixing rounds per 8 source bytes: the "compiler" CPU work */
+#define IO_CHUNK (1024 * 1024)
+#define MAX_JOBS 64
+
+struct build_file {
+	char *rel;		/* path below the tree root */
+	uint64_t size;		/* exact size of the generated file */
+	uint64_t seed;
+	unsigned n_inc;
+	unsigned inc[MAX_INCLUDES];	/* headers included (sources only) */
+};
+
+struct build_plan {
+	struct build_file *src, *hdr;
+	size_t n_src, n_hdr;
+	char **dirs;		/* every directory, parents first */
+	size_t n_dirs;
+	uint64_t src_bytes, hdr_bytes;
+};
+
+/* Per-step measurement. */
+struct step_time {
+	double wall_s, user_s, sys_s;
+};
+
+struct build_ctx {
+	const struct fdw_bench_options *o;
+	const struct build_plan *p;
+	char root[PATH_MAX];
+	int jobs;
+	bool real_cc;
+	bool dropped_global;	/* /proc/sys/vm/drop_caches worked */
+	/* compile workers */
+	size_t next, done;
+	int err;		/* first -errno of a worker */
+	size_t err_file;
+	int abort;
+	char errpath[PATH_MAX];
+};
+
+/* ---- deterministic generation ---- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rnd(uint64_t *s, uint64_t n)
+{
+	return n ? splitmix(s) % n : 0;
+}
+
+/* File sizes shaped like a kernel tree: per size class (KiB), the share in percent. */
+struct size_bin {
+	unsigned lo_kib, hi_kib, pct;
+};
+
+static const struct size_bin src_bins[] = {
+	{ 1, 2, 8 }, { 2, 4, 12 }, { 4, 8, 20 }, { 8, 16, 22 }, { 16, 32, 19 },
+	{ 32, 64, 12 }, { 64, 128, 5 }, { 128, 256, 2 },
+};
+
+static const struct size_bin hdr_bins[] = {
+	{ 1, 2, 30 }, { 2, 4, 20 }, { 4, 8, 20 }, { 8, 16, 15 }, { 16, 32, 10 },
+	{ 32, 64, 5 },
+};
+
+static uint64_t pick_size(uint64_t *s, const struct size_bin *bins, size_t n)
+{
+	unsigned r = (unsigned)rnd(s, 100), acc = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		acc += bins[i].pct;
+		if (r < acc)
+			break;
+	}
+	if (i == n)
+		i = n - 1;
+	return bins[i].lo_kib * 1024ULL + rnd(s, (bins[i].hi_kib - bins[i].lo_kib) * 1024ULL);
+}
+
+static const char *const top_dirs[] = {
+	"drivers", "drivers", "drivers", "drivers", "drivers", "drivers", "drivers", "drivers",
+	"arch", "arch", "fs", "fs", "net", "net", "sound", "kernel", "mm", "lib", "crypto",
+	"block", "security",
+};
+
+static const char *const words[] = {
+	"core", "host", "gadget", "serial", "phy", "pci", "i2c", "spi", "gpu", "drm", "media",
+	"input", "hid", "scsi", "ata", "char", "tty", "mmc", "nvme", "usb", "soc", "codecs",
+	"power", "clk", "irq", "dma", "iio", "thermal", "hwmon", "leds", "rtc", "video", "misc",
+	"firmware", "acpi", "platform", "bus", "regulator", "pinctrl", "watchdog", "sched",
+	"trace", "ext4", "xfs", "btrfs", "ipv4", "ipv6", "bridge", "wireless", "bluetooth",
+};
+#define N_WORDS (sizeof(words) / sizeof(words[0]))
+
+static void plan_free(struct build_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_src; i++)
+		free(p->src[i].rel);
+	for (i = 0; i < p->n_hdr; i++)
+		free(p->hdr[i].rel);
+	for (i = 0; i < p->n_dirs; i++)
+		free(p->dirs[i]);
+	free(p->src);
+	free(p->hdr);
+	free(p->dirs);
+	memset(p, 0, sizeof(*p));
+}
+
+static int plan_add_dir(struct build_plan *p, size_t cap, const char *d)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_dirs; i++)
+		if (!strcmp(p->dirs[i], d))
+			return 0;
+	if (p->n_dirs >= cap)
+		return -ENOMEM;
+	p->dirs[p->n_dirs] = strdup(d);
+	if (!p->dirs[p->n_dirs])
+		return -ENOMEM;
+	p->n_dirs++;
+	return 0;
+}
+
+/* The whole tree, decided before anything is written (same scale, same tree). */
+static int plan_make(enum fdw_bench_scale scale, struct build_plan *p)
+{
+	size_t n_src = scale == FDW_BENCH_QUICK ? 1800 : scale == FDW_BENCH_NORMAL ? 7000 : 24000;
+	size_t n_hdr = scale == FDW_BENCH_QUICK ? 400 : scale == FDW_BENCH_NORMAL ? 1000 : 2400;
+	size_t dir_cap = 2 * n_src + 16, i = 0, j, leaf = 0;
+	uint64_t s = 0x66646577697a0001ULL;	/* fixed: the tree must not vary between runs */
+	char path[256], name[64];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->src = calloc(n_src, sizeof(*p->src));
+	p->hdr = calloc(n_hdr, sizeof(*p->hdr));
+	p->dirs = calloc(dir_cap, sizeof(*p->dirs));
+	if (!p->src || !p->hdr || !p->dirs)
+		goto nomem;
+	if (plan_add_dir(p, dir_cap, "include") || plan_add_dir(p, dir_cap, "include/gen"))
+		goto nomem;
+	for (j = 0; j < n_hdr; j++) {
+		struct build_file *f = &p->hdr[j];
+
+		snprintf(path, sizeof(path), "include/gen/%s%zu.h", words[j % N_WORDS], j);
+		f->rel = strdup(path);
+		if (!f->rel)
+			goto nomem;
+		p->n_hdr++;
+		f->size = pick_size(&s, hdr_bins, sizeof(hdr_bins) / sizeof(hdr_bins[0]));
+		f->seed = splitmix(&s);
+		p->hdr_bytes += f->size;
+	}
+	/* Leaf directories of 4..40 files, one to three levels below a top directory. */
+	while (i < n_src) {
+		const char *top = top_dirs[rnd(&s, sizeof(top_dirs) / sizeof(top_dirs[0]))];
+		size_t depth = 1 + rnd(&s, 3), k, in_dir = 4 + rnd(&s, 37);
+		int len = snprintf(path, sizeof(path), "%s", top);
+
+		if (plan_add_dir(p, dir_cap, path))
+			goto nomem;
+		for (k = 0; k < depth; k++) {
+			/* The leaf gets a number: every leaf directory is a new one. */
+			len += snprintf(path + len, sizeof(path) - len, "/%s",
+					words[rnd(&s, N_WORDS)]);
+			if (k + 1 == depth)
+				len += snprintf(path + len, sizeof(path) - len, "%zu", leaf++);
+			if (plan_add_dir(p, dir_cap, path))
+				goto nomem;
+		}
+		for (k = 0; k < in_dir && i < n_src; k++, i++) {
+			struct build_file *f = &p->src[i];
+			unsigned n_inc = 4 + (unsigned)rnd(&s, MAX_INCLUDES - 3), m;
+
+			snprintf(name, sizeof(name), "%s_%zu.c", words[rnd(&s, N_WORDS)], i);
+			f->rel = malloc(strlen(path) + strlen(name) + 2);
+			if (!f->rel)
+				goto nomem;
+			sprintf(f->rel, "%s/%s", path, name);
+			p->n_src++;
+			f->size = pick_size(&s, src_bins, sizeof(src_bins) / sizeof(src_bins[0]));
+			f->seed = splitmix(&s);
+			/* A few headers are included everywhere, most only here and there. */
+			for (m = 0; m < n_inc; m++) {
+				unsigned h = (unsigned)(rnd(&s, n_hdr) * rnd(&s, n_hdr) / n_hdr), q;
+
+				for (q = 0; q < f->n_inc && f->inc[q] != h; q++)
+					;
+				if (q == f->n_inc)
+					f->inc[f->n_inc++] = h;
+			}
+			p->src_bytes += f->size;
+		}
+	}
+	return 0;
+nomem:
+	rc = -ENOMEM;
+	plan_free(p);
+	return rc;
+}
+
+/* ---- file text ---- */
+
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len >= t->cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len = n < 0 ? t->cap : t->len + (size_t)n;
+	if (t->len > t->cap)
+		t->len = t->cap;
+}
+
+static void text_comment(struct text *t, uint64_t *s, unsigned n_words)
+{
+	unsigned k;
+
+	text_add(t, "/*\n *");
+	for (k = 0; k < n_words; k++) {
+		text_add(t, " %s", words[rnd(s, N_WORDS)]);
+		if (k % 10 == 9)
+			text_add(t, "\n *");
+	}
+	text_add(t, "\n */\n");
+}
+
+/* Pad to exactly @size with a comment (or newlines when too little room is left). */
+static void text_pad(struct text *t, uint64_t size)
+{
+	size_t room = size > t->len ? size - t->len : 0, k;
+
+	if (room >= 6) {
+		t->buf[t->len++] = '/';
+		t->buf[t->len++] = '*';
+		for (k = 0; k < room - 5; k++)
+			t->buf[t->len++] = (k % 72 == 71) ? '\n' : "padding "[k % 8];
+		memcpy(t->buf + t->len, "*/\n", 3);
+		t->len += 3;
+	} else {
+		while (t->len < size)
+			t->buf[t->len++] = '\n';
+	}
+}
+
+/* Room a piece may take before the padding; pieces are at most this long. */
+#define PIECE_MAX 2048
+
+static void gen_header(const struct build_file *f, unsigned idx, struct text *t)
+{
+	uint64_t s = f->seed;
+	unsigned k = 0;
+
+	text_add(t, "/* SPDX-License-Identifier: GPL-2.0 */\n#ifndef GEN_H%u\n#define GEN_H%u\n\n",
+		 idx, idx);
+	while (t->len + PIECE_MAX + 32 < f->size || k == 0) {
+		if (rnd(&s, 3) == 0)
+			text_comment(t, &s, 8 + (unsigned)rnd(&s, 40));
+		text_add(t, "#define H%u_C%u 0x%016llxUL\n\n", idx, k,
+			 (unsigned long long)splitmix(&s));
+		text_add(t, "struct h%u_s%u {\n\tunsigned long a, b;\n\tint c;\n\tvoid *priv;\n};\n\n",
+			 idx, k);
+		text_add(t, "static inline unsigned long h%u_fn%u(unsigned long x)\n{\n"
+			 "\treturn ((x ^ H%u_C%u) * 0x9e3779b97f4a7c15UL) + %uUL;\n}\n\n",
+			 idx, k, idx, k, k);
+		k++;
+	}
+	text_add(t, "#endif\n");
+	text_pad(t, f->size);
+}
+
+static void gen_source(const struct build_plan *p, size_t idx, struct text *t)
+{
+	const struct build_file *f = &p->src[idx];
+	uint64_t s = f->seed;
+	unsigned k = 0, m;
+
+	text_add(t, "// SPDX-License-Identifier: GPL-2.0\n");
+	text_comment(t, &s, 12 + (unsigned)rnd(&s, 30));
+	for (m = 0; m < f->n_inc; m++)
+		text_add(t, "#include \"%s\"\n", p->hdr[f->inc[m]].rel + strlen("include/"));
+	text_add(t, "\nstatic const unsigned long f%zu_tab[4] = { %lluUL, %lluUL, %lluUL, %lluUL };\n\n",
+		 idx, (unsigned long long)rnd(&s, 1000000), (unsigned long long)rnd(&s, 1000000),
+		 (unsigned long long)rnd(&s, 1000000), (unsigned long long)rnd(&s, 1000000));
+	while (t->len + PIECE_MAX + 32 < f->size || k == 0) {
+		unsigned h = f->inc[rnd(&s, f->n_inc)];
+
+		if (rnd(&s, 2) == 0)
+			text_comment(t, &s, 10 + (unsigned)rnd(&s, 60));
+		text_add(t, "unsigned long f%zu_%u(unsigned long a, unsigned long b);\n", idx, k);
+		text_add(t, "unsigned long f%zu_%u(unsigned long a, unsigned long b)\n{\n"
+			 "\tstruct h%u_s0 st = { .a = a, .b = b, .c = %u };\n"
+			 "\tunsigned long x = a ^ 0x%llxUL;\n\tint i;\n\n"
+			 "\tfor (i = 0; i < %u; i++) {\n"
+			 "\t\tx = x * 6364136223846793005UL + st.b;\n"
+			 "\t\tx ^= x >> %u;\n"
+			 "\t\tif (x & 1)\n\t\t\tx += h%u_fn0(x);\n\t}\n"
+			 "\tswitch (x & 3) {\n\tcase 0:\n\t\tx += f%zu_tab[0];\n\t\tbreak;\n"
+			 "\tcase 1:\n\t\tx ^= f%zu_tab[1] << 3;\n\t\tbreak;\n"
+			 "\tdefault:\n\t\tx -= f%zu_tab[(x >> 2) & 3] + (unsigned long)st.c;\n"
+			 "\t\tbreak;\n\t}\n\treturn x;\n}\n\n",
+			 idx, k, h, k, (unsigned long long)splitmix(&s), 4 + (unsigned)rnd(&s, 60),
+			 1 + (unsigned)rnd(&s, 40), h, idx, idx, idx);
+		k++;
+	}
+	text_pad(t, f->size);
+}
+
+/* ---- small file helpers ---- */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write_all(fd, buf, len);
+	if (close(fd) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* Read all of @path into *@buf (grown as needed); the length read, or -errno. */
+static ssize_t read_file(const char *path, char **buf, size_t *cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		goto fail;
+	if ((size_t)st.st_size + 1 > *cap) {
+		char *nb = realloc(*buf, (size_t)st.st_size + 1);
+
+		if (!nb) {
+			close(fd);
+			return -ENOMEM;
+		}
+		*buf = nb;
+		*cap = (size_t)st.st_size + 1;
+	}
+	while (len < *cap - 1 && (n = read(fd, *buf + len, *cap - 1 - len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		len += (size_t)n;
+	}
+	(*buf)[len] = '\0';
+	close(fd);
+	return (ssize_t)len;
+fail:
+	n = -errno;
+	close(fd);
+	return n;
+}
+
+/* @root/@rel; "" (which no open() accepts) if it does not fit. */
+static void path_join(char *out, size_t len, const char *root, const char *rel)
+{
+	int n = snprintf(out, len, "%s/%s", root, rel);
+
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0';
+}
+
+/* foo.c -> foo.o */
+static void obj_path(char *out, size_t len, const char *root, const char *rel)
+{
+	size_t n;
+
+	path_join(out, len, root, rel);
+	n = strlen(out);
+	if (n > 2 && out[n - 2] == '.')
+		out[n - 1] = 'o';
+}
+
+static uint64_t obj_size_of(uint64_t src)
+{
+	return src * 3 / 4 + 1024;
+}
+
+static uint64_t round4k(uint64_t n)
+{
+	return (n + 4095) & ~4095ULL;
+}
+
+/* ---- timing ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+struct clock_mark {
+	double wall, user, sys;
+};
+
+static void mark(struct clock_mark *m)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	m->wall = now_s();
+	m->user = tv_s(self.ru_utime) + tv_s(kids.ru_utime);
+	m->sys = tv_s(self.ru_stime) + tv_s(kids.ru_stime);
+}
+
+static void mark_since(const struct clock_mark *a, struct step_time *st)
+{
+	struct clock_mark b;
+
+	mark(&b);
+	st->wall_s = b.wall - a->wall;
+	st->user_s = b.user - a->user;
+	st->sys_s = b.sys - a->sys;
+}
+
+static bool want_stop(struct build_ctx *c, const char *what, double frac)
+{
+	if (c->o->stop && *c->o->stop)
+		return true;
+	return c->o->progress && c->o->progress(what, frac, c->o->progress_ctx) != 0;
+}
+
+/* ---- steps ---- */
+
+static int sync_tree(const char *root)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syncfs(fd) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int step_generate(struct build_ctx *c, double f0, double f1)
+{
+	const struct build_plan *p = c->p;
+	struct text t = { 0 };
+	char path[PATH_MAX];
+	size_t i;
+	int rc = 0;
+
+	t.cap = 256 * 1024 + 4096;
+	t.buf = malloc(t.cap);
+	if (!t.buf)
+		return -ENOMEM;
+	for (i = 0; i < p->n_dirs && !rc; i++) {
+		path_join(path, sizeof(path), c->root, p->dirs[i]);
+		if (mkdir(path, 0755) != 0)
+			rc = -errno;
+	}
+	for (i = 0; i < p->n_hdr && !rc; i++) {
+		t.len = 0;
+		gen_header(&p->hdr[i], (unsigned)i, &t);
+		path_join(path, sizeof(path), c->root, p->hdr[i].rel);
+		rc = write_file(path, t.buf, t.len);
+	}
+	for (i = 0; i < p->n_src && !rc; i++) {
+		if (i % 64 == 0 && want_stop(c, "build: generate", f0 + (f1 - f0) * i / p->n_src))
+			rc = -EINTR;
+		if (rc)
+			break;
+		t.len = 0;
+		gen_source(p, i, &t);
+		path_join(path, sizeof(path), c->root, p->src[i].rel);
+		rc = write_file(path, t.buf, t.len);
+	}
+	if (rc && rc != -EINTR)
+		fdw_log(FDW_LOG_ERROR, "build benchmark: writing %s: %s", path, strerror(-rc));
+	free(t.buf);
+	return rc ? rc : sync_tree(c->root);
+}
+
+static void fadvise_drop(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
+/* Start the next step with cold caches: per file, and system-wide where allowed. */
+static void drop_caches(struct build_ctx *c, bool objects)
+{
+	const struct build_plan *p = c->p;
+	char path[PATH_MAX];
+	size_t i;
+	int fd;
+
+	sync_tree(c->root);
+	for (i = 0; i < p->n_hdr; i++) {
+		path_join(path, sizeof(path), c->root, p->hdr[i].rel);
+		fadvise_drop(path);
+	}
+	for (i = 0; i < p->n_src; i++) {
+		if (objects)
+			obj_path(path, sizeof(path), c->root, p->src[i].rel);
+		else
+			path_join(path, sizeof(path), c->root, p->src[i].rel);
+		fadvise_drop(path);
+	}
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	c->dropped_global = fd >= 0 && write(fd, "3", 1) == 1;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The "compiler": mix every byte of the source (several rounds) and of its headers. */
+static uint64_t mix(const char *buf, size_t len, unsigned rounds, uint64_t h)
+{
+	size_t i;
+	unsigned r;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, buf + i, 8);
+		for (r = 0; r < rounds; r++) {
+			h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+			h ^= h >> 29;
+			w += h;
+		}
+	}
+	for (; i < len; i++)
+		h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int fake_compile(struct build_ctx *c, size_t idx, char **buf, size_t *cap, char *obj,
+			size_t obj_cap)
+{
+	const struct build_plan *p = c->p;
+	char path[PATH_MAX], *line;
+	uint64_t h = 0, s, osize;
+	ssize_t n;
+	size_t i;
+
+	path_join(path, sizeof(path), c->root, p->src[idx].rel);
+	n = read_file(path, buf, cap);
+	if (n < 0)
+		return (int)n;
+	h = mix(*buf, (size_t)n, SRC_ROUNDS, h);
+	osize = obj_size_of((uint64_t)n);
+	/* Read the headers it names, as a preprocessor would. */
+	for (line = strstr(*buf, "#include \""); line; line = strstr(line + 1, "#include \"")) {
+		char inc[256], hpath[PATH_MAX], *hb = NULL, *q = line + 10;
+		size_t hc = 0, k = 0;
+		ssize_t hn;
+
+		while (*q && *q != '"' && k < sizeof(inc) - 1)
+			inc[k++] = *q++;
+		inc[k] = '\0';
+		snprintf(path, sizeof(path), "include/%s", inc);
+		path_join(hpath, sizeof(hpath), c->root, path);
+		hn = read_file(hpath, &hb, &hc);
+		if (hn >= 0)
+			h = mix(hb, (size_t)hn, 1, h);
+		free(hb);
+		if (hn < 0)
+			return (int)hn;
+	}
+	if (osize > obj_cap)
+		osize = obj_cap;
+	s = h;
+	for (i = 0; i + 8 <= osize; i += 8) {
+		uint64_t w = splitmix(&s);
+
+		memcpy(obj + i, &w, 8);
+	}
+	obj_path(path, sizeof(path), c->root, p->src[idx].rel);
+	return write_file(path, obj, (size_t)osize);
+}
+
+static void *compile_worker(void *arg)
+{
+	struct build_ctx *c = arg;
+	size_t cap = 0, obj_cap = obj_size_of(256 * 1024) + 8;
+	char *buf = NULL, *obj = malloc(obj_cap);
+
+	for (;;) {
+		size_t idx = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+		int rc;
+
+		if (idx >= c->p->n_src || __atomic_load_n(&c->abort, __ATOMIC_RELAXED))
+			break;
+		rc = obj ? fake_compile(c, idx, &buf, &cap, obj, obj_cap) : -ENOMEM;
+		if (rc) {
+			int none = 0;
+
+			if (__atomic_compare_exchange_n(&c->err, &none, rc, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+				c->err_file = idx;
+			__atomic_store_n(&c->abort, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		__atomic_fetch_add(&c->done, 1, __ATOMIC_RELAXED);
+	}
+	free(buf);
+	free(obj);
+	return NULL;
+}
+
+static int compile_threads(struct build_ctx *c, double f0, double f1)
+{
+	pthread_t th[MAX_JOBS];
+	int n = 0, k, rc;
+
+	c->next = c->done = 0;
+	c->err = c->abort = 0;
+	for (k = 0; k < c->jobs; k++) {
+		rc = pthread_create(&th[n], NULL, compile_worker, c);
+		if (rc) {
+			fdw_log(FDW_LOG_WARN, "build benchmark: thread: %s", strerror(rc));
+			break;
+		}
+		n++;
+	}
+	if (n == 0)
+		return -EAGAIN;
+	while (__atomic_load_n(&c->done, __ATOMIC_RELAXED) < c->p->n_src &&
+	       !__atomic_load_n(&c->abort, __ATOMIC_RELAXED)) {
+		double frac = (double)__atomic_load_n(&c->done, __ATOMIC_RELAXED) / c->p->n_src;
+
+		if (want_stop(c, "build: compile", f0 + (f1 - f0) * frac)) {
+			__atomic_store_n(&c->abort, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->err, -EINTR, __ATOMIC_RELAXED);
+			break;
+		}
+		usleep(50 * 1000);
+	}
+	for (k = 0; k < n; k++)
+		pthread_join(th[k], NULL);
+	if (c->err && c->err != -EINTR)
+		fdw_log(FDW_LOG_ERROR, "build benchmark: compiling %s: %s",
+			c->p->src[c->err_file].rel, strerror(-c->err));
+	return c->err;
+}
+
+/* Real compiler: up to c->jobs `cc -c` at once, their messages into one file. */
+static int compile_cc(struct build_ctx *c, double f0, double f1)
+{
+	const struct build_plan *p = c->p;
+	char inc[PATH_MAX + 16], src[PATH_MAX], obj[PATH_MAX];
+	size_t next = 0, done = 0;
+	int running = 0, rc = 0;
+
+	snprintf(inc, sizeof(inc), "-I%s/include", c->root);
+	path_join(c->errpath, sizeof(c->errpath), c->root, "cc-messages.log");
+	while (done < p->n_src) {
+		int status;
+		pid_t pid;
+
+		while (!rc && running < c->jobs && next < p->n_src) {
+			posix_spawn_file_actions_t fa;
+			char *argv[] = { "cc", "-c", "-O2", "-w", inc, "-o", obj, src, NULL };
+			int e;
+
+			path_join(src, sizeof(src), c->root, p->src[next].rel);
+			obj_path(obj, sizeof(obj), c->root, p->src[next].rel);
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY,
+							 0);
+			posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, c->errpath,
+							 O_WRONLY | O_CREAT | O_APPEND, 0644);
+			posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+			e = posix_spawnp(&pid, "cc", &fa, NULL, argv, environ);
+			posix_spawn_file_actions_destroy(&fa);
+			if (e) {
+				fdw_log(FDW_LOG_ERROR, "build benchmark: cannot run cc: %s",
+					strerror(e));
+				rc = -e;
+				break;
+			}
+			running++;
+			next++;
+		}
+		if (running == 0)
+			break;
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = rc ? rc : -errno;
+			break;
+		}
+		running--;
+		done++;
+		if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+			fdw_log(FDW_LOG_ERROR, "build benchmark: cc failed (status 0x%x); see %s",
+				status, c->errpath);
+			rc = -EIO;
+		}
+		if (!rc && want_stop(c, "build: compile", f0 + (f1 - f0) * done / p->n_src))
+			rc = -EINTR;
+	}
+	return rc;
+}
+
+static int step_link(struct build_ctx *c, double f0, double f1)
+{
+	const struct build_plan *p = c->p;
+	char path[PATH_MAX], *buf = malloc(IO_CHUNK);
+	size_t i;
+	int out, rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	path_join(path, sizeof(path), c->root, "vmlinux.o");
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (i = 0; i < p->n_src && !rc; i++) {
+		int fd;
+		ssize_t n;
+
+		if (i % 64 == 0 && want_stop(c, "build: link", f0 + (f1 - f0) * i / p->n_src)) {
+			rc = -EINTR;
+			break;
+		}
+		obj_path(path, sizeof(path), c->root, p->src[i].rel);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			break;
+		}
+		while ((n = read(fd, buf, IO_CHUNK)) != 0) {
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				rc = -errno;
+				break;
+			}
+			rc = write_all(out, buf, (size_t)n);
+			if (rc)
+				break;
+		}
+		close(fd);
+	}
+	if (!rc && fsync(out) != 0)
+		rc = -errno;
+	if (close(out) != 0 && !rc)
+		rc = -errno;
+	free(buf);
+	return rc;
+}
+
+static int step_clean(struct build_ctx *c)
+{
+	const struct build_plan *p = c->p;
+	char path[PATH_MAX];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < p->n_src; i++) {
+		obj_path(path, sizeof(path), c->root, p->src[i].rel);
+		if (unlink(path) != 0 && errno != ENOENT && !rc)
+			rc = -errno;
+	}
+	path_join(path, sizeof(path), c->root, "vmlinux.o");
+	if (unlink(path) != 0 && errno != ENOENT && !rc)
+		rc = -errno;
+	return rc ? rc : sync_tree(c->root);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0)
+		fdw_log(FDW_LOG_WARN, "build benchmark: cannot remove %s: %s", path,
+			strerror(errno));
+	return 0;
+}
+
+static int remove_tree(const char *root)
+{
+	struct stat st;
+
+	if (lstat(root, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	return lstat(root, &st) == 0 ? -ENOTEMPTY : 0;
+}
+
+/* ---- the benchmark ---- */
+
+static bool cc_in_path(void)
+{
+	const char *env = getenv("PATH");
+	char *dirs, *d, *save = NULL, p[PATH_MAX];
+	bool found = false;
+
+	if (!env || !*env)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	dirs = strdup(env);
+	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(p, sizeof(p), "%s/cc", *d ? d : ".");
+		found = access(p, X_OK) == 0;
+	}
+	free(dirs);
+	return found;
+}
+
+static void add_metric(struct fdw_bench_test *t, const char *key, const char *unit, bool higher,
+		       double v)
+{
+	struct fdw_bench_metric *m;
+	size_t i;
+
+	for (i = 0; i < t->n_metrics && strcmp(t->metrics[i].key, key); i++)
+		;
+	if (i == t->n_metrics) {
+		if (i >= FDW_BENCH_MAX_METRICS)
+			return;
+		m = &t->metrics[t->n_metrics++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->key, sizeof(m->key), "%s", key);
+		snprintf(m->unit, sizeof(m->unit), "%s", unit);
+		m->higher_is_better = higher;
+	}
+	m = &t->metrics[i];
+	if (m->n < FDW_BENCH_MAX_REPEATS)
+		m->samples[m->n++] = v;
+}
+
+static void add_step(struct fdw_bench_test *t, const struct step_time *st)
+{
+	double cpu = st->user_s + st->sys_s;
+
+	add_metric(t, "wall_s", "s", false, st->wall_s);
+	add_metric(t, "user_s", "s", false, st->user_s);
+	add_metric(t, "sys_s", "s", false, st->sys_s);
+	add_metric(t, "cpu_pct", "%", false, st->wall_s > 0 ? cpu / st->wall_s * 100.0 : 0);
+}
+
+enum { STEP_GENERATE, STEP_COMPILE, STEP_LINK, STEP_CLEAN, N_STEPS };
+
+static const char *const step_ids[N_STEPS] = {
+	"build.generate", "build.compile", "build.link", "build.clean",
+};
+
+/* One repetition in a fresh scratch directory; @keep: where to move the tree, or NULL. */
+static int build_once(struct build_ctx *c, struct fdw_bench_test *tests, int rep, int repeats,
+		      const char *keep, const char **failed_step)
+{
+	static const char *const names[N_STEPS] = { "generate", "compile", "link", "clean" };
+	struct step_time st[N_STEPS];
+	struct clock_mark m;
+	double base = (double)rep / repeats, w = 1.0 / repeats;
+	int rc, k;
+
+	snprintf(c->root, sizeof(c->root), "%s/.fdewiz-build-XXXXXX", c->o->dir);
+	if (!mkdtemp(c->root)) {
+		*failed_step = "setup";
+		c->root[0] = '\0';
+		return -errno;
+	}
+	*failed_step = names[STEP_GENERATE];
+	mark(&m);
+	rc = step_generate(c, base, base + 0.3 * w);
+	mark_since(&m, &st[STEP_GENERATE]);
+	if (rc)
+		goto out;
+	drop_caches(c, false);
+	*failed_step = names[STEP_COMPILE];
+	mark(&m);
+	rc = c->real_cc ? compile_cc(c, base + 0.3 * w, base + 0.8 * w) :
+		compile_threads(c, base + 0.3 * w, base + 0.8 * w);
+	if (!rc)
+		rc = sync_tree(c->root);
+	mark_since(&m, &st[STEP_COMPILE]);
+	if (rc)
+		goto out;
+	drop_caches(c, true);
+	*failed_step = names[STEP_LINK];
+	mark(&m);
+	rc = step_link(c, base + 0.8 * w, base + 0.95 * w);
+	mark_since(&m, &st[STEP_LINK]);
+	if (rc)
+		goto out;
+	*failed_step = names[STEP_CLEAN];
+	mark(&m);
+	rc = step_clean(c);
+	mark_since(&m, &st[STEP_CLEAN]);
+	if (rc)
+		goto out;
+	for (k = 0; k < N_STEPS; k++)
+		add_step(&tests[k], &st[k]);
+out:
+	if (!rc && keep) {
+		char msgs[PATH_MAX];
+
+		path_join(msgs, sizeof(msgs), c->root, "cc-messages.log");
+		unlink(msgs);
+		if (rename(c->root, keep) == 0)
+			c->root[0] = '\0';
+		else
+			fdw_log(FDW_LOG_WARN, "build benchmark: cannot keep the tree at %s: %s",
+				keep, strerror(errno));
+	}
+	if (c->root[0] && remove_tree(c->root) != 0)
+		fdw_log(FDW_LOG_WARN, "build benchmark: %s could not be removed entirely",
+			c->root);
+	return rc;
+}
+
+static int check_space(const struct fdw_bench_options *o, const struct build_plan *p,
+		       char *why, size_t len)
+{
+	uint64_t need = 0, have, files = p->n_src * 2 + p->n_hdr + p->n_dirs + 16;
+	struct statvfs vfs;
+	char a[32], b[32];
+	size_t i;
+
+	for (i = 0; i < p->n_src; i++)
+		need += round4k(p->src[i].size) + round4k(obj_size_of(p->src[i].size));
+	for (i = 0; i < p->n_hdr; i++)
+		need += round4k(p->hdr[i].size);
+	need += round4k(p->src_bytes * 3 / 4 + p->n_src * 1024);	/* the link output */
+	need += p->n_dirs * 4096ULL;
+	need += need / 10 + (16ULL << 20);				/* metadata, journal */
+	if (statvfs(o->dir, &vfs) != 0) {
+		int e = errno;
+
+		snprintf(why, len, _("Cannot read the free space of %s: %s; nothing was written."),
+			 o->dir, strerror(e));
+		return -e;
+	}
+	have = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (have < need) {
+		fdw_format_size(need, a, sizeof(a));
+		fdw_format_size(have, b, sizeof(b));
+		if (o->scale == FDW_BENCH_QUICK)
+			snprintf(why, len,
+				 _("The build benchmark needs %s of free space in %s, but only %s "
+				   "is free; nothing was written. Free some space or use a larger "
+				   "filesystem."), a, o->dir, b);
+		else
+			snprintf(why, len,
+				 _("The build benchmark needs %s of free space in %s, but only %s "
+				   "is free; nothing was written. Free some space, use a larger "
+				   "filesystem, or choose the quick scale."), a, o->dir, b);
+		return -ENOSPC;
+	}
+	if (vfs.f_files && vfs.f_favail < files) {
+		snprintf(why, len,
+			 _("The build benchmark needs %llu free inodes in %s, but only %llu are "
+			   "free; nothing was written. Use a filesystem with more inodes."),
+			 (unsigned long long)files, o->dir, (unsigned long long)vfs.f_favail);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, char *why,
+		    size_t len)
+{
+	struct fdw_bench_test tests[N_STEPS];
+	struct build_plan plan;
+	struct build_ctx c;
+	struct stat st;
+	const char *keep = getenv(BUILD_KEEP_ENV), *failed = "";
+	int repeats = o->repeats > 0 ? o->repeats : 3, rep, k, rc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char sz[32];
+
+	if (!o->dir) {
+		snprintf(why, len, "%s", _("The build benchmark needs a directory on a mounted "
+					   "filesystem, not a block device; nothing was changed. "
+					   "Give a directory."));
+		return -ENOTDIR;
+	}
+	if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		rc = stat(o->dir, &st) != 0 ? -errno : -ENOTDIR;
+		snprintf(why, len, _("%s is not a directory (%s); nothing was changed. Give the "
+				     "directory of a mounted filesystem."), o->dir, strerror(-rc));
+		return rc;
+	}
+	if (strlen(o->dir) > PATH_MAX - 512) {
+		snprintf(why, len, "%s", _("The benchmark directory path is too long; nothing "
+					   "was changed. Give a shorter path."));
+		return -ENAMETOOLONG;
+	}
+	if (o->real_cc && !cc_in_path()) {
+		snprintf(why, len, "%s", _("No C compiler (cc) was found in PATH, so the build "
+					   "benchmark cannot compile for real; nothing was "
+					   "changed. Install gcc, or run it without the real "
+					   "compiler."));
+		return -ENOENT;
+	}
+	if (r->n_tests + N_STEPS > FDW_BENCH_MAX_TESTS) {
+		snprintf(why, len, "%s", _("The benchmark result holds no more tests; the build "
+					   "benchmark was not run. Run it on its own."));
+		return -ENOSPC;
+	}
+	if (repeats > FDW_BENCH_MAX_REPEATS)
+		repeats = FDW_BENCH_MAX_REPEATS;
+	rc = plan_make(o->scale, &plan);
+	if (rc) {
+		snprintf(why, len, "%s", _("Out of memory while planning the build benchmark; "
+					   "nothing was changed."));
+		return rc;
+	}
+	rc = check_space(o, &plan, why, len);
+	if (rc)
+		goto out;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.p = &plan;
+	c.real_cc = o->real_cc;
+	c.jobs = cpus < 1 ? 1 : cpus > MAX_JOBS ? MAX_JOBS : (int)cpus;
+	memset(tests, 0, sizeof(tests));
+	for (k = 0; k < N_STEPS; k++) {
+		snprintf(tests[k].id, sizeof(tests[k].id), "%s", step_ids[k]);
+		snprintf(tests[k].kind, sizeof(tests[k].kind), "build");
+	}
+	snprintf(tests[STEP_GENERATE].title, sizeof(tests[0].title),
+		 "generate %zu files, %s, syncfs", plan.n_src + plan.n_hdr,
+		 fdw_format_size(plan.src_bytes + plan.hdr_bytes, sz, sizeof(sz)));
+	snprintf(tests[STEP_COMPILE].title, sizeof(tests[0].title), "%s, -j%d, cold cache",
+		 c.real_cc ? "compile with cc -c -O2" : "compile-like jobs", c.jobs);
+	snprintf(tests[STEP_LINK].title, sizeof(tests[0].title),
+		 "link: read all objects, write one, fsync");
+	snprintf(tests[STEP_CLEAN].title, sizeof(tests[0].title), "clean: unlink the objects");
+
+	for (rep = 0; rep < repeats; rep++) {
+		rc = build_once(&c, tests, rep, repeats, rep + 1 == repeats ? keep : NULL,
+				&failed);
+		if (rc)
+			break;
+	}
+	if (rc == -EINTR) {
+		snprintf(why, len, "%s", _("The build benchmark was stopped; its scratch files "
+					   "were removed and nothing else was changed."));
+		goto out;
+	}
+	if (rc) {
+		snprintf(why, len, _("The build benchmark failed in its %s step: %s. Its scratch "
+				     "files were removed and nothing else was changed."),
+			 failed, strerror(-rc));
+		goto out;
+	}
+	for (k = 0; k < N_STEPS; k++) {
+		snprintf(tests[k].note, sizeof(tests[k].note), "%s%s",
+			 k != STEP_COMPILE ? "" : c.real_cc ?
+			 "real compiler on the generated C; " :
+			 "simulated compiler: reads source and headers, CPU work per byte; ",
+			 c.dropped_global ? "caches dropped before compile and link." :
+			 "caches dropped per file only (drop_caches not writable).");
+		fdw_bench_test_finish(&tests[k]);
+		r->tests[r->n_tests++] = tests[k];
+	}
+out:
+	plan_free(&plan);
+	return rc;
+}

@@ -1,0 +1,486 @@
+/* crypttab and fstab entries for an encrypted partition, edited line by line and kept durable. */
+#include "config.h"
+
+#include <blkid.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crypttab.h"
+#include "durable.h"
+#include "i18n.h"
+#include "log.h"
+
+#define MAX_FIELDS 4
+#define DM_NAME_MAX 127
+
+/* A growing string. */
+struct buf {
+	char *s;
+	size_t len, cap;
+	int err;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->s, cap);
+
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+/* One line split into fields: offsets into the line, which is not copied. */
+struct fields {
+	const char *at[MAX_FIELDS];
+	size_t len[MAX_FIELDS];
+	int n;
+};
+
+/* Fields of a line (without its newline); 0 fields for blank lines and comments. */
+static void split_fields(const char *line, size_t len, struct fields *f)
+{
+	size_t i = 0;
+
+	f->n = 0;
+	while (i < len && f->n < MAX_FIELDS) {
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i == len || (f->n == 0 && line[i] == '#'))
+			break;
+		f->at[f->n] = line + i;
+		while (i < len && line[i] != ' ' && line[i] != '\t')
+			i++;
+		f->len[f->n] = (size_t)(line + i - f->at[f->n]);
+		f->n++;
+	}
+}
+
+static bool field_is(const struct fields *f, int i, const char *s)
+{
+	return i < f->n && f->len[i] == strlen(s) && !memcmp(f->at[i], s, f->len[i]);
+}
+
+/* Does field @i equal @prefix followed by @value (the value compared without case)? */
+static bool field_names(const struct fields *f, int i, const char *prefix, const char *value,
+			bool nocase)
+{
+	size_t pl = strlen(prefix), vl;
+	const char *v;
+
+	if (!value || !*value || i >= f->n || f->len[i] <= pl || strncmp(f->at[i], prefix, pl))
+		return false;
+	v = f->at[i] + pl;
+	vl = f->len[i] - pl;
+	/* PARTUUID="..." is allowed by mount(8). */
+	if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+		v++;
+		vl -= 2;
+	}
+	if (vl != strlen(value))
+		return false;
+	return nocase ? !strncasecmp(v, value, vl) : !strncmp(v, value, vl);
+}
+
+/* Is the comma-separated list @opts (length @len) the set {luks} or {luks, discard}? */
+static bool options_match(const char *opts, size_t len, bool discard)
+{
+	bool luks = false, disc = false;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && opts[j] != ',')
+			j++;
+		if (j - i == 4 && !strncmp(opts + i, "luks", 4))
+			luks = true;
+		else if (j - i == 7 && !strncmp(opts + i, "discard", 7))
+			disc = true;
+		else if (j > i)
+			return false;
+		i = j + 1;
+	}
+	return luks && disc == discard;
+}
+
+bool fdw_crypttab_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n > DM_NAME_MAX || name[0] == '-' || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("-_.+", name[i]))
+			return false;
+	return true;
+}
+
+static bool uuid_valid(const char *uuid)
+{
+	size_t n = strlen(uuid);
+
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)uuid[i]) && uuid[i] != '-')
+			return false;
+	return true;
+}
+
+void fdw_crypttab_name_from_label(const char *label, char *name, size_t len)
+{
+	size_t o = 0;
+	bool dash = false;
+
+	if (!len)
+		return;
+	for (const char *p = label ? label : ""; *p && o + 1 < len && o < DM_NAME_MAX; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) && c < 128) {
+			if (dash && o)
+				name[o++] = '-';
+			dash = false;
+			if (o + 1 < len)
+				name[o++] = (char)tolower(c);
+		} else if (c == '_' && o) {
+			name[o++] = '_';
+			dash = false;
+		} else {
+			dash = true;
+		}
+	}
+	name[o] = '\0';
+}
+
+int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, bool discard,
+		      char **out, char *why, size_t why_len)
+{
+	struct buf b = { 0 };
+	const char *p = old ? old : "";
+	int lineno = 0;
+
+	*out = NULL;
+	if (!fdw_crypttab_name_valid(name)) {
+		snprintf(why, why_len, _("'%s' cannot be a volume name: use letters, digits, "
+					 "'-', '_' and '.' (at most 127)"), name);
+		return -EINVAL;
+	}
+	if (!uuid_valid(luks_uuid)) {
+		snprintf(why, why_len, _("'%s' is not a LUKS UUID"), luks_uuid);
+		return -EINVAL;
+	}
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct fields f;
+		bool same_uuid;
+
+		lineno++;
+		split_fields(p, len, &f);
+		same_uuid = field_names(&f, 1, "UUID=", luks_uuid, true) ||
+			    field_names(&f, 1, "/dev/disk/by-uuid/", luks_uuid, true);
+		if (same_uuid && !field_is(&f, 0, name)) {
+			snprintf(why, why_len, _("line %d of crypttab already opens this volume, as "
+						 "'%.*s'; use --name %.*s, or change that line by "
+						 "hand"), lineno, (int)f.len[0], f.at[0],
+				 (int)f.len[0], f.at[0]);
+			return -EEXIST;
+		}
+		if (same_uuid) {
+			if ((f.n == 4 || f.n == 3) && field_is(&f, 2, "none") &&
+			    options_match(f.n == 4 ? f.at[3] : "", f.n == 4 ? f.len[3] : 0,
+					  discard))
+				return 1;
+			snprintf(why, why_len, _("line %d of crypttab already has an entry for this "
+						 "volume with other settings ('%.*s'); change or "
+						 "remove that line by hand to change them"), lineno,
+				 (int)len, p);
+			return -EEXIST;
+		}
+		if (f.n && field_is(&f, 0, name)) {
+			snprintf(why, why_len, _("line %d of crypttab already uses the name '%s' for "
+						 "another device (%.*s); choose another --name"),
+				 lineno, name, f.n > 1 ? (int)f.len[1] : 0, f.n > 1 ? f.at[1] : "");
+			return -EEXIST;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	buf_add(&b, old ? old : "", old ? strlen(old) : 0);
+	if (b.len && b.s[b.len - 1] != '\n')
+		buf_add(&b, "\n", 1);
+	buf_add(&b, name, strlen(name));
+	buf_add(&b, " UUID=", 6);
+	buf_add(&b, luks_uuid, strlen(luks_uuid));
+	buf_add(&b, discard ? " none luks,discard\n" : " none luks\n",
+		discard ? 19 : 11);
+	if (b.err) {
+		free(b.s);
+		snprintf(why, why_len, _("out of memory"));
+		return b.err;
+	}
+	*out = b.s;
+	return 0;
+}
+
+int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids *ids,
+		   char **out)
+{
+	struct buf b = { 0 };
+	const char *p = old ? old : "";
+	int changed = 0;
+
+	*out = NULL;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct fields f;
+
+		split_fields(p, len, &f);
+		if (f.n && (field_names(&f, 0, "", ids->node, false) ||
+			    field_names(&f, 0, "PARTUUID=", ids->partuuid, true) ||
+			    field_names(&f, 0, "/dev/disk/by-partuuid/", ids->partuuid, true) ||
+			    field_names(&f, 0, "PARTLABEL=", ids->partlabel, false) ||
+			    field_names(&f, 0, "/dev/disk/by-partlabel/", ids->partlabel, false))) {
+			/* Only the first field changes; spacing and the rest stay as they were. */
+			buf_add(&b, p, (size_t)(f.at[0] - p));
+			buf_add(&b, "/dev/mapper/", 12);
+			buf_add(&b, name, strlen(name));
+			buf_add(&b, f.at[0] + f.len[0], (size_t)(p + len - f.at[0] - f.len[0]));
+			changed++;
+		} else {
+			buf_add(&b, p, len);
+		}
+		if (nl)
+			buf_add(&b, "\n", 1);
+		p += len + (nl ? 1 : 0);
+	}
+	if (b.err || !changed) {
+		free(b.s);
+		return b.err ? b.err : 0;
+	}
+	*out = b.s;
+	return changed;
+}
+
+/* Read all of @path; -ENOENT when missing. */
+static int read_all(const char *path, char **text, mode_t *mode)
+{
+	struct buf b = { 0 };
+	struct stat st;
+	char chunk[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	*text = NULL;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode))
+		rc = -EISDIR;
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	*mode = st.st_mode & 07777;
+	buf_add(&b, "", 0);
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		if (memchr(chunk, '\0', (size_t)r)) {
+			rc = -EILSEQ;	/* not a text file: leave it to a person */
+			break;
+		}
+		buf_add(&b, chunk, (size_t)r);
+	}
+	close(fd);
+	if (!rc)
+		rc = b.err;
+	if (rc)
+		free(b.s);
+	else
+		*text = b.s;
+	return rc;
+}
+
+static int etc_path(const char *root, const char *file, char *path, size_t len)
+{
+	size_t rl = strlen(root);
+
+	if (snprintf(path, len, "%s%setc/%s", root, rl && root[rl - 1] == '/' ? "" : "/",
+		     file) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Keep @text (the old contents of @path) as @path.fdewiz-<time>.bak. */
+static int keep_backup(const char *path, const char *text, mode_t mode, char *backup,
+		       size_t len)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	for (int i = 1; i < 100; i++) {
+		int n = i == 1 ? snprintf(backup, len, "%s.fdewiz-%s.bak", path, stamp) :
+			snprintf(backup, len, "%s.fdewiz-%s-%d.bak", path, stamp, i);
+
+		if (n >= (int)len)
+			return -ENAMETOOLONG;
+		if (access(backup, F_OK) != 0 && errno == ENOENT)
+			return fdw_write_file_atomic(backup, text, strlen(text), mode);
+	}
+	return -EEXIST;
+}
+
+/* Replace @path by @text, keeping the old file (if any) as a backup first. */
+static int replace_file(const char *path, const char *old, mode_t mode, const char *text,
+			struct fdw_tab_result *res, char *why, size_t why_len)
+{
+	int rc = 0;
+
+	if (old) {
+		rc = keep_backup(path, old, mode, res->backup, sizeof(res->backup));
+		if (rc) {
+			snprintf(why, why_len, _("could not keep a backup of %s: %s"), path,
+				 strerror(-rc));
+			res->backup[0] = '\0';
+			return rc;
+		}
+	}
+	rc = fdw_write_file_atomic(path, text, strlen(text), mode);
+	if (rc) {
+		snprintf(why, why_len, _("could not write %s: %s"), path, strerror(-rc));
+		return rc;
+	}
+	res->changed = true;
+	fdw_log(FDW_LOG_INFO, "wrote %s%s%s", path, res->backup[0] ? ", old one kept as " : "",
+		res->backup);
+	return 0;
+}
+
+static int check_etc(const char *root, char *why, size_t why_len)
+{
+	char etc[PATH_MAX];
+	struct stat st;
+
+	if (etc_path(root, "", etc, sizeof(etc)) || stat(etc, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, _("%s has no etc directory: it is not the root of a "
+					 "system"), root);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, bool discard,
+		     struct fdw_tab_result *res, char *why, size_t why_len)
+{
+	char path[PATH_MAX], *old = NULL, *text = NULL;
+	mode_t mode = 0644;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = check_etc(root, why, why_len);
+	if (!rc)
+		rc = etc_path(root, "crypttab", path, sizeof(path));
+	if (rc)
+		return rc;
+	rc = read_all(path, &old, &mode);
+	if (rc && rc != -ENOENT) {
+		snprintf(why, why_len, _("cannot read %s: %s"), path, strerror(-rc));
+		return rc;
+	}
+	rc = fdw_crypttab_edit(old, name, luks_uuid, discard, &text, why, why_len);
+	if (rc == 0)
+		rc = replace_file(path, old, mode, text, res, why, why_len);
+	free(old);
+	free(text);
+	return rc;
+}
+
+int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_ids *ids,
+		     struct fdw_tab_result *res, char *why, size_t why_len)
+{
+	char path[PATH_MAX], *old = NULL, *text = NULL;
+	mode_t mode = 0644;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = check_etc(root, why, why_len);
+	if (!rc)
+		rc = etc_path(root, "fstab", path, sizeof(path));
+	if (rc)
+		return rc;
+	rc = read_all(path, &old, &mode);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		snprintf(why, why_len, _("cannot read %s: %s"), path, strerror(-rc));
+		return rc;
+	}
+	rc = fdw_fstab_edit(old, name, ids, &text);
+	if (rc > 0) {
+		res->lines = rc;
+		rc = replace_file(path, old, mode, text, res, why, why_len);
+	} else if (rc < 0) {
+		snprintf(why, why_len, _("out of memory"));
+	}
+	free(old);
+	free(text);
+	return rc;
+}
+
+int fdw_partuuid_probe(const char *disk, int number, char *partuuid, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(disk);
+	blkid_partlist ls;
+	blkid_partition part;
+	const char *uuid;
+	int rc = -ENOENT;
+
+	if (len)
+		partuuid[0] = '\0';
+	if (!pr)
+		return -errno ? -errno : -EIO;
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_enable_superblocks(pr, 0);
+	ls = blkid_probe_get_partitions(pr);
+	part = ls ? blkid_partlist_get_partition_by_partno(ls, number) : NULL;
+	uuid = part ? blkid_partition_get_uuid(part) : NULL;
+	if (uuid && *uuid) {
+		snprintf(partuuid, len, "%s", uuid);
+		rc = 0;
+	}
+	blkid_free_probe(pr);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* /etc/crypttab and /etc/fstab under a chosen root: entries for an encrypted partition. */
+#ifndef FDW_CRYPTTAB_H
+#define FDW_CRYPTTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The line logic, on strings (pure, no I/O). @old is the whole file (NULL or "" when
+ * there is none). Every other line, comments and blank lines stay byte for byte.
+ *
+ * crypttab: make sure "NAME UUID=<luks uuid> none luks[,discard]" is there.
+ * Returns 1 when an equal entry already exists (*out NULL: nothing to write), 0 with the
+ * new text in *out (malloc'ed, the line appended), or -EEXIST with @why when an entry for
+ * the same UUID has another name or other options, or NAME already names another
+ * device; -EINVAL with @why when NAME or the UUID cannot be written in crypttab.
+ */
+int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, bool discard,
+		      char **out, char *why, size_t why_len);
+
+/* What names the partition itself (not the filesystem on it); NULL fields are unknown. */
+struct fdw_part_ids {
+	const char *node;		/* "/dev/sda3" */
+	const char *partuuid;		/* GPT partition GUID or msdos "xxxxxxxx-NN" */
+	const char *partlabel;		/* GPT partition name */
+};
+
+/*
+ * fstab: entries that name the partition (its node, PARTUUID=, PARTLABEL=, or their
+ * /dev/disk/by-partuuid|by-partlabel links) now reach the LUKS header, not the
+ * filesystem: their first field becomes /dev/mapper/NAME. UUID= and LABEL= entries name
+ * the filesystem, which keeps its UUID and label inside the volume: they stay. Returns
+ * the number of lines changed (*out set when > 0, malloc'ed), or -ENOMEM.
+ */
+int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids *ids,
+		   char **out);
+
+/*
+ * The partition GUID (GPT) or "xxxxxxxx-NN" id (msdos) of partition @number of @disk
+ * (a block device or image file), as PARTUUID= names it. 0, or -errno ("" in @partuuid).
+ */
+int fdw_partuuid_probe(const char *disk, int number, char *partuuid, size_t len);
+
+/* What a file-level change did. */
+struct fdw_tab_result {
+	bool changed;			/* the file was written */
+	char backup[4096];		/* the old file kept as ...fdewiz-<time>.bak, or "" */
+	int lines;			/* fstab: lines rewritten */
+};
+
+/*
+ * Add the crypttab entry to @root/etc/crypttab (created when missing), keeping the old
+ * file as @root/etc/crypttab.fdewiz-<time>.bak when it changes; written atomically.
+ * Same returns as fdw_crypttab_edit (1: already there, nothing written).
+ */
+int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, bool discard,
+		     struct fdw_tab_result *res, char *why, size_t why_len);
+
+/* fdw_fstab_edit() on @root/etc/fstab (nothing when it is missing), backed up likewise. */
+int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_ids *ids,
+		     struct fdw_tab_result *res, char *why, size_t why_len);
+
+/*
+ * A device-mapper name from a label ("My Data" -> "my-data"): lower case letters,
+ * digits, '-' and '_' only. Empty when nothing usable is left.
+ */
+void fdw_crypttab_name_from_label(const char *label, char *name, size_t len);
+
+/* Can @name be a crypttab / device-mapper name? */
+bool fdw_crypttab_name_valid(const char *name);
+
+#endif

@@ -1,0 +1,410 @@
+/* Preparing and beginning an in-place encryption: checks first, then room, header, record. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_flow.h"
+#include "convert.h"
+#include "encrypt_flow.h"
+#include "fsresize.h"
+#include "i18n.h"
+#include "partgrow.h"
+
+static const char *const phase_keys[FDW_PHASE__COUNT] = {
+	"checking", "growing-part", "shrinking", "initialising", "encrypting", "growing",
+	"benchmarking",
+};
+
+static const char *const phase_labels[FDW_PHASE__COUNT] = {
+	N_("checking"), N_("growing the partition"), N_("shrinking"), N_("initialising"),
+	N_("encrypting"), N_("growing"), N_("benchmarking"),
+};
+
+const char *fdw_phase_key(enum fdw_phase p)
+{
+	return p < FDW_PHASE__COUNT ? phase_keys[p] : "";
+}
+
+const char *fdw_phase_label(enum fdw_phase p)
+{
+	return p < FDW_PHASE__COUNT ? _(phase_labels[p]) : "";
+}
+
+/* @path made absolute against the current directory (the file need not exist yet). */
+static int absolute_path(const char *path, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf(out, len, "%s", path) < (int)len ? 0 : -ENAMETOOLONG;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* A file name for the header backup derived from the address ("/dev/sda2" -> "sda2"). */
+static void default_backup_path(const char *address, char *out, size_t len)
+{
+	const char *base = strrchr(address, '/');
+
+	base = base ? base + 1 : address;
+	snprintf(out, len, "%s/%s-%ld.header", fdw_state_dir(), base, (long)time(NULL));
+	/* "disk.img:2" -> "disk.img-2": a colon confuses scp and some shells. */
+	for (char *c = strrchr(out, '/'); c && *c; c++)
+		if (*c == ':')
+			*c = '-';
+}
+
+/* Can a new file be made at @path? Its directory must exist and be writable. */
+static int dir_writable_for(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return access(".", W_OK | X_OK) == 0 ? 0 : -errno;
+	slash[slash == dir ? 1 : 0] = '\0';
+	return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
+/*
+ * Every path a run will write is checked before anything changes: a missing directory
+ * found after the filesystem was shrunk would leave a half-done job behind.
+ */
+static int check_paths(const struct fdw_encrypt *e, const struct fdw_encrypt_options *o,
+		       char *why, size_t len)
+{
+	const struct { const char *path, *what; bool is_dir; } paths[] = {
+		{ o->work_dir, "--work-dir", true },
+		{ e->header_backup, "--header-backup", false },
+		{ e->plan.detached_header, "--strategy detached-header", false },
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *p = paths[i].path;
+		int rc;
+
+		if (!p || !p[0])
+			continue;
+		rc = paths[i].is_dir ? (access(p, W_OK | X_OK) == 0 ? 0 : -errno)
+				     : dir_writable_for(p);
+		if (!rc && !paths[i].is_dir && access(p, F_OK) == 0)
+			rc = -EEXIST;
+		if (rc == -EEXIST) {
+			snprintf(why, len, _("%s %s already exists; fdewiz never overwrites it. "
+					     "Choose another name. Nothing was changed."),
+				 paths[i].what, p);
+			return rc;
+		}
+		if (rc) {
+			snprintf(why, len, _("%s %s: its directory cannot be written (%s). "
+					     "Choose a writable place. Nothing was changed."),
+				 paths[i].what, p, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
+			const struct fdw_encrypt_options *o, char *why, size_t len)
+{
+	const char *plan_why = "";
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->lock_fd = -1;
+	e->offline = o->offline;
+	e->fast_pbkdf = o->fast_pbkdf;
+	e->bench_baseline = o->bench_baseline;
+	if (!o->dry_run && geteuid() != 0) {
+		snprintf(why, len, _("encrypting needs root; run it with sudo. Nothing was "
+				     "changed."));
+		return -EPERM;
+	}
+	rc = fdw_target_open(address, &e->target);
+	if (!rc && !o->dry_run) {
+		/* Lock, then look again: a run that held the lock may have just changed it. */
+		e->lock_fd = fdw_target_lock(&e->target);
+		fdw_target_close(&e->target);
+		if (e->lock_fd < 0) {
+			rc = e->lock_fd;
+			if (rc == -EBUSY)
+				snprintf(why, len, _("another fdewiz is converting %s right now. "
+						     "Nothing was changed."), address);
+			else
+				snprintf(why, len, _("cannot lock %s (%s). Nothing was changed."),
+					 address, strerror(-rc));
+			return rc;
+		}
+		rc = fdw_target_open(address, &e->target);
+	}
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
+			 fdw_scan_error_text(rc));
+		return rc;
+	}
+	e->target_open = true;
+	rc = fdw_plan_make(e->target.part, &o->rq, &e->plan, &plan_why);
+	if (rc) {
+		char detail[512];
+
+		/* The verdict's own sentence names the mountpoint or holder. */
+		if (rc == -EPERM)
+			fdw_verdict_explain(e->target.part, detail, sizeof(detail));
+		snprintf(why, len, _("%s cannot be encrypted: %s Nothing was changed."), address,
+			 rc == -EPERM ? detail : plan_why);
+		return rc;
+	}
+	if (o->dry_run)
+		return 0;
+	/* The worker runs in "/": relative paths would later point somewhere else. */
+	if (o->header_backup)
+		rc = absolute_path(o->header_backup, e->header_backup, sizeof(e->header_backup));
+	else
+		default_backup_path(address, e->header_backup, sizeof(e->header_backup));
+	if (!rc && o->work_dir)
+		rc = absolute_path(o->work_dir, e->work_dir, sizeof(e->work_dir));
+	else if (!rc)
+		snprintf(e->work_dir, sizeof(e->work_dir), "%s", fdw_state_dir());
+	if (rc) {
+		snprintf(why, len, _("a path is too long or the current directory is gone (%s). "
+				     "Nothing was changed."), strerror(-rc));
+		return rc;
+	}
+	rc = fdw_state_dir_ensure();
+	if (rc) {
+		snprintf(why, len, _("cannot create %s: %s. Nothing was changed."),
+			 fdw_state_dir(), strerror(-rc));
+		return rc;
+	}
+	return check_paths(e, o, why, len);
+}
+
+/* Size of a block device as the kernel sees it, or 0. */
+static uint64_t kernel_size(const char *node)
+{
+	uint64_t bytes = 0;
+	int fd = open(node, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+		bytes = 0;
+	close(fd);
+	return bytes;
+}
+
+static void announce(fdw_phase_fn phase, void *ctx, enum fdw_phase p)
+{
+	if (phase)
+		phase(p, ctx);
+}
+
+/* Grow the partition into the free space after it, and make sure the kernel agrees. */
+static int grow_partition(struct fdw_encrypt *e, char *why, size_t len)
+{
+	char address[PATH_MAX];
+	int rc;
+
+	snprintf(address, sizeof(address), "%s", e->target.part->address);
+	rc = fdw_partition_grow(e->target.disk.path, e->target.part->number, e->plan.grow_bytes);
+	if (rc) {
+		snprintf(why, len, _("the partition could not grow (%s). Nothing was changed."),
+			 strerror(-rc));
+		return rc;
+	}
+	/* Sizes and offsets changed: look at the partition again. */
+	fdw_target_close(&e->target);
+	rc = fdw_target_open(address, &e->target);
+	e->target_open = rc == 0;
+	if (!rc && e->target.part->node &&
+	    kernel_size(e->target.part->node) != e->plan.partition_size) {
+		/* libparted may have failed to tell the kernel; the header would then land
+		 * on the old, smaller partition's live data. */
+		snprintf(why, len, _("the partition table now says %s is %llu bytes, but the "
+				     "kernel still sees the old size. Nothing else was changed; run "
+				     "partprobe (or reboot), then try again."),
+			 e->target.part->node, (unsigned long long)e->plan.partition_size);
+		return -EIO;
+	}
+	if (rc || e->target.part->size != e->plan.partition_size) {
+		snprintf(why, len, _("the partition table was changed (partition grown by %llu "
+				     "bytes) but the new size cannot be confirmed. The data is intact "
+				     "and not encrypted."), (unsigned long long)e->plan.grow_bytes);
+		return rc ? rc : -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Give the header its room (shrink the filesystem or grow the partition; nothing for a
+ * detached header) and leave the target attached to a device covering the partition.
+ */
+static int make_room(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
+		     size_t len)
+{
+	int rc;
+
+	if (e->plan.strategy == FDW_STRATEGY_GROW) {
+		announce(phase, ctx, FDW_PHASE_GROWING_PARTITION);
+		rc = grow_partition(e, why, len);
+		if (rc)
+			return rc;
+	}
+	rc = fdw_target_attach(&e->target);
+	if (rc) {
+		snprintf(why, len, _("cannot attach a loop device for %s: %s. %s"),
+			 e->target.part->address, strerror(-rc), e->plan.grow_bytes ?
+			 _("The partition was grown; its data is intact and not encrypted.") :
+			 _("Nothing was changed."));
+		return rc;
+	}
+	if (e->plan.strategy != FDW_STRATEGY_SHRINK)
+		return 0;
+	announce(phase, ctx, FDW_PHASE_SHRINKING);
+	rc = fdw_ext_shrink(e->target.device, e->plan.fs_size_max);
+	if (rc)
+		snprintf(why, len, _("the filesystem could not be shrunk (%s). The data is intact "
+				     "and not encrypted; check it with e2fsck -f."), strerror(-rc));
+	return rc;
+}
+
+/* What was changed before a failure of the header step, for its message. */
+static const char *changed_so_far(const struct fdw_plan *plan)
+{
+	if (plan->strategy == FDW_STRATEGY_SHRINK)
+		return _("The filesystem was shrunk; its data is intact and not encrypted.");
+	if (plan->strategy == FDW_STRATEGY_GROW)
+		return _("The partition was grown; its data is intact and not encrypted.");
+	return _("The data is intact and not encrypted.");
+}
+
+/* The plain filesystem measured before anything changes; it keeps its contents. */
+static int baseline(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
+		    size_t len)
+{
+	char detail[512];
+	int rc;
+
+	announce(phase, ctx, FDW_PHASE_BENCHMARKING);
+	rc = fdw_target_attach(&e->target);
+	if (!rc)
+		rc = fdw_bench_before(&e->job, e->target.device, e->target.part->fstype, detail,
+				      sizeof(detail));
+	else
+		snprintf(detail, sizeof(detail), "%s", strerror(-rc));
+	if (rc)
+		snprintf(why, len, _("the baseline benchmark failed: %s. Nothing was changed; "
+				     "try again without it (--no-bench)."), detail);
+	return rc;
+}
+
+static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
+		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
+{
+	struct fdw_convert_params cp = { 0 };
+	struct fdw_job *job = &e->job;
+	int rc;
+
+	announce(phase, ctx, FDW_PHASE_CHECKING);
+	/* Checked before anything changes: libcryptsetup refuses to overwrite a backup. */
+	if (access(e->header_backup, F_OK) == 0) {
+		snprintf(why, len, _("the header backup %s already exists; choose another "
+				     "--header-backup. Nothing was changed."), e->header_backup);
+		return -EEXIST;
+	}
+	if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
+		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
+		return -EIO;
+	}
+	snprintf(job->fstype, sizeof(job->fstype), "%s", e->target.part->fstype);
+	snprintf(job->cipher, sizeof(job->cipher), "%s-%s, %u-bit key", e->plan.cipher,
+		 e->plan.cipher_mode, e->plan.key_bits);
+	if (e->bench_baseline) {
+		rc = baseline(e, phase, ctx, why, len);
+		if (rc)
+			return rc;
+	}
+	rc = make_room(e, phase, ctx, why, len);
+	if (rc)
+		return rc;
+	announce(phase, ctx, FDW_PHASE_INITIALISING);
+	cp.device = e->target.device;
+	cp.detached_header = e->plan.detached_header;
+	cp.uuid = job->id;
+	cp.cipher = e->plan.cipher;
+	cp.cipher_mode = e->plan.cipher_mode;
+	cp.key_bits = e->plan.key_bits;
+	cp.sector_size = e->plan.sector_size;
+	cp.work_dir = e->work_dir;
+	cp.header_backup = e->header_backup;
+	cp.fast_pbkdf = e->fast_pbkdf;
+	rc = fdw_convert_init(&cp, pass);
+	if (rc) {
+		snprintf(why, len, _("the LUKS2 header could not be written: %s. The data was not "
+				     "moved. %s"), strerror(-rc), changed_so_far(&e->plan));
+		return rc;
+	}
+	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
+	snprintf(job->header_backup, sizeof(job->header_backup), "%s", e->header_backup);
+	if (e->plan.detached_header &&
+	    !realpath(e->plan.detached_header, job->detached_header))
+		snprintf(job->detached_header, sizeof(job->detached_header), "%s",
+			 e->plan.detached_header);
+	if (e->plan.strategy == FDW_STRATEGY_SHRINK)
+		snprintf(job->fs_to_grow, sizeof(job->fs_to_grow), "%s",
+			 e->target.part->fstype);
+	if (fdw_have_device_mapper() && !e->offline)
+		snprintf(job->active_name, sizeof(job->active_name), "fdewiz-%.8s", job->id);
+	job->created = (int64_t)time(NULL);
+	rc = fdw_job_save(job);
+	if (rc) {
+		/* The header says everything needed; status reads it without a record. */
+		snprintf(why, len, _("the job record could not be saved (%s); 'status' will read "
+				     "the header only."), strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
+		      fdw_phase_fn phase, void *ctx, char *why, size_t len)
+{
+	sigset_t stop, old;
+	int rc;
+
+	/*
+	 * From the first write on, Ctrl-C, SIGTERM and a hang-up wait until the header
+	 * steps are done; resize2fs inherits the mask, so it is never cut in the middle.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	rc = begin_steps(e, pass, phase, ctx, why, len);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+void fdw_encrypt_close(struct fdw_encrypt *e)
+{
+	if (e->target_open)
+		fdw_target_close(&e->target);
+	e->target_open = false;
+	if (e->lock_fd >= 0)
+		close(e->lock_fd);
+	e->lock_fd = -1;
+}

@@ -1,0 +1,144 @@
+/* Finding a conversion by address, pausing its worker, and getting it ready to resume. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "encrypt_flow.h"
+#include "i18n.h"
+#include "procid.h"
+
+int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded)
+{
+	struct fdw_target t;
+	int rc;
+
+	if (fdw_job_find(address, job) == 0) {
+		*recorded = true;
+		return 0;
+	}
+	rc = fdw_target_open(address, &t);
+	if (rc)
+		return rc;
+	/* Records keep the canonical address (absolute image path): try that too. */
+	*recorded = fdw_job_find(t.part->address, job) == 0;
+	if (*recorded) {
+		fdw_target_close(&t);
+		return 0;
+	}
+	/* Started by another tool (cryptsetup reencrypt): the header is all there is. */
+	memset(job, 0, sizeof(*job));
+	if (t.part->luks_version == 2) {
+		snprintf(job->id, sizeof(job->id), "%s", t.part->uuid ? t.part->uuid : "");
+		snprintf(job->address, sizeof(job->address), "%s", t.part->address);
+		rc = 0;
+	} else {
+		rc = -ENOENT;
+	}
+	fdw_target_close(&t);
+	return rc;
+}
+
+int fdw_job_pause(const struct fdw_job *job, int timeout_s)
+{
+	struct fdw_proc_id worker = { 0 };
+	struct fdw_progress p;
+
+	if (fdw_job_observe(job, &p) != 0 || p.state != FDW_JOB_RUNNING)
+		return -ESRCH;
+	worker.pid = p.pid;
+	worker.start_ticks = p.pid_start;
+	snprintf(worker.boot_id, sizeof(worker.boot_id), "%s", p.boot_id);
+	if (kill(p.pid, SIGTERM) != 0)
+		return -errno;
+	/*
+	 * The worker finishes the hotzone it is writing, records where it stopped and
+	 * releases the device; paused means all of that is done.
+	 */
+	for (int i = 0; i < timeout_s * 10 && fdw_proc_id_alive(&worker); i++)
+		usleep(100000);
+	if (fdw_proc_id_alive(&worker))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len)
+{
+	struct fdw_progress p;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->lock_fd = -1;
+	rc = fdw_job_for_address(address, &r->job, &r->recorded);
+	if (!rc)
+		rc = fdw_job_observe(&r->job, &p);
+	if (rc || p.state == FDW_JOB_COMPLETE) {
+		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),
+			 address);
+		return -ENOENT;
+	}
+	if (p.state == FDW_JOB_RUNNING) {
+		snprintf(why, len, _("the conversion of %s is already running (worker %d)."),
+			 address, (int)p.pid);
+		return -EALREADY;
+	}
+	rc = fdw_target_open(address, &r->target);
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
+			 fdw_scan_error_text(rc));
+		return rc;
+	}
+	r->target_open = true;
+	r->lock_fd = fdw_target_lock(&r->target);
+	if (r->lock_fd == -EBUSY) {
+		snprintf(why, len, _("another fdewiz is converting %s right now. Nothing was "
+				     "changed."), address);
+		return -EBUSY;
+	}
+	if (r->lock_fd < 0) {
+		snprintf(why, len, _("cannot lock %s (%s). Nothing was changed."), address,
+			 strerror(-r->lock_fd));
+		return r->lock_fd;
+	}
+	return 0;
+}
+
+/* Checked up front so a background resume does not fail out of sight. */
+int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
+				char *why, size_t len)
+{
+	struct fdw_volume v = { .header = r->job.detached_header[0] ?
+					  r->job.detached_header : NULL };
+	int rc = fdw_target_attach(&r->target);
+
+	v.device = r->target.device;
+	if (!rc)
+		rc = fdw_convert_check_passphrase(&v, pass);
+	if (rc == -EPERM)
+		snprintf(why, len, _("the passphrase is wrong. Nothing was changed; try again."));
+	else if (rc)
+		snprintf(why, len, _("cannot read the header of %s: %s. Nothing was changed."),
+			 r->job.address, strerror(-rc));
+	if (!rc && !r->recorded) {
+		/* A conversion started by another tool gets a record now, so status follows. */
+		r->job.created = (int64_t)time(NULL);
+		fdw_job_save(&r->job);
+		r->recorded = true;
+	}
+	return rc;
+}
+
+void fdw_resume_close(struct fdw_resume *r)
+{
+	if (r->target_open)
+		fdw_target_close(&r->target);
+	r->target_open = false;
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	r->lock_fd = -1;
+}

@@ -1,0 +1,102 @@
+/* Confirm screen: the summary, and the typed confirmation word that starts the conversion. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/i18n.h"
+#include "core/units.h"
+#include "curses.h"
+#include "tui.h"
+
+/* TRANSLATORS: the word the user types to confirm; keep it short (as in `encrypt`). */
+#define CONFIRM_WORD _("YES")
+
+void confirm_draw(struct tui *t)
+{
+	const struct fdw_plan *pl = &t->enc.plan;
+	char line[PATH_MAX + 256], a[32];
+	int y = 2, fx;
+
+	tui_title(t, _("Confirm"));
+	snprintf(line, sizeof(line), _("fdewiz will now encrypt %s in place (%s):"), t->address,
+		 fdw_strategy_name(pl->strategy));
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	y++;
+	snprintf(line, sizeof(line), _("- the encrypted volume will hold %s, cipher %s-%s with a "
+				       "%u-bit key;"), fdw_format_size(pl->volume_size, a, sizeof(a)),
+		 pl->cipher, pl->cipher_mode, pl->key_bits);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	snprintf(line, sizeof(line), _("- a copy of the header goes to %s;"),
+		 t->enc.header_backup);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	y += tui_wrap(y, 2, COLS - 4, 1, t->bench_baseline ?
+		      _("- the speed is measured before and after;") :
+		      _("- no benchmark;"));
+	y += tui_wrap(y, 2, COLS - 4, 1, t->recovery_key ?
+		      _("- a recovery key is added in a second slot;") :
+		      _("- no recovery key;"));
+	y += tui_wrap(y, 2, COLS - 4, 3,
+		      _("- it converts in the background; you can close this screen, and an "
+			"interrupted conversion (even a power cut) resumes where it stopped."));
+	y++;
+	snprintf(line, sizeof(line), _("Type %s and press Enter to start. Esc goes back; "
+				       "nothing has been changed yet."), CONFIRM_WORD);
+	tui_attr_on(t, TUI_C_WARN);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	tui_attr_off(t, TUI_C_WARN);
+	y++;
+	fx = 2 + tui_put(y, 2, COLS - 4, "> ", false);
+	tui_attr_on(t, TUI_C_SELECT);
+	tui_put(y, fx, 20, t->confirm, true);
+	tui_attr_off(t, TUI_C_SELECT);
+	if (t->confirm_msg[0]) {
+		tui_attr_on(t, TUI_C_BAD);
+		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, t->confirm_msg);
+		tui_attr_off(t, TUI_C_BAD);
+	}
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("Enter: start if the word is right  Esc: back"), true);
+	tui_attr_off(t, TUI_C_DIM);
+	curs_set(1);
+	move(y, fx + tui_width(t->confirm) < COLS - 1 ? fx + tui_width(t->confirm) : COLS - 1);
+}
+
+void confirm_key(struct tui *t, int ch, bool is_key)
+{
+	if (!is_key && ch == 27) {
+		/* Back to the passphrase: it is typed again, the old one is wiped. */
+		tui_wipe_passphrases(t);
+		t->confirm_len = 0;
+		t->confirm[0] = '\0';
+		tui_go(t, TUI_PASS);
+	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+		if (!strcmp(t->confirm, CONFIRM_WORD)) {
+			progress_start(t);
+			return;
+		}
+		snprintf(t->confirm_msg, sizeof(t->confirm_msg),
+			 _("Not confirmed: that was not %s. Nothing was changed."), CONFIRM_WORD);
+		t->confirm_len = 0;
+		t->confirm[0] = '\0';
+	} else if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
+		/* Drop the last character with its UTF-8 continuation bytes. */
+		while (t->confirm_len > 0 &&
+		       ((unsigned char)t->confirm[--t->confirm_len] & 0xc0) == 0x80)
+			;
+		t->confirm[t->confirm_len] = '\0';
+	} else if (!is_key && ch >= 0x20) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		size_t n;
+
+		memset(&st, 0, sizeof(st));
+		n = wcrtomb(mb, (wchar_t)ch, &st);
+		if (n != (size_t)-1 && t->confirm_len + n < sizeof(t->confirm)) {
+			memcpy(t->confirm + t->confirm_len, mb, n);
+			t->confirm_len += n;
+			t->confirm[t->confirm_len] = '\0';
+		}
+	}
+}

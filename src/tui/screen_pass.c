@@ -1,0 +1,119 @@
+/* Passphrase screen: typed twice into locked memory, with a strength hint. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "core/strength.h"
+#include "curses.h"
+#include "tui.h"
+
+void pass_draw(struct tui *t)
+{
+	const char *labels[] = { _("Passphrase:"), _("Again:") };
+	struct fdw_strength_result s;
+	char line[512];
+	int y = 2, lw = 0, fw, field_y;
+
+	tui_title(t, _("Choose the passphrase"));
+	y += tui_wrap(y, 2, COLS - 4, 3,
+		      _("The passphrase unlocks the encrypted partition at every start. Without "
+			"it the data cannot be read by anyone, you included: keep it safe."));
+	y++;
+	for (int i = 0; i < 2; i++)
+		if (tui_width(labels[i]) > lw)
+			lw = tui_width(labels[i]);
+	fw = COLS - 6 - lw < 40 ? COLS - 6 - lw : 40;
+	for (int i = 0; i < 2; i++) {
+		tui_attr_on(t, TUI_C_KEY);
+		tui_put(y + 2 * i, 2, lw, labels[i], true);
+		tui_attr_off(t, TUI_C_KEY);
+	}
+	field_y = y;
+	tui_masked(t, y + 2, 3 + lw, fw, t->pass[1], false);
+	tui_masked(t, y, 3 + lw, fw, t->pass[0], false);
+	y += 4;
+
+	fdw_strength_estimate(t->pass[0]->data, t->pass[0]->len, &s);
+	if (s.level != FDW_STRENGTH_EMPTY) {
+		snprintf(line, sizeof(line), _("Strength: %s."), fdw_strength_label(s.level));
+		tui_attr_on(t, s.level == FDW_STRENGTH_STRONG ? TUI_C_GOOD :
+			    s.level == FDW_STRENGTH_FAIR ? TUI_C_WARN : TUI_C_BAD);
+		tui_put(y, 2, COLS - 4, line, false);
+		tui_attr_off(t, s.level == FDW_STRENGTH_STRONG ? TUI_C_GOOD :
+			     s.level == FDW_STRENGTH_FAIR ? TUI_C_WARN : TUI_C_BAD);
+		tui_wrap(y + 1, 2, COLS - 4, 2, s.advice);
+	}
+	y += 3;
+	if (t->pass_msg[0]) {
+		tui_attr_on(t, TUI_C_BAD);
+		tui_wrap(y, 2, COLS - 4, 2, t->pass_msg);
+		tui_attr_off(t, TUI_C_BAD);
+	}
+	y += 2;
+	if (t->pass_focus == 2)
+		tui_attr_on(t, TUI_C_SELECT);
+	tui_put(y, 2, 4, tui_checkbox(t->recovery_key), false);
+	if (t->pass_focus == 2)
+		tui_attr_off(t, TUI_C_SELECT);
+	tui_wrap(y, 6, COLS - 8, 2, _("Also make a recovery key (a long random key in a second "
+				       "slot, shown once, to write down)"));
+
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("Tab: next field  Enter: continue  Space: toggle the box  "
+				      "Esc: back"), true);
+	tui_attr_off(t, TUI_C_DIM);
+	/* The cursor goes last: it marks the field being typed into. */
+	if (t->pass_focus < 2) {
+		curs_set(1);
+		tui_masked(t, field_y + 2 * t->pass_focus, 3 + lw, fw, t->pass[t->pass_focus],
+			   true);
+	}
+}
+
+static void validate(struct tui *t)
+{
+	if (t->pass[0]->len == 0) {
+		snprintf(t->pass_msg, sizeof(t->pass_msg), "%s", _("Type a passphrase."));
+		t->pass_focus = 0;
+		return;
+	}
+	if (t->pass_focus == 0) {
+		t->pass_focus = 1;
+		return;
+	}
+	if (!fdw_secret_equal(t->pass[0], t->pass[1])) {
+		/* Both go: the user cannot see which one has the typo. */
+		tui_wipe_passphrases(t);
+		snprintf(t->pass_msg, sizeof(t->pass_msg), "%s",
+			 _("The two passphrases do not match. Type both again."));
+		return;
+	}
+	t->pass_msg[0] = '\0';
+	t->confirm_len = 0;
+	t->confirm[0] = '\0';
+	t->confirm_msg[0] = '\0';
+	tui_go(t, TUI_CONFIRM);
+}
+
+void pass_key(struct tui *t, int ch, bool is_key)
+{
+	if (!is_key && ch == 27) {
+		tui_wipe_passphrases(t);
+		t->pass_msg[0] = '\0';
+		tui_go(t, TUI_PLAN);
+	} else if ((!is_key && ch == '\t') || (is_key && ch == KEY_DOWN)) {
+		t->pass_focus = (t->pass_focus + 1) % 3;
+	} else if (is_key && (ch == KEY_BTAB || ch == KEY_UP)) {
+		t->pass_focus = (t->pass_focus + 2) % 3;
+	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+		validate(t);
+	} else if (t->pass_focus == 2) {
+		if (!is_key && ch == ' ')
+			t->recovery_key = !t->recovery_key;
+	} else {
+		/* A mismatch message stays while both are typed again. */
+		tui_secret_key(t->pass[t->pass_focus], ch, is_key);
+	}
+}

@@ -1,0 +1,324 @@
+/* Progress screen: the conversion's state, bar, speed, ETA and log, refreshed 4 times a second. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/i18n.h"
+#include "core/units.h"
+#include "curses.h"
+#include "tui.h"
+
+const char *tui_phase_label(const char *key)
+{
+	for (int p = 0; p < FDW_PHASE__COUNT; p++)
+		if (!strcmp(key, fdw_phase_key((enum fdw_phase)p)))
+			return fdw_phase_label((enum fdw_phase)p);
+	return key;
+}
+
+const char *tui_state_label(enum fdw_job_state s)
+{
+	switch (s) {
+	case FDW_JOB_RUNNING:
+		return _("running");
+	case FDW_JOB_PAUSED:
+		return _("paused");
+	case FDW_JOB_INTERRUPTED:
+		return _("interrupted");
+	case FDW_JOB_NEEDS_REPAIR:
+		return _("needs repair");
+	case FDW_JOB_COMPLETE:
+		return _("complete");
+	case FDW_JOB_FAILED:
+		return _("failed");
+	default:
+		return "?";
+	}
+}
+
+void tui_open_job(struct tui *t, const struct fdw_job *job)
+{
+	t->job = *job;
+	t->have_job = true;
+	t->have_prog = false;
+	t->progress_msg[0] = '\0';
+	tui_go(t, TUI_PROGRESS);
+	progress_tick(t);
+}
+
+static void on_phase(enum fdw_phase phase, void *ctx)
+{
+	struct tui *t = ctx;
+
+	t->begin_phase = (int)phase;
+	tui_redraw(t);
+}
+
+void progress_start(struct tui *t)
+{
+	char why[1024] = "";
+	pid_t pid;
+	int rc;
+
+	t->begin_phase = FDW_PHASE_CHECKING;
+	t->have_job = false;
+	t->have_prog = false;
+	t->progress_msg[0] = '\0';
+	tui_go(t, TUI_PROGRESS);
+	tui_redraw(t);
+	rc = fdw_encrypt_begin(&t->enc, t->pass[0], on_phase, t, why, sizeof(why));
+	if (rc < 0) {
+		t->begin_phase = -1;
+		tui_wipe_passphrases(t);
+		tui_release_plan(t);
+		tui_show_dialog(t, _("Not encrypted"), why);
+		tui_scan(t);
+		tui_go(t, TUI_DISKS);
+		return;
+	}
+	if (rc > 0)	/* done, with a warning */
+		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", why);
+	t->job = t->enc.job;
+	t->have_job = true;
+	why[0] = '\0';
+	pid = fdw_launch_background(&t->enc.job, &t->enc.target, t->pass[0], NULL, why,
+				    sizeof(why));
+	t->begin_phase = -1;
+	tui_wipe_passphrases(t);
+	tui_release_plan(t);
+	if (pid < 0)
+		tui_show_dialog(t, _("The conversion did not start"), why);
+	progress_tick(t);
+}
+
+void progress_tick(struct tui *t)
+{
+	if (!t->have_job || t->begin_phase >= 0)
+		return;
+	t->have_prog = fdw_job_observe(&t->job, &t->prog) == 0;
+	if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE && !t->dialog[0] &&
+	    t->prompt == TUI_PROMPT_NONE) {
+		struct fdw_job again;
+
+		/* The record now names the benchmark results. */
+		if (fdw_job_find(t->job.address, &again) == 0 && !strcmp(again.id, t->job.id))
+			t->job = again;
+		results_enter(t);
+	}
+}
+
+static void fmt_duration(double secs, char *buf, size_t len)
+{
+	long s = secs < 0 ? -1 : (long)(secs + 0.5);
+
+	if (s < 0)
+		snprintf(buf, len, "%s", "--:--");
+	else if (s >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+}
+
+/* The last @max lines of the worker's log, oldest first, into @lines. */
+static int log_tail(const struct fdw_job *job, char lines[][200], int max)
+{
+	char path[PATH_MAX], buf[8192];
+	struct stat st;
+	ssize_t n;
+	int fd, count = 0;
+	char *end, *p;
+
+	fdw_job_log_path(job, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(buf) - 1)
+		lseek(fd, st.st_size - (off_t)sizeof(buf) + 1, SEEK_SET);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* Walk back from the end, one line at a time. */
+	end = buf + n;
+	while (end > buf && end[-1] == '\n')
+		*--end = '\0';
+	while (count < max && end > buf) {
+		p = end;
+		while (p > buf && p[-1] != '\n')
+			p--;
+		{
+			size_t l = strlen(p) < 199 ? strlen(p) : 199;
+
+			memcpy(lines[count], p, l);
+			lines[count++][l] = '\0';
+		}
+		if (p == buf)
+			break;
+		end = p - 1;
+		*end = '\0';
+	}
+	/* Oldest first. */
+	for (int i = 0; i < count / 2; i++) {
+		char tmp[200];
+
+		memcpy(tmp, lines[i], sizeof(tmp));
+		memcpy(lines[i], lines[count - 1 - i], sizeof(tmp));
+		memcpy(lines[count - 1 - i], tmp, sizeof(tmp));
+	}
+	return count;
+}
+
+static void draw_preparing(struct tui *t, int y)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), _("Phase: %s"),
+		 fdw_phase_label((enum fdw_phase)t->begin_phase));
+	tui_attr_on(t, TUI_C_KEY);
+	tui_put(y, 2, COLS - 4, line, false);
+	tui_attr_off(t, TUI_C_KEY);
+	y += 2;
+	if (t->begin_phase == FDW_PHASE_BENCHMARKING)
+		y += tui_wrap(y, 2, COLS - 4, 3,
+			      _("Measuring the speed of the plain filesystem before anything "
+				"changes; this takes a minute or two."));
+	else
+		y += tui_wrap(y, 2, COLS - 4, 3,
+			      _("Making room for the header and writing it; this takes a "
+				"moment."));
+	tui_wrap(y, 2, COLS - 4, 3, _("Keep the computer on. Ctrl-C waits until this step is "
+				      "done; nothing is half-written."));
+}
+
+void progress_draw(struct tui *t)
+{
+	const struct fdw_progress *p = &t->prog;
+	char title[PATH_MAX + 64], line[512], a[32], b[32], c[48], eta[32], el[32];
+	char logs[TUI_LOG_LINES][200];
+	double frac;
+	int y = 2, n, bw;
+
+	snprintf(title, sizeof(title), _("Encrypting %s"), t->have_job ? t->job.address :
+		 t->address);
+	tui_title(t, title);
+	if (t->begin_phase >= 0) {
+		draw_preparing(t, y);
+		return;
+	}
+	if (!t->have_prog) {
+		tui_wrap(y, 2, COLS - 4, 2, t->have_job ? _("Waiting for the worker's first "
+							    "report...") : _("No conversion."));
+	} else {
+		frac = p->total ? (double)p->done / (double)p->total : 0;
+		snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
+			 tui_state_label(p->state), tui_phase_label(p->phase));
+		tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
+			    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
+			    TUI_C_BAD : TUI_C_WARN);
+		tui_put(y, 2, COLS - 4, line, false);
+		tui_attr_off(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
+			     p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
+			     TUI_C_BAD : TUI_C_WARN);
+		y += 2;
+		bw = COLS - 12;
+		tui_bar(t, y, 2, bw, frac, TUI_C_GOOD);
+		snprintf(line, sizeof(line), "%5.1f%%", frac * 100);
+		tui_put(y, 3 + bw, 8, line, false);
+		y += 2;
+		snprintf(line, sizeof(line), _("%s of %s encrypted"),
+			 fdw_format_size(p->done, a, sizeof(a)),
+			 fdw_format_size(p->total, b, sizeof(b)));
+		tui_put(y++, 2, COLS - 4, line, false);
+		fmt_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, eta, sizeof(eta));
+		fmt_duration(p->elapsed, el, sizeof(el));
+		if (p->state == FDW_JOB_RUNNING && p->speed > 0)
+			snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,
+									  sizeof(a)));
+		else
+			snprintf(c, sizeof(c), "-");
+		snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
+			 el);
+		tui_put(y++, 2, COLS - 4, line, false);
+		if (p->message[0]) {
+			tui_attr_on(t, TUI_C_DIM);
+			y += tui_wrap(y, 2, COLS - 4, 2, p->message);
+			tui_attr_off(t, TUI_C_DIM);
+		}
+		if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
+		    p->state == FDW_JOB_NEEDS_REPAIR) {
+			tui_attr_on(t, TUI_C_WARN);
+			y += tui_wrap(y, 2, COLS - 4, 2, _("Stopped at a safe point: the data is "
+							   "intact. Press r to resume."));
+			tui_attr_off(t, TUI_C_WARN);
+		}
+	}
+	if (t->progress_msg[0]) {
+		tui_attr_on(t, TUI_C_WARN);
+		y += tui_wrap(y, 2, COLS - 4, 2, t->progress_msg);
+		tui_attr_off(t, TUI_C_WARN);
+	}
+	/* The worker's recent log lines, as many as fit. */
+	y++;
+	if (y < LINES - 3 && t->have_job) {
+		int room = LINES - 2 - (y + 1);
+
+		tui_hline(t, y, 0, COLS);
+		tui_put(y++, 2, COLS - 4, _(" Log "), false);
+		n = log_tail(&t->job, logs, room < TUI_LOG_LINES ? room : TUI_LOG_LINES);
+		tui_attr_on(t, TUI_C_DIM);
+		for (int i = 0; i < n && y < LINES - 1; i++)
+			tui_put(y++, 2, COLS - 4, logs[i], false);
+		tui_attr_off(t, TUI_C_DIM);
+	}
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("b: keep running in the background and quit  p: pause  "
+				      "r: resume  ?: help"), true);
+	tui_attr_off(t, TUI_C_DIM);
+}
+
+void progress_key(struct tui *t, int ch, bool is_key)
+{
+	bool running = t->have_prog && t->prog.state == FDW_JOB_RUNNING;
+	int rc;
+
+	(void)is_key;
+	if (is_key || t->begin_phase >= 0)
+		return;
+	if (ch == 'b' || ch == 'q' || ch == 27) {
+		if (running)
+			snprintf(t->farewell, sizeof(t->farewell),
+				 _("The conversion of %s continues in the background. Run fdewiz "
+				   "again (or fdewiz status) to see it."), t->job.address);
+		t->quit = true;
+	} else if (ch == 'p') {
+		if (!running) {
+			tui_set_status(t, false, "%s", _("It is not running."));
+			return;
+		}
+		tui_set_status(t, false, "%s", _("Pausing at the next safe point..."));
+		tui_redraw(t);
+		rc = fdw_job_pause(&t->job, 60);
+		if (rc == 0)
+			tui_set_status(t, false, "%s", _("Paused: the data is intact. Press r to "
+							 "resume."));
+		else if (rc == -ESRCH)
+			tui_set_status(t, false, "%s", _("It is not running."));
+		else
+			tui_set_status(t, true, _("It did not pause in time (%s); it may still "
+						  "stop soon."), strerror(-rc));
+		progress_tick(t);
+	} else if (ch == 'r') {
+		if (running)
+			tui_set_status(t, false, "%s", _("It is running already."));
+		else if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE)
+			tui_set_status(t, false, "%s", _("It is complete."));
+		else if (t->have_job)
+			tui_prompt_resume(t, &t->job);
+	}
+}

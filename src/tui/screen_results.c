@@ -1,0 +1,200 @@
+/* Results screen: plain against encrypted, test by test, with bars and the slowdown. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "curses.h"
+#include "tui.h"
+
+/* Slowdowns (percent) below which encryption is called cheap, small, or noticeable. */
+#define CHEAP_PCT 5.0
+#define SMALL_PCT 20.0
+#define NOTICEABLE_PCT 50.0
+
+static struct fdw_bench_run *load(const char *path)
+{
+	struct fdw_bench_run *r;
+
+	if (!path[0])
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (r && fdw_bench_run_load(path, r) != 0) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+void results_enter(struct tui *t)
+{
+	for (int i = 0; i < 2; i++) {
+		free(t->bench[i]);
+		t->bench[i] = NULL;
+	}
+	t->bench[0] = load(t->job.bench_before);
+	t->bench[1] = load(t->job.bench_after);
+	t->res_top = 0;
+	tui_go(t, TUI_RESULTS);
+}
+
+static const struct fdw_bench_metric *headline(const struct fdw_bench_test *t)
+{
+	return t->primary < t->n_metrics ? &t->metrics[t->primary] : NULL;
+}
+
+static void value_text(const struct fdw_bench_metric *m, char *buf, size_t len)
+{
+	if (!m || !m->n)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, m->median >= 100 ? "%.0f %s" : "%.1f %s", m->median, m->unit);
+}
+
+/* One sentence on the whole comparison, from the trustworthy tests. */
+static const char *verdict(const struct fdw_bench_delta *d, size_t n, double *mean)
+{
+	double sum = 0;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].unstable || d[i].suspicious)
+			continue;
+		sum += d[i].slowdown_pct;
+		used++;
+	}
+	if (!used)
+		return _("The measurements varied too much between runs to draw a conclusion; "
+			 "run fdewiz bench again on a quiet system.");
+	*mean = sum / (double)used;
+	if (*mean < CHEAP_PCT)
+		return _("Encryption costs almost nothing on this machine.");
+	if (*mean < SMALL_PCT)
+		return _("Encryption costs a little speed; most people will not notice it.");
+	if (*mean < NOTICEABLE_PCT)
+		return _("Encryption costs noticeable speed on this machine, mostly in the "
+			 "disk-heavy tests.");
+	return _("Encryption costs a lot of speed here; a faster cipher may help (see the "
+		 "cipher recommendation).");
+}
+
+/* Two rows per test: its title and bars for plain and encrypted, scaled to the larger. */
+static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int tw)
+{
+	const struct fdw_bench_metric *mp = headline(d->plain);
+	const struct fdw_bench_metric *me = mp ? fdw_bench_metric_get(d->encrypted, mp->key) :
+					    NULL;
+	double big = mp && me ? (mp->median > me->median ? mp->median : me->median) : 0;
+	int lw = tui_width(_("plain")) > tui_width(_("encrypted")) ? tui_width(_("plain")) :
+		 tui_width(_("encrypted"));
+	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14;
+	char v[64], s[96];
+
+	tui_attr_on(t, TUI_C_KEY);
+	tui_put(y, 2, tw, d->plain->title, true);
+	tui_attr_off(t, TUI_C_KEY);
+	snprintf(s, sizeof(s), _("%+.1f%% slower%s"), d->slowdown_pct,
+		 d->suspicious ? _(" (suspicious)") : d->unstable ? _(" (unstable)") : "");
+	if (d->slowdown_pct < 0)
+		snprintf(s, sizeof(s), _("%.1f%% faster%s"), -d->slowdown_pct,
+			 d->suspicious ? _(" (suspicious)") : d->unstable ? _(" (unstable)") : "");
+	tui_attr_on(t, d->slowdown_pct > SMALL_PCT ? TUI_C_WARN : TUI_C_DIM);
+	tui_put(y + 1, 4, tw - 2, s, true);
+	tui_attr_off(t, d->slowdown_pct > SMALL_PCT ? TUI_C_WARN : TUI_C_DIM);
+	tui_put(y, 3 + tw, lw, _("plain"), true);
+	tui_put(y + 1, 3 + tw, lw, _("encrypted"), true);
+	if (bw >= 4 && big > 0) {
+		tui_bar(t, y, bx, bw, mp->median / big, TUI_C_BAR_PLAIN);
+		tui_bar(t, y + 1, bx, bw, me->median / big, TUI_C_BAR_ENC);
+	}
+	value_text(mp, v, sizeof(v));
+	tui_put(y, COLS - 13, 13, v, false);
+	value_text(me, v, sizeof(v));
+	tui_put(y + 1, COLS - 13, 13, v, false);
+	return 2;
+}
+
+void results_draw(struct tui *t)
+{
+	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128];
+	struct fdw_bench_delta d[FDW_BENCH_MAX_TESTS];
+	size_t n = 0;
+	int y = 2, tw = COLS / 3, bottom = LINES - 2;
+	double mean = 0;
+
+	snprintf(title, sizeof(title), _("Results for %s"), t->job.address);
+	tui_title(t, title);
+	snprintf(line, sizeof(line), _("%s is encrypted (LUKS2, %s)."), t->job.address,
+		 t->job.cipher[0] ? t->job.cipher : "aes-xts-plain64");
+	tui_attr_on(t, TUI_C_GOOD);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	tui_attr_off(t, TUI_C_GOOD);
+	y++;
+	if (t->bench[0] && t->bench[1]) {
+		const char *v;
+
+		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);
+		v = verdict(d, n, &mean);
+		y += tui_wrap(y, 2, COLS - 4, 2, v);
+		y++;
+		bottom -= 2;
+		if (t->res_top >= n)
+			t->res_top = n ? n - 1 : 0;
+		for (size_t i = t->res_top; i < n && y + 1 < bottom; i++)
+			y += draw_delta(t, y, &d[i], tw);
+		snprintf(line, sizeof(line), _("Saved: %s and %s"), t->job.bench_before,
+			 t->job.bench_after);
+		tui_attr_on(t, TUI_C_DIM);
+		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
+		tui_attr_off(t, TUI_C_DIM);
+	} else if (t->bench[0]) {
+		snprintf(line, sizeof(line), _("Only the baseline was measured: the benchmark "
+					       "after encryption could not run (%s)."),
+			 t->job.bench_note[0] ? t->job.bench_note :
+			 _("this system has no device-mapper, so the encrypted volume cannot be "
+			   "opened here"));
+		tui_attr_on(t, TUI_C_WARN);
+		y += tui_wrap(y, 2, COLS - 4, 3, line);
+		tui_attr_off(t, TUI_C_WARN);
+		y++;
+		bottom -= 2;
+		if (t->res_top >= t->bench[0]->n_tests)
+			t->res_top = 0;
+		for (size_t i = t->res_top; i < t->bench[0]->n_tests && y < bottom; i++) {
+			char v[64];
+
+			tui_put(y, 2, tw, t->bench[0]->tests[i].title, true);
+			value_text(headline(&t->bench[0]->tests[i]), v, sizeof(v));
+			tui_put(y++, 3 + tw, 20, v, false);
+		}
+		snprintf(line, sizeof(line), _("Saved: %s"), t->job.bench_before);
+		tui_attr_on(t, TUI_C_DIM);
+		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
+		tui_attr_off(t, TUI_C_DIM);
+	} else {
+		tui_wrap(y, 2, COLS - 4, 3, t->job.bench_note[0] ? t->job.bench_note :
+			 _("No benchmark was run for this conversion."));
+	}
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("Up/Down: scroll  d: disks  q: quit"), true);
+	tui_attr_off(t, TUI_C_DIM);
+}
+
+void results_key(struct tui *t, int ch, bool is_key)
+{
+	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
+		if (t->res_top > 0)
+			t->res_top--;
+	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
+		t->res_top++;
+	} else if (!is_key && ch == 'd') {
+		tui_scan(t);
+		tui_go(t, TUI_DISKS);
+	} else if ((is_key && ch == KEY_ENTER) ||
+		   (!is_key && (ch == 'q' || ch == 27 || ch == '\r' || ch == '\n'))) {
+		snprintf(t->farewell, sizeof(t->farewell), _("%s is encrypted."), t->job.address);
+		t->quit = true;
+	}
+}

@@ -1,0 +1,787 @@
+/* The wizard's frame: terminal setup and restore, signals, the key loop, drawing helpers. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "core/i18n.h"
+#include "core/log.h"
+#include "curses.h"
+#include "tui.h"
+
+volatile sig_atomic_t tui_stop_signal;
+
+static bool curses_active;
+static int saved_stderr = -1;
+
+static void on_stop_signal(int sig)
+{
+	tui_stop_signal = sig;
+}
+
+/* ---- text and layout ---- */
+
+/* Decode @s into wide characters (at most @max), replacing what does not decode. */
+static size_t decode(const char *s, wchar_t *out, size_t max)
+{
+	mbstate_t st;
+	size_t n = 0, len = strlen(s);
+
+	memset(&st, 0, sizeof(st));
+	while (len > 0 && n < max) {
+		wchar_t wc;
+		size_t used = mbrtowc(&wc, s, len, &st);
+
+		if (used == (size_t)-1 || used == (size_t)-2) {
+			memset(&st, 0, sizeof(st));
+			wc = L'?';
+			used = 1;
+		} else if (used == 0) {
+			break;
+		}
+		if (wc == L'\t' || wc == L'\n')
+			wc = L' ';
+		out[n++] = wc;
+		s += used;
+		len -= used;
+	}
+	return n;
+}
+
+static int cell_width(wchar_t wc)
+{
+	int w = wcwidth(wc);
+
+	return w < 0 ? 1 : w;
+}
+
+int tui_width(const char *s)
+{
+	wchar_t buf[1024];
+	size_t n = decode(s, buf, 1024);
+	int w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += cell_width(buf[i]);
+	return w;
+}
+
+/* Print @n wide characters at (y, x); those wcwidth does not know become '?'. */
+static void put_wide(int y, int x, const wchar_t *s, size_t n)
+{
+	move(y, x);
+	for (size_t i = 0; i < n; i++) {
+		wchar_t wc = wcwidth(s[i]) < 0 ? L'?' : s[i];
+
+		addnwstr(&wc, 1);
+	}
+}
+
+int tui_put(int y, int x, int w, const char *s, bool pad)
+{
+	wchar_t buf[1024];
+	size_t n = decode(s ? s : "", buf, 1024), i;
+	int used = 0;
+
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return 0;
+	if (x + w > COLS)
+		w = COLS - x;
+	for (i = 0; i < n; i++) {
+		int cw = cell_width(buf[i]);
+
+		if (used + cw > w)
+			break;
+		used += cw;
+	}
+	put_wide(y, x, buf, i);
+	if (pad)
+		for (; used < w; used++)
+			mvaddch(y, x + used, ' ');
+	return used;
+}
+
+int tui_wrap(int y, int x, int w, int max_lines, const char *s)
+{
+	wchar_t buf[1024];
+	size_t n = decode(s ? s : "", buf, 1024), start = 0;
+	int lines = 0;
+
+	while (start < n && lines < max_lines) {
+		size_t i = start, brk = 0;
+		int used = 0;
+
+		while (i < n && used + cell_width(buf[i]) <= w) {
+			used += cell_width(buf[i]);
+			if (buf[i] == L' ')
+				brk = i;
+			i++;
+		}
+		if (i < n && brk > start)	/* break at the last space that fits */
+			i = brk;
+		if (i == start)
+			i++;
+		put_wide(y + lines, x, buf + start, i - start);
+		lines++;
+		start = i;
+		while (start < n && buf[start] == L' ')
+			start++;
+	}
+	return lines;
+}
+
+static const struct { short fg; attr_t mono; } palette[TUI_C__COUNT] = {
+	[TUI_C_NORMAL] = { -1, A_NORMAL },
+	[TUI_C_TITLE] = { COLOR_CYAN, A_REVERSE },
+	[TUI_C_GOOD] = { COLOR_GREEN, A_BOLD },
+	[TUI_C_BAD] = { COLOR_RED, A_NORMAL },
+	[TUI_C_WARN] = { COLOR_YELLOW, A_BOLD },
+	[TUI_C_SELECT] = { -1, A_REVERSE },
+	[TUI_C_DIM] = { -1, A_DIM },
+	[TUI_C_BAR_PLAIN] = { COLOR_BLUE, A_NORMAL },
+	[TUI_C_BAR_ENC] = { COLOR_MAGENTA, A_NORMAL },
+	[TUI_C_KEY] = { -1, A_BOLD },
+};
+
+static attr_t attr_of(struct tui *t, enum tui_color c)
+{
+	if (c == TUI_C_TITLE && t->color)
+		return COLOR_PAIR(c) | A_REVERSE | A_BOLD;
+	if (c == TUI_C_SELECT || c == TUI_C_DIM || c == TUI_C_KEY || c == TUI_C_NORMAL ||
+	    !t->color)
+		return palette[c].mono;
+	return COLOR_PAIR(c) | (c == TUI_C_GOOD || c == TUI_C_WARN ? A_BOLD : A_NORMAL);
+}
+
+void tui_attr_on(struct tui *t, enum tui_color c)
+{
+	attron(attr_of(t, c));
+}
+
+void tui_attr_off(struct tui *t, enum tui_color c)
+{
+	attroff(attr_of(t, c));
+}
+
+void tui_hline(struct tui *t, int y, int x, int w)
+{
+	for (int i = 0; i < w && x + i < COLS; i++) {
+		if (t->utf8)
+			mvaddwstr(y, x + i, L"\u2500");
+		else
+			mvaddch(y, x + i, '-');
+	}
+}
+
+void tui_title(struct tui *t, const char *title)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), " fdewiz %s %s", t->utf8 ? "\u2014" : "-", title);
+	tui_attr_on(t, TUI_C_TITLE);
+	tui_put(0, 0, COLS, line, true);
+	tui_attr_off(t, TUI_C_TITLE);
+}
+
+void tui_bar(struct tui *t, int y, int x, int w, double fraction, enum tui_color c)
+{
+	int full;
+
+	if (w < 3)
+		return;
+	if (fraction < 0)
+		fraction = 0;
+	if (fraction > 1)
+		fraction = 1;
+	if (!t->utf8) {
+		/* "[#####.....]" */
+		full = (int)(fraction * (w - 2) + 0.5);
+		mvaddch(y, x, '[');
+		for (int i = 0; i < w - 2; i++)
+			mvaddch(y, x + 1 + i, i < full ? '#' : '.');
+		mvaddch(y, x + w - 1, ']');
+		return;
+	}
+	full = (int)(fraction * w + 0.5);
+	tui_attr_on(t, c);
+	for (int i = 0; i < w; i++) {
+		if (i == full)
+			tui_attr_off(t, c);
+		mvaddwstr(y, x + i, i < full ? L"\u2588" : L"\u2591");
+	}
+	if (full >= w)
+		tui_attr_off(t, c);
+}
+
+void tui_masked(struct tui *t, int y, int x, int w, const struct fdw_secret *s, bool focus)
+{
+	size_t chars = 0;
+	int i;
+
+	for (size_t b = 0; s && b < s->len; b++)
+		if (((unsigned char)s->data[b] & 0xc0) != 0x80)
+			chars++;
+	tui_attr_on(t, focus ? TUI_C_SELECT : TUI_C_DIM);
+	for (i = 0; i < w; i++)
+		mvaddch(y, x + i, (size_t)i < chars && i < w - 1 ? '*' : (t->utf8 ? ' ' : '_'));
+	tui_attr_off(t, focus ? TUI_C_SELECT : TUI_C_DIM);
+	if (focus) {
+		int cx = (int)chars < w - 1 ? (int)chars : w - 1;
+
+		move(y, x + cx);
+	}
+}
+
+const char *tui_checkbox(bool on)
+{
+	return on ? "[x]" : "[ ]";
+}
+
+void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->status, sizeof(t->status), fmt, ap);
+	va_end(ap);
+	t->status_error = error;
+}
+
+/* The engine's sentences start in lower case (they follow "fdewiz: "); alone, capitalise. */
+static void capitalise(char *s)
+{
+	if (s[0] >= 'a' && s[0] <= 'z')
+		s[0] = (char)(s[0] - 'a' + 'A');
+}
+
+void tui_show_dialog(struct tui *t, const char *title, const char *msg)
+{
+	snprintf(t->dialog_title, sizeof(t->dialog_title), "%s", title);
+	snprintf(t->dialog, sizeof(t->dialog), "%s", msg);
+	capitalise(t->dialog);
+}
+
+void tui_go(struct tui *t, enum tui_screen s)
+{
+	t->screen = s;
+	t->status[0] = '\0';
+	curs_set(0);
+}
+
+/* ---- secrets typed into fields ---- */
+
+bool tui_secret_key(struct fdw_secret *s, int ch, bool is_key)
+{
+	if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
+		/* Drop the last character, whole: a UTF-8 lead byte and its continuations. */
+		while (s->len > 0) {
+			unsigned char c = (unsigned char)s->data[--s->len];
+
+			s->data[s->len] = '\0';
+			if ((c & 0xc0) != 0x80)
+				break;
+		}
+		return true;
+	}
+	if (!is_key && ch == 21) {	/* Ctrl-U: clear */
+		tui_secret_clear(s);
+		return true;
+	}
+	if (!is_key && ch >= 0x20 && ch != 127) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		size_t n;
+
+		memset(&st, 0, sizeof(st));
+		n = wcrtomb(mb, (wchar_t)ch, &st);
+		if (n != (size_t)-1 && s->len + n <= s->cap) {
+			memcpy(s->data + s->len, mb, n);
+			s->len += n;
+			s->data[s->len] = '\0';
+		}
+		explicit_bzero(mb, sizeof(mb));
+		return true;
+	}
+	return false;
+}
+
+void tui_secret_clear(struct fdw_secret *s)
+{
+	if (!s)
+		return;
+	explicit_bzero(s->data, s->cap);
+	s->len = 0;
+}
+
+void tui_wipe_passphrases(struct tui *t)
+{
+	tui_secret_clear(t->pass[0]);
+	tui_secret_clear(t->pass[1]);
+	t->pass_focus = 0;
+}
+
+/* ---- the frame ---- */
+
+static void draw_too_small(struct tui *t)
+{
+	char need[128], msg[256];
+	const char *head = _("Terminal too small:");
+
+	snprintf(need, sizeof(need), _("need at least %dx%d, have %dx%d."), TUI_MIN_COLS,
+		 TUI_MIN_ROWS, COLS, LINES);
+	snprintf(msg, sizeof(msg), "%s %s", head, need);
+	tui_attr_on(t, TUI_C_WARN);
+	if (tui_width(msg) <= COLS) {
+		tui_put(LINES / 2, 0, COLS, msg, false);
+	} else {
+		/* The sizes stay on one line of their own. */
+		tui_put(LINES / 2 - 1 > 0 ? LINES / 2 - 1 : 0, 0, COLS, head, false);
+		tui_wrap(LINES / 2, 0, COLS, LINES - LINES / 2, need);
+	}
+	tui_attr_off(t, TUI_C_WARN);
+}
+
+/* A box in the middle of the screen with @title and wrapped @msg. */
+static void draw_box(struct tui *t, const char *title, const char *msg, const char *hint)
+{
+	int w = COLS - 8 < 70 ? COLS - 8 : 70, lines = 0, h, y0, x0;
+	wchar_t buf[1024];
+
+	/* Count the lines the text wraps into, the same way tui_wrap will. */
+	{
+		size_t n = decode(msg, buf, 1024), start = 0;
+
+		while (start < n) {
+			size_t i = start, brk = 0;
+			int used = 0;
+
+			while (i < n && used + cell_width(buf[i]) <= w - 4) {
+				used += cell_width(buf[i]);
+				if (buf[i] == L' ')
+					brk = i;
+				i++;
+			}
+			if (i < n && brk > start)
+				i = brk;
+			if (i == start)
+				i++;
+			lines++;
+			start = i;
+			while (start < n && buf[start] == L' ')
+				start++;
+		}
+	}
+	if (lines > LINES - 8)
+		lines = LINES - 8;
+	h = lines + 5;
+	y0 = (LINES - h) / 2;
+	x0 = (COLS - w) / 2;
+	for (int y = y0; y < y0 + h; y++)
+		tui_put(y, x0, w, "", true);
+	if (t->utf8) {
+		mvaddwstr(y0, x0, L"\u250c");
+		mvaddwstr(y0, x0 + w - 1, L"\u2510");
+		mvaddwstr(y0 + h - 1, x0, L"\u2514");
+		mvaddwstr(y0 + h - 1, x0 + w - 1, L"\u2518");
+		for (int y = y0 + 1; y < y0 + h - 1; y++) {
+			mvaddwstr(y, x0, L"\u2502");
+			mvaddwstr(y, x0 + w - 1, L"\u2502");
+		}
+	} else {
+		mvaddch(y0, x0, '+');
+		mvaddch(y0, x0 + w - 1, '+');
+		mvaddch(y0 + h - 1, x0, '+');
+		mvaddch(y0 + h - 1, x0 + w - 1, '+');
+		for (int y = y0 + 1; y < y0 + h - 1; y++) {
+			mvaddch(y, x0, '|');
+			mvaddch(y, x0 + w - 1, '|');
+		}
+	}
+	tui_hline(t, y0, x0 + 1, w - 2);
+	tui_hline(t, y0 + h - 1, x0 + 1, w - 2);
+	tui_attr_on(t, TUI_C_KEY);
+	tui_put(y0, x0 + 2, w - 4, title, false);
+	tui_attr_off(t, TUI_C_KEY);
+	tui_wrap(y0 + 2, x0 + 2, w - 4, lines, msg);
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(y0 + h - 2, x0 + 2, w - 4, hint, false);
+	tui_attr_off(t, TUI_C_DIM);
+}
+
+static void draw_help(struct tui *t)
+{
+	draw_box(t, _("Keys"),
+		 _("Up/Down or k/j: move.  Enter: choose or continue.  Space: toggle a box.  "
+		   "Tab: next field.  Esc or Backspace: go back (nothing is changed before you "
+		   "type the confirmation word).  ?: this help.  q: quit.  On the progress "
+		   "screen: b leaves the conversion running in the background and quits, p "
+		   "pauses it at a safe point, r resumes it."),
+		 _("Press any key to close."));
+}
+
+static void draw_prompt(struct tui *t)
+{
+	char msg[512];
+	int w, y0, x0;
+
+	snprintf(msg, sizeof(msg), _("Passphrase of %s (to resume its conversion):"),
+		 t->job.address);
+	draw_box(t, _("Resume"), msg, _("Enter: resume   Esc: cancel"));
+	w = COLS - 8 < 70 ? COLS - 8 : 70;
+	x0 = (COLS - w) / 2;
+	y0 = LINES / 2 + 1;
+	if (t->prompt_msg[0]) {
+		tui_attr_on(t, TUI_C_BAD);
+		tui_put(y0 - 3 > 0 ? y0 - 3 : 0, x0 + 2, w - 4, t->prompt_msg, true);
+		tui_attr_off(t, TUI_C_BAD);
+	}
+	curs_set(1);
+	tui_masked(t, y0 - 1, x0 + 2, w - 4, t->prompt_pass, true);
+}
+
+static void (*const draw_fn[TUI__COUNT])(struct tui *t) = {
+	start_draw, disks_draw, plan_draw, pass_draw, confirm_draw, progress_draw,
+	results_draw,
+};
+static void (*const key_fn[TUI__COUNT])(struct tui *t, int ch, bool is_key) = {
+	start_key, disks_key, plan_key, pass_key, confirm_key, progress_key, results_key,
+};
+
+void tui_redraw(struct tui *t)
+{
+	t->rows = LINES;
+	t->cols = COLS;
+	erase();
+	curs_set(0);
+	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
+		draw_too_small(t);
+		refresh();
+		return;
+	}
+	draw_fn[t->screen](t);
+	if (t->status[0]) {
+		int y, x;
+
+		getyx(stdscr, y, x);
+		tui_attr_on(t, t->status_error ? TUI_C_BAD : TUI_C_WARN);
+		tui_put(LINES - 1, 0, COLS, t->status, true);
+		tui_attr_off(t, t->status_error ? TUI_C_BAD : TUI_C_WARN);
+		move(y, x);
+	}
+	if (t->prompt != TUI_PROMPT_NONE)
+		draw_prompt(t);
+	else if (t->dialog[0])
+		draw_box(t, t->dialog_title, t->dialog, _("Press Enter to continue."));
+	else if (t->help)
+		draw_help(t);
+	refresh();
+}
+
+static void prompt_key(struct tui *t, int ch, bool is_key)
+{
+	char why[512] = "";
+	struct fdw_resume r;
+	pid_t pid;
+	int rc;
+
+	if (!is_key && ch == 27) {
+		tui_secret_clear(t->prompt_pass);
+		t->prompt = TUI_PROMPT_NONE;
+		t->prompt_msg[0] = '\0';
+		tui_set_status(t, false, "%s", _("Not resumed. Nothing was changed."));
+		return;
+	}
+	if (!(is_key && ch == KEY_ENTER) && !(!is_key && (ch == '\n' || ch == '\r'))) {
+		tui_secret_key(t->prompt_pass, ch, is_key);
+		return;
+	}
+	if (t->prompt_pass->len == 0) {
+		snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s", _("Type the passphrase."));
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.lock_fd = -1;
+	snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s", _("Checking the passphrase..."));
+	tui_redraw(t);
+	rc = fdw_resume_prepare(&r, t->job.address, why, sizeof(why));
+	if (!rc)
+		rc = fdw_resume_check_passphrase(&r, t->prompt_pass, why, sizeof(why));
+	if (rc == -EPERM) {
+		/* Wrong passphrase: let the user type it again. */
+		fdw_resume_close(&r);
+		tui_secret_clear(t->prompt_pass);
+		snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s",
+			 why[0] ? why : _("The passphrase is wrong. Nothing was changed."));
+		capitalise(t->prompt_msg);
+		return;
+	}
+	if (!rc) {
+		pid = fdw_launch_background(&r.job, &r.target, t->prompt_pass, NULL, why,
+					    sizeof(why));
+		if (pid < 0)
+			rc = (int)pid;
+	}
+	fdw_resume_close(&r);
+	tui_secret_clear(t->prompt_pass);
+	t->prompt = TUI_PROMPT_NONE;
+	t->prompt_msg[0] = '\0';
+	if (rc) {
+		tui_show_dialog(t, _("Not resumed"), why[0] ? why : strerror(-rc));
+		return;
+	}
+	tui_set_status(t, false, "%s", _("Resumed: converting in the background."));
+	t->have_prog = false;
+	tui_go(t, TUI_PROGRESS);
+}
+
+void tui_prompt_resume(struct tui *t, const struct fdw_job *job)
+{
+	t->job = *job;
+	t->have_job = true;
+	t->prompt = TUI_PROMPT_RESUME;
+	t->prompt_msg[0] = '\0';
+	tui_secret_clear(t->prompt_pass);
+}
+
+static void dispatch(struct tui *t, int ch, bool is_key)
+{
+	if (is_key && ch == KEY_RESIZE)
+		return;
+	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
+		if (!is_key && (ch == 'q' || ch == 27))
+			t->quit = true;
+		return;
+	}
+	if (t->prompt != TUI_PROMPT_NONE) {
+		prompt_key(t, ch, is_key);
+		return;
+	}
+	if (t->dialog[0]) {
+		t->dialog[0] = '\0';
+		return;
+	}
+	if (t->help) {
+		t->help = false;
+		return;
+	}
+	t->status[0] = '\0';
+	if (!is_key && ch == '?' && t->screen != TUI_PASS && t->screen != TUI_CONFIRM) {
+		t->help = true;
+		return;
+	}
+	key_fn[t->screen](t, ch, is_key);
+}
+
+/* Engine warnings would scribble over the screen: keep the last few for the screens. */
+static void tui_log_sink(enum fdw_log_level level, const char *msg, void *ctx)
+{
+	struct tui *t = ctx;
+
+	if (level < FDW_LOG_WARN)
+		return;
+	memmove(t->log[1], t->log[0], sizeof(t->log[0]) * (TUI_LOG_LINES - 1));
+	snprintf(t->log[0], sizeof(t->log[0]), "%s", msg);
+	if (t->n_log < TUI_LOG_LINES)
+		t->n_log++;
+}
+
+static void restore_terminal(void)
+{
+	if (curses_active) {
+		endwin();
+		curses_active = false;
+	}
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, STDERR_FILENO);
+		close(saved_stderr);
+		saved_stderr = -1;
+	}
+}
+
+static bool want_utf8(void)
+{
+	const char *term = getenv("TERM");
+
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+		return false;
+	/* A real VT100 (and vt220) has no UTF-8, whatever the locale says. */
+	if (term && !strncmp(term, "vt", 2))
+		return false;
+	return true;
+}
+
+static void setup_colors(struct tui *t)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	t->color = has_colors() && !(no_color && no_color[0]);
+	if (!t->color)
+		return;
+	start_color();
+	use_default_colors();
+	for (int c = 1; c < TUI_C__COUNT; c++)
+		init_pair((short)c, palette[c].fg, -1);
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocked read returns and the loop sees the flag. */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void tui_free(struct tui *t)
+{
+	tui_release_plan(t);
+	for (int i = 0; i < 2; i++)
+		fdw_secret_free(t->pass[i]);
+	fdw_secret_free(t->prompt_pass);
+	for (size_t i = 0; i < t->n_disks; i++)
+		fdw_disk_free(&t->disks[i]);
+	free(t->disks);
+	free(t->tree);
+	free(t->jobs);
+	free(t->job_progress);
+	free(t->bench[0]);
+	free(t->bench[1]);
+}
+
+/* Which screen to open: a running conversion's progress, the unfinished ones, or disks. */
+static void choose_first_screen(struct tui *t);
+
+int tui_run(char **paths, int n)
+{
+	struct tui *t = calloc(1, sizeof(*t));
+	const char *fast = getenv("FDEWIZ_TEST_FAST_PBKDF");
+	double last_tick = 0;
+	int rc, fd, exit_code;
+
+	if (!t)
+		return 1;
+	t->paths = paths;
+	t->n_paths = n;
+	t->bench_baseline = true;
+	t->begin_phase = -1;
+	t->enc.lock_fd = -1;
+	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
+	t->fast_pbkdf = fast && !strcmp(fast, "1");
+	if (fdw_secret_new(&t->pass[0], TUI_PASS_MAX) || fdw_secret_new(&t->pass[1], TUI_PASS_MAX) ||
+	    fdw_secret_new(&t->prompt_pass, TUI_PASS_MAX)) {
+		fprintf(stderr, _("%s: cannot lock memory for the passphrase. Nothing was "
+				  "changed.\n"), "fdewiz");
+		tui_free(t);
+		free(t);
+		return 1;
+	}
+	fdw_secret_harden_process();
+	t->utf8 = want_utf8();
+	rc = setup_signals();
+	if (rc) {
+		tui_free(t);
+		free(t);
+		return 1;
+	}
+	/* Library and child-process stderr must not write over the screen. */
+	fflush(stderr);
+	saved_stderr = dup(STDERR_FILENO);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	fdw_log_set_sink(tui_log_sink, t);
+	atexit(restore_terminal);
+
+	if (!initscr()) {
+		restore_terminal();
+		fprintf(stderr, _("%s: cannot start the screen (TERM=%s). Nothing was changed.\n"),
+			"fdewiz", getenv("TERM") ? getenv("TERM") : "");
+		tui_free(t);
+		free(t);
+		return 1;
+	}
+	curses_active = true;
+	setup_colors(t);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(50);
+	timeout(250);
+	curs_set(0);
+
+	choose_first_screen(t);
+	while (!t->quit && !tui_stop_signal) {
+		struct timespec now;
+		wint_t wc;
+		double secs;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		secs = (double)now.tv_sec + now.tv_nsec / 1e9;
+		if (t->screen == TUI_PROGRESS && secs - last_tick >= 0.2) {
+			progress_tick(t);
+			last_tick = secs;
+		}
+		tui_redraw(t);
+		rc = get_wch(&wc);
+		if (tui_stop_signal)
+			break;
+		if (rc == ERR)
+			continue;
+		dispatch(t, (int)wc, rc == KEY_CODE_YES);
+	}
+	restore_terminal();
+	if (tui_stop_signal)
+		printf(_("Interrupted. %s\n"), t->have_job ?
+		       _("A conversion that was started continues in the background; run fdewiz "
+			 "again to see it.") : _("Nothing was changed."));
+	else if (t->farewell[0])
+		printf("%s\n", t->farewell);
+	for (unsigned i = t->n_log; i > 0; i--)
+		fprintf(stderr, "fdewiz: %s\n", t->log[i - 1]);
+	exit_code = tui_stop_signal ? 130 : t->exit_code;
+	tui_free(t);
+	free(t);
+	return exit_code;
+}
+
+static void choose_first_screen(struct tui *t)
+{
+	size_t running = 0, unfinished = 0, first = 0;
+
+	start_load(t);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		if (t->job_progress[i].state == FDW_JOB_RUNNING) {
+			if (!running++)
+				first = i;
+		}
+		unfinished++;
+	}
+	if (running == 1) {
+		tui_open_job(t, &t->jobs[first]);
+		return;
+	}
+	if (unfinished) {
+		t->screen = TUI_START;
+		return;
+	}
+	tui_scan(t);
+	t->screen = TUI_DISKS;
+}

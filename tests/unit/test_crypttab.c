@@ -1,0 +1,236 @@
+/* Unit tests for the crypttab and fstab line logic, and for recovery key canonicalisation. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/crypttab.h"
+#include "core/recovery.h"
+
+#define UUID "0b7e3a55-1f2d-4c8e-9a61-5d2f8e4c7b10"
+#define OTHER "f00dcafe-0000-4000-8000-123456789abc"
+
+static void test_add_to_empty(void **state)
+{
+	char *out = NULL, why[512];
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_edit(NULL, "data", UUID, false, &out, why, sizeof(why)), 0);
+	assert_string_equal(out, "data UUID=" UUID " none luks\n");
+	free(out);
+	assert_int_equal(fdw_crypttab_edit("", "data", UUID, true, &out, why, sizeof(why)), 0);
+	assert_string_equal(out, "data UUID=" UUID " none luks,discard\n");
+	free(out);
+}
+
+static void test_comments_kept(void **state)
+{
+	const char *old = "# <target name>\t<source device>\t<key file>\t<options>\n"
+			  "\n"
+			  "swap\t/dev/sda5\t/dev/urandom\tswap,cipher=aes-xts-plain64   \n"
+			  "  # indented comment with data UUID=" UUID "\n"
+			  "home UUID=" OTHER " none luks";	/* no final newline */
+	char *out = NULL, why[512];
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_edit(old, "data", UUID, false, &out, why, sizeof(why)), 0);
+	/* Every old byte stays; a newline is added before the new line. */
+	assert_memory_equal(out, old, strlen(old));
+	assert_string_equal(out + strlen(old), "\ndata UUID=" UUID " none luks\n");
+	free(out);
+}
+
+static void test_idempotent(void **state)
+{
+	char *once = NULL, *twice = (char *)1, why[512];
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_edit("# hi\n", "data", UUID, true, &once, why, sizeof(why)),
+			 0);
+	assert_int_equal(fdw_crypttab_edit(once, "data", UUID, true, &twice, why, sizeof(why)),
+			 1);
+	assert_null(twice);
+	free(once);
+	/* Equal in meaning: other spacing, options in another order, upper-case UUID. */
+	assert_int_equal(fdw_crypttab_edit("data\tUUID=0B7E3A55-1F2D-4C8E-9A61-5D2F8E4C7B10  none "
+					   "discard,luks\n", "data", UUID, true, &twice, why,
+					   sizeof(why)), 1);
+	assert_int_equal(fdw_crypttab_edit("data /dev/disk/by-uuid/" UUID " none luks\n", "data",
+					   UUID, false, &twice, why, sizeof(why)), 1);
+}
+
+static void test_conflicts(void **state)
+{
+	char *out = (char *)1, why[512];
+
+	(void)state;
+	/* Same volume, other name. */
+	assert_int_equal(fdw_crypttab_edit("secret UUID=" UUID " none luks\n", "data", UUID,
+					   false, &out, why, sizeof(why)), -EEXIST);
+	assert_null(out);
+	assert_non_null(strstr(why, "'secret'"));
+	/* Same volume and name, other options or a key file. */
+	assert_int_equal(fdw_crypttab_edit("data UUID=" UUID " none luks\n", "data", UUID, true,
+					   &out, why, sizeof(why)), -EEXIST);
+	assert_non_null(strstr(why, "line 1"));
+	assert_int_equal(fdw_crypttab_edit("data UUID=" UUID " /root/key luks\n", "data", UUID,
+					   false, &out, why, sizeof(why)), -EEXIST);
+	assert_int_equal(fdw_crypttab_edit("#\ndata UUID=" UUID " none luks,noauto\n", "data",
+					   UUID, false, &out, why, sizeof(why)), -EEXIST);
+	assert_non_null(strstr(why, "line 2"));
+	/* The name already opens another device. */
+	assert_int_equal(fdw_crypttab_edit("data UUID=" OTHER " none luks\n", "data", UUID, false,
+					   &out, why, sizeof(why)), -EEXIST);
+	assert_non_null(strstr(why, OTHER));
+	/* A commented-out entry is not an entry. */
+	assert_int_equal(fdw_crypttab_edit("#data UUID=" UUID " none luks\n", "data", UUID, false,
+					   &out, why, sizeof(why)), 0);
+	free(out);
+}
+
+static void test_bad_input(void **state)
+{
+	char *out = NULL, why[512];
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_edit(NULL, "two words", UUID, false, &out, why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(fdw_crypttab_edit(NULL, "-x", UUID, false, &out, why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(fdw_crypttab_edit(NULL, "", UUID, false, &out, why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(fdw_crypttab_edit(NULL, "data", "not-a-uuid", false, &out, why,
+					   sizeof(why)), -EINVAL);
+	assert_int_equal(fdw_crypttab_edit(NULL, "data", UUID " x", false, &out, why,
+					   sizeof(why)), -EINVAL);
+	assert_null(out);
+}
+
+static void test_fstab(void **state)
+{
+	struct fdw_part_ids ids = { .node = "/dev/sda3", .partuuid = "6a3b-03",
+				    .partlabel = "Data" };
+	const char *old =
+		"# /etc/fstab\n"
+		"UUID=1234-abcd / ext4 errors=remount-ro 0 1\n"
+		"/dev/sda3\t/srv\text4\tdefaults\t0 2\n"
+		"/dev/sda30 /x ext4 defaults 0 2\n"
+		"PARTUUID=6A3B-03   /data ext4 noatime 0 2\n"
+		"PARTUUID=\"6a3b-03\" /data2 ext4 noatime 0 2\n"
+		"PARTLABEL=Data /d ext4 defaults 0 0\n"
+		"PARTLABEL=data /e ext4 defaults 0 0\n"
+		"/dev/disk/by-partuuid/6a3b-03 /f ext4 defaults 0 0\n"
+		"LABEL=Data /g ext4 defaults 0 0\n"
+		"#/dev/sda3 /old ext4 defaults 0 0\n"
+		"  /dev/sda3 /h ext4 defaults 0 0";
+	const char *expect =
+		"# /etc/fstab\n"
+		"UUID=1234-abcd / ext4 errors=remount-ro 0 1\n"
+		"/dev/mapper/data\t/srv\text4\tdefaults\t0 2\n"
+		"/dev/sda30 /x ext4 defaults 0 2\n"
+		"/dev/mapper/data   /data ext4 noatime 0 2\n"
+		"/dev/mapper/data /data2 ext4 noatime 0 2\n"
+		"/dev/mapper/data /d ext4 defaults 0 0\n"
+		"PARTLABEL=data /e ext4 defaults 0 0\n"
+		"/dev/mapper/data /f ext4 defaults 0 0\n"
+		"LABEL=Data /g ext4 defaults 0 0\n"
+		"#/dev/sda3 /old ext4 defaults 0 0\n"
+		"  /dev/mapper/data /h ext4 defaults 0 0";
+	char *out = NULL, *again = NULL;
+
+	(void)state;
+	assert_int_equal(fdw_fstab_edit(old, "data", &ids, &out), 6);
+	assert_string_equal(out, expect);
+	/* Again: nothing left to change. */
+	assert_int_equal(fdw_fstab_edit(out, "data", &ids, &again), 0);
+	assert_null(again);
+	free(out);
+	/* UUID= entries are the usual case and stay. */
+	assert_int_equal(fdw_fstab_edit("UUID=1234 /srv ext4 defaults 0 2\n", "data", &ids, &out),
+			 0);
+	assert_null(out);
+	/* Unknown ids match nothing. */
+	ids = (struct fdw_part_ids){ 0 };
+	assert_int_equal(fdw_fstab_edit("PARTUUID= /a ext4 d 0 0\n", "data", &ids, &out), 0);
+}
+
+static void test_names(void **state)
+{
+	char name[64];
+
+	(void)state;
+	fdw_crypttab_name_from_label("My Data!", name, sizeof(name));
+	assert_string_equal(name, "my-data");
+	fdw_crypttab_name_from_label("  __x", name, sizeof(name));
+	assert_string_equal(name, "x");
+	fdw_crypttab_name_from_label(NULL, name, sizeof(name));
+	assert_string_equal(name, "");
+	fdw_crypttab_name_from_label("Ünïcode", name, sizeof(name));
+	assert_string_equal(name, "n-code");
+	assert_true(fdw_crypttab_name_valid("luks-" UUID));
+	assert_false(fdw_crypttab_name_valid("a/b"));
+}
+
+static void test_recovery_canonical(void **state)
+{
+	struct fdw_secret *key = NULL, *again = NULL;
+	char typed[128], why[256];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(fdw_recovery_key_generate(&key), 0);
+	assert_int_equal(key->len, FDW_RECOVERY_KEY_LEN);
+	for (size_t i = 0; i < key->len; i++)
+		if (i % 7 == 6)
+			assert_int_equal(key->data[i], '-');
+		else
+			assert_non_null(strchr("23456789ABCDEFGHJKLMNPQRSTUVWXYZ", key->data[i]));
+	/* Lower case, no dashes, spaces and a newline: the same key. */
+	for (size_t i = 0; i < key->len; i++)
+		if (key->data[i] != '-')
+			typed[n++] = (char)tolower((unsigned char)key->data[i]);
+	typed[n++] = '\n';
+	assert_int_equal(fdw_recovery_key_canonicalize(typed, n, &again, why, sizeof(why)), 0);
+	assert_true(fdw_secret_equal(key, again));
+	fdw_secret_free(again);
+	assert_int_equal(fdw_recovery_key_canonicalize(key->data, key->len, &again, why,
+						       sizeof(why)), 0);
+	assert_true(fdw_secret_equal(key, again));
+	fdw_secret_free(again);
+	/* One character short, one too many, and one that never occurs. */
+	assert_int_equal(fdw_recovery_key_canonicalize(key->data, key->len - 1, &again, why,
+						       sizeof(why)), -EMSGSIZE);
+	memcpy(typed, key->data, key->len);
+	typed[key->len] = 'A';
+	assert_int_equal(fdw_recovery_key_canonicalize(typed, key->len + 1, &again, why,
+						       sizeof(why)), -EMSGSIZE);
+	typed[3] = 'O';
+	assert_int_equal(fdw_recovery_key_canonicalize(typed, key->len, &again, why, sizeof(why)),
+			 -EINVAL);
+	assert_non_null(strstr(why, "character 4"));
+	assert_null(again);
+	fdw_secret_free(key);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_to_empty),
+		cmocka_unit_test(test_comments_kept),
+		cmocka_unit_test(test_idempotent),
+		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_fstab),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_recovery_canonical),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
