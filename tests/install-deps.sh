@@ -7,7 +7,7 @@ build_pkgs="build-essential autoconf automake autopoint gettext pkg-config
 	libssl-dev
 	e2fsprogs dosfstools parted util-linux"
 test_pkgs="cryptsetup-bin cryptsetup xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema
-	qemu-system-x86 busybox-static kmod fio valgrind locales
+	qemu-system-x86 busybox-static kmod fio valgrind gdb locales
 	debhelper dpkg-dev bash-completion man-db groff-base"
 
 case "${1:-build}" in
@@ -31,4 +31,12 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The translation tests run the program under Russian and Japanese locales.
+if [ "${1:-build}" = test ]; then
+	for loc in ru_RU ja_JP; do
+		locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8" ||
+			localedef -i "$loc" -c -f UTF-8 "$loc.UTF-8"
+	done
 fi

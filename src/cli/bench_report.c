@@ -8,6 +8,7 @@
 
 #include "bench_report.h"
 #include "core/i18n.h"
+#include "core/units.h"
 
 #define COMPARE_JSON_VERSION 1
 
@@ -96,6 +97,12 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 	for (i = 0; i < r->n_tests; i++)
 		if (r->tests[i].note[0])
 			fprintf(out, "  %s: %s\n", _(r->tests[i].title), r->tests[i].note);
+	if (r->io_size) {
+		char size[32];
+
+		fprintf(out, _("I/O: %s used, %.1f s per test and run.\n"),
+			fdw_format_size(r->io_size, size, sizeof(size)), r->io_runtime);
+	}
 	if (r->note[0])
 		fprintf(out, _("Note: %s\n"), r->note);
 }
@@ -159,10 +166,10 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 	for (i = 0; i < n; i++) {
 		if (!d[i].suspicious)
 			continue;
-		fprintf(out, _("! %s: the encrypted volume measured %.0f%% better than the plain "
-			       "one, more than the run-to-run spread (%.1f%%). Encryption cannot make "
-			       "this faster; this is likely a cache or sync artifact. Repeat both "
-			       "runs on an idle machine before trusting it.\n"),
+		fprintf(out, _("! %s: the encrypted volume measured %.0f%% better than the "
+			       "plain one, more than the run-to-run spread (%.1f%%). Encryption "
+			       "cannot make this faster; this is likely a cache or sync artifact. "
+			       "Repeat both runs on an idle machine before trusting it.\n"),
 			_(d[i].plain->title), -d[i].slowdown_pct, d[i].spread_pct);
 	}
 	for (i = 0; i < n; i++)

@@ -39,10 +39,10 @@ static void bench_usage(FILE *out)
 		       "                    [--json] [--save FILE] [--label L] [--allow-write]\n"
 		       "                    [--real-cc] TARGET\n"
 		       "       %s bench --compare BEFORE.json AFTER.json [--json]\n"
-		       "Measure I/O (fio-style), a build-like workload and the ciphers on TARGET, a\n"
-		       "directory on a mounted filesystem or a block device (read-only unless\n"
-		       "--allow-write), and save the result; or compare a plain and an encrypted "
-		       "result.\n"
+		       "Measure I/O (fio-style), a build-like workload and the ciphers on\n"
+		       "TARGET, a directory on a mounted filesystem or a block device (read-only\n"
+		       "unless --allow-write), and save the result; or compare a plain and an\n"
+		       "encrypted result.\n"
 		       "  --quick, --full   shorter or longer tests (default: in between)\n"
 		       "  --kind LIST       which benchmarks, of io, build, cipher (default: all)\n"
 		       "  --repeats N       runs of each test, 1 to 9 (default 3)\n"
@@ -54,6 +54,14 @@ static void bench_usage(FILE *out)
 		       "  --real-cc         build: compile the generated sources with cc\n"
 		       "  --compare A B     compare a plain result A with an encrypted result B\n"),
 		fdw_progname, fdw_progname, fdw_bench_dir());
+}
+
+/* A bad option: say which and how it is used, that nothing changed, and where help is. */
+static int usage_fail(const char *msg)
+{
+	fprintf(stderr, "%s: bench: %s\n", fdw_progname, msg);
+	cli_usage_error("bench");
+	return FDW_EXIT_USAGE;
 }
 
 static int parse_kinds(const char *s)
@@ -214,7 +222,7 @@ static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int k
 }
 
 static int bench_target(struct fdw_bench_options *o, const char *target, int kinds,
-			const char *label, const char *save, bool json)
+			bool explicit_kinds, const char *label, const char *save, bool json)
 {
 	struct fdw_bench_run *r = calloc(1, sizeof(*r));
 	struct progress_line pl = { .tty = isatty(STDERR_FILENO) == 1 };
@@ -231,6 +239,18 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 		o->device = target;
 	else
 		o->dir = target;
+	if (o->device && (kinds & KIND_BUILD)) {
+		if (!explicit_kinds) {
+			/* The build workload needs a filesystem; a device gets the others. */
+			kinds &= ~KIND_BUILD;
+		} else {
+			fprintf(stderr, _("%s: bench: the build benchmark needs a directory "
+					  "on a mounted filesystem, and %s is a block device. "
+					  "Nothing was changed. Give a directory, or leave build "
+					  "out of --kind.\n"), fdw_progname, target);
+			goto out;
+		}
+	}
 	why[0] = '\0';
 	rc = fdw_bench_target_check(o, r, why, sizeof(why));
 	if (rc) {
@@ -239,8 +259,7 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 	}
 	snprintf(r->label, sizeof(r->label), "%s", label ? label : "");
 	fdw_bench_run_describe(r);
-	snprintf(r->scale, sizeof(r->scale), "%s", o->scale == FDW_BENCH_QUICK ? "quick" :
-		 o->scale == FDW_BENCH_FULL ? "full" : "normal");
+	snprintf(r->scale, sizeof(r->scale), "%s", fdw_bench_scale_name(o->scale));
 	if (save)
 		snprintf(path, sizeof(path), "%s", save);
 	else
@@ -302,7 +321,7 @@ int cmd_bench(int argc, char **argv)
 	};
 	struct fdw_bench_options o = { .scale = FDW_BENCH_NORMAL };
 	const char *save = NULL, *label = NULL;
-	bool json = false, compare = false;
+	bool json = false, compare = false, explicit_kinds = false;
 	int c, kinds = KIND_ALL;
 	char *end;
 
@@ -316,22 +335,16 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case OPT_KIND:
 			kinds = parse_kinds(optarg);
-			if (kinds < 0) {
-				fprintf(stderr, _("%s: bench: --kind takes a list of io, build and "
-						  "cipher, like --kind io,cipher.\n"), fdw_progname);
-				cli_usage_error("bench");
-				return FDW_EXIT_USAGE;
-			}
+			explicit_kinds = true;
+			if (kinds < 0)
+				return usage_fail(_("--kind takes a list of io, build and cipher, "
+						    "like --kind io,cipher."));
 			break;
 		case OPT_REPEATS:
 			o.repeats = (int)strtol(optarg, &end, 10);
 			if (*end || end == optarg || o.repeats < 1 ||
-			    o.repeats > FDW_BENCH_MAX_REPEATS) {
-				fprintf(stderr, _("%s: bench: --repeats takes a number from 1 to %d."
-						  "\n"), fdw_progname, FDW_BENCH_MAX_REPEATS);
-				cli_usage_error("bench");
-				return FDW_EXIT_USAGE;
-			}
+			    o.repeats > FDW_BENCH_MAX_REPEATS)
+				return usage_fail(_("--repeats takes a number from 1 to 9."));
 			break;
 		case OPT_JSON:
 			json = true;
@@ -353,29 +366,18 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case OPT_IO_SIZE:
 			o.io_size = parse_size(optarg);
-			if (o.io_size < (1u << 20)) {
-				fprintf(stderr, _("%s: bench: --io-size takes a size of at least 1M, "
-						  "like 256M.\n"), fdw_progname);
-				cli_usage_error("bench");
-				return FDW_EXIT_USAGE;
-			}
+			if (o.io_size < (1u << 20))
+				return usage_fail(_("--io-size takes a size of at least 1M, like "
+						    "256M."));
 			break;
 		case OPT_RUNTIME:
 			o.io_runtime = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.io_runtime > 0 && o.io_runtime <= 3600)) {
-				fprintf(stderr, _("%s: bench: --runtime takes seconds, like 2.5.\n"),
-					fdw_progname);
-				cli_usage_error("bench");
-				return FDW_EXIT_USAGE;
-			}
+			if (*end || end == optarg || !(o.io_runtime > 0 && o.io_runtime <= 3600))
+				return usage_fail(_("--runtime takes seconds, like 2.5."));
 			break;
 		case OPT_IO_ENGINE:
-			if (strcmp(optarg, "io_uring") && strcmp(optarg, "threads")) {
-				fprintf(stderr, _("%s: bench: --io-engine is io_uring or threads.\n"),
-					fdw_progname);
-				cli_usage_error("bench");
-				return FDW_EXIT_USAGE;
-			}
+			if (strcmp(optarg, "io_uring") && strcmp(optarg, "threads"))
+				return usage_fail(_("--io-engine is io_uring or threads."));
 			o.io_engine = optarg;
 			break;
 		case OPT_IO_TESTS:
@@ -390,19 +392,13 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 	if (compare) {
-		if (argc - optind != 2) {
-			fprintf(stderr, _("%s: bench: --compare takes two saved results: the plain "
-					  "one, then the encrypted one.\n"), fdw_progname);
-			cli_usage_error("bench");
-			return FDW_EXIT_USAGE;
-		}
+		if (argc - optind != 2)
+			return usage_fail(_("--compare takes two saved results: the plain one, "
+					    "then the encrypted one."));
 		return bench_compare(argv[optind], argv[optind + 1], json);
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, _("%s: bench: name one TARGET: a directory on a mounted "
-				  "filesystem, or a block device.\n"), fdw_progname);
-		cli_usage_error("bench");
-		return FDW_EXIT_USAGE;
-	}
-	return bench_target(&o, argv[optind], kinds, label, save, json);
+	if (argc - optind != 1)
+		return usage_fail(_("name one TARGET: a directory on a mounted filesystem, or a "
+				    "block device."));
+	return bench_target(&o, argv[optind], kinds, explicit_kinds, label, save, json);
 }

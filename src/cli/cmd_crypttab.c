@@ -1,4 +1,4 @@
-/* `fdewiz crypttab`: the crypttab entry (and fstab changes) that open an encrypted partition at boot. */
+/* `fdewiz crypttab`: the crypttab entry and fstab changes that open a partition at boot. */
 #include "config.h"
 
 #include <errno.h>
@@ -31,20 +31,6 @@ static void crypttab_usage(FILE *out)
 		       "  --no-fstab     leave fstab alone\n"), fdw_progname);
 }
 
-/* The default name: the volume's label, else the partition's name, else "data" or luks-UUID. */
-static void default_name(const struct fdw_target *t, char *name, size_t len)
-{
-	fdw_crypttab_name_from_label(t->part->label, name, len);
-	if (!*name)
-		fdw_crypttab_name_from_label(t->part->name, name, len);
-	if (*name && fdw_crypttab_name_valid(name))
-		return;
-	if (t->part->node)
-		snprintf(name, len, "luks-%s", t->part->uuid);
-	else
-		snprintf(name, len, "data");
-}
-
 static int do_crypttab(const char *address, const char *root, const char *name_opt,
 		       bool discard, bool fstab)
 {
@@ -70,7 +56,7 @@ static int do_crypttab(const char *address, const char *root, const char *name_o
 	if (name_opt)
 		snprintf(name, sizeof(name), "%s", name_opt);
 	else
-		default_name(&t, name, sizeof(name));
+		fdw_crypttab_default_name(t.part, name, sizeof(name));
 	rc = fdw_crypttab_add(root, name, t.part->uuid, discard, &res, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, _("%s: crypttab: %s. Nothing was changed.\n"), fdw_progname, why);
@@ -89,6 +75,8 @@ static int do_crypttab(const char *address, const char *root, const char *name_o
 		goto out;
 	ids.node = t.part->node;
 	ids.partlabel = t.part->name;
+	/* Links under /dev describe this system only: follow them for its own root. */
+	ids.resolve_links = !strcmp(root, "/");
 	if (t.part->number > 0 && fdw_partuuid_probe(t.disk.path, t.part->number, partuuid,
 						      sizeof(partuuid)) == 0)
 		ids.partuuid = partuuid;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/bench.h"
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/plan.h"
@@ -71,6 +72,7 @@ struct encrypt_opts {
 	const char *work_dir;
 	struct fdw_plan_request rq;
 	const char *mount_at;
+	const char *bench_scale;
 	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench;
 };
 
@@ -119,6 +121,7 @@ static void encrypt_usage(FILE *out)
 		       "  --offline             do not open the volume while it converts\n"
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --no-bench            skip the benchmark before and after\n"
+		       "  --bench-scale SCALE   tiny, quick (default), normal or full\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
 		fdw_progname, fdw_state_dir());
 }
@@ -136,7 +139,7 @@ static void say_phase(enum fdw_phase phase, void *ctx)
 		printf(_("Shrinking the filesystem...\n"));
 		break;
 	case FDW_PHASE_BENCHMARKING:
-		printf(_("Benchmarking the plain filesystem (quick; --no-bench skips it)...\n"));
+		printf(_("Benchmarking the plain filesystem (--no-bench skips it)...\n"));
 		break;
 	case FDW_PHASE_INITIALISING:
 		printf(_("Writing the LUKS2 header (backup: %s)...\n"), e->header_backup);
@@ -152,7 +155,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	struct fdw_encrypt_options eo = {
 		.rq = o->rq, .header_backup = o->header_backup, .work_dir = o->work_dir,
 		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
-		.bench_baseline = !o->no_bench,
+		.bench_baseline = !o->no_bench, .bench_scale = o->bench_scale,
 	};
 	struct fdw_secret *pass = NULL;
 	struct fdw_encrypt e;
@@ -169,8 +172,9 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	if (o->no_bench)
 		printf(_("  benchmark:       off\n"));
 	else
-		printf(_("  benchmark:       quick I/O and build benchmark of the plain filesystem "
-			 "now, and of the encrypted volume when done\n"));
+		printf(_("  benchmark:       I/O and build benchmark (%s) of the plain filesystem "
+			 "now, and of the encrypted volume when done\n"),
+		       o->bench_scale ? o->bench_scale : "quick");
 	if (o->dry_run) {
 		printf(_("Dry run: nothing was changed.\n"));
 		exit_code = FDW_EXIT_OK;
@@ -210,7 +214,8 @@ int cmd_encrypt(int argc, char **argv)
 {
 	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
-	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH };
+	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
+	       OPT_BENCH_SCALE };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -226,6 +231,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "mount", required_argument, NULL, OPT_MOUNT },
 		{ "no-bench", no_argument, NULL, OPT_NO_BENCH },
+		{ "bench-scale", required_argument, NULL, OPT_BENCH_SCALE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -266,6 +272,18 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MOUNT: o.mount_at = optarg; break;
 		case OPT_NO_BENCH: o.no_bench = true; break;
+		case OPT_BENCH_SCALE: {
+			enum fdw_bench_scale scale;
+
+			if (fdw_bench_scale_parse(optarg, &scale) != 0) {
+				fprintf(stderr, _("%s: unknown benchmark scale '%s'.\n"),
+					fdw_progname, optarg);
+				cli_usage_error("encrypt");
+				return FDW_EXIT_USAGE;
+			}
+			o.bench_scale = optarg;
+			break;
+		}
 		case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
 		default: cli_usage_error("encrypt"); return FDW_EXIT_USAGE;
 		}

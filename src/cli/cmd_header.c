@@ -1,4 +1,4 @@
-/* `fdewiz header-backup` and `header-restore`, and the target helpers the finishing commands share. */
+/* `fdewiz header-backup` and `header-restore`, and the target helpers of the finishing commands. */
 #include "config.h"
 
 #include <errno.h>
@@ -124,8 +124,8 @@ int cmd_header_backup(int argc, char **argv)
 			fdw_progname, argv[optind], why);
 	else
 		printf(_("The LUKS2 header of %s is saved in %s.\n"
-			 "Keep that file on another disk: it opens the volume with any passphrase "
-			 "that was valid when it was taken.\n"), argv[optind], argv[optind + 1]);
+			 "Keep that file on another disk: with any passphrase that was valid when it "
+			 "was taken,\nit opens the volume, and header-restore puts it back.\n"), argv[optind], argv[optind + 1]);
 	fdw_target_close(&t);
 	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
 }

@@ -53,6 +53,9 @@ static void print_view_line(const struct view *v)
 	char done[32], total[32], speed[32], eta[48], elapsed[48];
 
 	printf("%s  %s", v->job.address, fdw_job_state_name(v->p.state));
+	/* Before and after the encrypting itself there are other steps worth naming. */
+	if (v->p.state == FDW_JOB_RUNNING && v->p.phase[0] && strcmp(v->p.phase, "encrypting"))
+		printf(" (%s)", v->p.phase);
 	if (v->p.total) {
 		fdw_format_size(v->p.done, done, sizeof(done));
 		fdw_format_size(v->p.total, total, sizeof(total));
@@ -79,6 +82,13 @@ static void print_view_line(const struct view *v)
 		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
 		       fdw_progname, v->job.address);
 		break;
+	case FDW_JOB_COMPLETE:
+		if (v->job.bench_before[0] && v->job.bench_after[0])
+			printf(_("    benchmark: %s bench --compare %s %s\n"), fdw_progname,
+			       v->job.bench_before, v->job.bench_after);
+		else if (v->job.bench_note[0])
+			printf(_("    benchmark: only before (%s)\n"), v->job.bench_note);
+		break;
 	default:
 		break;
 	}
@@ -104,6 +114,12 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "message", json_object_new_string(v->p.message));
 	json_object_object_add(o, "header_backup", v->job.header_backup[0] ?
 			       json_object_new_string(v->job.header_backup) : NULL);
+	json_object_object_add(o, "bench_before", v->job.bench_before[0] ?
+			       json_object_new_string(v->job.bench_before) : NULL);
+	json_object_object_add(o, "bench_after", v->job.bench_after[0] ?
+			       json_object_new_string(v->job.bench_after) : NULL);
+	json_object_object_add(o, "bench_note", v->job.bench_note[0] ?
+			       json_object_new_string(v->job.bench_note) : NULL);
 	return o;
 }
 

@@ -53,11 +53,14 @@ struct fdw_bench_run {
 	char scale[8];		/* "quick", "normal", "full" */
 	time_t date;
 	char note[256];		/* English: what was left out of this run and why */
+	uint64_t io_size;	/* bytes of the I/O test file or device region, 0 if none */
+	double io_runtime;	/* seconds of each I/O test and repetition */
 	size_t n_tests;
 	struct fdw_bench_test tests[FDW_BENCH_MAX_TESTS];
 };
 
-enum fdw_bench_scale { FDW_BENCH_QUICK, FDW_BENCH_NORMAL, FDW_BENCH_FULL };
+/* TINY is for tests and slow emulated machines: seconds, and figures only roughly right. */
+enum fdw_bench_scale { FDW_BENCH_QUICK, FDW_BENCH_NORMAL, FDW_BENCH_FULL, FDW_BENCH_TINY };
 
 /* Return nonzero to stop early. @what is an English test title, @fraction 0..1. */
 typedef int (*fdw_bench_progress_fn)(const char *what, double fraction, void *ctx);
@@ -76,7 +79,7 @@ struct fdw_bench_options {
 	uint64_t io_size;		/* bytes of the scratch file or of the device used */
 	double io_runtime;		/* seconds per test and repetition */
 	const char *io_engine;		/* NULL: io_uring, else the thread pool; "threads" */
-	const char *io_tests;		/* NULL: all; else ids like "seqread.qd1,randwrite.qd32" */
+	const char *io_tests;		/* NULL: all, or a list: "seqread.qd1,randwrite.qd32" */
 };
 
 /*
@@ -111,6 +114,10 @@ int fdw_bench_target_check(const struct fdw_bench_options *o, struct fdw_bench_r
 /* Atomic save / load as JSON. */
 int fdw_bench_run_save(const struct fdw_bench_run *r, const char *path);
 int fdw_bench_run_load(const char *path, struct fdw_bench_run *r);
+
+/* "tiny", "quick", "normal", "full": 0, or -EINVAL. */
+int fdw_bench_scale_parse(const char *name, enum fdw_bench_scale *out);
+const char *fdw_bench_scale_name(enum fdw_bench_scale s);
 
 /* Where results are kept by default: <state dir>/bench. */
 const char *fdw_bench_dir(void);

@@ -1,12 +1,13 @@
 /* Kernel-build-style benchmark: generate a C source tree, compile it in parallel, link, clean. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,11 +28,14 @@
 
 extern char **environ;
 
-/* Test hook: move the generated source tree of the last repetition here instead of deleting it. */
+/* Test hooks: move the source tree of the last repetition here instead of deleting it; */
 #define BUILD_KEEP_ENV "FDEWIZ_BENCH_KEEP_TREE"
+/* and use only the first N sources of the tree (a real compile of all of it takes minutes). */
+#define BUILD_SOURCES_ENV "FDEWIZ_BENCH_BUILD_SOURCES"
 
 #define MAX_INCLUDES 16
-#define SRC_ROUNDS 300		/* mixing rounds per 8 source bytes: the "compiler" CPU work */
+/* Mixing rounds per 8 source bytes: the CPU work of the simulated compiler. */
+#define SRC_ROUNDS 300
 #define IO_CHUNK (1024 * 1024)
 #define MAX_JOBS 64
 
@@ -166,13 +171,21 @@ static int plan_add_dir(struct build_plan *p, size_t cap, const char *d)
 /* The whole tree, decided before anything is written (same scale, same tree). */
 static int plan_make(enum fdw_bench_scale scale, struct build_plan *p)
 {
-	size_t n_src = scale == FDW_BENCH_QUICK ? 1800 : scale == FDW_BENCH_NORMAL ? 7000 : 24000;
-	size_t n_hdr = scale == FDW_BENCH_QUICK ? 400 : scale == FDW_BENCH_NORMAL ? 1000 : 2400;
-	size_t dir_cap = 2 * n_src + 16, i = 0, j, leaf = 0;
+	static const size_t srcs[] = { [FDW_BENCH_TINY] = 150, [FDW_BENCH_QUICK] = 1800,
+				       [FDW_BENCH_NORMAL] = 7000, [FDW_BENCH_FULL] = 24000 };
+	static const size_t hdrs[] = { [FDW_BENCH_TINY] = 40, [FDW_BENCH_QUICK] = 400,
+				       [FDW_BENCH_NORMAL] = 1000, [FDW_BENCH_FULL] = 2400 };
+	size_t n_src, n_hdr;
+	size_t dir_cap, i = 0, j, leaf = 0;
 	uint64_t s = 0x66646577697a0001ULL;	/* fixed: the tree must not vary between runs */
 	char path[256], name[64];
 	int rc;
 
+	if ((size_t)scale >= sizeof(srcs) / sizeof(srcs[0]))
+		scale = FDW_BENCH_QUICK;
+	n_src = srcs[scale];
+	n_hdr = hdrs[scale];
+	dir_cap = 2 * n_src + 16;
 	memset(p, 0, sizeof(*p));
 	p->src = calloc(n_src, sizeof(*p->src));
 	p->hdr = calloc(n_hdr, sizeof(*p->hdr));
@@ -239,6 +252,22 @@ nomem:
 	rc = -ENOMEM;
 	plan_free(p);
 	return rc;
+}
+
+static void plan_limit(struct build_plan *p, const char *env)
+{
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	if (n == 0 || n >= p->n_src)
+		return;
+	fdw_log(FDW_LOG_INFO, "build benchmark: only the first %lu sources (%s)", n,
+		BUILD_SOURCES_ENV);
+	while (p->n_src > n) {
+		p->n_src--;
+		p->src_bytes -= p->src[p->n_src].size;
+		free(p->src[p->n_src].rel);
+		p->src[p->n_src].rel = NULL;
+	}
 }
 
 /* ---- file text ---- */
@@ -311,7 +340,8 @@ static void gen_header(const struct build_file *f, unsigned idx, struct text *t)
 			text_comment(t, &s, 8 + (unsigned)rnd(&s, 40));
 		text_add(t, "#define H%u_C%u 0x%016llxUL\n\n", idx, k,
 			 (unsigned long long)splitmix(&s));
-		text_add(t, "struct h%u_s%u {\n\tunsigned long a, b;\n\tint c;\n\tvoid *priv;\n};\n\n",
+		text_add(t, "struct h%u_s%u {\n\tunsigned long a, b;\n\tint c;\n"
+			 "\tvoid *priv;\n};\n\n",
 			 idx, k);
 		text_add(t, "static inline unsigned long h%u_fn%u(unsigned long x)\n{\n"
 			 "\treturn ((x ^ H%u_C%u) * 0x9e3779b97f4a7c15UL) + %uUL;\n}\n\n",
@@ -332,28 +362,31 @@ static void gen_source(const struct build_plan *p, size_t idx, struct text *t)
 	text_comment(t, &s, 12 + (unsigned)rnd(&s, 30));
 	for (m = 0; m < f->n_inc; m++)
 		text_add(t, "#include \"%s\"\n", p->hdr[f->inc[m]].rel + strlen("include/"));
-	text_add(t, "\nstatic const unsigned long f%zu_tab[4] = { %lluUL, %lluUL, %lluUL, %lluUL };\n\n",
+	text_add(t, "\nstatic const unsigned long f%zu_tab[4] = "
+		 "{ %lluUL, %lluUL, %lluUL, %lluUL };\n\n",
 		 idx, (unsigned long long)rnd(&s, 1000000), (unsigned long long)rnd(&s, 1000000),
 		 (unsigned long long)rnd(&s, 1000000), (unsigned long long)rnd(&s, 1000000));
 	while (t->len + PIECE_MAX + 32 < f->size || k == 0) {
 		unsigned h = f->inc[rnd(&s, f->n_inc)];
 
-		if (rnd(&s, 2) == 0)
-			text_comment(t, &s, 10 + (unsigned)rnd(&s, 60));
-		text_add(t, "unsigned long f%zu_%u(unsigned long a, unsigned long b);\n", idx, k);
-		text_add(t, "unsigned long f%zu_%u(unsigned long a, unsigned long b)\n{\n"
-			 "\tstruct h%u_s0 st = { .a = a, .b = b, .c = %u };\n"
-			 "\tunsigned long x = a ^ 0x%llxUL;\n\tint i;\n\n"
-			 "\tfor (i = 0; i < %u; i++) {\n"
-			 "\t\tx = x * 6364136223846793005UL + st.b;\n"
-			 "\t\tx ^= x >> %u;\n"
-			 "\t\tif (x & 1)\n\t\t\tx += h%u_fn0(x);\n\t}\n"
-			 "\tswitch (x & 3) {\n\tcase 0:\n\t\tx += f%zu_tab[0];\n\t\tbreak;\n"
-			 "\tcase 1:\n\t\tx ^= f%zu_tab[1] << 3;\n\t\tbreak;\n"
-			 "\tdefault:\n\t\tx -= f%zu_tab[(x >> 2) & 3] + (unsigned long)st.c;\n"
-			 "\t\tbreak;\n\t}\n\treturn x;\n}\n\n",
-			 idx, k, h, k, (unsigned long long)splitmix(&s), 4 + (unsigned)rnd(&s, 60),
-			 1 + (unsigned)rnd(&s, 40), h, idx, idx, idx);
+		/* Most kernel functions carry a kernel-doc comment. */
+		if (rnd(&s, 4) != 0)
+			text_comment(t, &s, 15 + (unsigned)rnd(&s, 60));
+		/* Kernel-style: a struct pointer, checks, field updates, sometimes a loop. */
+		text_add(t, "int f%zu_%u(struct h%u_s0 *st, unsigned long v);\n", idx, k, h);
+		text_add(t, "int f%zu_%u(struct h%u_s0 *st, unsigned long v)\n{\n"
+			 "\tunsigned long x = v ^ 0x%llxUL;\n\n"
+			 "\tif (!st)\n\t\treturn -22;\n"
+			 "\tx = h%u_fn0(x) + f%zu_tab[%u];\n"
+			 "\tst->a += x >> %u;\n",
+			 idx, k, h, (unsigned long long)splitmix(&s), h, idx, k & 3,
+			 1 + (unsigned)rnd(&s, 40));
+		if (rnd(&s, 4) == 0)
+			text_add(t, "\tfor (int i = 0; i < st->c; i++)\n"
+				 "\t\tst->b ^= f%zu_tab[i & 3] + x;\n", idx);
+		text_add(t, "\tif (st->b > x)\n\t\tst->b = x >> 3;\n\telse\n"
+			 "\t\tst->c ^= (int)(x & 0x%x);\n"
+			 "\treturn (int)(st->a & 0x7f);\n}\n\n", 1 + (unsigned)rnd(&s, 255));
 		k++;
 	}
 	text_pad(t, f->size);
@@ -545,7 +578,8 @@ static int step_generate(struct build_ctx *c, double f0, double f1)
 		rc = write_file(path, t.buf, t.len);
 	}
 	for (i = 0; i < p->n_src && !rc; i++) {
-		if (i % 64 == 0 && want_stop(c, "build: generate", f0 + (f1 - f0) * i / p->n_src))
+		if (i % 64 == 0 && want_stop(c, N_("generating the source tree"),
+					     f0 + (f1 - f0) * i / p->n_src))
 			rc = -EINTR;
 		if (rc)
 			break;
@@ -712,7 +746,7 @@ static int compile_threads(struct build_ctx *c, double f0, double f1)
 	       !__atomic_load_n(&c->abort, __ATOMIC_RELAXED)) {
 		double frac = (double)__atomic_load_n(&c->done, __ATOMIC_RELAXED) / c->p->n_src;
 
-		if (want_stop(c, "build: compile", f0 + (f1 - f0) * frac)) {
+		if (want_stop(c, N_("compiling"), f0 + (f1 - f0) * frac)) {
 			__atomic_store_n(&c->abort, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&c->err, -EINTR, __ATOMIC_RELAXED);
 			break;
@@ -727,63 +761,111 @@ static int compile_threads(struct build_ctx *c, double f0, double f1)
 	return c->err;
 }
 
-/* Real compiler: up to c->jobs `cc -c` at once, their messages into one file. */
+/* The compiler's first complaints, into the log before the scratch tree goes. */
+static void log_cc_messages(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	int n = 0;
+
+	while (f && n++ < 20 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		fdw_log(FDW_LOG_ERROR, "cc: %s", line);
+	}
+	if (f)
+		fclose(f);
+}
+
+static int spawn_cc(struct build_ctx *c, size_t idx, pid_t *pid)
+{
+	char inc[PATH_MAX + 16], src[PATH_MAX], obj[PATH_MAX];
+	char *argv[] = { "cc", "-c", "-O2", "-w", inc, "-o", obj, src, NULL };
+	posix_spawn_file_actions_t fa;
+	int e;
+
+	snprintf(inc, sizeof(inc), "-I%s/include", c->root);
+	path_join(src, sizeof(src), c->root, c->p->src[idx].rel);
+	obj_path(obj, sizeof(obj), c->root, c->p->src[idx].rel);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, c->errpath,
+					 O_WRONLY | O_CREAT | O_APPEND, 0644);
+	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	e = posix_spawnp(pid, "cc", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e)
+		fdw_log(FDW_LOG_ERROR, "build benchmark: cannot run cc: %s", strerror(e));
+	return -e;
+}
+
+/*
+ * Real compiler: up to c->jobs `cc -c` at once, their messages into one file. Each child
+ * is watched through a pidfd, so a stop request is seen at once, not after a long compile.
+ */
 static int compile_cc(struct build_ctx *c, double f0, double f1)
 {
 	const struct build_plan *p = c->p;
-	char inc[PATH_MAX + 16], src[PATH_MAX], obj[PATH_MAX];
+	struct pollfd pfd[MAX_JOBS];
+	pid_t kids[MAX_JOBS];
 	size_t next = 0, done = 0;
-	int running = 0, rc = 0;
+	int running = 0, rc = 0, k, blocking;
 
-	snprintf(inc, sizeof(inc), "-I%s/include", c->root);
 	path_join(c->errpath, sizeof(c->errpath), c->root, "cc-messages.log");
+	for (k = 0; k < c->jobs; k++) {
+		kids[k] = 0;
+		pfd[k].fd = -1;
+		pfd[k].events = POLLIN;
+	}
 	while (done < p->n_src) {
-		int status;
-		pid_t pid;
-
-		while (!rc && running < c->jobs && next < p->n_src) {
-			posix_spawn_file_actions_t fa;
-			char *argv[] = { "cc", "-c", "-O2", "-w", inc, "-o", obj, src, NULL };
-			int e;
-
-			path_join(src, sizeof(src), c->root, p->src[next].rel);
-			obj_path(obj, sizeof(obj), c->root, p->src[next].rel);
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY,
-							 0);
-			posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, c->errpath,
-							 O_WRONLY | O_CREAT | O_APPEND, 0644);
-			posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-			e = posix_spawnp(&pid, "cc", &fa, NULL, argv, environ);
-			posix_spawn_file_actions_destroy(&fa);
-			if (e) {
-				fdw_log(FDW_LOG_ERROR, "build benchmark: cannot run cc: %s",
-					strerror(e));
-				rc = -e;
+		for (k = 0; !rc && k < c->jobs && next < p->n_src; k++) {
+			if (kids[k])
+				continue;
+			rc = spawn_cc(c, next, &kids[k]);
+			if (rc) {
+				kids[k] = 0;
 				break;
 			}
+			pfd[k].fd = (int)syscall(SYS_pidfd_open, kids[k], 0);
 			running++;
 			next++;
 		}
 		if (running == 0)
 			break;
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
+		/* A child without a pidfd (an old kernel) is waited for in turn. */
+		for (blocking = -1, k = 0; k < c->jobs && blocking < 0; k++)
+			if (kids[k] && pfd[k].fd < 0)
+				blocking = k;
+		if (blocking < 0 && poll(pfd, (nfds_t)c->jobs, 100) < 0 && errno != EINTR)
 			rc = rc ? rc : -errno;
-			break;
+		for (k = 0; k < c->jobs; k++) {
+			int status;
+
+			if (!kids[k] || (k != blocking && !(pfd[k].revents & POLLIN)))
+				continue;
+			if (waitpid(kids[k], &status, 0) < 0 && errno == EINTR)
+				continue;
+			if (pfd[k].fd >= 0)
+				close(pfd[k].fd);
+			pfd[k].fd = -1;
+			pfd[k].revents = 0;
+			kids[k] = 0;
+			running--;
+			done++;
+			if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+				fdw_log(FDW_LOG_ERROR, "build benchmark: cc failed (status 0x%x)",
+					status);
+				rc = -EIO;
+			}
 		}
-		running--;
-		done++;
-		if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-			fdw_log(FDW_LOG_ERROR, "build benchmark: cc failed (status 0x%x); see %s",
-				status, c->errpath);
-			rc = -EIO;
-		}
-		if (!rc && want_stop(c, "build: compile", f0 + (f1 - f0) * done / p->n_src))
+		if (!rc && want_stop(c, N_("compiling"), f0 + (f1 - f0) * done / p->n_src))
 			rc = -EINTR;
+		if (rc)
+			for (k = 0; k < c->jobs; k++)
+				if (kids[k])
+					kill(kids[k], SIGTERM);
 	}
+	if (rc == -EIO)
+		log_cc_messages(c->errpath);
 	return rc;
 }
 
@@ -806,7 +888,7 @@ static int step_link(struct build_ctx *c, double f0, double f1)
 		int fd;
 		ssize_t n;
 
-		if (i % 64 == 0 && want_stop(c, "build: link", f0 + (f1 - f0) * i / p->n_src)) {
+		if (i % 64 == 0 && want_stop(c, N_("linking"), f0 + (f1 - f0) * i / p->n_src)) {
 			rc = -EINTR;
 			break;
 		}
@@ -1024,7 +1106,7 @@ static int check_space(const struct fdw_bench_options *o, const struct build_pla
 	if (have < need) {
 		fdw_format_size(need, a, sizeof(a));
 		fdw_format_size(have, b, sizeof(b));
-		if (o->scale == FDW_BENCH_QUICK)
+		if (o->scale == FDW_BENCH_QUICK || o->scale == FDW_BENCH_TINY)
 			snprintf(why, len,
 				 _("The build benchmark needs %s of free space in %s, but only %s "
 				   "is free; nothing was written. Free some space or use a larger "
@@ -1095,6 +1177,7 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 					   "nothing was changed."));
 		return rc;
 	}
+	plan_limit(&plan, getenv(BUILD_SOURCES_ENV));
 	rc = check_space(o, &plan, why, len);
 	if (rc)
 		goto out;
@@ -1127,6 +1210,12 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 	if (rc == -EINTR) {
 		snprintf(why, len, "%s", _("The build benchmark was stopped; its scratch files "
 					   "were removed and nothing else was changed."));
+		goto out;
+	}
+	if (rc == -EIO && c.real_cc && !strcmp(failed, "compile")) {
+		snprintf(why, len, "%s", _("The C compiler failed on the generated sources (its "
+					   "messages are in the log); the scratch files were "
+					   "removed and nothing else was changed."));
 		goto out;
 	}
 	if (rc) {

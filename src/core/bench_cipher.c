@@ -1,4 +1,4 @@
-/* Cipher benchmark (kernel crypto through libcryptsetup, OpenSSL where that is missing) and advice. */
+/* Cipher benchmark (kernel crypto via libcryptsetup, else OpenSSL) and the cipher advice. */
 #include "config.h"
 
 #include <errno.h>
@@ -294,7 +294,8 @@ static int bench_one_cipher(const struct fdw_bench_options *o, const struct ciph
 			    int repeats, double frac, struct fdw_bench_run *r)
 {
 	struct fdw_bench_test *t = test_new(r, c->id, c->title);
-	double min_s = o->scale == FDW_BENCH_QUICK ? 0.2 : o->scale == FDW_BENCH_NORMAL ? 0.5 : 1.0;
+	double min_s = o->scale == FDW_BENCH_TINY ? 0.05 : o->scale == FDW_BENCH_QUICK ? 0.2 :
+		       o->scale == FDW_BENCH_NORMAL ? 0.5 : 1.0;
 	double enc = 0, dec = 0;
 	bool userspace = false;
 	int k, rc;
@@ -325,7 +326,7 @@ static int bench_one_cipher(const struct fdw_bench_options *o, const struct ciph
 	}
 	t->n_metrics = 2;
 	for (k = 0; k < repeats; k++) {
-		if (stopped(o, t->title, frac))
+		if (stopped(o, N_("measuring ciphers"), frac))
 			return -EINTR;
 		rc = userspace ? userspace_measure(c, min_s, &enc, &dec) :
 			crypt_benchmark(NULL, c->cipher, c->mode, c->key_bytes, c->iv_bytes,
@@ -371,7 +372,7 @@ static int bench_pbkdf(const struct fdw_bench_options *o, int repeats, struct fd
 		struct crypt_pbkdf_type p;
 		uint32_t last_ms = 0;
 
-		if (stopped(o, t->title, 0.8 + 0.2 * k / repeats))
+		if (stopped(o, N_("timing the key derivation"), 0.8 + 0.2 * k / repeats))
 			return -EINTR;
 		p = *def;
 		p.type = CRYPT_KDF_ARGON2ID;
@@ -439,7 +440,8 @@ int fdw_bench_cipher(const struct fdw_bench_options *o, struct fdw_bench_run *r,
 		if (rc < 0)
 			return run_full(why, len);
 	}
-	rc = bench_pbkdf(o, repeats, r);
+	/* Each derivation takes seconds by design: once is enough at the tiny scale. */
+	rc = bench_pbkdf(o, o->scale == FDW_BENCH_TINY ? 1 : repeats, r);
 	if (rc == -EINTR)
 		return run_stopped(why, len);
 	if (rc == 0)
@@ -447,6 +449,6 @@ int fdw_bench_cipher(const struct fdw_bench_options *o, struct fdw_bench_run *r,
 	if (rc < 0)
 		return run_full(why, len);
 	if (o->progress)
-		o->progress("cipher", 1.0, o->progress_ctx);
+		o->progress(N_("measuring ciphers"), 1.0, o->progress_ctx);
 	return 0;
 }

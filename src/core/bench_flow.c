@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "bench_flow.h"
+#include "i18n.h"
 #include "log.h"
 #include "target.h"
 
@@ -51,8 +52,11 @@ static int bench_in(const char *dir, const char *label, const struct fdw_job *jo
 		    char *out, size_t out_len, char *why, size_t len)
 {
 	static struct fdw_bench_run run;	/* large: keep it off the worker's stack */
-	struct fdw_bench_options o = { .dir = dir, .scale = FDW_BENCH_QUICK, .stop = stop };
+	struct fdw_bench_options o = { .dir = dir, .stop = stop };
 	int rc;
+
+	if (fdw_bench_scale_parse(job->bench_scale, &o.scale) != 0)
+		o.scale = FDW_BENCH_QUICK;
 
 	memset(&run, 0, sizeof(run));
 	snprintf(run.label, sizeof(run.label), "%s", label);
@@ -67,12 +71,14 @@ static int bench_in(const char *dir, const char *label, const struct fdw_job *jo
 		rc = fdw_bench_cipher(&o, &run, why, len);
 	if (rc)
 		return rc;
+	/* The scratch mount is gone after this: name what was measured instead. */
+	snprintf(run.target, sizeof(run.target), "%s", job->address);
 	rc = fdw_bench_dir_ensure();
 	snprintf(out, out_len, "%s/%s-%.8s.json", fdw_bench_dir(), label, job->id);
 	if (!rc)
 		rc = fdw_bench_run_save(&run, out);
 	if (rc) {
-		snprintf(why, len, "cannot save the results to %s: %s", out, strerror(-rc));
+		snprintf(why, len, _("cannot save the results to %s: %s."), out, strerror(-rc));
 		out[0] = '\0';
 	}
 	return rc;
@@ -85,8 +91,8 @@ int fdw_bench_before(struct fdw_job *job, const char *device, const char *fstype
 	int rc = mount_private(device, fstype, job->id, dir, sizeof(dir));
 
 	if (rc) {
-		snprintf(why, len, "the filesystem could not be mounted for the baseline "
-			 "benchmark (%s)", strerror(-rc));
+		snprintf(why, len, _("the filesystem could not be mounted for the baseline "
+				     "benchmark (%s)."), strerror(-rc));
 		return rc;
 	}
 	rc = bench_in(dir, "before", job, "", true, NULL, job->bench_before,

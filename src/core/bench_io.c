@@ -318,11 +318,18 @@ static int run_threads(struct io_run *j)
 	return rc;
 }
 
-static void drop_caches(int fd)
+/*
+ * Empty the page cache: of the whole system when @all, else of this file only. With
+ * O_DIRECT reads never come from the cache anyway; dropping everyone's cache before every
+ * test would make the rest of the machine read back its files while we measure.
+ */
+static void drop_caches(int fd, bool all)
 {
 	int p;
 
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (!all)
+		return;
 	p = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 	if (p >= 0) {
 		if (write(p, "1", 1) != 1)
@@ -332,13 +339,15 @@ static void drop_caches(int fd)
 }
 
 /* One repetition of one test; fills @j's results. */
-static int io_run_once(struct io_run *j, bool threads)
+static int io_run_once(struct io_run *j, bool threads, bool direct)
 {
 	uint64_t t0, c0;
 	int rc;
 
 	if (!j->spec->write)
-		drop_caches(j->fd);
+		drop_caches(j->fd, !direct);
+	else	/* reads may have left the device's contents (zeros, say) in the buffers */
+		fill_random(j->bufs, (size_t)j->spec->qd * IO_MAX_BS);
 	j->ios = 0;
 	j->lat.n = 0;
 	j->err = 0;
@@ -362,12 +371,18 @@ static int io_run_once(struct io_run *j, bool threads)
 
 static uint64_t scale_size(enum fdw_bench_scale s)
 {
-	return s == FDW_BENCH_QUICK ? 256 * MIB : s == FDW_BENCH_FULL ? 4096 * MIB : 1024 * MIB;
+	static const uint64_t mib[] = { [FDW_BENCH_TINY] = 64, [FDW_BENCH_QUICK] = 256,
+					[FDW_BENCH_NORMAL] = 1024, [FDW_BENCH_FULL] = 4096 };
+
+	return mib[s] * MIB;
 }
 
 static double scale_runtime(enum fdw_bench_scale s)
 {
-	return s == FDW_BENCH_QUICK ? 2.0 : s == FDW_BENCH_FULL ? 10.0 : 5.0;
+	static const double seconds[] = { [FDW_BENCH_TINY] = 0.5, [FDW_BENCH_QUICK] = 2.0,
+					  [FDW_BENCH_NORMAL] = 5.0, [FDW_BENCH_FULL] = 10.0 };
+
+	return seconds[s];
 }
 
 /* The source of the filesystem mounted at device number @dev ("" when unknown). */
@@ -546,10 +561,10 @@ static int check_device(const struct fdw_bench_options *o, struct fdw_bench_run 
 		int err = errno;
 
 		if (err == EBUSY)
-			snprintf(why, len, _("%s is in use (mounted, swap, or held by another "
-					     "device), so it must not be written to. Nothing was "
-					     "changed. Unmount it first, or leave out --allow-write "
-					     "to measure reading only."), o->device);
+			snprintf(why, len, _("%s is in use (mounted, swap, or held by "
+					     "another device), so it must not be written to. "
+					     "Nothing was changed. Unmount it first, or leave out "
+					     "--allow-write to measure reading only."), o->device);
 		else
 			snprintf(why, len, _("%s cannot be opened for writing: %s. Nothing was "
 					     "changed."), o->device, strerror(err));
@@ -787,6 +802,7 @@ int fdw_bench_io(const struct fdw_bench_options *o, struct fdw_bench_run *r, cha
 		}
 	}
 	snprintf(r->io_engine, sizeof(r->io_engine), "%s", threads ? "threads" : "io_uring");
+	drop_caches(fd, true);
 
 	tests = &r->tests[r->n_tests];
 	for (i = 0; i < n_todo; i++)
@@ -795,6 +811,8 @@ int fdw_bench_io(const struct fdw_bench_options *o, struct fdw_bench_run *r, cha
 	j.bufs = bufs;
 	j.stop = o->stop;
 	j.runtime = o->io_runtime > 0 ? o->io_runtime : scale_runtime(o->scale);
+	r->io_size = size;
+	r->io_runtime = j.runtime;
 	steps = n_todo * (size_t)repeats;
 	/* Repetitions go round all tests, so slow drift spreads over every test alike. */
 	for (rep = 0; rep < repeats; rep++) {
@@ -809,7 +827,7 @@ int fdw_bench_io(const struct fdw_bench_options *o, struct fdw_bench_run *r, cha
 			}
 			j.spec = todo[i];
 			j.nblocks = size / todo[i]->bs;
-			rc = io_run_once(&j, threads);
+			rc = io_run_once(&j, threads, direct);
 			if (rc == 0 && o->stop && *o->stop)
 				rc = -EINTR;
 			if (rc) {
@@ -837,8 +855,7 @@ int fdw_bench_io(const struct fdw_bench_options *o, struct fdw_bench_run *r, cha
 	}
 	r->n_tests += n_todo;
 	if (!r->scale[0])
-		snprintf(r->scale, sizeof(r->scale), "%s", o->scale == FDW_BENCH_QUICK ? "quick" :
-			 o->scale == FDW_BENCH_FULL ? "full" : "normal");
+		snprintf(r->scale, sizeof(r->scale), "%s", fdw_bench_scale_name(o->scale));
 	report_progress(o, N_("I/O tests done"), 1.0);
 	rc = 0;
 out:

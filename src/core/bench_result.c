@@ -268,6 +268,8 @@ struct json_object *fdw_bench_run_to_json(const struct fdw_bench_run *r)
 	json_object_object_add(o, "io_engine", json_object_new_string(r->io_engine));
 	json_object_object_add(o, "scale", json_object_new_string(r->scale));
 	json_object_object_add(o, "note", json_object_new_string(r->note));
+	json_object_object_add(o, "io_size", json_object_new_int64((int64_t)r->io_size));
+	json_object_object_add(o, "io_runtime_s", json_object_new_double(r->io_runtime));
 	for (i = 0; i < r->n_tests && i < FDW_BENCH_MAX_TESTS; i++)
 		json_object_array_add(ts, test_to_json(&r->tests[i]));
 	json_object_object_add(o, "tests", ts);
@@ -383,6 +385,8 @@ int fdw_bench_run_load(const char *path, struct fdw_bench_run *r)
 	fdw_json_get_str(o, "io_engine", r->io_engine, sizeof(r->io_engine));
 	fdw_json_get_str(o, "scale", r->scale, sizeof(r->scale));
 	fdw_json_get_str(o, "note", r->note, sizeof(r->note));
+	r->io_size = (uint64_t)fdw_json_get_int(o, "io_size");
+	r->io_runtime = fdw_json_get_double(o, "io_runtime_s");
 	r->date = (time_t)fdw_json_get_int(o, "date_unix");
 	n = json_object_array_length(ts);
 	if (n > FDW_BENCH_MAX_TESTS)

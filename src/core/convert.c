@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <libcryptsetup.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "convert.h"
 #include "durable.h"
+#include "job.h"
 #include "log.h"
 
 #define SECTOR 512ULL
@@ -237,6 +239,428 @@ static int load_volume(struct crypt_device **cd, const struct fdw_volume *v)
 	return rc;
 }
 
+/*
+ * The end window of an in-place encryption.
+ *
+ * After each hotzone libcryptsetup commits the header; only afterwards, in a separate
+ * step (reencrypt_teardown_ok()), does it finalise it: wipe the plaintext copy of the
+ * first data chunk kept at the end of the device ("backup-moved-segment"), drop the
+ * backup segments and the online-reencrypt requirement, and destroy the reencryption
+ * keyslot. A kill between the commit of the last hotzone and that step leaves a header
+ * whose only data segment already is the final crypt segment. libcryptsetup 2.6.1 (and
+ * every release up to 2.8) cannot resume from there: reencrypt_context_init() in
+ * lib/luks2/luks2_reencrypt.c takes a lone segment for "the hotzone at offset 0 is still
+ * to do" (reencrypt_offset_backward_moved()), sets progress to size - shift, and
+ * crypt_reencrypt_run() then finds no segments for that hotzone and fails with "Failed to
+ * set device segments for next reencryption hotzone". The cryptsetup program fails the
+ * same way, and no public call clears the requirement of such a header.
+ *
+ * With a detached header (checksum resilience, walked forwards) the same window is worse:
+ * _offset_forward() maps a lone segment to offset 0 and progress 0, so a resume encrypts
+ * the whole, already encrypted, device a second time and reports success.
+ *
+ * So the finalising step is done here, with public calls only: the header is recognised
+ * field by field, kept aside, the stale plaintext copy is wiped as libcryptsetup would
+ * have, and a header holding exactly what the finished conversion would hold replaces
+ * it: the "backup-final" segment (same cipher, sector size and data offset), the same
+ * UUID, volume key and passphrase with the same PBKDF cost, no requirement.
+ */
+struct final_window {
+	char uuid[40];
+	char cipher[32];
+	char mode[64];
+	unsigned sector_size;
+	uint64_t data_offset;	/* bytes: where the final crypt segment starts */
+	bool datashift;		/* resilience: datashift (header on the device) or other */
+	bool moved;		/* a "backup-moved-segment" is recorded */
+	uint64_t moved_offset;	/* bytes: the stale plaintext copy, to be wiped */
+	uint64_t moved_size;
+	int user_keyslots;	/* "luks2" keyslots besides the reencryption one */
+	json_object *final;	/* the "backup-final" segment without its flags */
+};
+
+static const char *fw_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool fw_str_is(json_object *o, const char *key, const char *want)
+{
+	const char *s = fw_str(o, key);
+
+	return s && !strcmp(s, want);
+}
+
+/* LUKS2 keeps offsets and sizes as decimal strings. */
+static bool fw_u64(json_object *o, const char *key, uint64_t *out)
+{
+	const char *s = fw_str(o, key);
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static bool fw_has_flag(json_object *seg, const char *flag)
+{
+	json_object *flags;
+	size_t i;
+
+	if (!json_object_object_get_ex(seg, "flags", &flags) ||
+	    !json_object_is_type(flags, json_type_array))
+		return false;
+	for (i = 0; i < json_object_array_length(flags); i++) {
+		const char *f = json_object_get_string(json_object_array_get_idx(flags, i));
+
+		if (f && !strcmp(f, flag))
+			return true;
+	}
+	return false;
+}
+
+static bool fw_requirement_reencrypt(json_object *root)
+{
+	json_object *cfg, *reqs, *mand;
+	size_t i;
+
+	if (!json_object_object_get_ex(root, "config", &cfg) ||
+	    !json_object_object_get_ex(cfg, "requirements", &reqs) ||
+	    !json_object_object_get_ex(reqs, "mandatory", &mand) ||
+	    !json_object_is_type(mand, json_type_array))
+		return false;
+	for (i = 0; i < json_object_array_length(mand); i++) {
+		const char *r = json_object_get_string(json_object_array_get_idx(mand, i));
+
+		if (r && !strncmp(r, "online-reencrypt", 16))
+			return true;
+	}
+	return false;
+}
+
+/* The segments: one plain data segment equal to "backup-final", maybe the moved copy. */
+static bool fw_segments(json_object *root, struct final_window *fw)
+{
+	json_object *segs, *data = NULL, *final = NULL, *moved = NULL, *area, *flags;
+	const char *enc, *dash;
+	int64_t sector;
+	int n_data = 0;
+
+	if (!json_object_object_get_ex(root, "segments", &segs))
+		return false;
+	json_object_object_foreach(segs, key, seg) {
+		(void)key;
+		if (fw_has_flag(seg, "backup-final"))
+			final = seg;
+		else if (fw_has_flag(seg, "backup-moved-segment"))
+			moved = seg;
+		else if (fw_has_flag(seg, "backup-previous"))
+			continue;
+		else if (json_object_object_get_ex(seg, "flags", &flags) &&
+			 json_object_array_length(flags) > 0)
+			return false;	/* "in-reencryption" or unknown: not this state */
+		else {
+			data = seg;
+			n_data++;
+		}
+	}
+	if (n_data != 1 || !final || !fw_str_is(data, "type", "crypt") ||
+	    !fw_u64(data, "offset", &fw->data_offset))
+		return false;
+	fw->moved = moved != NULL;
+	if (moved && (!fw_str_is(moved, "type", "linear") ||
+		      !fw_u64(moved, "offset", &fw->moved_offset) ||
+		      !fw_u64(moved, "size", &fw->moved_size)))
+		return false;
+	if (json_object_deep_copy(final, &fw->final, NULL) != 0)
+		return false;
+	json_object_object_del(fw->final, "flags");
+	/* The hotzones are done exactly when the data segment is the final one. */
+	if (!json_object_equal(fw->final, data))
+		return false;
+	enc = fw_str(data, "encryption");
+	dash = enc ? strchr(enc, '-') : NULL;
+	if (!dash || dash == enc || (size_t)(dash - enc) >= sizeof(fw->cipher) ||
+	    strlen(dash + 1) >= sizeof(fw->mode))
+		return false;
+	snprintf(fw->cipher, sizeof(fw->cipher), "%.*s", (int)(dash - enc), enc);
+	snprintf(fw->mode, sizeof(fw->mode), "%s", dash + 1);
+	if (!json_object_object_get_ex(data, "sector_size", &area))
+		return false;
+	sector = json_object_get_int64(area);
+	if (sector != 512 && sector != 1024 && sector != 2048 && sector != 4096)
+		return false;
+	fw->sector_size = (unsigned)sector;
+	return true;
+}
+
+/* The keyslots: one reencryption keyslot of an encryption, and the others. */
+static bool fw_keyslots(json_object *root, struct final_window *fw)
+{
+	json_object *kss, *area;
+	int n_reenc = 0;
+
+	if (!json_object_object_get_ex(root, "keyslots", &kss))
+		return false;
+	json_object_object_foreach(kss, key, ks) {
+		(void)key;
+		if (fw_str_is(ks, "type", "luks2")) {
+			fw->user_keyslots++;
+			continue;
+		}
+		if (!fw_str_is(ks, "type", "reencrypt") || !fw_str_is(ks, "mode", "encrypt") ||
+		    !json_object_object_get_ex(ks, "area", &area))
+			return false;
+		/* Datashift encryption walks backwards; other kinds move no data. */
+		fw->datashift = fw_str_is(area, "type", "datashift");
+		if (fw->datashift && !fw_str_is(ks, "direction", "backward"))
+			return false;
+		n_reenc++;
+	}
+	return n_reenc == 1;
+}
+
+static void final_window_release(struct final_window *fw)
+{
+	json_object_put(fw->final);
+	fw->final = NULL;
+}
+
+/* Is @cd's header in the end window? 1 (and @fw filled), 0 when not, or -errno. */
+static int final_window_detect(struct crypt_device *cd, struct final_window *fw)
+{
+	json_object *root;
+	const char *json, *uuid;
+	int found;
+
+	memset(fw, 0, sizeof(*fw));
+	if (crypt_dump_json(cd, &json, 0) < 0)
+		return 0;
+	root = json_tokener_parse(json);
+	if (!root)
+		return -ENOMEM;
+	found = fw_requirement_reencrypt(root) && fw_keyslots(root, fw) &&
+		fw_segments(root, fw) && fw->datashift == fw->moved;
+	json_object_put(root);
+	uuid = crypt_get_uuid(cd);
+	if (found && uuid && strlen(uuid) < sizeof(fw->uuid)) {
+		snprintf(fw->uuid, sizeof(fw->uuid), "%s", uuid);
+		return 1;
+	}
+	final_window_release(fw);
+	return 0;
+}
+
+/* Does the header at @path hold what the finished conversion holds, with key @vk? */
+static int final_window_check(const char *path, const char *data_device,
+			      const struct final_window *fw, const struct fdw_secret *vk,
+			      const struct fdw_secret *pass)
+{
+	struct fdw_volume v = { .device = path, .header = NULL };
+	struct crypt_device *cd = NULL;
+	struct fdw_secret *got = NULL;
+	json_object *root = NULL, *segs, *seg = NULL;
+	const char *json;
+	size_t len;
+	int rc, slot;
+
+	if (data_device) {
+		v.device = data_device;
+		v.header = path;
+	}
+	rc = load_volume(&cd, &v);
+	if (!rc && crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_NONE)
+		rc = -EUCLEAN;
+	if (!rc && (!crypt_get_uuid(cd) || strcmp(crypt_get_uuid(cd), fw->uuid) ||
+		    crypt_get_data_offset(cd) * SECTOR != fw->data_offset))
+		rc = -EUCLEAN;
+	if (!rc)
+		rc = crypt_dump_json(cd, &json, 0) < 0 ? -EIO : 0;
+	if (!rc) {
+		root = json_tokener_parse(json);
+		/* Exactly one segment, equal to the one the conversion meant to end with. */
+		if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
+		    json_object_object_length(segs) != 1 ||
+		    !json_object_object_get_ex(segs, "0", &seg) ||
+		    !json_object_equal(seg, fw->final))
+			rc = -EUCLEAN;
+	}
+	if (!rc)
+		rc = fdw_secret_new(&got, vk->cap);
+	if (!rc) {
+		len = got->cap;
+		slot = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, got->data, &len, pass->data,
+					    pass->len);
+		got->len = len;
+		if (slot < 0)
+			rc = slot;
+		else if (!fdw_secret_equal(got, vk))
+			rc = -EUCLEAN;
+	}
+	fdw_secret_free(got);
+	json_object_put(root);
+	crypt_free(cd);
+	return rc;
+}
+
+/* Write the finished conversion's header for @fw into a new file at @path. */
+static int final_window_build(struct crypt_device *cd, const char *path, const char *device,
+			      const struct final_window *fw, int slot,
+			      const struct fdw_secret *vk, const struct fdw_secret *pass)
+{
+	struct crypt_params_luks2 luks2 = { .sector_size = fw->sector_size };
+	struct crypt_pbkdf_type pbkdf;
+	struct crypt_device *nd = NULL;
+	uint64_t md_size, ks_size;
+	const char *label;
+	int fd, rc;
+
+	unlink(path);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
+	close(fd);
+	/* The same PBKDF and cost as the keyslot the passphrase opened, without a benchmark. */
+	if (!rc)
+		rc = crypt_keyslot_get_pbkdf(cd, slot, &pbkdf);
+	if (!rc)
+		rc = crypt_get_metadata_size(cd, &md_size, &ks_size);
+	if (!rc)
+		rc = crypt_open_device(&nd, path, device);
+	if (!rc) {
+		pbkdf.flags |= CRYPT_PBKDF_NO_BENCHMARK;
+		rc = crypt_set_pbkdf_type(nd, &pbkdf);
+	}
+	if (!rc)
+		rc = crypt_set_metadata_size(nd, md_size, ks_size);
+	if (!rc)
+		rc = crypt_set_data_offset(nd, fw->data_offset / SECTOR);
+	if (!rc)
+		rc = crypt_format(nd, CRYPT_LUKS2, fw->cipher, fw->mode, fw->uuid, vk->data,
+				  vk->len, &luks2);
+	if (!rc) {
+		rc = crypt_keyslot_add_by_volume_key(nd, slot, vk->data, vk->len, pass->data,
+						     pass->len);
+		rc = rc == slot ? 0 : rc < 0 ? rc : -EIO;
+	}
+	label = crypt_get_label(cd);
+	if (!rc && label && *label)
+		rc = crypt_set_label(nd, label, crypt_get_subsystem(cd));
+	crypt_free(nd);
+	if (!rc)
+		rc = fdw_sync_path(path);
+	return rc;
+}
+
+/*
+ * Finish a conversion found in the end window: keep the current header, wipe the moved
+ * copy, put the final header in place and prove it. Until the last step the header on
+ * the device is the one found, so a crash anywhere here is met by the same fix again.
+ */
+static int final_window_finish(struct crypt_device *cd, const struct fdw_volume *v,
+			       const struct fdw_secret *pass, const struct final_window *fw)
+{
+	char kept[PATH_MAX], fresh[PATH_MAX], building[PATH_MAX + 8], keeping[PATH_MAX + 8];
+	struct fdw_secret *vk = NULL;
+	size_t len;
+	int slot, rc;
+
+	fdw_log(FDW_LOG_WARN, "%s: every hotzone is encrypted but the header was not finalised "
+		"(interrupted in libcryptsetup's last step, which it cannot resume); finishing it "
+		"here", v->device);
+	if (fw->user_keyslots != 1) {
+		fdw_log(FDW_LOG_ERROR, "%s: the header holds %d keyslots besides the reencryption "
+			"one; only the passphrase's one could be carried into the final header, so "
+			"nothing was changed. All data is encrypted, from byte %llu on; remove the "
+			"other keyslots from a copy of the header to finish", v->device,
+			fw->user_keyslots, (unsigned long long)fw->data_offset);
+		return -ENOTSUP;
+	}
+	rc = fdw_state_dir_ensure();
+	if (!rc && (snprintf(kept, sizeof(kept), "%s/%s-final-window.hdr", fdw_state_dir(),
+			     fw->uuid) >= (int)sizeof(kept) ||
+		    snprintf(fresh, sizeof(fresh), "%s/%s-final.hdr", fdw_state_dir(),
+			     fw->uuid) >= (int)sizeof(fresh)))
+		rc = -ENAMETOOLONG;
+	snprintf(building, sizeof(building), "%s.new", fresh);
+	snprintf(keeping, sizeof(keeping), "%s.new", kept);
+	if (!rc)
+		rc = fdw_secret_new(&vk, 512);
+	if (rc)
+		goto out;
+	len = vk->cap;
+	slot = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, vk->data, &len, pass->data, pass->len);
+	if (slot < 0) {
+		rc = slot == -ENOENT ? -EPERM : slot;
+		goto out;
+	}
+	vk->len = len;
+	/* 1: the header as found, beside the job's records, before anything changes. */
+	unlink(keeping);
+	rc = crypt_header_backup(cd, CRYPT_LUKS2, keeping);
+	if (!rc && rename(keeping, kept) != 0)
+		rc = -errno;
+	if (!rc)
+		rc = fdw_sync_path(kept);
+	if (rc) {
+		unlink(keeping);
+		fdw_log(FDW_LOG_ERROR, "%s: could not keep the current header in %s: %s; nothing "
+			"was changed", v->device, kept, strerror(-rc));
+		goto out;
+	}
+	/* 2: the final header, built and proven in a file; only a proven one gets its name. */
+	rc = final_window_build(cd, building, v->device, fw, slot, vk, pass);
+	if (!rc)
+		rc = final_window_check(building, v->device, fw, vk, pass);
+	if (!rc && rename(building, fresh) != 0)
+		rc = -errno;
+	if (!rc)
+		rc = fdw_sync_path(fresh);
+	if (rc) {
+		unlink(building);
+		fdw_log(FDW_LOG_ERROR, "%s: could not build the final header: %s; nothing was "
+			"changed", v->device, strerror(-rc));
+		goto out;
+	}
+	/* 3: the plaintext copy of the first chunk is stale; wipe it as libcryptsetup does. */
+	if (fw->moved)
+		rc = crypt_wipe(cd, NULL, CRYPT_WIPE_RANDOM, fw->moved_offset, fw->moved_size,
+				1024 * 1024, 0, NULL, NULL);
+	if (!rc && fw->moved)
+		rc = fdw_sync_path(v->device);
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "%s: could not wipe the stale copy at %llu: %s; the header "
+			"was not changed", v->device, (unsigned long long)fw->moved_offset,
+			strerror(-rc));
+		goto out;
+	}
+	/* 4: the commit point. */
+	rc = crypt_header_restore(cd, CRYPT_LUKS2, fresh);
+	if (!rc)
+		rc = fdw_sync_path(v->header ? v->header : v->device);
+	if (!rc)
+		rc = final_window_check(v->header ? v->header : v->device,
+					v->header ? v->device : NULL, fw, vk, pass);
+	if (rc)
+		fdw_log(FDW_LOG_ERROR, "%s: writing the final header failed: %s. The header as "
+			"found is in %s, the final one in %s (restore one with 'cryptsetup "
+			"luksHeaderRestore --header-backup-file FILE %s')", v->device, strerror(-rc),
+			kept, fresh, v->device);
+	else
+		fdw_log(FDW_LOG_INFO, "%s: final header in place (the header as found is kept in "
+			"%s)", v->device, kept);
+out:
+	fdw_secret_free(vk);
+	return rc;
+}
+
 int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 		    fdw_convert_progress_fn progress, void *ctx)
 {
@@ -270,6 +694,18 @@ int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 		crypt_free(cd);
 		rc = load_volume(&cd, v);
 		if (rc)
+			goto out;
+	}
+	if (info == CRYPT_REENCRYPT_CLEAN) {
+		struct final_window fw;
+
+		rc = final_window_detect(cd, &fw);
+		if (rc == 1) {
+			rc = final_window_finish(cd, v, pass, &fw);
+			final_window_release(&fw);
+			goto out;
+		}
+		if (rc < 0)
 			goto out;
 	}
 	rp = (struct crypt_params_reencrypt){ .flags = CRYPT_REENCRYPT_RESUME_ONLY };

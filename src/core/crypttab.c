@@ -173,6 +173,19 @@ void fdw_crypttab_name_from_label(const char *label, char *name, size_t len)
 	name[o] = '\0';
 }
 
+void fdw_crypttab_default_name(const struct fdw_partition *part, char *name, size_t len)
+{
+	fdw_crypttab_name_from_label(part->label, name, len);
+	if (!*name)
+		fdw_crypttab_name_from_label(part->name, name, len);
+	if (*name && fdw_crypttab_name_valid(name))
+		return;
+	if (part->node && part->uuid)
+		snprintf(name, len, "luks-%s", part->uuid);
+	else
+		snprintf(name, len, "data");
+}
+
 int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, bool discard,
 		      char **out, char *why, size_t why_len)
 {
@@ -243,6 +256,19 @@ int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, 
 	return 0;
 }
 
+/* Is the first field a /dev link (by-id, by-path...) that leads to the partition's node? */
+static bool link_to_node(const struct fields *f, const struct fdw_part_ids *ids)
+{
+	char spec[PATH_MAX], real[PATH_MAX], node[PATH_MAX];
+
+	if (!ids->resolve_links || !ids->node || !f->n || f->len[0] >= sizeof(spec) ||
+	    strncmp(f->at[0], "/dev/", 5))
+		return false;
+	memcpy(spec, f->at[0], f->len[0]);
+	spec[f->len[0]] = '\0';
+	return realpath(spec, real) && realpath(ids->node, node) && !strcmp(real, node);
+}
+
 int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids *ids,
 		   char **out)
 {
@@ -261,7 +287,8 @@ int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids 
 			    field_names(&f, 0, "PARTUUID=", ids->partuuid, true) ||
 			    field_names(&f, 0, "/dev/disk/by-partuuid/", ids->partuuid, true) ||
 			    field_names(&f, 0, "PARTLABEL=", ids->partlabel, false) ||
-			    field_names(&f, 0, "/dev/disk/by-partlabel/", ids->partlabel, false))) {
+			    field_names(&f, 0, "/dev/disk/by-partlabel/", ids->partlabel, false) ||
+			    link_to_node(&f, ids))) {
 			/* Only the first field changes; spacing and the rest stay as they were. */
 			buf_add(&b, p, (size_t)(f.at[0] - p));
 			buf_add(&b, "/dev/mapper/", 12);

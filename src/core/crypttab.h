@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "disk.h"
+
 /*
  * The line logic, on strings (pure, no I/O). @old is the whole file (NULL or "" when
  * there is none). Every other line, comments and blank lines stay byte for byte.
@@ -23,6 +25,8 @@ struct fdw_part_ids {
 	const char *node;		/* "/dev/sda3" */
 	const char *partuuid;		/* GPT partition GUID or msdos "xxxxxxxx-NN" */
 	const char *partlabel;		/* GPT partition name */
+	bool resolve_links;		/* also follow /dev/... links (by-id, by-path) to
+					 * node: only for the running system's own root */
 };
 
 /*
@@ -65,6 +69,13 @@ int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_i
  * digits, '-' and '_' only. Empty when nothing usable is left.
  */
 void fdw_crypttab_name_from_label(const char *label, char *name, size_t len);
+
+/*
+ * The name a crypttab entry gets unless one is chosen: from the volume's label, else the
+ * partition's name ("Data" -> "data"), else "luks-<UUID>" for a device node, or "data"
+ * for a partition of an image file (which has no node).
+ */
+void fdw_crypttab_default_name(const struct fdw_partition *part, char *name, size_t len);
 
 /* Can @name be a crypttab / device-mapper name? */
 bool fdw_crypttab_name_valid(const char *name);

@@ -128,6 +128,8 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 	e->offline = o->offline;
 	e->fast_pbkdf = o->fast_pbkdf;
 	e->bench_baseline = o->bench_baseline;
+	snprintf(e->bench_scale, sizeof(e->bench_scale), "%s",
+		 o->bench_scale ? o->bench_scale : "quick");
 	if (!o->dry_run && geteuid() != 0) {
 		snprintf(why, len, _("encrypting needs root; run it with sudo. Nothing was "
 				     "changed."));
@@ -304,10 +306,11 @@ static int baseline(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *
 		rc = fdw_bench_before(&e->job, e->target.device, e->target.part->fstype, detail,
 				      sizeof(detail));
 	else
-		snprintf(detail, sizeof(detail), "%s", strerror(-rc));
+		snprintf(detail, sizeof(detail), "%s.", strerror(-rc));
 	if (rc)
-		snprintf(why, len, _("the baseline benchmark failed: %s. Nothing was changed; "
-				     "try again without it (--no-bench)."), detail);
+		snprintf(why, len, _("the baseline benchmark could not run: %s The partition "
+				     "was not changed; to encrypt without the benchmark, turn it "
+				     "off (--no-bench)."), detail);
 	return rc;
 }
 
@@ -329,10 +332,12 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
 	}
+	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
 	snprintf(job->fstype, sizeof(job->fstype), "%s", e->target.part->fstype);
 	snprintf(job->cipher, sizeof(job->cipher), "%s-%s, %u-bit key", e->plan.cipher,
 		 e->plan.cipher_mode, e->plan.key_bits);
 	if (e->bench_baseline) {
+		snprintf(job->bench_scale, sizeof(job->bench_scale), "%s", e->bench_scale);
 		rc = baseline(e, phase, ctx, why, len);
 		if (rc)
 			return rc;
@@ -357,7 +362,6 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 				     "moved. %s"), strerror(-rc), changed_so_far(&e->plan));
 		return rc;
 	}
-	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
 	snprintf(job->header_backup, sizeof(job->header_backup), "%s", e->header_backup);
 	if (e->plan.detached_header &&
 	    !realpath(e->plan.detached_header, job->detached_header))

@@ -44,6 +44,7 @@ struct fdw_encrypt_options {
 	bool fast_pbkdf;		/* tests only */
 	bool dry_run;			/* plan only: no lock, no path checks */
 	bool bench_baseline;		/* benchmark the plain filesystem first, and after */
+	const char *bench_scale;	/* NULL: "quick" */
 };
 
 /* One conversion being set up. Zero it, then prepare; always close. */
@@ -56,6 +57,7 @@ struct fdw_encrypt {
 	char header_backup[PATH_MAX];	/* absolute */
 	char work_dir[PATH_MAX];
 	bool offline, fast_pbkdf, bench_baseline;
+	char bench_scale[8];
 };
 
 /*

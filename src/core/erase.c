@@ -97,7 +97,7 @@ int fdw_erase_check_fs(const char *fs, const char *label, char *why, size_t why_
 	}
 	if (strcmp(fs, "none") && !fdw_have_device_mapper()) {
 		snprintf(why, why_len, _("this system has no device-mapper, so the new volume "
-					 "cannot be opened to make a %s filesystem in it; use --fs "
+					 "cannot be opened to make the %s filesystem in it; use --fs "
 					 "none here and make the filesystem after opening the volume "
 					 "on a system that can ('cryptsetup open', then mkfs)"), fs);
 		return -ENOTSUP;

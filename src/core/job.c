@@ -20,26 +20,6 @@
 #include "sysstate.h"
 #include "target.h"
 
-const char *fdw_state_dir(void)
-{
-	const char *dir = getenv("FDEWIZ_STATE_DIR");
-
-	/* Only an absolute path: the worker runs in "/". */
-	return dir && dir[0] == '/' ? dir : FDW_DEFAULT_STATE_DIR;
-}
-
-int fdw_state_dir_ensure(void)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/jobs", fdw_state_dir());
-	if (mkdir(fdw_state_dir(), 0700) != 0 && errno != EEXIST)
-		return -errno;
-	if (mkdir(path, 0700) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int fdw_new_uuid(char *buf, size_t len)
 {
 	return fdw_read_line_file("/proc/sys/kernel/random/uuid", buf, len);
@@ -80,6 +60,7 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "bench_before", json_object_new_string(job->bench_before));
 	json_object_object_add(o, "bench_after", json_object_new_string(job->bench_after));
 	json_object_object_add(o, "bench_note", json_object_new_string(job->bench_note));
+	json_object_object_add(o, "bench_scale", json_object_new_string(job->bench_scale));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
 	job_path(job->id, path, sizeof(path));
 	rc = fdw_json_write_atomic(path, o);
@@ -105,6 +86,7 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	fdw_json_get_str(o, "bench_before", job->bench_before, sizeof(job->bench_before));
 	fdw_json_get_str(o, "bench_after", job->bench_after, sizeof(job->bench_after));
 	fdw_json_get_str(o, "bench_note", job->bench_note, sizeof(job->bench_note));
+	fdw_json_get_str(o, "bench_scale", job->bench_scale, sizeof(job->bench_scale));
 	job->created = fdw_json_get_int(o, "created");
 	json_object_put(o);
 	return job->id[0] && job->address[0] ? 0 : -EINVAL;

@@ -21,7 +21,8 @@ struct fdw_job {
 	char cipher[96];		/* "aes-xts-plain64, 512-bit key" */
 	char bench_before[PATH_MAX];	/* saved benchmark of the plain volume, or empty */
 	char bench_after[PATH_MAX];	/* ... of the encrypted volume when done, or empty */
-	char bench_note[256];		/* why a benchmark did not run, English, or empty */
+	char bench_note[256];
+	char bench_scale[8];		/* "tiny", "quick", ...: the after-run matches the before */		/* why a benchmark did not run, English, or empty */
 	int64_t created;
 };
 

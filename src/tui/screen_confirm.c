@@ -24,9 +24,10 @@ void confirm_draw(struct tui *t)
 		 fdw_strategy_name(pl->strategy));
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	y++;
-	snprintf(line, sizeof(line), _("- the encrypted volume will hold %s, cipher %s-%s with a "
-				       "%u-bit key;"), fdw_format_size(pl->volume_size, a, sizeof(a)),
-		 pl->cipher, pl->cipher_mode, pl->key_bits);
+	snprintf(line, sizeof(line),
+		 _("- the encrypted volume will hold %s, cipher %s-%s with a %u-bit key;"),
+		 fdw_format_size(pl->volume_size, a, sizeof(a)), pl->cipher, pl->cipher_mode,
+		 pl->key_bits);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	snprintf(line, sizeof(line), _("- a copy of the header goes to %s;"),
 		 t->enc.header_backup);

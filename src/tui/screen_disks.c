@@ -256,6 +256,20 @@ void disks_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
+/* An encrypted partition: its conversion's progress or results, when fdewiz made it. */
+static void open_conversion(struct tui *t, const struct fdw_partition *p)
+{
+	struct fdw_job job;
+	char why[512];
+
+	if (fdw_job_find(p->address, &job) == 0) {
+		tui_open_job(t, &job);
+		return;
+	}
+	fdw_verdict_explain(p, why, sizeof(why));
+	tui_set_status(t, true, _("Cannot encrypt this one: %s"), why);
+}
+
 void disks_key(struct tui *t, int ch, bool is_key)
 {
 	const struct fdw_partition *p;
@@ -283,6 +297,9 @@ void disks_key(struct tui *t, int ch, bool is_key)
 		if (!p) {
 			tui_set_status(t, true, "%s", _("That is a whole disk: choose one of its "
 							"partitions."));
+		} else if (p->verdict.reason == FDW_REASON_ALREADY_LUKS ||
+			   p->verdict.reason == FDW_REASON_LUKS_UNFINISHED) {
+			open_conversion(t, p);
 		} else if (!p->verdict.eligible) {
 			char why[512];
 

@@ -51,41 +51,69 @@ void tui_open_job(struct tui *t, const struct fdw_job *job)
 	progress_tick(t);
 }
 
+/* Called in the header thread: only publish the phase; the main loop draws it. */
 static void on_phase(enum fdw_phase phase, void *ctx)
 {
 	struct tui *t = ctx;
 
-	t->begin_phase = (int)phase;
-	tui_redraw(t);
+	__atomic_store_n(&t->begin_phase, (int)phase, __ATOMIC_RELEASE);
+}
+
+static void *begin_main(void *arg)
+{
+	struct tui *t = arg;
+
+	t->begin_rc = fdw_encrypt_begin(&t->enc, t->pass[0], on_phase, t, t->begin_why,
+					sizeof(t->begin_why));
+	__atomic_store_n(&t->begin_done, 1, __ATOMIC_RELEASE);
+	return NULL;
 }
 
 void progress_start(struct tui *t)
 {
-	char why[1024] = "";
-	pid_t pid;
 	int rc;
 
 	t->begin_phase = FDW_PHASE_CHECKING;
+	t->begin_done = 0;
+	t->begin_why[0] = '\0';
 	t->have_job = false;
 	t->have_prog = false;
 	t->progress_msg[0] = '\0';
 	tui_go(t, TUI_PROGRESS);
-	tui_redraw(t);
-	rc = fdw_encrypt_begin(&t->enc, t->pass[0], on_phase, t, why, sizeof(why));
-	if (rc < 0) {
+	rc = pthread_create(&t->begin_thread, NULL, begin_main, t);
+	if (rc) {
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
-		tui_show_dialog(t, _("Not encrypted"), why);
+		tui_show_dialog(t, _("Not encrypted"), strerror(rc));
+		tui_go(t, TUI_DISKS);
+		return;
+	}
+	t->begin_running = true;
+}
+
+void progress_begin_poll(struct tui *t)
+{
+	char why[1024] = "";
+	pid_t pid;
+
+	if (!t->begin_running || !__atomic_load_n(&t->begin_done, __ATOMIC_ACQUIRE))
+		return;
+	pthread_join(t->begin_thread, NULL);
+	t->begin_running = false;
+	if (t->begin_rc < 0) {
+		t->begin_phase = -1;
+		tui_wipe_passphrases(t);
+		tui_release_plan(t);
+		tui_show_dialog(t, _("Not encrypted"), t->begin_why);
 		tui_scan(t);
 		tui_go(t, TUI_DISKS);
 		return;
 	}
-	if (rc > 0)	/* done, with a warning */
-		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", why);
+	if (t->begin_rc > 0)	/* done, with a warning */
+		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", t->begin_why);
 	t->job = t->enc.job;
 	t->have_job = true;
-	why[0] = '\0';
 	pid = fdw_launch_background(&t->enc.job, &t->enc.target, t->pass[0], NULL, why,
 				    sizeof(why));
 	t->begin_phase = -1;
@@ -98,7 +126,7 @@ void progress_start(struct tui *t)
 
 void progress_tick(struct tui *t)
 {
-	if (!t->have_job || t->begin_phase >= 0)
+	if (!t->have_job || t->begin_running)
 		return;
 	t->have_prog = fdw_job_observe(&t->job, &t->prog) == 0;
 	if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE && !t->dialog[0] &&
@@ -176,15 +204,15 @@ static int log_tail(const struct fdw_job *job, char lines[][200], int max)
 
 static void draw_preparing(struct tui *t, int y)
 {
+	int phase = __atomic_load_n(&t->begin_phase, __ATOMIC_ACQUIRE);
 	char line[256];
 
-	snprintf(line, sizeof(line), _("Phase: %s"),
-		 fdw_phase_label((enum fdw_phase)t->begin_phase));
+	snprintf(line, sizeof(line), _("Phase: %s"), fdw_phase_label((enum fdw_phase)phase));
 	tui_attr_on(t, TUI_C_KEY);
 	tui_put(y, 2, COLS - 4, line, false);
 	tui_attr_off(t, TUI_C_KEY);
 	y += 2;
-	if (t->begin_phase == FDW_PHASE_BENCHMARKING)
+	if (phase == FDW_PHASE_BENCHMARKING)
 		y += tui_wrap(y, 2, COLS - 4, 3,
 			      _("Measuring the speed of the plain filesystem before anything "
 				"changes; this takes a minute or two."));
@@ -207,7 +235,7 @@ void progress_draw(struct tui *t)
 	snprintf(title, sizeof(title), _("Encrypting %s"), t->have_job ? t->job.address :
 		 t->address);
 	tui_title(t, title);
-	if (t->begin_phase >= 0) {
+	if (t->begin_running) {
 		draw_preparing(t, y);
 		return;
 	}
@@ -288,7 +316,7 @@ void progress_key(struct tui *t, int ch, bool is_key)
 	int rc;
 
 	(void)is_key;
-	if (is_key || t->begin_phase >= 0)
+	if (is_key || t->begin_running)
 		return;
 	if (ch == 'b' || ch == 'q' || ch == 27) {
 		if (running)

@@ -53,31 +53,36 @@ static void value_text(const struct fdw_bench_metric *m, char *buf, size_t len)
 		snprintf(buf, len, m->median >= 100 ? "%.0f %s" : "%.1f %s", m->median, m->unit);
 }
 
-/* One sentence on the whole comparison, from the trustworthy tests. */
-static const char *verdict(const struct fdw_bench_delta *d, size_t n, double *mean)
+/* One sentence on the whole comparison, from the trustworthy tests, into @buf. */
+static void verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len)
 {
-	double sum = 0;
+	double sum = 0, mean;
 	size_t used = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (d[i].unstable || d[i].suspicious)
+		if (d[i].suspicious)
 			continue;
 		sum += d[i].slowdown_pct;
 		used++;
 	}
-	if (!used)
-		return _("The measurements varied too much between runs to draw a conclusion; "
-			 "run fdewiz bench again on a quiet system.");
-	*mean = sum / (double)used;
-	if (*mean < CHEAP_PCT)
-		return _("Encryption costs almost nothing on this machine.");
-	if (*mean < SMALL_PCT)
-		return _("Encryption costs a little speed; most people will not notice it.");
-	if (*mean < NOTICEABLE_PCT)
-		return _("Encryption costs noticeable speed on this machine, mostly in the "
-			 "disk-heavy tests.");
-	return _("Encryption costs a lot of speed here; a faster cipher may help (see the "
-		 "cipher recommendation).");
+	if (!used) {
+		snprintf(buf, len, "%s", _("The measurements do not allow a conclusion; run fdewiz "
+					   "bench again on a quiet system."));
+		return;
+	}
+	mean = sum / (double)used;
+	if (mean < CHEAP_PCT)
+		snprintf(buf, len, _("Encryption costs almost nothing on this machine (%.0f%% "
+				     "slower on average)."), mean);
+	else if (mean < SMALL_PCT)
+		snprintf(buf, len, _("Encryption costs a little speed (%.0f%% slower on average); "
+				     "most people will not notice it."), mean);
+	else if (mean < NOTICEABLE_PCT)
+		snprintf(buf, len, _("Encryption costs noticeable speed on this machine (%.0f%% "
+				     "slower on average)."), mean);
+	else
+		snprintf(buf, len, _("Encryption costs a lot of speed here (%.0f%% slower on "
+				     "average); see the cipher recommendation."), mean);
 }
 
 /* Two rows per test: its title and bars for plain and encrypted, scaled to the larger. */
@@ -95,9 +100,9 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	tui_attr_on(t, TUI_C_KEY);
 	tui_put(y, 2, tw, d->plain->title, true);
 	tui_attr_off(t, TUI_C_KEY);
-	snprintf(s, sizeof(s), _("%+.1f%% slower%s"), d->slowdown_pct,
+	snprintf(s, sizeof(s), _("%.1f%% slower%s"), d->slowdown_pct,
 		 d->suspicious ? _(" (suspicious)") : d->unstable ? _(" (unstable)") : "");
-	if (d->slowdown_pct < 0)
+	if (d->slowdown_pct < 0)	/* better encrypted: within noise, or suspicious */
 		snprintf(s, sizeof(s), _("%.1f%% faster%s"), -d->slowdown_pct,
 			 d->suspicious ? _(" (suspicious)") : d->unstable ? _(" (unstable)") : "");
 	tui_attr_on(t, d->slowdown_pct > SMALL_PCT ? TUI_C_WARN : TUI_C_DIM);
@@ -116,13 +121,28 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	return 2;
 }
 
+/* The widest test title, within a third to a half of the screen. */
+static int title_width(const struct tui *t)
+{
+	const struct fdw_bench_run *r = t->bench[0];
+	int w = 0;
+
+	for (size_t i = 0; r && i < r->n_tests; i++)
+		if (tui_width(r->tests[i].title) > w)
+			w = tui_width(r->tests[i].title);
+	if (w > COLS / 2)
+		w = COLS / 2;
+	if (w < COLS / 3)
+		w = COLS / 3;
+	return w;
+}
+
 void results_draw(struct tui *t)
 {
 	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128];
 	struct fdw_bench_delta d[FDW_BENCH_MAX_TESTS];
 	size_t n = 0;
-	int y = 2, tw = COLS / 3, bottom = LINES - 2;
-	double mean = 0;
+	int y = 2, tw = title_width(t), bottom = LINES - 2;
 
 	snprintf(title, sizeof(title), _("Results for %s"), t->job.address);
 	tui_title(t, title);
@@ -133,11 +153,9 @@ void results_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_GOOD);
 	y++;
 	if (t->bench[0] && t->bench[1]) {
-		const char *v;
-
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);
-		v = verdict(d, n, &mean);
-		y += tui_wrap(y, 2, COLS - 4, 2, v);
+		verdict(d, n, line, sizeof(line));
+		y += tui_wrap(y, 2, COLS - 4, 2, line);
 		y++;
 		bottom -= 2;
 		if (t->res_top >= n)
@@ -150,11 +168,12 @@ void results_draw(struct tui *t)
 		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
 		tui_attr_off(t, TUI_C_DIM);
 	} else if (t->bench[0]) {
-		snprintf(line, sizeof(line), _("Only the baseline was measured: the benchmark "
-					       "after encryption could not run (%s)."),
+		/* The note is the engine's English sentence, recorded by the worker. */
+		snprintf(line, sizeof(line),
+			 _("Only the baseline (before encryption) was measured: %s."),
 			 t->job.bench_note[0] ? t->job.bench_note :
 			 _("this system has no device-mapper, so the encrypted volume cannot be "
-			   "opened here"));
+			   "opened here and the benchmark after encryption could not run"));
 		tui_attr_on(t, TUI_C_WARN);
 		y += tui_wrap(y, 2, COLS - 4, 3, line);
 		tui_attr_off(t, TUI_C_WARN);

@@ -351,7 +351,8 @@ static void draw_too_small(struct tui *t)
 }
 
 /* A box in the middle of the screen with @title and wrapped @msg. */
-static void draw_box(struct tui *t, const char *title, const char *msg, const char *hint)
+static int draw_box(struct tui *t, const char *title, const char *msg, const char *hint,
+		    int extra)
 {
 	int w = COLS - 8 < 70 ? COLS - 8 : 70, lines = 0, h, y0, x0;
 	wchar_t buf[1024];
@@ -380,9 +381,9 @@ static void draw_box(struct tui *t, const char *title, const char *msg, const ch
 				start++;
 		}
 	}
-	if (lines > LINES - 8)
-		lines = LINES - 8;
-	h = lines + 5;
+	if (lines > LINES - 8 - extra)
+		lines = LINES - 8 - extra;
+	h = lines + 5 + extra;
 	y0 = (LINES - h) / 2;
 	x0 = (COLS - w) / 2;
 	for (int y = y0; y < y0 + h; y++)
@@ -415,6 +416,7 @@ static void draw_box(struct tui *t, const char *title, const char *msg, const ch
 	tui_attr_on(t, TUI_C_DIM);
 	tui_put(y0 + h - 2, x0 + 2, w - 4, hint, false);
 	tui_attr_off(t, TUI_C_DIM);
+	return y0 + 2 + lines;
 }
 
 static void draw_help(struct tui *t)
@@ -425,27 +427,24 @@ static void draw_help(struct tui *t)
 		   "type the confirmation word).  ?: this help.  q: quit.  On the progress "
 		   "screen: b leaves the conversion running in the background and quits, p "
 		   "pauses it at a safe point, r resumes it."),
-		 _("Press any key to close."));
+		 _("Press any key to close."), 0);
 }
 
 static void draw_prompt(struct tui *t)
 {
-	char msg[512];
-	int w, y0, x0;
+	int w = COLS - 8 < 70 ? COLS - 8 : 70, x0 = (COLS - w) / 2, y;
+	char msg[PATH_MAX + 128];
 
 	snprintf(msg, sizeof(msg), _("Passphrase of %s (to resume its conversion):"),
 		 t->job.address);
-	draw_box(t, _("Resume"), msg, _("Enter: resume   Esc: cancel"));
-	w = COLS - 8 < 70 ? COLS - 8 : 70;
-	x0 = (COLS - w) / 2;
-	y0 = LINES / 2 + 1;
+	y = draw_box(t, _("Resume"), msg, _("Enter: resume   Esc: cancel"), 3);
 	if (t->prompt_msg[0]) {
 		tui_attr_on(t, TUI_C_BAD);
-		tui_put(y0 - 3 > 0 ? y0 - 3 : 0, x0 + 2, w - 4, t->prompt_msg, true);
+		tui_put(y + 2, x0 + 2, w - 4, t->prompt_msg, false);
 		tui_attr_off(t, TUI_C_BAD);
 	}
 	curs_set(1);
-	tui_masked(t, y0 - 1, x0 + 2, w - 4, t->prompt_pass, true);
+	tui_masked(t, y + 1, x0 + 2, w - 4, t->prompt_pass, true);
 }
 
 static void (*const draw_fn[TUI__COUNT])(struct tui *t) = {
@@ -480,7 +479,7 @@ void tui_redraw(struct tui *t)
 	if (t->prompt != TUI_PROMPT_NONE)
 		draw_prompt(t);
 	else if (t->dialog[0])
-		draw_box(t, t->dialog_title, t->dialog, _("Press Enter to continue."));
+		draw_box(t, t->dialog_title, t->dialog, _("Press Enter to continue."), 0);
 	else if (t->help)
 		draw_help(t);
 	refresh();
@@ -670,6 +669,7 @@ int tui_run(char **paths, int n)
 {
 	struct tui *t = calloc(1, sizeof(*t));
 	const char *fast = getenv("FDEWIZ_TEST_FAST_PBKDF");
+	SCREEN *screen;
 	double last_tick = 0;
 	int rc, fd, exit_code;
 
@@ -682,7 +682,8 @@ int tui_run(char **paths, int n)
 	t->enc.lock_fd = -1;
 	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
 	t->fast_pbkdf = fast && !strcmp(fast, "1");
-	if (fdw_secret_new(&t->pass[0], TUI_PASS_MAX) || fdw_secret_new(&t->pass[1], TUI_PASS_MAX) ||
+	if (fdw_secret_new(&t->pass[0], TUI_PASS_MAX) ||
+	    fdw_secret_new(&t->pass[1], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->prompt_pass, TUI_PASS_MAX)) {
 		fprintf(stderr, _("%s: cannot lock memory for the passphrase. Nothing was "
 				  "changed.\n"), "fdewiz");
@@ -709,14 +710,20 @@ int tui_run(char **paths, int n)
 	fdw_log_set_sink(tui_log_sink, t);
 	atexit(restore_terminal);
 
-	if (!initscr()) {
+	/* newterm, unlike initscr, returns instead of exiting on an unknown terminal. */
+	screen = newterm(NULL, stdout, stdin);
+	if (!screen) {
 		restore_terminal();
-		fprintf(stderr, _("%s: cannot start the screen (TERM=%s). Nothing was changed.\n"),
-			"fdewiz", getenv("TERM") ? getenv("TERM") : "");
+		fprintf(stderr, _("%s: cannot start the screen: the terminal type TERM=%s is "
+				  "unknown. Nothing was changed. Set TERM (for example TERM=linux) "
+				  "or use 'fdewiz list'.\n"), "fdewiz",
+			getenv("TERM") ? getenv("TERM") : "");
+		fdw_log_set_sink(NULL, NULL);
 		tui_free(t);
 		free(t);
 		return 1;
 	}
+	set_term(screen);
 	curses_active = true;
 	setup_colors(t);
 	cbreak();
@@ -728,11 +735,15 @@ int tui_run(char **paths, int n)
 	curs_set(0);
 
 	choose_first_screen(t);
-	while (!t->quit && !tui_stop_signal) {
+	/* A stop signal while the header steps run waits for them (they hold it back too). */
+	while ((!t->quit && !tui_stop_signal) || t->begin_running) {
 		struct timespec now;
 		wint_t wc;
 		double secs;
 
+		progress_begin_poll(t);
+		if (tui_stop_signal && t->begin_running)
+			tui_set_status(t, false, "%s", _("Stopping once the header is written..."));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		secs = (double)now.tv_sec + now.tv_nsec / 1e9;
 		if (t->screen == TUI_PROGRESS && secs - last_tick >= 0.2) {
@@ -741,7 +752,7 @@ int tui_run(char **paths, int n)
 		}
 		tui_redraw(t);
 		rc = get_wch(&wc);
-		if (tui_stop_signal)
+		if (tui_stop_signal && !t->begin_running)
 			break;
 		if (rc == ERR)
 			continue;
@@ -757,6 +768,8 @@ int tui_run(char **paths, int n)
 	for (unsigned i = t->n_log; i > 0; i--)
 		fprintf(stderr, "fdewiz: %s\n", t->log[i - 1]);
 	exit_code = tui_stop_signal ? 130 : t->exit_code;
+	fdw_log_set_sink(NULL, NULL);	/* its context is about to go */
+	delscreen(screen);
 	tui_free(t);
 	free(t);
 	return exit_code;

@@ -3,6 +3,7 @@
 #define FDW_TUI_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,7 +98,16 @@ struct tui {
 	bool have_job;
 	struct fdw_progress prog;
 	bool have_prog;
-	int begin_phase;		/* while the header steps run: the phase, else -1 */
+	/*
+	 * The header steps (and the baseline benchmark) run in a thread of their own, so the
+	 * screen keeps refreshing and resizing; curses stays in the main thread.
+	 */
+	int begin_phase;		/* while they run: the phase (atomic), else -1 */
+	pthread_t begin_thread;
+	bool begin_running;
+	int begin_done;			/* atomic: the thread has finished */
+	int begin_rc;
+	char begin_why[1024];
 	char progress_msg[1024];
 
 	/* Results: the benchmark before and after, when saved. */
@@ -153,6 +163,8 @@ void start_load(struct tui *t);
 bool plan_enter(struct tui *t, const char *address);
 /* After the typed confirmation: make room, write the header, start the worker. */
 void progress_start(struct tui *t);
+/* In the main loop: when the header steps have finished, launch the worker. */
+void progress_begin_poll(struct tui *t);
 void results_enter(struct tui *t);
 
 /* Screens: each draws from state and takes keys (@is_key: a KEY_* code). */

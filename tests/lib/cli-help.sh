@@ -4,7 +4,7 @@
 # help_commands: the command names listed under "Commands:" in `fdewiz --help`.
 help_commands()
 {
-	LC_ALL=C LANGUAGE= "$FDEWIZ" --help |
+	LC_ALL=C LANGUAGE='' "$FDEWIZ" --help |
 		awk '/^Commands:/ { on = 1; next }
 		     on && /^$/ { exit }
 		     on && /^  [a-z]/ && !seen[$1]++ { print $1 }'
@@ -13,7 +13,7 @@ help_commands()
 # help_global_options: the long options under "Options:" in `fdewiz --help`.
 help_global_options()
 {
-	LC_ALL=C LANGUAGE= "$FDEWIZ" --help | awk '/^Options:/ { on = 1; next } on' |
+	LC_ALL=C LANGUAGE='' "$FDEWIZ" --help | awk '/^Options:/ { on = 1; next } on' |
 		{ grep -oE -- '--[a-z][a-z0-9-]*' || true; } | sort -u
 }
 
@@ -22,6 +22,6 @@ help_options()
 {
 	local text
 
-	text=$(LC_ALL=C LANGUAGE= "$FDEWIZ" "$1" --help) || return 1
+	text=$(LC_ALL=C LANGUAGE='' "$FDEWIZ" "$1" --help) || return 1
 	printf '%s\n' "$text" | { grep -oE -- '--[a-z][a-z0-9-]*' || true; } | sort -u
 }

@@ -70,7 +70,8 @@ for step in generate compile link clean; do
 	assert_jq "build.$step kind" "$a" "$t | .kind == \"build\""
 	assert_jq "build.$step headline is wall_s" "$a" "$t | .primary == \"wall_s\""
 	assert_jq "build.$step has 2 wall samples > 0" "$a" \
-		"$t | .metrics[] | select(.key == \"wall_s\") | (.samples | length == 2 and all(. > 0))"
+		"$t | .metrics[] | select(.key == \"wall_s\")
+		 | (.samples | length == 2 and all(. > 0))"
 	assert_jq "build.$step user+sys > 0 in every repetition" "$a" \
 		"$t | [.metrics[] | select(.key == \"user_s\" or .key == \"sys_s\") | .samples]
 		 | transpose | all(add > 0)"
@@ -98,7 +99,7 @@ for c in aes-xts-256 aes-xts-512; do
 	if [ $kernel = no ]; then
 		assert_jq "cipher.$c labelled userspace" "$a" \
 			"$t | (.title | contains(\"userspace\")) and
-			 (.note | startswith(\"userspace OpenSSL, not the kernel's dm-crypt path\"))"
+			 (.note | startswith(\"userspace OpenSSL, not the kernel's dm-crypt\"))"
 	else
 		assert_jq "cipher.$c labelled kernel" "$a" \
 			"$t | .note | startswith(\"kernel crypto API\")"
@@ -170,6 +171,34 @@ done
 assert_eq "generated sources that cc rejects (of $(echo "$sample" | wc -w))" 0 "$bad"
 [ "$bad" -eq 0 ] || head -20 "$out/cc.err" >&2
 rm -rf "$mnt/tree-b" "$mnt/tree-c"
+
+echo "== --real-cc: cc compiles the generated C (12 sources: all of them would take minutes)"
+run_cmd "$out/r" env FDEWIZ_BENCH_BUILD_SOURCES=12 "$FDEWIZ" bench --quick --kind build \
+	--real-cc --repeats 1 --json --save "$out/r.json" "$dir"
+assert_eq "real cc exit status" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || sed 's/^/    | /' "$out/r.err" >&2
+t='.tests[] | select(.id == "build.compile")'
+assert_jq "real cc: compile title" "$out/r.json" "$t | .title | startswith(\"compile with cc -c\")"
+assert_jq "real cc: compiler CPU time counted (user+sys > 0)" "$out/r.json" \
+	"$t | [.metrics[] | select(.key == \"user_s\" or .key == \"sys_s\") | .median] | add > 0"
+assert_jq "real cc: all four steps" "$out/r.json" \
+	'[.tests[] | select(.kind == "build")] | length == 4'
+assert_jq "real cc: 412 files generated" "$out/r.json" \
+	'.tests[] | select(.id == "build.generate") | .title | startswith("generate 412 files")'
+assert_no_scratch "$dir" "after --real-cc"
+
+# A compiler that fails: a clear message with its complaint, and nothing left behind.
+mkdir "$IMG_TMP/badcc"
+printf '#!/bin/sh\necho "bench-test: simulated compiler error" >&2\nexit 1\n' \
+	>"$IMG_TMP/badcc/cc"
+chmod +x "$IMG_TMP/badcc/cc"
+run_cmd "$out/x" env PATH="$IMG_TMP/badcc:$PATH" "$FDEWIZ" bench --quick --kind build \
+	--real-cc --repeats 1 --save "$out/x.json" "$dir"
+assert_true "failing cc: nonzero exit" test "$RUN_RC" -ne 0
+assert_contains "failing cc: message" "$(cat "$out/x.err")" "The C compiler failed"
+assert_contains "failing cc: its complaint is logged" "$(cat "$out/x.err")" \
+	"bench-test: simulated compiler error"
+assert_eq "failing cc: nothing left" "" "$(ls -A "$dir")"
 
 echo "== stopped halfway: the scratch tree is removed"
 "$FDEWIZ" bench --quick --kind build --repeats 3 --json --save "$out/d.json" "$dir" \

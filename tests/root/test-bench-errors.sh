@@ -117,6 +117,10 @@ assert_contains "read-only run note" "$(jq -r .note "$IMG_TMP/data-read.out")" \
 	"Write tests left out"
 assert_eq "device unchanged after reading it" "$sum" "$(sha256sum <"$data_dev")"
 
+# The build workload needs a filesystem: asked for on a device, it is refused up front.
+bench build-device --kind build --repeats 1 "$data_dev"
+expect_refusal build-device 1 "needs a directory on a mounted filesystem" "Nothing was changed"
+
 # A device in use (mounted, read-only so its bytes stay put): writing is refused.
 img_mount "$data_dev" "$IMG_TMP/busy" ro
 bench busy "${FAST[@]}" --allow-write "$data_dev"
@@ -124,13 +128,20 @@ expect_refusal busy 1 "is in use" "Nothing was changed" "Unmount it first"
 img_umount "$IMG_TMP/busy"
 assert_eq "busy device unchanged" "$sum" "$(sha256sum <"$data_dev")"
 
-# An empty, unused device with --allow-write: all eight tests run.
+# An empty, unused device with --allow-write: all eight tests run, here through the
+# fallback engine (threads with pread/pwrite, used where io_uring cannot be set up).
 img_new "$IMG_TMP/blank.img" 64
 blank_dev=$(losetup --find --show "$IMG_TMP/blank.img")
 img_register loop "$blank_dev"
-bench blank-write "${FAST[@]}" --allow-write --json "$blank_dev"
+bench blank-write "${FAST[@]}" --allow-write --io-engine threads --json "$blank_dev"
 assert_eq "blank device with --allow-write: exit status" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || cat "$IMG_TMP/blank-write.err" >&2
 assert_json "$IMG_TMP/blank-write.out" '.tests | length' 8
+assert_json "$IMG_TMP/blank-write.out" .io_engine threads
+assert_json "$IMG_TMP/blank-write.out" '[.tests[].metrics[] | select(.key == "iops") |
+	.median > 0] | all' true
+assert_true "the write tests wrote random data to the blank device" \
+	test "$(head -c 1M "$blank_dev" | tr -d '\0' | wc -c)" -gt 1000000
 
 # -- --compare with missing and damaged files -------------------------------------------
 good=$(find "$FDEWIZ_STATE_DIR/bench" -name '*.json' | head -n 1)

@@ -63,7 +63,7 @@ assert_eq "no answer: image unchanged" "$whole" "$(sha256sum <"$img")"
 
 # 2. In use: mounted through a loop device; refused, unchanged.
 loop=$(img_loop "$img" 2)
-img_mount "$loop" "$IMG_TMP/mnt"
+img_mount "$loop" "$IMG_TMP/mnt" ro,noload
 run_cmd "$IMG_TMP/e2" "$FDEWIZ" erase-encrypt --fs none --yes-destroy-data --key-file "$key" "$img:2"
 img_umount "$IMG_TMP/mnt"
 img_unloop "$loop"

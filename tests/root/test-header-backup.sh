@@ -125,8 +125,13 @@ cat "$IMG_TMP/r5.err" >&2
 assert_contains "restore: message" "$(cat "$IMG_TMP/r5.out")" "was restored from"
 assert_true "restored: the passphrase opens it" on_loop "$img" opens
 assert_eq "restored: UUID" "$uuid" "$(on_loop "$img" luks_uuid)"
-loop=$(img_loop "$img" 1)
 echo "header-restore took $(echo "$t1 - $t0" | bc) s"
+# The backup `encrypt` wrote (replaced by the final header once converted) restores too.
+run_cmd "$IMG_TMP/r5b" "$FDEWIZ" header-restore --yes "$img:1" "$IMG_TMP/enc.hdr"
+assert_eq "encrypt's own backup: exit" 0 "$RUN_RC"
+[ "$RUN_RC" = 0 ] || cat "$IMG_TMP/r5b.err" >&2
+assert_true "encrypt's own backup: the passphrase opens it" on_loop "$img" opens
+loop=$(img_loop "$img" 1)
 rm -f "$IMG_TMP/dec.hdr"
 assert_true "restored: cryptsetup decrypts" run_quiet cryptsetup reencrypt --decrypt \
 	--header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode "$loop"

@@ -42,9 +42,9 @@ work=$IMG_TMP
 # dpkg_retry CMD...: run a dpkg command, waiting while apt or dpkg elsewhere holds the lock.
 dpkg_retry()
 {
-	local i out
+	local out
 
-	for i in $(seq 60); do
+	for _ in $(seq 60); do
 		if out=$("$@" 2>&1); then
 			printf '%s\n' "$out"
 			return 0
@@ -111,7 +111,7 @@ assert_eq "Version" "$version" "$(dpkg-deb -f "$deb" Version)"
 assert_eq "Section" admin "$(dpkg-deb -f "$deb" Section)"
 assert_eq "Priority" optional "$(dpkg-deb -f "$deb" Priority)"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib_pkg in libcryptsetup libparted libblkid libjson-c; do
+for lib_pkg in libcryptsetup libparted libblkid libjson-c libncursesw; do
 	assert_contains "Depends (from the shared libraries)" "$depends" "$lib_pkg"
 done
 assert_contains "Recommends" "$(dpkg-deb -f "$deb" Recommends)" cryptsetup-bin
@@ -130,6 +130,17 @@ for f in $wanted; do
 done
 stray=$(grep -vE '^/$|^/usr/$|^/usr/(sbin|share)(/|$)' <<<"$contents" || true)
 assert_eq "files outside /usr/sbin and /usr/share" "" "$stray"
+
+# Lintian is not required; where it is installed, its errors fail the test.
+if command -v lintian >/dev/null; then
+	rc=0
+	lintian --fail-on error "$deb" >"$work/lintian.log" 2>&1 || rc=$?
+	assert_eq "lintian exit status (errors)" 0 "$rc"
+	lint=$(grep -v '^running with root' "$work/lintian.log" || true)
+	[ -z "$lint" ] || printf 'lintian:\n%s\n' "$lint"
+else
+	echo "note: lintian is not installed; the package was not linted"
+fi
 
 # 4. Install it for real and use what it installed.
 dpkg_retry dpkg -i "$deb" >"$work/install.log" || { echo "FAIL: dpkg -i failed"; exit 1; }
@@ -168,9 +179,16 @@ got=$(bash --norc --noprofile -c '
 assert_eq "bash-completion loads the installed completion" \
 	"$(printf '%s\n' 'complete -F _fdewiz fdewiz' encrypt)" "$got"
 
+# The installed completion against the installed program, with the completion test.
+rc=0
+FDEWIZ=/usr/sbin/fdewiz FDEWIZ_COMPLETION=/usr/share/bash-completion/completions/fdewiz \
+	bash "$FDEWIZ_SRCDIR/tests/root/test-completion.sh" >"$work/completion.log" 2>&1 || rc=$?
+assert_eq "test-completion.sh on the installed files" 0 "$rc"
+[ "$rc" -eq 0 ] || sed 's/^/    | /' "$work/completion.log" >&2
+
 # Translations: every language is installed where the program looks for it.
 unknown_msgid="%s: unknown command '%s'. Nothing was changed. See '%s --help'.\\n"
-english=$(LC_ALL=C.UTF-8 LANGUAGE= /usr/sbin/fdewiz no-such-command 2>&1 || true)
+english=$(LC_ALL=C.UTF-8 LANGUAGE='' /usr/sbin/fdewiz no-such-command 2>&1 || true)
 for l in $langs; do
 	mo=/usr/share/locale/$l/LC_MESSAGES/fdewiz.mo
 	# (msgunfmt writes nothing for a catalogue that holds only its header)

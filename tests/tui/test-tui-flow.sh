@@ -28,7 +28,8 @@ cleanup()
 	tmux_stop "$srv"
 	# A worker still converting would keep the loop device and the image busy.
 	if [ -n "$state" ] && [ -e "$IMG_TMP/flow.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/flow.img:2" >/dev/null 2>&1 || true
+		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/flow.img:2" >/dev/null 2>&1 ||
+			true
 		losetup -j "$IMG_TMP/flow.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
 	fi
 	img_cleanup
@@ -127,8 +128,21 @@ save 4-confirm
 tmux_send "$srv" Enter
 
 # 5. Progress: the baseline benchmark, then the conversion; the percent rises.
-tmux_wait_for "$srv" "Phase: " 30
+tmux_wait_for "$srv" "Phase: benchmarking" 30
 save 5-preparing
+# The screen stays live while the baseline is measured: a resize re-wraps the text.
+tmux_resize "$srv" 80 24
+for _ in $(seq 1 50); do
+	line=$(tmux_capture "$srv" | grep "Measuring the speed" || true)
+	[[ -n "$line" && "$line" != *"minute or two."* ]] && break
+	sleep 0.2
+done
+assert_true "80x24 while measuring: the sentence is wrapped anew" \
+	test -n "$line" -a "${line/minute or two./}" = "$line"
+assert_contains "80x24 while measuring: its end on the next line" "$(tmux_capture "$srv")" \
+	"minute or two."
+tmux_resize "$srv" 100 30
+tmux_wait_for "$srv" "this takes a minute or two." 10
 tmux_wait_for "$srv" "State: running" 600
 tmux_wait_for "$srv" "%" 30
 p1=$(percent)
@@ -196,15 +210,42 @@ if [ -e /dev/mapper/control ] && grep -qw device-mapper /proc/misc; then
 	assert_contains "results: before and after" "$s" "encrypted"
 else
 	assert_contains "results: only the baseline (no device-mapper here)" "$s" \
-		"Only the baseline was measured"
+		"Only the baseline (before encryption) was measured"
 fi
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 assert_eq "results: exit status" 0 "$(tmux_exit_status "$srv")"
-state_now=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:2" | jq -r '.conversions[0].state')
+state_now=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:2" |
+	jq -r '.conversions[0].state')
 assert_eq "status after the wizard" complete "$state_now"
 
-# 11. Independent check: cryptsetup decrypts through a new header file, then fsck and sums.
+# 11. The comparison table. The after-benchmark needs device-mapper (the VM tests have it);
+#     here an "after" run is derived from the saved baseline, 20 % slower in every test,
+#     and the wizard opens the results from the encrypted partition in the disks list.
+job_file=$(ls "$state"/jobs/*.json)
+before_json=$(jq -r .bench_before "$job_file")
+assert_true "baseline saved" test -s "$before_json"
+after_json=$state/bench/after-derived.json
+jq '.label = "after" | .tests[].metrics[] |= (if .higher_is_better
+	then .samples |= map(. * 0.8) else .samples |= map(. * 1.25) end)' \
+	"$before_json" >"$after_json"
+jq --arg a "$after_json" '.bench_after = $a | .bench_note = ""' "$job_file" >"$job_file.new"
+mv "$job_file.new" "$job_file"
+start
+tmux_wait_for "$srv" "Choose a partition" 20
+assert_contains "disks: Data is LUKS now" "$(tmux_capture "$srv")" "no (already-luks)"
+tmux_send "$srv" Down Down Enter
+tmux_wait_for "$srv" "Results for $img:2" 20
+save 11-results-compare
+s=$(tmux_capture "$srv")
+assert_contains "compare: plain row" "$s" "plain"
+assert_contains "compare: encrypted row" "$s" "encrypted"
+assert_contains "compare: slowdown" "$s" "20.0% slower"
+assert_contains "compare: verdict" "$s" "Encryption costs noticeable speed on this machine (2"
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 20
+
+# 12. Independent check: cryptsetup decrypts through a new header file, then fsck and sums.
 loop=$(img_loop "$img" 2)
 assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
 printf '%s' "$pass" >"$IMG_TMP/key"

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/bench.h"
@@ -103,6 +104,8 @@ static void test_round_trip(void **state)
 	snprintf(r.io_engine, sizeof(r.io_engine), "io_uring");
 	snprintf(r.scale, sizeof(r.scale), "quick");
 	snprintf(r.note, sizeof(r.note), "a \"quoted\" note");
+	r.io_size = 5ULL << 30;
+	r.io_runtime = 2.5;
 	fdw_bench_run_describe(&r);
 	assert_true(r.date > 0);
 	assert_string_not_equal(r.kernel, "");
@@ -124,6 +127,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(back.kernel, r.kernel);
 	assert_string_equal(back.cpu_model, r.cpu_model);
 	assert_true(back.date == r.date);
+	assert_true(back.io_size == 5ULL << 30 && back.io_runtime == 2.5);
 	assert_int_equal(back.n_tests, 2);
 	for (i = 0; i < 2; i++) {
 		const struct fdw_bench_test *a = &r.tests[i], *b = &back.tests[i];
@@ -245,6 +249,7 @@ static void test_default_path(void **state)
 	r.date = 0;
 	snprintf(r.target, sizeof(r.target), "/mnt/my data/");
 	setenv("TZ", "UTC", 1);
+	tzset();
 	fdw_bench_default_path(&r, path, sizeof(path));
 	assert_string_equal(path, "/tmp/fdw-state/bench/bench-my_data-19700101-000000.json");
 	snprintf(r.label, sizeof(r.label), "after");

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/crypttab.h"
@@ -161,6 +163,24 @@ static void test_fstab(void **state)
 	assert_int_equal(fdw_fstab_edit("PARTUUID= /a ext4 d 0 0\n", "data", &ids, &out), 0);
 }
 
+static void test_fstab_links(void **state)
+{
+	struct fdw_part_ids ids = { .node = "/dev/null", .resolve_links = true };
+	char link[64], text[256], *out = NULL;
+
+	(void)state;
+	snprintf(link, sizeof(link), "/dev/shm/fdewiz-test-%ld", (long)getpid());
+	assert_int_equal(symlink("/dev/null", link), 0);
+	snprintf(text, sizeof(text), "%s /a ext4 d 0 0\n/dev/zero /b ext4 d 0 0\n", link);
+	assert_int_equal(fdw_fstab_edit(text, "v", &ids, &out), 1);
+	assert_string_equal(out, "/dev/mapper/v /a ext4 d 0 0\n/dev/zero /b ext4 d 0 0\n");
+	free(out);
+	/* Another root's fstab: links under this /dev mean nothing there. */
+	ids.resolve_links = false;
+	assert_int_equal(fdw_fstab_edit(text, "v", &ids, &out), 0);
+	unlink(link);
+}
+
 static void test_names(void **state)
 {
 	char name[64];
@@ -228,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_fstab),
+		cmocka_unit_test(test_fstab_links),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_recovery_canonical),
 	};

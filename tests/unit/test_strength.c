@@ -78,7 +78,8 @@ static void test_utf8(void **state)
 	(void)state;
 	/* Characters count, not bytes: six Cyrillic letters are still short. */
 	assert_int_equal(level_of("пароль"), FDW_STRENGTH_WEAK);
-	assert_int_equal(level_of("ёжик в тумане и медведь"), FDW_STRENGTH_STRONG);
+	assert_int_equal(level_of("ёжик в тумане и медведь"),
+			 FDW_STRENGTH_STRONG);
 }
 
 int main(void)

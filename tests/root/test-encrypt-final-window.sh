@@ -1,0 +1,177 @@
+#!/bin/bash
+# SIGKILL in the end window (last hotzone committed, header not finalised) at three points,
+# then resume: the header must come out final, the stale plaintext copy wiped, and the
+# cryptsetup program must decrypt the result to a filesystem that passes fsck and sha256.
+#
+# The kill points are found with gdb, so they are exact rather than timed:
+#   A: fdewiz's progress callback reporting done == total (after the commit of the last
+#      hotzone, before libcryptsetup's final step; the moved copy is still plaintext);
+#   B: libcryptsetup's crypt_keyslot_destroy() during that final step (after it wiped the
+#      moved copy, just before the single header write that finalises);
+#   C: as A, with a detached header.
+set -euo pipefail
+
+FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+command -v gdb >/dev/null ||
+	{ echo "SKIP: gdb is not installed (tests/install-deps.sh test)"; exit 77; }
+work=$(mktemp -d /var/tmp/fdewiz-final.XXXXXX)
+export FDEWIZ_STATE_DIR=$work/state
+loop=""
+cleanup() {
+	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
+	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+	# A killed fdewiz leaves its loop device behind; drop them.
+	for f in "$work"/disk-*.img; do
+		[ -e "$f" ] && losetup -j "$f" | cut -d: -f1 | xargs -r -n1 losetup -d
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+mib=1048576
+part_mib=158
+
+mkdir -p "$work/tree/small" "$work/tree/big" "$work/mnt"
+for i in $(seq 1 300); do head -c $((i * 71 % 6007 + 1)) /dev/urandom >"$work/tree/small/s$i"; done
+for i in 1 2 3; do head -c $((i * 7 * mib)) /dev/urandom >"$work/tree/big/b$i"; done
+(cd "$work/tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$work/sums"
+printf 'final window key' >"$work/key"
+truncate -s $((part_mib + 2))M "$work/template.img"
+parted -s "$work/template.img" mklabel gpt mkpart Data ext4 1MiB $((part_mib + 1))MiB 2>/dev/null
+mkfs.ext4 -q -F -d "$work/tree" -E offset=$mib "$work/template.img" $((part_mib * 1024))k
+
+part_loop() { losetup -f --show -o $mib --sizelimit $((part_mib * mib)) "$1"; }
+state() { "$FDEWIZ" status --json "$1:1" | jq -r '.conversions[0].state'; }
+
+# The end-window header: the online-reencrypt requirement, one data segment that equals
+# "backup-final" (every hotzone done), and $2 (0 or 1) moved first chunks recorded.
+is_end_window() {
+	jq -e --argjson moved "$2" '
+		(.config.requirements.mandatory | any(startswith("online-reencrypt"))) and
+		([.segments[] | select((.flags // []) | length == 0)] as $d |
+		 ($d | length) == 1 and $d[0].type == "crypt" and
+		 ([.segments[] | select((.flags // []) | index("backup-final"))][0] | del(.flags)) == $d[0]) and
+		([.segments[] | select((.flags // []) | index("backup-moved-segment"))] | length) == $moved' \
+		"$1" >/dev/null
+}
+
+# kill_in_window NAME GDB_BREAKPOINT [ENCRYPT OPTION...]: encrypt a fresh copy under gdb,
+# SIGKILL it at the breakpoint.
+kill_in_window() {
+	local name=$1 bp=$2 img=$work/disk-$1.img
+	shift 2
+	cp --sparse=always "$work/template.img" "$img"
+	gdb -q -batch -ex 'set breakpoint pending on' -ex "break $bp" -ex run \
+		-ex 'signal SIGKILL' --args "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf \
+		--no-bench --key-file "$work/key" --header-backup "$work/$name-backup.hdr" "$@" \
+		"$img:1" >"$work/$name-gdb.out" 2>&1 </dev/null || true
+	grep -Eq '(^|hit )Breakpoint 1, ' "$work/$name-gdb.out" ||
+		{ tail -20 "$work/$name-gdb.out"; fail "$name: the breakpoint ($bp) was never reached"; }
+	grep -q 'terminated with signal SIGKILL' "$work/$name-gdb.out" ||
+		{ tail -20 "$work/$name-gdb.out"; fail "$name: fdewiz was not killed"; }
+	grep -q "is now encrypted" "$work/$name-gdb.out" && fail "$name: it finished before the kill"
+	true
+}
+
+# check_point NAME PLAINTEXT_COPY_EXPECTED [DETACHED_HEADER]
+check_point() {
+	local name=$1 plain_copy=$2 det=${3:-} img=$work/disk-$1.img moved=1 hdr
+	local moved_off moved_len before after first uuid kept
+
+	loop=$(part_loop "$img")
+	hdr=$loop
+	if [ -n "$det" ]; then
+		hdr=$det
+		moved=0
+	fi
+	cryptsetup luksDump --dump-json-metadata "$hdr" >"$work/$name-window.json"
+	is_end_window "$work/$name-window.json" $moved ||
+		{ jq -c '.segments, .config' "$work/$name-window.json"; fail "$name: not the end window"; }
+	if [ $moved = 1 ]; then
+		moved_off=$(jq -r '.segments[] | select((.flags // []) | index("backup-moved-segment")) |
+			.offset' "$work/$name-window.json")
+		moved_len=$(jq -r '.segments[] | select((.flags // []) | index("backup-moved-segment")) |
+			.size' "$work/$name-window.json")
+		before=$(dd if="$loop" bs=$mib skip=$((moved_off / mib)) count=$((moved_len / mib)) \
+			status=none | sha256sum)
+		# What libcryptsetup alone does here (shown, not asserted: a later version may
+		# fix it). Not with a detached header: there it would encrypt everything again.
+		if cryptsetup reencrypt --resume-only --key-file "$work/key" --batch-mode "$loop" \
+			>"$work/$name-cs.out" 2>&1; then
+			echo "$name: note: this cryptsetup resumes the end window by itself"
+		else
+			echo "$name: cryptsetup --resume-only: $(tail -1 "$work/$name-cs.out")"
+		fi
+	fi
+	losetup -d "$loop"
+	loop=""
+
+	case "$(state "$img")" in
+	interrupted | needs-repair) ;;
+	*) fail "$name: status says '$(state "$img")' after the kill" ;;
+	esac
+	"$FDEWIZ" resume --foreground --key-file "$work/key" "$img:1" >"$work/$name-resume.out" \
+		2>"$work/$name-resume.err" || { cat "$work/$name-resume.err"; fail "$name: resume failed"; }
+	grep -q "is now encrypted" "$work/$name-resume.out" || fail "$name: resume did not finish"
+	[ "$(state "$img")" = complete ] || fail "$name: status is '$(state "$img")', not complete"
+	grep -q "header was not finalised" "$work/$name-resume.err" ||
+		fail "$name: resume did not say it finished the end window"
+
+	loop=$(part_loop "$img")
+	[ -n "$det" ] || hdr=$loop
+	cryptsetup luksDump --dump-json-metadata "$hdr" >"$work/$name-final.json"
+	# The finished header: no requirement, one segment equal to "backup-final", one keyslot.
+	jq -e --slurpfile w "$work/$name-window.json" '
+		(.config.requirements // {} | .mandatory // [] | length) == 0 and
+		(.segments | length) == 1 and
+		.segments["0"] == ([$w[0].segments[] |
+			select((.flags // []) | index("backup-final"))][0] | del(.flags)) and
+		(.keyslots | keys) == ["0"] and .keyslots["0"].type == "luks2" and
+		.config.keyslots_size == $w[0].config.keyslots_size' "$work/$name-final.json" >/dev/null ||
+		{ jq -c '.segments, .config, .keyslots' "$work/$name-final.json"
+		  fail "$name: header not final"; }
+	uuid=$(cryptsetup luksUUID "$hdr")
+	[ "$uuid" = "$(cryptsetup luksUUID "$work/$name-backup.hdr")" ] || fail "$name: the UUID changed"
+	kept=$FDEWIZ_STATE_DIR/$uuid-final-window.hdr
+	[ -f "$kept" ] || fail "$name: the header as found was not kept in $kept"
+	cryptsetup luksDump --dump-json-metadata "$kept" >"$work/$name-kept.json"
+	cmp -s <(jq -S . "$work/$name-kept.json") <(jq -S . "$work/$name-window.json") ||
+		fail "$name: the kept header is not the one found"
+	if [ $moved = 1 ]; then
+		after=$(dd if="$loop" bs=$mib skip=$((moved_off / mib)) count=$((moved_len / mib)) \
+			status=none | sha256sum)
+		[ "$before" != "$after" ] || [ "$plain_copy" = no ] ||
+			fail "$name: the plaintext copy of the first chunk was not wiped"
+	fi
+
+	if [ -n "$det" ]; then
+		cryptsetup reencrypt --decrypt --header "$det" --key-file "$work/key" --batch-mode \
+			"$loop" >/dev/null || fail "$name: cryptsetup could not decrypt"
+	else
+		cryptsetup reencrypt --decrypt --header "$work/$name-dec.hdr" --key-file "$work/key" \
+			--batch-mode "$loop" >/dev/null || fail "$name: cryptsetup could not decrypt"
+	fi
+	if [ "$plain_copy" = yes ]; then
+		# Proof that the wiped area really was a plaintext copy of the first chunk.
+		first=$(dd if="$loop" bs=$mib count=$((moved_len / mib)) status=none | sha256sum)
+		[ "$first" = "$before" ] || fail "$name: the moved area was not the first chunk's copy"
+	fi
+	e2fsck -fn "$loop" >/dev/null 2>&1 || fail "$name: fsck after decrypting"
+	mount -o ro "$loop" "$work/mnt"
+	(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "$name: checksums differ"
+	umount "$work/mnt"
+	losetup -d "$loop"
+	loop=""
+	echo "$name: end window resumed; header final; $(wc -l <"$work/sums") files verified"
+}
+
+kill_in_window A 'progress_bridge_cb if offset == size && size > 0'
+check_point A yes
+kill_in_window B 'crypt_keyslot_destroy'
+check_point B no
+# C: a detached header (checksum resilience, no data shift). Here libcryptsetup would
+# not fail but encrypt the already encrypted device a second time.
+kill_in_window C 'progress_bridge_cb if offset == size && size > 0' \
+	--strategy "detached-header=$work/C-detached.hdr"
+check_point C no "$work/C-detached.hdr"
+echo "PASS: SIGKILL at three points of the end window, each resumed and verified"

@@ -1,0 +1,90 @@
+#!/bin/bash
+# Ctrl-C in the wizard while the header is being written: the step finishes (nothing is
+# half-written), the conversion goes on in the background, the terminal is restored, and
+# the data verifies after cryptsetup decrypts it (fsck + sha256).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+. "$lib/tmux.sh"
+
+require_root
+require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+srv=fdewiz-test-intr-$$
+state=
+cleanup()
+{
+	tmux_stop "$srv"
+	if [ -n "$state" ] && [ -e "$IMG_TMP/intr.img" ]; then
+		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/intr.img:1" >/dev/null 2>&1 ||
+			true
+		losetup -j "$IMG_TMP/intr.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+	fi
+	img_cleanup
+}
+img_init
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+img=$IMG_TMP/intr.img
+state=$IMG_TMP/state
+pass="correct horse battery staple"
+img_new "$img" 400
+img_gpt "$img"
+img_part "$img" Data 1 399
+img_mkfs "$img" 1 ext4 Data
+img_fill "$img" 1 60
+
+# shellcheck disable=SC2016 # expanded by the pane's shell
+tmux_start "$srv" 100 30 sh -c 'trap : INT; "$@"; rc=$?; echo "exit=$rc"
+	echo "modes: $(stty -a | tr " ;" "\n\n" | grep -xE -- "-?(icanon|echo|isig)" |
+		tr "\n" " ")"; exit $rc' sh \
+	env FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 "$FDEWIZ" "$img"
+tmux_wait_for "$srv" "Choose a partition" 20
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Plan for $img:1" 20
+# Without the baseline benchmark: the header steps come at once.
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "[ ] Measure the speed" 10
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Choose the passphrase" 10
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Tab
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Type YES" 10
+tmux_send "$srv" -l "YES"
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Phase: " 20
+tmux_send "$srv" C-c
+tmux_wait_exit "$srv" 120
+s=$(tmux_capture "$srv" -J -S -)
+assert_eq "exit status after Ctrl-C" 130 "$(tmux_exit_status "$srv")"
+assert_contains "says it goes on" "$s" "continues in the background"
+assert_contains "terminal modes restored" "$s" "modes: isig icanon echo"
+assert_not_contains "curses screen left behind" "$s" "Phase: "
+
+# The worker finishes on its own.
+for _ in $(seq 1 600); do
+	st=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:1" |
+		jq -r '.conversions[0].state // empty')
+	[ "$st" = complete ] && break
+	sleep 0.5
+done
+assert_eq "conversion state" complete "$st"
+
+loop=$(img_loop "$img" 1)
+assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
+printf '%s' "$pass" >"$IMG_TMP/key"
+cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" --key-file "$IMG_TMP/key" \
+	--batch-mode "$loop"
+assert_true "fsck after decryption" e2fsck -fn "$loop"
+img_unloop "$loop"
+assert_true "file checksums after decryption" img_verify "$img" 1
+assert_finish
