@@ -32,6 +32,10 @@ int cli_lock_target(const struct fdw_target *t, const char *address);
 /* Print @prompt, read one line from stdin (byte by byte): true when it is @expect. */
 bool cli_confirm_typed(const char *prompt, const char *expect);
 
+/* Write the crypttab/fstab entries of @address and say what changed (an exit code). */
+struct fdw_boot_request;
+int cli_boot_entries(const char *address, const struct fdw_boot_request *rq);
+
 /* After getopt's own complaint: say nothing changed and where help is. */
 void cli_usage_error(const char *command);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/boot_entries.h"
 #include "core/crypttab.h"
 #include "core/i18n.h"
 #include "core/target.h"
@@ -31,70 +32,40 @@ static void crypttab_usage(FILE *out)
 		       "  --no-fstab     leave fstab alone\n"), fdw_progname);
 }
 
-static int do_crypttab(const char *address, const char *root, const char *name_opt,
-		       bool discard, bool fstab)
+/* Say what fdw_boot_entries_write() did; shared with `encrypt --crypttab`. */
+int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 {
-	struct fdw_part_ids ids = { 0 };
-	struct fdw_tab_result res;
-	struct fdw_target t;
-	char name[128], why[1024], partuuid[64] = "";
-	int rc;
+	struct fdw_boot_result res;
+	char why[1024];
+	int rc = fdw_boot_entries_write(address, rq, &res, why, sizeof(why));
 
-	rc = fdw_target_open(address, &t);
-	if (rc) {
-		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname, address,
-			fdw_scan_error_text(rc));
+	if (rc < 0) {
+		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, why);
 		return FDW_EXIT_ERROR;
 	}
-	rc = -EINVAL;
-	if (t.part->luks_version != 2 || !t.part->uuid) {
-		fprintf(stderr, _("%s: %s is not a LUKS2 volume, so there is nothing to open at "
-				  "boot; encrypt it first. Nothing was changed.\n"), fdw_progname,
-			address);
-		goto out;
-	}
-	if (name_opt)
-		snprintf(name, sizeof(name), "%s", name_opt);
-	else
-		fdw_crypttab_default_name(t.part, name, sizeof(name));
-	rc = fdw_crypttab_add(root, name, t.part->uuid, discard, &res, why, sizeof(why));
-	if (rc < 0) {
-		fprintf(stderr, _("%s: crypttab: %s. Nothing was changed.\n"), fdw_progname, why);
-		goto out;
-	}
-	if (rc == 1)
+	if (res.crypttab_present)
 		printf(_("crypttab already opens %s as /dev/mapper/%s; nothing to add.\n"),
-		       address, name);
+		       address, res.name);
 	else
 		printf(_("Added to %s/etc/crypttab: %s UUID=%s none luks%s\n"),
-		       strcmp(root, "/") ? root : "", name, t.part->uuid, discard ? ",discard" : "");
-	if (rc == 0 && res.backup[0])
-		printf(_("  (the old file is kept as %s)\n"), res.backup);
-	rc = 0;
-	if (!fstab)
-		goto out;
-	ids.node = t.part->node;
-	ids.partlabel = t.part->name;
-	/* Links under /dev describe this system only: follow them for its own root. */
-	ids.resolve_links = !strcmp(root, "/");
-	if (t.part->number > 0 && fdw_partuuid_probe(t.disk.path, t.part->number, partuuid,
-						      sizeof(partuuid)) == 0)
-		ids.partuuid = partuuid;
-	rc = fdw_fstab_update(root, name, &ids, &res, why, sizeof(why));
-	if (rc < 0) {
+		       strcmp(rq->root, "/") ? rq->root : "", res.name, res.uuid,
+		       rq->discard ? ",discard" : "");
+	if (!res.crypttab_present && res.crypttab.backup[0])
+		printf(_("  (the old file is kept as %s)\n"), res.crypttab.backup);
+	if (!rq->fstab)
+		return FDW_EXIT_OK;
+	if (res.fstab_failed) {
 		fprintf(stderr, _("%s: fstab: %s. crypttab was written; fstab was not changed.\n"),
 			fdw_progname, why);
-		goto out;
+		return FDW_EXIT_ERROR;
 	}
-	if (res.changed)
+	if (res.fstab.changed)
 		printf(_("fstab: %d line(s) that named the partition now name /dev/mapper/%s\n"
-			 "  (the old file is kept as %s)\n"), res.lines, name, res.backup);
+			 "  (the old file is kept as %s)\n"), res.fstab.lines, res.name,
+		       res.fstab.backup);
 	else
 		printf(_("fstab: no line names the partition itself; nothing to change.\n"));
-	rc = 0;
-out:
-	fdw_target_close(&t);
-	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
+	return FDW_EXIT_OK;
 }
 
 int cmd_crypttab(int argc, char **argv)
@@ -144,5 +115,10 @@ int cmd_crypttab(int argc, char **argv)
 				  "127). Nothing was changed.\n"), fdw_progname, name);
 		return FDW_EXIT_USAGE;
 	}
-	return do_crypttab(argv[optind], root, name, discard, fstab);
+	{
+		struct fdw_boot_request rq = { .root = root, .name = name, .discard = discard,
+					       .fstab = fstab };
+
+		return cli_boot_entries(argv[optind], &rq);
+	}
 }

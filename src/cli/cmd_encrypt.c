@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "core/bench.h"
+#include "core/boot_entries.h"
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/plan.h"
@@ -73,6 +74,8 @@ struct encrypt_opts {
 	struct fdw_plan_request rq;
 	const char *mount_at;
 	const char *bench_scale;
+	struct fdw_boot_request boot;	/* --crypttab: root, name, discard */
+	bool crypttab;
 	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench;
 };
 
@@ -122,6 +125,10 @@ static void encrypt_usage(FILE *out)
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --no-bench            skip the benchmark before and after\n"
 		       "  --bench-scale SCALE   tiny, quick (default), normal or full\n"
+		       "  --crypttab            add an /etc/crypttab entry (and fix fstab)\n"
+		       "  --root DIR            with --crypttab: the system's root (default /)\n"
+		       "  --name NAME           with --crypttab: the /dev/mapper name\n"
+		       "  --discard             with --crypttab: pass TRIM through\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
 		fdw_progname, fdw_state_dir());
 }
@@ -196,6 +203,9 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	}
 	if (rc > 0)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, why);
+	/* The entry is right from now on: the volume opens mid-conversion too. */
+	if (o->crypttab)
+		cli_boot_entries(address, &o->boot);
 	if (e.job.active_name[0])
 		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
 			 "while it converts.\n"), e.job.active_name);
@@ -215,7 +225,7 @@ int cmd_encrypt(int argc, char **argv)
 	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
 	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
-	       OPT_BENCH_SCALE };
+	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -232,6 +242,10 @@ int cmd_encrypt(int argc, char **argv)
 		{ "mount", required_argument, NULL, OPT_MOUNT },
 		{ "no-bench", no_argument, NULL, OPT_NO_BENCH },
 		{ "bench-scale", required_argument, NULL, OPT_BENCH_SCALE },
+		{ "crypttab", no_argument, NULL, OPT_CRYPTTAB },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "discard", no_argument, NULL, OPT_DISCARD },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -272,6 +286,10 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MOUNT: o.mount_at = optarg; break;
 		case OPT_NO_BENCH: o.no_bench = true; break;
+		case OPT_CRYPTTAB: o.crypttab = true; break;
+		case OPT_ROOT: o.boot.root = optarg; break;
+		case OPT_NAME: o.boot.name = optarg; break;
+		case OPT_DISCARD: o.boot.discard = true; break;
 		case OPT_BENCH_SCALE: {
 			enum fdw_bench_scale scale;
 
@@ -298,6 +316,31 @@ int cmd_encrypt(int argc, char **argv)
 				  "confirmation is read too; add --yes. Nothing was changed.\n"),
 			fdw_progname);
 		return FDW_EXIT_USAGE;
+	}
+	if (!o.crypttab && (o.boot.root || o.boot.name || o.boot.discard)) {
+		fprintf(stderr, _("%s: --root, --name and --discard go with --crypttab. Nothing "
+				  "was changed.\n"), fdw_progname);
+		return FDW_EXIT_USAGE;
+	}
+	if (o.boot.name && !fdw_crypttab_name_valid(o.boot.name)) {
+		fprintf(stderr, _("%s: --name %s: use letters, digits, '-', '_' and '.' (at most "
+				  "127). Nothing was changed.\n"), fdw_progname, o.boot.name);
+		return FDW_EXIT_USAGE;
+	}
+	if (!o.boot.root)
+		o.boot.root = "/";
+	o.boot.fstab = true;
+	if (o.crypttab) {
+		char etc[PATH_MAX];
+
+		/* Checked now: finding out after the header went on would be too late to ask. */
+		snprintf(etc, sizeof(etc), "%s/etc", o.boot.root);
+		if (access(etc, W_OK | X_OK) != 0) {
+			fprintf(stderr, _("%s: --crypttab: %s cannot be written (%s). Nothing was "
+					  "changed; check --root.\n"), fdw_progname, etc,
+				strerror(errno));
+			return FDW_EXIT_ERROR;
+		}
 	}
 	fdw_secret_harden_process();
 	return do_encrypt(argv[optind], &o);

@@ -814,6 +814,80 @@ int fdw_convert_backup_header(const struct fdw_volume *v, const char *path)
 	return rc;
 }
 
+/*
+ * A power cut while final_window_finish() writes the final header (one write of the
+ * headers and the keyslot area) can leave the header as found, with the JSON intact but
+ * the keyslot area torn: the passphrase then opens nothing. The final header, proven and
+ * kept in the state directory before that write, is the cure when the passphrase opens
+ * it and its volume key passes the digest of the header on the device.
+ * Returns 0 when the header was rewritten, -EPERM when this does not apply.
+ */
+static int final_window_salvage(const struct fdw_volume *v, const struct fdw_secret *pass)
+{
+	struct fdw_volume copy = { .device = v->device };
+	struct crypt_device *cd = NULL, *nd = NULL;
+	struct final_window fw = { 0 };
+	char fresh[PATH_MAX], torn[PATH_MAX];
+	struct fdw_secret *vk = NULL;
+	size_t len;
+	int rc;
+
+	rc = load_volume(&cd, v);
+	if (!rc && final_window_detect(cd, &fw) != 1)
+		rc = -EPERM;
+	if (!rc && (snprintf(fresh, sizeof(fresh), "%s/%s-final.hdr", fdw_state_dir(),
+			     fw.uuid) >= (int)sizeof(fresh) ||
+		    snprintf(torn, sizeof(torn), "%s/%s-torn.hdr", fdw_state_dir(),
+			     fw.uuid) >= (int)sizeof(torn) || access(fresh, R_OK) != 0))
+		rc = -EPERM;
+	if (!rc)
+		rc = fdw_secret_new(&vk, 512);
+	copy.header = fresh;
+	if (!rc)
+		rc = load_volume(&nd, &copy);
+	if (!rc) {
+		len = vk->cap;
+		rc = crypt_volume_key_get(nd, CRYPT_ANY_SLOT, vk->data, &len, pass->data,
+					  pass->len);
+		vk->len = len;
+	}
+	/* The key must be this volume's: the digest on the device survived the tear. */
+	if (rc >= 0)
+		rc = crypt_volume_key_verify(cd, vk->data, vk->len);
+	if (!rc)
+		rc = final_window_check(fresh, v->device, &fw, vk, pass);
+	crypt_free(nd);
+	if (rc) {
+		rc = -EPERM;
+		goto out;
+	}
+	fdw_log(FDW_LOG_WARN, "%s: the passphrase opens no keyslot of the header, but it opens "
+		"the final header kept in %s for this volume: the last header write was cut "
+		"short; writing the final header again", v->device, fresh);
+	unlink(torn);
+	rc = crypt_header_backup(cd, CRYPT_LUKS2, torn);
+	if (!rc)
+		rc = fdw_sync_path(torn);
+	if (!rc && fw.moved)
+		rc = crypt_wipe(cd, NULL, CRYPT_WIPE_RANDOM, fw.moved_offset, fw.moved_size,
+				1024 * 1024, 0, NULL, NULL);
+	if (!rc)
+		rc = crypt_header_restore(cd, CRYPT_LUKS2, fresh);
+	if (!rc)
+		rc = fdw_sync_path(v->header ? v->header : v->device);
+	if (!rc)
+		rc = final_window_check(v->header ? v->header : v->device,
+					v->header ? v->device : NULL, &fw, vk, pass);
+	if (rc)
+		fdw_log(FDW_LOG_ERROR, "%s: rewriting the final header failed: %s. The header as "
+			"found is in %s, the final one in %s", v->device, strerror(-rc), torn, fresh);
+out:
+	fdw_secret_free(vk);
+	final_window_release(&fw);
+	crypt_free(cd);
+	return rc;
+}
+
 int fdw_convert_check_passphrase(const struct fdw_volume *v, const struct fdw_secret *pass)
 {
 	struct crypt_device *cd = NULL;
@@ -823,7 +897,7 @@ int fdw_convert_check_passphrase(const struct fdw_volume *v, const struct fdw_se
 	if (!rc)
 		rc = crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, pass->data, pass->len, 0);
 	crypt_free(cd);
-	if (rc == -ENOENT)
-		rc = -EPERM;
+	if (rc == -ENOENT || rc == -EPERM)
+		rc = final_window_salvage(v, pass);
 	return rc < 0 ? rc : 0;
 }

@@ -123,4 +123,25 @@ assert_eq "block device: fstab" "/dev/mapper/luks-$uuid /srv ext4 defaults 0 2
 ${loop}0 /x ext4 defaults 0 2" "$(cat "$IMG_TMP/blk/etc/fstab")"
 img_unloop "$loop"
 
+# 7. encrypt --crypttab: the entry is written as soon as the header is on, with the new
+# volume's UUID; a missing --root/etc is refused before anything changes.
+mkdir -p "$IMG_TMP/enc/etc"
+printf 'PARTLABEL=Plain /plain ext4 defaults 0 2\n' >"$IMG_TMP/enc/etc/fstab"
+printf 'crypttab test key' >"$IMG_TMP/key"
+before=$(sha256sum <"$img")
+run_cmd "$IMG_TMP/c11" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+	--key-file "$IMG_TMP/key" --crypttab --root "$IMG_TMP/missing" "$img:2"
+assert_eq "encrypt --crypttab, no etc: exit" 1 "$RUN_RC"
+assert_contains "encrypt --crypttab, no etc: message" "$(cat "$IMG_TMP/c11.err")" "Nothing was changed"
+assert_eq "encrypt --crypttab, no etc: image unchanged" "$before" "$(sha256sum <"$img")"
+run_cmd "$IMG_TMP/c12" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+	--key-file "$IMG_TMP/key" --crypttab --root "$IMG_TMP/enc" --name plainvol "$img:2"
+assert_eq "encrypt --crypttab: exit" 0 "$RUN_RC"
+loop=$(img_loop "$img" 2)
+uuid2=$(cryptsetup luksUUID "$loop")
+img_unloop "$loop"
+assert_eq "encrypt --crypttab: entry" "plainvol UUID=$uuid2 none luks" "$(cat "$IMG_TMP/enc/etc/crypttab")"
+assert_eq "encrypt --crypttab: fstab" "/dev/mapper/plainvol /plain ext4 defaults 0 2" \
+	"$(cat "$IMG_TMP/enc/etc/fstab")"
+
 assert_finish

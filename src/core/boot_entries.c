@@ -1,0 +1,66 @@
+/* Boot integration for one encrypted partition: its crypttab entry and the fstab lines
+ * that named the raw partition, under a chosen root. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "boot_entries.h"
+#include "i18n.h"
+#include "target.h"
+
+int fdw_boot_entries_write(const char *address, const struct fdw_boot_request *rq,
+			   struct fdw_boot_result *out, char *why, size_t len)
+{
+	struct fdw_part_ids ids = { 0 };
+	struct fdw_target t;
+	char partuuid[64] = "", detail[1024];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = fdw_target_open(address, &t);
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
+			 fdw_scan_error_text(rc));
+		return rc;
+	}
+	rc = -EINVAL;
+	if (t.part->luks_version != 2 || !t.part->uuid) {
+		snprintf(why, len, _("%s is not a LUKS2 volume, so there is nothing to open at "
+				     "boot; encrypt it first. Nothing was changed."), address);
+		goto out;
+	}
+	snprintf(out->uuid, sizeof(out->uuid), "%s", t.part->uuid);
+	if (rq->name)
+		snprintf(out->name, sizeof(out->name), "%s", rq->name);
+	else
+		fdw_crypttab_default_name(t.part, out->name, sizeof(out->name));
+	rc = fdw_crypttab_add(rq->root, out->name, t.part->uuid, rq->discard, &out->crypttab,
+			      detail, sizeof(detail));
+	if (rc < 0) {
+		snprintf(why, len, _("%s. Nothing was changed."), detail);
+		goto out;
+	}
+	out->crypttab_present = rc == 1;
+	rc = 0;
+	if (!rq->fstab)
+		goto out;
+	ids.node = t.part->node;
+	ids.partlabel = t.part->name;
+	/* Links under /dev describe this system only: follow them for its own root. */
+	ids.resolve_links = !strcmp(rq->root, "/");
+	if (t.part->number > 0 && fdw_partuuid_probe(t.disk.path, t.part->number, partuuid,
+						      sizeof(partuuid)) == 0)
+		ids.partuuid = partuuid;
+	rc = fdw_fstab_update(rq->root, out->name, &ids, &out->fstab, why, len);
+	if (rc < 0) {
+		out->fstab_failed = true;
+		rc = 1;	/* crypttab is written; the caller says fstab was not changed */
+	} else {
+		rc = 0;
+	}
+out:
+	fdw_target_close(&t);
+	return rc;
+}
