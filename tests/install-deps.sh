@@ -5,7 +5,6 @@ set -eu
 build_pkgs="build-essential autoconf automake autopoint gettext pkg-config
 	libncurses-dev libblkid-dev libparted-dev libcryptsetup-dev libjson-c-dev libcmocka-dev liburing-dev
 	libssl-dev
-	libssl-dev
 	e2fsprogs dosfstools parted util-linux"
 test_pkgs="cryptsetup-bin cryptsetup xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema
 	qemu-system-x86 busybox-static kmod fio valgrind gdb locales

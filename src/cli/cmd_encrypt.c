@@ -129,8 +129,9 @@ static void encrypt_usage(FILE *out)
 		       "  --root DIR            with --crypttab: the system's root (default /)\n"
 		       "  --name NAME           with --crypttab: the /dev/mapper name\n"
 		       "  --discard             with --crypttab: pass TRIM through\n"
+		       "  --work-dir DIR        where the temporary header lives (default: %s)\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
-		fdw_progname, fdw_state_dir());
+		fdw_progname, fdw_state_dir(), fdw_state_dir());
 }
 
 /* The CLI's voice for each step the engine takes. */

@@ -181,7 +181,9 @@ static void status_usage(FILE *out)
 {
 	fprintf(out, _("Usage: %s status [--json] [--watch] [DEVICE|IMAGE:N]\n"
 		       "Show conversions: running, paused, interrupted, needing repair or "
-		       "complete.\n"), fdw_progname);
+		       "complete.\n"
+		       "  --json    machine-readable output\n"
+		       "  --watch   follow until no conversion is running\n"), fdw_progname);
 }
 
 int cmd_status(int argc, char **argv)
@@ -257,7 +259,16 @@ static int simple_usage(const char *cmd, int c)
 		cli_usage_error(cmd);
 		return FDW_EXIT_USAGE;
 	}
-	printf(_("Usage: %s %s [OPTIONS] DEVICE|IMAGE:N\n"), fdw_progname, cmd);
+	if (!strcmp(cmd, "pause"))
+		printf(_("Usage: %s pause DEVICE|IMAGE:N\n"
+			 "Stop a running conversion at its next safe point; resume continues "
+			 "it.\n"), fdw_progname);
+	else
+		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] DEVICE|IMAGE:N\n"
+			 "Continue an unfinished conversion (repairing it first after a crash).\n"
+			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
+			 "  --foreground        convert in this process with a progress line\n"),
+		       fdw_progname);
 	return FDW_EXIT_OK;
 }
 

@@ -649,10 +649,11 @@ static int final_window_finish(struct crypt_device *cd, const struct fdw_volume 
 		rc = final_window_check(v->header ? v->header : v->device,
 					v->header ? v->device : NULL, fw, vk, pass);
 	if (rc)
-		fdw_log(FDW_LOG_ERROR, "%s: writing the final header failed: %s. The header as "
-			"found is in %s, the final one in %s (restore one with 'cryptsetup "
-			"luksHeaderRestore --header-backup-file FILE %s')", v->device, strerror(-rc),
-			kept, fresh, v->device);
+		fdw_log(FDW_LOG_ERROR, "%s: writing the final header failed: %s. All data is "
+			"encrypted; the header as found is in %s, the final one (proven to open "
+			"with this passphrase) in %s: put that one back with 'fdewiz "
+			"header-restore' if the passphrase no longer opens the volume",
+			v->device, strerror(-rc), kept, fresh);
 	else
 		fdw_log(FDW_LOG_INFO, "%s: final header in place (the header as found is kept in "
 			"%s)", v->device, kept);

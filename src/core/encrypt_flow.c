@@ -128,6 +128,7 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 	e->offline = o->offline;
 	e->fast_pbkdf = o->fast_pbkdf;
 	e->bench_baseline = o->bench_baseline;
+	e->recovery_key = o->recovery_key;
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "%s",
 		 o->bench_scale ? o->bench_scale : "quick");
 	if (!o->dry_run && geteuid() != 0) {

@@ -45,6 +45,9 @@ struct fdw_encrypt_options {
 	bool dry_run;			/* plan only: no lock, no path checks */
 	bool bench_baseline;		/* benchmark the plain filesystem first, and after */
 	const char *bench_scale;	/* NULL: "quick" */
+	/* A recovery key (fdw_recovery_key_generate) for a second keyslot, added with the
+	 * header before any data moves; the caller shows it. NULL: none. */
+	const struct fdw_secret *recovery_key;
 };
 
 /* One conversion being set up. Zero it, then prepare; always close. */
@@ -58,6 +61,7 @@ struct fdw_encrypt {
 	char work_dir[PATH_MAX];
 	bool offline, fast_pbkdf, bench_baseline;
 	char bench_scale[8];
+	const struct fdw_secret *recovery_key;
 };
 
 /*
