@@ -36,6 +36,10 @@ bool cli_confirm_typed(const char *prompt, const char *expect);
 struct fdw_boot_request;
 int cli_boot_entries(const char *address, const struct fdw_boot_request *rq);
 
+/* Show a recovery key once, straight from locked memory, with what to do with it. */
+struct fdw_secret;
+int cli_show_recovery_key(const char *address, int slot, const struct fdw_secret *key);
+
 /* After getopt's own complaint: say nothing changed and where help is. */
 void cli_usage_error(const char *command);
 

@@ -19,6 +19,7 @@
 #include "core/bench.h"
 #include "core/boot_entries.h"
 #include "core/encrypt_flow.h"
+#include "core/recovery.h"
 #include "core/i18n.h"
 #include "core/plan.h"
 #include "core/target.h"
@@ -75,7 +76,7 @@ struct encrypt_opts {
 	const char *mount_at;
 	const char *bench_scale;
 	struct fdw_boot_request boot;	/* --crypttab: root, name, discard */
-	bool crypttab;
+	bool crypttab, recovery_key;
 	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench;
 };
 
@@ -125,6 +126,7 @@ static void encrypt_usage(FILE *out)
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --no-bench            skip the benchmark before and after\n"
 		       "  --bench-scale SCALE   tiny, quick (default), normal or full\n"
+		       "  --recovery-key        also add a generated recovery key (shown once)\n"
 		       "  --crypttab            add an /etc/crypttab entry (and fix fstab)\n"
 		       "  --root DIR            with --crypttab: the system's root (default /)\n"
 		       "  --name NAME           with --crypttab: the /dev/mapper name\n"
@@ -165,7 +167,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
 		.bench_baseline = !o->no_bench, .bench_scale = o->bench_scale,
 	};
-	struct fdw_secret *pass = NULL;
+	struct fdw_secret *pass = NULL, *recovery = NULL;
 	struct fdw_encrypt e;
 	char why[1024];
 	int rc, exit_code = FDW_EXIT_ERROR;
@@ -195,6 +197,15 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	pass = passphrase_get(o->key_file, true);
 	if (!pass)
 		goto out;
+	if (o->recovery_key) {
+		rc = fdw_recovery_key_generate(&recovery);
+		if (rc) {
+			fprintf(stderr, _("%s: cannot make a recovery key: %s. Nothing was "
+					  "changed.\n"), fdw_progname, strerror(-rc));
+			goto out;
+		}
+		e.recovery_key = recovery;
+	}
 	/* Held until the conversion runs, where a stop request means "at a safe point". */
 	conversion_defer_signals();
 	rc = fdw_encrypt_begin(&e, pass, say_phase, &e, why, sizeof(why));
@@ -204,6 +215,11 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	}
 	if (rc > 0)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, why);
+	if (recovery) {
+		cli_show_recovery_key(address, 1, recovery);
+		fdw_secret_free(recovery);
+		recovery = NULL;
+	}
 	/* The entry is right from now on: the volume opens mid-conversion too. */
 	if (o->crypttab)
 		cli_boot_entries(address, &o->boot);
@@ -216,6 +232,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		       address);
 	exit_code = conversion_start(&e.job, &e.target, pass, o->foreground, o->mount_at);
 out:
+	fdw_secret_free(recovery);
 	fdw_secret_free(pass);
 	fdw_encrypt_close(&e);
 	return exit_code;
@@ -226,7 +243,8 @@ int cmd_encrypt(int argc, char **argv)
 	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
 	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
-	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD };
+	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
+	       OPT_RECOVERY_KEY };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -244,6 +262,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "no-bench", no_argument, NULL, OPT_NO_BENCH },
 		{ "bench-scale", required_argument, NULL, OPT_BENCH_SCALE },
 		{ "crypttab", no_argument, NULL, OPT_CRYPTTAB },
+		{ "recovery-key", no_argument, NULL, OPT_RECOVERY_KEY },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "discard", no_argument, NULL, OPT_DISCARD },
@@ -288,6 +307,7 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_MOUNT: o.mount_at = optarg; break;
 		case OPT_NO_BENCH: o.no_bench = true; break;
 		case OPT_CRYPTTAB: o.crypttab = true; break;
+		case OPT_RECOVERY_KEY: o.recovery_key = true; break;
 		case OPT_ROOT: o.boot.root = optarg; break;
 		case OPT_NAME: o.boot.name = optarg; break;
 		case OPT_DISCARD: o.boot.discard = true; break;

@@ -45,7 +45,7 @@ static int write_all(int fd, const char *s, size_t len)
 	return 0;
 }
 
-static int show_key(const char *address, int slot, const struct fdw_secret *key)
+int cli_show_recovery_key(const char *address, int slot, const struct fdw_secret *key)
 {
 	int rc;
 
@@ -96,7 +96,7 @@ static int do_add(const char *address, const char *key_file, bool fast_pbkdf)
 			fdw_progname, address, why);
 		goto out_lock;
 	}
-	rc = show_key(address, slot, key);
+	rc = cli_show_recovery_key(address, slot, key);
 	if (rc)
 		fprintf(stderr, _("%s: the recovery key was added to keyslot %d but could not be "
 				  "shown. Remove it with 'cryptsetup luksKillSlot' and try again.\n"),

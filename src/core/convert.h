@@ -28,6 +28,7 @@ struct fdw_convert_params {
 	const char *work_dir;		/* temporary header lives here, never on @device */
 	const char *header_backup;	/* written before any data moves */
 	bool fast_pbkdf;		/* tests only: a cheap PBKDF2, never for real use */
+	const struct fdw_secret *recovery_key;	/* a second keyslot, or NULL */
 };
 
 /*

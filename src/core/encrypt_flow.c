@@ -357,6 +357,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	cp.work_dir = e->work_dir;
 	cp.header_backup = e->header_backup;
 	cp.fast_pbkdf = e->fast_pbkdf;
+	cp.recovery_key = e->recovery_key;
 	rc = fdw_convert_init(&cp, pass);
 	if (rc) {
 		snprintf(why, len, _("the LUKS2 header could not be written: %s. The data was not "

@@ -17,7 +17,8 @@ void confirm_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
 	char line[PATH_MAX + 256], a[32];
-	int y = 2, fx;
+	const char *bg;
+	int y = 2, fx, bottom;
 
 	tui_title(t, _("Confirm"));
 	snprintf(line, sizeof(line), _("fdewiz will now encrypt %s in place (%s):"), t->address,
@@ -38,12 +39,20 @@ void confirm_draw(struct tui *t)
 	y += tui_wrap(y, 2, COLS - 4, 1, t->recovery_key ?
 		      _("- a recovery key is added in a second slot;") :
 		      _("- no recovery key;"));
-	y += tui_wrap(y, 2, COLS - 4, 3,
-		      _("- it converts in the background; you can close this screen, and an "
-			"interrupted conversion (even a power cut) resumes where it stopped."));
-	y++;
+	y += tui_wrap(y, 2, COLS - 4, 2, t->boot_entries ?
+		      _("- it opens at boot: an entry in /etc/crypttab, and /etc/fstab lines that "
+			"name the partition are changed (old files kept as backups);") :
+		      _("- /etc/crypttab and /etc/fstab are not changed;"));
 	snprintf(line, sizeof(line), _("Type %s and press Enter to start. Esc goes back; "
 				       "nothing has been changed yet."), CONFIRM_WORD);
+	/* On a short terminal the field and its message come before the last sentence. */
+	bottom = tui_wrap_count(COLS - 4, 2, line) + 4;
+	bg = _("- it converts in the background; you can close this screen, and an "
+	       "interrupted conversion (even a power cut) resumes where it stopped.");
+	if (y + tui_wrap_count(COLS - 4, 3, bg) + 1 + bottom <= LINES - 1)
+		y += tui_wrap(y, 2, COLS - 4, 3, bg) + 1;
+	else if (y + bottom < LINES - 1)
+		y++;
 	tui_attr_on(t, TUI_C_WARN);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_WARN);

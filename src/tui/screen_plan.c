@@ -47,8 +47,24 @@ bool plan_enter(struct tui *t, const char *address)
 		return false;
 	}
 	t->enc_open = true;
+	/* Each plan starts with the boot box off: it changes this system's files. */
+	t->boot_entries = false;
+	t->plan_focus = 0;
 	tui_go(t, TUI_PLAN);
 	return true;
+}
+
+const char *plan_boot_unavailable(const struct tui *t)
+{
+	const struct fdw_target *tg = &t->enc.target;
+
+	if (!t->enc_open || !tg->part)
+		return _("No partition is planned.");
+	if (tg->disk.kind == FDW_DISK_IMAGE || !tg->part->node)
+		return _("Not for a partition of an image file: this system does not open it "
+			 "at boot (for a system inside the image, run fdewiz crypttab --root "
+			 "later).");
+	return NULL;
 }
 
 /* "label   value" with labels padded to @lw cells; returns the rows used. */
@@ -75,6 +91,59 @@ static const char *strategy_sentence(const struct fdw_plan *pl)
 	default:
 		return "";
 	}
+}
+
+static const char *bench_text(void)
+{
+	return _("Measure the speed before and after (a quick benchmark of the plain "
+		 "filesystem first)");
+}
+
+static const char *boot_text(void)
+{
+	return _("Open this volume at boot (add it to /etc/crypttab and adjust /etc/fstab)");
+}
+
+/* Rows the two boxes take (with the reason the boot box is greyed out). */
+static int boxes_height(const struct tui *t)
+{
+	const char *why = plan_boot_unavailable(t);
+
+	return tui_wrap_count(COLS - 8, 2, bench_text()) + tui_wrap_count(COLS - 8, 2, boot_text()) +
+	       (why ? tui_wrap_count(COLS - 8, 2, why) : 0);
+}
+
+/* One box at @y: "[x] text", the box highlighted when focused. Returns the rows used. */
+static int draw_box_line(struct tui *t, int y, bool on, bool focus, bool grey, const char *text)
+{
+	int n;
+
+	if (y >= LINES - 1)
+		return 0;
+	tui_attr_on(t, focus ? TUI_C_SELECT : grey ? TUI_C_DIM : TUI_C_NORMAL);
+	tui_put(y, 2, 4, grey ? "[-]" : tui_checkbox(on), false);
+	tui_attr_off(t, focus ? TUI_C_SELECT : grey ? TUI_C_DIM : TUI_C_NORMAL);
+	if (grey)
+		tui_attr_on(t, TUI_C_DIM);
+	n = tui_wrap(y, 6, COLS - 8, LINES - 1 - y < 2 ? LINES - 1 - y : 2, text);
+	if (grey)
+		tui_attr_off(t, TUI_C_DIM);
+	return n;
+}
+
+static int draw_boxes(struct tui *t, int y0)
+{
+	const char *why = plan_boot_unavailable(t);
+	int y = y0;
+
+	y += draw_box_line(t, y, t->bench_baseline, t->plan_focus == 0, false, bench_text());
+	y += draw_box_line(t, y, t->boot_entries, t->plan_focus == 1, why != NULL, boot_text());
+	if (why && y < LINES - 1) {
+		tui_attr_on(t, TUI_C_DIM);
+		y += tui_wrap(y, 6, COLS - 8, LINES - 1 - y < 2 ? LINES - 1 - y : 2, why);
+		tui_attr_off(t, TUI_C_DIM);
+	}
+	return y - y0;
 }
 
 void plan_draw(struct tui *t)
@@ -121,7 +190,8 @@ void plan_draw(struct tui *t)
 	snprintf(v, sizeof(v), _("%s-%s, %u-bit key%s"), pl->cipher, pl->cipher_mode,
 		 pl->key_bits, t->cipher_recommended ? _(" (recommended)") : "");
 	y += field(t, y, lw, labels[6], v, 1);
-	if (t->cipher_why[0]) {
+	if (t->cipher_why[0] && y + tui_wrap_count(COLS - 4 - lw, 2, t->cipher_why) + 2 +
+	    boxes_height(t) <= LINES - 1) {
 		tui_attr_on(t, TUI_C_DIM);
 		y += tui_wrap(y, 3 + lw, COLS - 4 - lw, 2, t->cipher_why);
 		tui_attr_off(t, TUI_C_DIM);
@@ -129,13 +199,7 @@ void plan_draw(struct tui *t)
 	snprintf(v, sizeof(v), _("%u bytes"), pl->sector_size);
 	y += field(t, y, lw, labels[7], v, 1);
 	y++;
-	snprintf(v, sizeof(v), "%s %s", tui_checkbox(t->bench_baseline),
-		 _("Measure the speed before and after (a quick benchmark of the plain "
-		   "filesystem first)"));
-	tui_attr_on(t, TUI_C_SELECT);
-	tui_put(y, 2, 4, tui_checkbox(t->bench_baseline), false);
-	tui_attr_off(t, TUI_C_SELECT);
-	y += tui_wrap(y, 6, COLS - 8, 2, strchr(v, ']') + 2);
+	y += draw_boxes(t, y);
 	if (y < LINES - 2) {
 		tui_attr_on(t, TUI_C_DIM);
 		tui_wrap(y + 1, 2, COLS - 4, LINES - 2 - y - 1,
@@ -144,7 +208,7 @@ void plan_draw(struct tui *t)
 		tui_attr_off(t, TUI_C_DIM);
 	}
 	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Space: toggle the benchmark  Enter: continue  Esc: back  "
+	tui_put(LINES - 1, 0, COLS, _("Tab: next box  Space: toggle  Enter: continue  Esc: back  "
 				      "q: quit"), true);
 	tui_attr_off(t, TUI_C_DIM);
 }
@@ -152,8 +216,18 @@ void plan_draw(struct tui *t)
 void plan_key(struct tui *t, int ch, bool is_key)
 {
 	if (!is_key && ch == ' ') {
-		t->bench_baseline = !t->bench_baseline;
-		t->enc.bench_baseline = t->bench_baseline;
+		if (t->plan_focus == 0) {
+			t->bench_baseline = !t->bench_baseline;
+			t->enc.bench_baseline = t->bench_baseline;
+		} else if (plan_boot_unavailable(t)) {
+			t->boot_entries = false;
+			tui_set_status(t, false, "%s", plan_boot_unavailable(t));
+		} else {
+			t->boot_entries = !t->boot_entries;
+		}
+	} else if ((!is_key && ch == '\t') || (is_key && (ch == KEY_DOWN || ch == KEY_UP ||
+							   ch == KEY_BTAB))) {
+		t->plan_focus = !t->plan_focus;
 	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
 		tui_wipe_passphrases(t);
 		t->pass_msg[0] = '\0';

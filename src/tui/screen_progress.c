@@ -1,4 +1,7 @@
-/* Progress screen: the conversion's state, bar, speed, ETA and log, refreshed 4 times a second. */
+/*
+ * Progress screen: the header steps, the conversion's state, bar, speed, ETA and log
+ * (refreshed 4 times a second); and the recovery key, shown once before it.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -8,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/boot_entries.h"
 #include "core/i18n.h"
+#include "core/recovery.h"
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
@@ -59,20 +64,101 @@ static void on_phase(enum fdw_phase phase, void *ctx)
 	__atomic_store_n(&t->begin_phase, (int)phase, __ATOMIC_RELEASE);
 }
 
+static void recovery_wipe(struct tui *t)
+{
+	t->enc.recovery_key = NULL;
+	fdw_secret_free(t->recovery);
+	t->recovery = NULL;
+}
+
 static void *begin_main(void *arg)
 {
 	struct tui *t = arg;
+	char why[512] = "";
+	int slot = -1, rc;
 
 	t->begin_rc = fdw_encrypt_begin(&t->enc, t->pass[0], on_phase, t, t->begin_why,
 					sizeof(t->begin_why));
+	/*
+	 * A key is shown only when it is known to open the volume: one that went wrong
+	 * would be written down and trusted in vain.
+	 */
+	if (t->begin_rc >= 0 && t->recovery) {
+		rc = fdw_recovery_key_test(t->enc.target.device, t->enc.plan.detached_header,
+					   t->recovery, &slot, why, sizeof(why));
+		if (rc) {
+			snprintf(t->recovery_msg, sizeof(t->recovery_msg),
+				 _("No recovery key was added (%s). Once the conversion is "
+				   "complete, add one with: fdewiz recovery-key add %s"),
+				 rc == -EPERM ? _("the header has no keyslot for it") : why,
+				 t->address);
+			recovery_wipe(t);
+		}
+	}
 	__atomic_store_n(&t->begin_done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* Add the crypttab entry (and fix fstab) once the header is on; a failure only warns. */
+static void boot_entries(struct tui *t)
+{
+	struct fdw_boot_request rq = { .root = "/", .fstab = true };
+	struct fdw_boot_result res;
+	char why[1024] = "", ct[1024], fs[1024 + 256];
+	int rc = fdw_boot_entries_write(t->address, &rq, &res, why, sizeof(why));
+
+	t->boot_failed = rc != 0;
+	if (rc < 0) {
+		snprintf(t->boot_msg, sizeof(t->boot_msg),
+			 _("crypttab was not written: %s The conversion goes on; to add the "
+			   "entry later run: fdewiz crypttab %s"), why, t->address);
+		return;
+	}
+	if (res.crypttab_present)
+		snprintf(ct, sizeof(ct), _("/etc/crypttab already opened it as /dev/mapper/%s; "
+					   "nothing added."), res.name);
+	else if (res.crypttab.backup[0])
+		snprintf(ct, sizeof(ct), _("added to /etc/crypttab: it opens at boot as "
+					   "/dev/mapper/%s (old file kept as %s)."), res.name,
+			 res.crypttab.backup);
+	else
+		snprintf(ct, sizeof(ct), _("added to /etc/crypttab: it opens at boot as "
+					   "/dev/mapper/%s."), res.name);
+	if (res.fstab_failed)
+		snprintf(fs, sizeof(fs), _("/etc/fstab was not changed: %s Fix it by hand, or "
+					   "run fdewiz crypttab %s later."), why, t->address);
+	else if (res.fstab.changed)
+		snprintf(fs, sizeof(fs), _("/etc/fstab: %d line(s) now name /dev/mapper/%s (old "
+					   "file kept as %s)."), res.fstab.lines, res.name,
+			 res.fstab.backup);
+	else
+		snprintf(fs, sizeof(fs), "%s", _("/etc/fstab: no line names the partition "
+						 "itself; unchanged."));
+	snprintf(t->boot_msg, sizeof(t->boot_msg), _("Boot: %s %s"), ct, fs);
 }
 
 void progress_start(struct tui *t)
 {
 	int rc;
 
+	recovery_wipe(t);
+	t->recovery_msg[0] = '\0';
+	t->boot_msg[0] = '\0';
+	t->boot_failed = false;
+	if (t->recovery_key) {
+		rc = fdw_recovery_key_generate(&t->recovery);
+		if (rc) {
+			t->recovery = NULL;
+			snprintf(t->confirm_msg, sizeof(t->confirm_msg),
+				 _("The recovery key could not be made (%s). Nothing was changed; "
+				   "go back with Esc and untick its box to go on without one."),
+				 strerror(-rc));
+			t->confirm_len = 0;
+			t->confirm[0] = '\0';
+			return;
+		}
+		t->enc.recovery_key = t->recovery;
+	}
 	t->begin_phase = FDW_PHASE_CHECKING;
 	t->begin_done = 0;
 	t->begin_why[0] = '\0';
@@ -85,6 +171,7 @@ void progress_start(struct tui *t)
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
+		recovery_wipe(t);
 		tui_show_dialog(t, _("Not encrypted"), strerror(rc));
 		tui_go(t, TUI_DISKS);
 		return;
@@ -105,6 +192,7 @@ void progress_begin_poll(struct tui *t)
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
+		recovery_wipe(t);
 		tui_show_dialog(t, _("Not encrypted"), t->begin_why);
 		tui_scan(t);
 		tui_go(t, TUI_DISKS);
@@ -112,15 +200,31 @@ void progress_begin_poll(struct tui *t)
 	}
 	if (t->begin_rc > 0)	/* done, with a warning */
 		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", t->begin_why);
+	if (t->recovery_msg[0]) {
+		size_t l = strlen(t->progress_msg);
+
+		snprintf(t->progress_msg + l, sizeof(t->progress_msg) - l, "%s%s",
+			 l ? " " : "", t->recovery_msg);
+	}
 	t->job = t->enc.job;
 	t->have_job = true;
+	/* The entry is right from now on: the volume opens mid-conversion too. */
+	if (t->boot_entries)
+		boot_entries(t);
 	pid = fdw_launch_background(&t->enc.job, &t->enc.target, t->pass[0], NULL, why,
 				    sizeof(why));
 	t->begin_phase = -1;
 	tui_wipe_passphrases(t);
+	t->enc.recovery_key = NULL;
 	tui_release_plan(t);
 	if (pid < 0)
 		tui_show_dialog(t, _("The conversion did not start"), why);
+	/* The conversion is launched first: it never waits for the key to be written down. */
+	if (t->recovery) {
+		t->recovery_quit_asked = false;
+		tui_go(t, TUI_RECOVERY);
+		return;
+	}
 	progress_tick(t);
 }
 
@@ -288,8 +392,13 @@ void progress_draw(struct tui *t)
 	}
 	if (t->progress_msg[0]) {
 		tui_attr_on(t, TUI_C_WARN);
-		y += tui_wrap(y, 2, COLS - 4, 2, t->progress_msg);
+		y += tui_wrap(y, 2, COLS - 4, 3, t->progress_msg);
 		tui_attr_off(t, TUI_C_WARN);
+	}
+	if (t->boot_msg[0]) {
+		tui_attr_on(t, t->boot_failed ? TUI_C_WARN : TUI_C_GOOD);
+		y += tui_wrap(y, 2, COLS - 4, 3, t->boot_msg);
+		tui_attr_off(t, t->boot_failed ? TUI_C_WARN : TUI_C_GOOD);
 	}
 	/* The worker's recent log lines, as many as fit. */
 	y++;
@@ -348,5 +457,81 @@ void progress_key(struct tui *t, int ch, bool is_key)
 			tui_set_status(t, false, "%s", _("It is complete."));
 		else if (t->have_job)
 			tui_prompt_resume(t, &t->job);
+	}
+}
+
+/* ---- the recovery key, shown once ---- */
+
+void recovery_draw(struct tui *t)
+{
+	const char *lines[] = {
+		_("Write it down or print it now: it is shown only this once and is kept "
+		  "nowhere else."),
+		_("It opens the volume like the passphrase does; cryptsetup open accepts it "
+		  "exactly as printed, dashes included."),
+		_("Keep it away from this computer: whoever has it can read the data."),
+		_("The conversion is already running in the background; it does not wait for "
+		  "this screen."),
+	};
+	char line[PATH_MAX + 128];
+	int y = 2, kw, x, bottom;
+
+	tui_title(t, _("Recovery key"));
+	if (!t->recovery)
+		return;
+	snprintf(line, sizeof(line), _("The recovery key of %s:"), t->address);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	/* The key on a line of its own, centred, framed by blank rows. */
+	y++;
+	kw = (int)t->recovery->len;
+	x = (COLS - kw) / 2 > 0 ? (COLS - kw) / 2 : 0;
+	tui_hline(t, y, x - 1 > 0 ? x - 1 : 0, kw + 2);
+	tui_attr_on(t, TUI_C_KEY);
+	attron(A_BOLD);
+	tui_put(y + 1, x, kw, t->recovery->data, false);
+	attroff(A_BOLD);
+	tui_attr_off(t, TUI_C_KEY);
+	tui_hline(t, y + 2, x - 1 > 0 ? x - 1 : 0, kw + 2);
+	y += 4;
+	bottom = LINES - 3;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && y < bottom; i++) {
+		if (i == 2)
+			tui_attr_on(t, TUI_C_WARN);
+		y += tui_wrap(y, 2, COLS - 4, bottom - y < 3 ? bottom - y : 3, lines[i]);
+		if (i == 2)
+			tui_attr_off(t, TUI_C_WARN);
+	}
+	tui_attr_on(t, TUI_C_KEY);
+	tui_put(LINES - 2, 2, COLS - 4, _("I have written it down: press Enter."), false);
+	tui_attr_off(t, TUI_C_KEY);
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("Enter: written down, go on  q: quit (the conversion goes "
+				      "on)"), true);
+	tui_attr_off(t, TUI_C_DIM);
+}
+
+void recovery_key(struct tui *t, int ch, bool is_key)
+{
+	if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+		recovery_wipe(t);
+		tui_go(t, TUI_PROGRESS);
+		tui_set_status(t, false, "%s", _("The recovery key was wiped from memory."));
+		progress_tick(t);
+	} else if (!is_key && (ch == 'q' || ch == 27)) {
+		if (!t->recovery_quit_asked) {
+			t->recovery_quit_asked = true;
+			tui_set_status(t, false, "%s", _("The key is not shown again. Press q "
+							 "again to quit anyway, Enter once it "
+							 "is written down."));
+			return;
+		}
+		snprintf(t->farewell, sizeof(t->farewell),
+			 _("The conversion of %s continues in the background. Run fdewiz again "
+			   "(or fdewiz status) to see it."), t->job.address);
+		t->quit = true;
+	} else {
+		t->recovery_quit_asked = false;
+		tui_set_status(t, false, "%s", _("Press Enter once the recovery key is written "
+						 "down."));
 	}
 }

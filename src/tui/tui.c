@@ -139,6 +139,36 @@ int tui_wrap(int y, int x, int w, int max_lines, const char *s)
 	return lines;
 }
 
+int tui_wrap_count(int w, int max_lines, const char *s)
+{
+	wchar_t buf[1024];
+	size_t n = decode(s ? s : "", buf, 1024), start = 0;
+	int lines = 0;
+
+	if (w <= 0)
+		return 0;
+	while (start < n && lines < max_lines) {
+		size_t i = start, brk = 0;
+		int used = 0;
+
+		while (i < n && used + cell_width(buf[i]) <= w) {
+			used += cell_width(buf[i]);
+			if (buf[i] == L' ')
+				brk = i;
+			i++;
+		}
+		if (i < n && brk > start)
+			i = brk;
+		if (i == start)
+			i++;
+		lines++;
+		start = i;
+		while (start < n && buf[start] == L' ')
+			start++;
+	}
+	return lines;
+}
+
 static const struct { short fg; attr_t mono; } palette[TUI_C__COUNT] = {
 	[TUI_C_NORMAL] = { -1, A_NORMAL },
 	[TUI_C_TITLE] = { COLOR_CYAN, A_REVERSE },
@@ -272,6 +302,12 @@ void tui_show_dialog(struct tui *t, const char *title, const char *msg)
 
 void tui_go(struct tui *t, enum tui_screen s)
 {
+	/* Test-only: a benchmark scale for emulated machines ("tiny"), once the plan is made. */
+	const char *scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
+	enum fdw_bench_scale parsed;
+
+	if (s == TUI_PLAN && t->enc_open && fdw_bench_scale_parse(scale, &parsed) == 0)
+		snprintf(t->enc.bench_scale, sizeof(t->enc.bench_scale), "%s", scale);
 	t->screen = s;
 	t->status[0] = '\0';
 	curs_set(0);
@@ -449,10 +485,11 @@ static void draw_prompt(struct tui *t)
 
 static void (*const draw_fn[TUI__COUNT])(struct tui *t) = {
 	start_draw, disks_draw, plan_draw, pass_draw, confirm_draw, progress_draw,
-	results_draw,
+	results_draw, recovery_draw,
 };
 static void (*const key_fn[TUI__COUNT])(struct tui *t, int ch, bool is_key) = {
 	start_key, disks_key, plan_key, pass_key, confirm_key, progress_key, results_key,
+	recovery_key,
 };
 
 void tui_redraw(struct tui *t)
@@ -652,6 +689,8 @@ static void tui_free(struct tui *t)
 	for (int i = 0; i < 2; i++)
 		fdw_secret_free(t->pass[i]);
 	fdw_secret_free(t->prompt_pass);
+	fdw_secret_free(t->recovery);
+	t->recovery = NULL;
 	for (size_t i = 0; i < t->n_disks; i++)
 		fdw_disk_free(&t->disks[i]);
 	free(t->disks);
@@ -765,6 +804,11 @@ int tui_run(char **paths, int n)
 			 "again to see it.") : _("Nothing was changed."));
 	else if (t->farewell[0])
 		printf("%s\n", t->farewell);
+	if (t->recovery)	/* left on its screen: say so, never what it was */
+		printf(_("The recovery key was not confirmed as written down. If it was not, "
+			 "add a new one once the conversion is complete (fdewiz recovery-key add "
+			 "%s) and remove the old keyslot with cryptsetup luksKillSlot.\n"),
+		       t->address);
 	for (unsigned i = t->n_log; i > 0; i--)
 		fprintf(stderr, "fdewiz: %s\n", t->log[i - 1]);
 	exit_code = tui_stop_signal ? 130 : t->exit_code;

@@ -24,7 +24,7 @@
 
 enum tui_screen {
 	TUI_START, TUI_DISKS, TUI_PLAN, TUI_PASS, TUI_CONFIRM, TUI_PROGRESS, TUI_RESULTS,
-	TUI__COUNT
+	TUI_RECOVERY, TUI__COUNT
 };
 
 /* Semantic colours (pairs); in monochrome each maps to an attribute. */
@@ -81,12 +81,18 @@ struct tui {
 	bool cipher_recommended;
 	bool bench_baseline;
 	bool fast_pbkdf;
+	bool boot_entries;		/* open it at boot: crypttab (and fstab) once the header is on */
+	int plan_focus;			/* 0: the benchmark box; 1: the boot box */
 
 	/* Passphrase. */
 	struct fdw_secret *pass[2];
 	int pass_focus;			/* 0, 1: the fields; 2: the recovery key box */
 	bool recovery_key;
 	char pass_msg[256];
+
+	/* Recovery key: made before the header steps, shown once, then wiped. */
+	struct fdw_secret *recovery;
+	bool recovery_quit_asked;
 
 	/* Confirm. */
 	char confirm[64];
@@ -109,6 +115,9 @@ struct tui {
 	int begin_rc;
 	char begin_why[1024];
 	char progress_msg[1024];
+	char boot_msg[1024];		/* what the boot entries step did */
+	bool boot_failed;
+	char recovery_msg[512];		/* set in the header thread: the key was not added */
 
 	/* Results: the benchmark before and after, when saved. */
 	struct fdw_bench_run *bench[2];
@@ -138,6 +147,8 @@ void tui_bar(struct tui *t, int y, int x, int w, double fraction, enum tui_color
 void tui_masked(struct tui *t, int y, int x, int w, const struct fdw_secret *s, bool focus);
 /* "[x]" / "[ ]" */
 const char *tui_checkbox(bool on);
+/* How many lines tui_wrap() would use for @s in @w cells (at most @max_lines). */
+int tui_wrap_count(int w, int max_lines, const char *s);
 void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_show_dialog(struct tui *t, const char *title, const char *msg);
@@ -183,6 +194,10 @@ void progress_key(struct tui *t, int ch, bool is_key);
 void progress_tick(struct tui *t);
 void results_draw(struct tui *t);
 void results_key(struct tui *t, int ch, bool is_key);
+void recovery_draw(struct tui *t);
+void recovery_key(struct tui *t, int ch, bool is_key);
+/* Why the boot box cannot be ticked for the planned partition, or NULL when it can. */
+const char *plan_boot_unavailable(const struct tui *t);
 
 /* Entry point: the wizard on @paths (all disks when @n is 0). Returns an exit code. */
 int tui_run(char **paths, int n);

@@ -142,4 +142,34 @@ assert_contains "plain partition: message" "$(cat "$IMG_TMP/plain.err")" "not a 
 run_cmd "$IMG_TMP/usage" "$FDEWIZ" recovery-key frobnicate "$img:1"
 assert_eq "unknown action: exit" 2 "$RUN_RC"
 
+# 8. encrypt --recovery-key: the key goes in with the header, before any data moves, is
+# shown once, opens the finished volume (cryptsetup, as shown), is in no file fdewiz
+# keeps, and the data decrypts with it alone.
+img3=$IMG_TMP/rk.img
+img_new "$img3" 200
+img_gpt "$img3"
+img_part "$img3" Data 1 199
+img_mkfs "$img3" 1 ext4 Data
+img_fill "$img3" 1 12
+run_cmd "$IMG_TMP/enc3" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf "${extra[@]}" \
+	--recovery-key --key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/rk.hdr" \
+	"$img3:1"
+assert_eq "encrypt --recovery-key: exit" 0 "$RUN_RC"
+rkey3=$(grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$IMG_TMP/enc3.out" | tr -d ' ' || true)
+assert_eq "encrypt --recovery-key: one key shown" 1 "$(printf '%s' "$rkey3" | grep -c . || true)"
+assert_eq "encrypt --recovery-key: not in the state directory or the backup" 0 \
+	"$(grep -rlF -- "${rkey3:-none}" "$FDEWIZ_STATE_DIR" "$IMG_TMP/rk.hdr" | wc -l)"
+loop=$(img_loop "$img3" 1)
+assert_eq "encrypt --recovery-key: two keyslots" 2 "$(slots)"
+printf '%s' "$rkey3" >"$IMG_TMP/rkey3"
+assert_true "encrypt --recovery-key: cryptsetup opens it with the key as shown" run_quiet \
+	cryptsetup open --test-passphrase --key-file "$IMG_TMP/rkey3" "$loop"
+rm -f "$IMG_TMP/dec3.hdr"
+assert_true "encrypt --recovery-key: cryptsetup decrypts with the key alone" run_quiet \
+	cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec3.hdr" --key-file "$IMG_TMP/rkey3" \
+	--batch-mode "$loop"
+assert_true "encrypt --recovery-key: fsck clean" run_quiet e2fsck -fn "$loop"
+img_unloop "$loop"
+assert_true "encrypt --recovery-key: every file equal" img_verify "$img3" 1
+
 assert_finish

@@ -1,0 +1,200 @@
+#!/bin/bash
+# The wizard's recovery key and boot box on a real disk image: the boot (crypttab) box is
+# greyed out with its reason for an image file and cannot be ticked; the recovery key is
+# asked for, shown once in its printed form (8 groups of 6), survives resizing, waits for
+# Enter while the conversion already runs; afterwards the key copied from the screen opens
+# the volume (cryptsetup), appears nowhere in the state directory or logs, and decrypts
+# it; then fsck and sha256 verify the data.
+#
+# FDEWIZ_TUI_CAPTURES=DIR saves a capture of the screens there, the key replaced by X's.
+# FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+. "$lib/tmux.sh"
+
+require_root
+require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid grep
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+srv=fdewiz-test-recovery-$$
+state=
+cleanup()
+{
+	tmux_stop "$srv"
+	if [ -n "$state" ] && [ -e "$IMG_TMP/rk.img" ]; then
+		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/rk.img:1" >/dev/null 2>&1 ||
+			true
+		losetup -j "$IMG_TMP/rk.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+	fi
+	img_cleanup
+}
+img_init
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+img=$IMG_TMP/rk.img
+state=$IMG_TMP/state
+pass="correct horse battery staple"
+img_new "$img" 240
+img_gpt "$img"
+img_part "$img" Data 1 239
+img_mkfs "$img" 1 ext4 Data
+img_fill "$img" 1 40
+
+# The key alphabet of src/core/recovery.h: digits 2-9, A-Z without I and O.
+group='[2-9A-HJ-NP-Z]{6}'
+key_re="$group(-$group){7}"
+
+# refute WHAT COMMAND...: the command fails (its arguments, which hold keys, not printed).
+refute()
+{
+	local what=$1
+
+	shift
+	ASSERT_CHECKS=$((ASSERT_CHECKS + 1))
+	if "$@"; then
+		assert_fail "$what"
+	else
+		assert_pass "$what"
+	fi
+}
+
+save()
+{
+	[ -z "${FDEWIZ_TUI_CAPTURES:-}" ] ||
+		tmux_capture "$srv" | sed -E "s/$key_re/XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX/g" \
+			>"$FDEWIZ_TUI_CAPTURES/$1.txt"
+}
+
+tmux_start "$srv" 100 30 env FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 \
+	"$FDEWIZ" "$img"
+tmux_wait_for "$srv" "Choose a partition" 20
+tmux_send "$srv" Enter
+
+# 1. Plan: the boot box is greyed out for an image file, with its reason, and stays off.
+tmux_wait_for "$srv" "Plan for $img:1" 30
+save rk-1-plan
+s=$(tmux_capture "$srv" -J)
+assert_contains "plan: boot box shown" "$s" \
+	"[-] Open this volume at boot (add it to /etc/crypttab and adjust /etc/fstab)"
+assert_contains "plan: the reason it is greyed out" "$s" \
+	"Not for a partition of an image file: this system does not open it at boot"
+tmux_send "$srv" Tab
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "Not for a partition of an image file" 10
+assert_contains "plan: still off after Space" "$(tmux_capture "$srv" -J)" \
+	"[-] Open this volume at boot"
+assert_not_contains "plan: never ticked" "$(tmux_capture "$srv" -J)" "[x] Open this volume"
+# The benchmark box again, turned off to save time.
+tmux_send "$srv" Tab
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "[ ] Measure the speed" 10
+tmux_send "$srv" Enter
+
+# 2. Passphrase twice, then the recovery key box.
+tmux_wait_for "$srv" "Choose the passphrase" 10
+tmux_wait_for "$srv" "[ ] Also make a recovery key" 10
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Tab
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Tab
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "[x] Also make a recovery key" 10
+tmux_send "$srv" Enter
+
+# 3. The summary says both.
+tmux_wait_for "$srv" "Type YES" 10
+s=$(tmux_capture "$srv" -J)
+assert_contains "confirm: recovery key listed" "$s" "a recovery key is added in a second slot"
+assert_contains "confirm: boot files untouched" "$s" \
+	"/etc/crypttab and /etc/fstab are not changed"
+tmux_send "$srv" -l "YES"
+tmux_send "$srv" Enter
+
+# 4. The recovery key screen, while the conversion already runs.
+tmux_wait_for "$srv" "I have written it down: press Enter." 120
+s=$(tmux_capture "$srv")
+save rk-2-recovery-key
+keys=$(grep -oE "$key_re" <<<"$s" || true)
+assert_eq "one key on the screen" 1 "$(grep -c . <<<"$keys")"
+key=$keys
+assert_eq "key: 55 characters" 55 "${#key}"
+assert_true "key: 8 groups of 6 from the alphabet" \
+	grep -qxE "$key_re" <<<"$key"
+assert_contains "key screen: shown once" "$s" "shown only this once"
+assert_contains "key screen: opens like the passphrase" "$s" "cryptsetup open accepts it"
+assert_contains "key screen: away from the computer" "$s" "Keep it away from this computer"
+# It does not wait for the screen: the worker is converting already.
+running=no
+for _ in $(seq 1 100); do
+	st=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:1" 2>/dev/null |
+		jq -r '.conversions[0].state' || true)
+	case $st in
+	running | complete) running=yes; break ;;
+	esac
+	sleep 0.2
+done
+assert_eq "conversion runs while the key is shown" yes "$running"
+
+# 5. Resizing: the key stays whole; too small hides it; back again.
+tmux_resize "$srv" 60 18
+tmux_wait_for "$srv" "I have written it down" 10
+assert_contains "60x18: the key whole" "$(tmux_capture "$srv")" "$key"
+save rk-3-recovery-key-60x18
+tmux_resize "$srv" 40 10
+tmux_wait_for "$srv" "need at least 60x18, have 40x10" 10
+assert_not_contains "40x10: no key" "$(tmux_capture "$srv" -J)" "${key:0:6}"
+tmux_resize "$srv" 100 30
+tmux_wait_for "$srv" "I have written it down" 10
+assert_contains "100x30: the key again" "$(tmux_capture "$srv")" "$key"
+
+# 6. Other keys do not dismiss it; a first q only warns; Enter goes on.
+tmux_send "$srv" x
+tmux_wait_for "$srv" "Press Enter once the recovery key is written down." 10
+tmux_send "$srv" q
+tmux_wait_for "$srv" "Press q again to quit anyway" 10
+assert_contains "q once: the key is still there" "$(tmux_capture "$srv")" "$key"
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "The recovery key was wiped from memory." 10
+assert_not_contains "progress: no key" "$(tmux_capture "$srv")" "${key:0:13}"
+tmux_wait_for "$srv" "Results for $img:1" 900
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 20
+assert_eq "exit status" 0 "$(tmux_exit_status "$srv")"
+out=$(tmux_capture "$srv" -J -S -)
+assert_not_contains "nothing printed says the key was not confirmed" "$out" "not confirmed"
+
+# 7. The key as printed opens the volume; a changed one does not.
+loop=$(img_loop "$img" 1)
+assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
+assert_true "recovery key opens it (cryptsetup)" \
+	cryptsetup luksOpen --test-passphrase --key-file <(printf %s "$key") "$loop"
+assert_true "passphrase still opens it" \
+	cryptsetup luksOpen --test-passphrase --key-file <(printf %s "$pass") "$loop"
+bad=${key:0:54}$([ "${key:54:1}" = 2 ] && echo 3 || echo 2)
+refute "a changed key does not" \
+	cryptsetup luksOpen --test-passphrase --key-file <(printf %s "$bad") "$loop"
+assert_eq "two keyslots" 2 "$(cryptsetup luksDump "$loop" | grep -cE '^  [0-9]+: luks2')"
+
+# 8. The key is nowhere in the state directory or logs, with or without its dashes.
+assert_true "state directory exists" test -d "$state"
+refute "key not in the state directory" grep -rqaF -- "$key" "$state"
+refute "key (no dashes) not in the state directory" grep -rqaF -- "${key//-/}" "$state"
+for f in /var/log/syslog /var/log/messages; do
+	[ -r "$f" ] || continue
+	refute "key not in $f" grep -qaF -- "$key" "$f"
+done
+
+# 9. Decrypt with the recovery key (cryptsetup, a new header file), then fsck and sums.
+cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" \
+	--key-file <(printf %s "$key") --batch-mode "$loop"
+assert_true "fsck after decryption" e2fsck -fn "$loop"
+img_unloop "$loop"
+assert_true "file checksums after decryption" img_verify "$img" 1
+assert_finish
