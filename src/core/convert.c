@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <libcryptsetup.h>
 #include <limits.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,8 +257,8 @@ static int load_volume(struct crypt_device **cd, const struct fdw_volume *v)
  * first data chunk kept at the end of the device ("backup-moved-segment"), drop the
  * backup segments and the online-reencrypt requirement, and destroy the reencryption
  * keyslot. A kill between the commit of the last hotzone and that step leaves a header
- * whose only data segment already is the final crypt segment. libcryptsetup 2.6.1 (and
- * every release up to 2.8) cannot resume from there: reencrypt_context_init() in
+ * whose only data segment already is the final crypt segment. libcryptsetup 2.6.1 (the
+ * code is the same up to 2.8.6) cannot resume from there: reencrypt_context_init() in
  * lib/luks2/luks2_reencrypt.c takes a lone segment for "the hotzone at offset 0 is still
  * to do" (reencrypt_offset_backward_moved()), sets progress to size - shift, and
  * crypt_reencrypt_run() then finds no segments for that hotzone and fails with "Failed to
@@ -268,11 +269,15 @@ static int load_volume(struct crypt_device **cd, const struct fdw_volume *v)
  * _offset_forward() maps a lone segment to offset 0 and progress 0, so a resume encrypts
  * the whole, already encrypted, device a second time and reports success.
  *
- * So the finalising step is done here, with public calls only: the header is recognised
- * field by field, kept aside, the stale plaintext copy is wiped as libcryptsetup would
- * have, and a header holding exactly what the finished conversion would hold replaces
- * it: the "backup-final" segment (same cipher, sector size and data offset), the same
- * UUID, volume key and passphrase with the same PBKDF cost, no requirement.
+ * So the finalising step is done here: the header is recognised field by field, kept
+ * aside, the stale plaintext copy is wiped as libcryptsetup would have, and a header
+ * holding exactly what the finished conversion would hold replaces it: the
+ * "backup-final" segment (same cipher, sector size and data offset), the same UUID and
+ * volume key, no requirement. With one keyslot it is made with public calls only (the
+ * passphrase again, with the same PBKDF cost); with more (a recovery key, whose secret is
+ * not at hand) the keyslots are kept byte for byte and only the JSON is rewritten, as
+ * reencrypt_teardown_ok() would. Either way libcryptsetup loads and proves the new
+ * header (passphrase, volume key, segment, keyslots) before it is written to the device.
  */
 struct final_window {
 	char uuid[40];
@@ -474,7 +479,7 @@ static int final_window_check(const char *path, const char *data_device,
 	struct fdw_volume v = { .device = path, .header = NULL };
 	struct crypt_device *cd = NULL;
 	struct fdw_secret *got = NULL;
-	json_object *root = NULL, *segs, *seg = NULL;
+	json_object *root = NULL, *segs, *seg = NULL, *kss;
 	const char *json;
 	size_t len;
 	int rc, slot;
@@ -493,11 +498,14 @@ static int final_window_check(const char *path, const char *data_device,
 		rc = crypt_dump_json(cd, &json, 0) < 0 ? -EIO : 0;
 	if (!rc) {
 		root = json_tokener_parse(json);
-		/* Exactly one segment, equal to the one the conversion meant to end with. */
+		/* Exactly one segment, equal to the one the conversion meant to end with,
+		 * and every keyslot but the reencryption one. */
 		if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
 		    json_object_object_length(segs) != 1 ||
 		    !json_object_object_get_ex(segs, "0", &seg) ||
-		    !json_object_equal(seg, fw->final))
+		    !json_object_equal(seg, fw->final) ||
+		    !json_object_object_get_ex(root, "keyslots", &kss) ||
+		    json_object_object_length(kss) != fw->user_keyslots)
 			rc = -EUCLEAN;
 	}
 	if (!rc)
@@ -568,6 +576,231 @@ static int final_window_build(struct crypt_device *cd, const char *path, const c
 	return rc;
 }
 
+/* LUKS2 binary header fields (big-endian), as the on-disk format defines them. */
+#define HDR_SIZE_AT 8
+#define HDR_SEQID_AT 16
+#define HDR_CSUM_ALG_AT 72
+#define HDR_CSUM_AT 448
+#define HDR_CSUM_LEN 64
+
+static uint64_t fw_be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void fw_put_be64(unsigned char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+/*
+ * The window header's JSON turned into the finished one, as reencrypt_teardown_ok()
+ * would leave it: only the data segment (as "0"), no reencryption keyslot nor its digest,
+ * digests bound to the data segment, no online-reencrypt requirement.
+ */
+static json_object *fw_final_json(const char *json, uint64_t hdr_size,
+				  const struct final_window *fw)
+{
+	json_object *root = json_tokener_parse(json), *segs, *kss, *digs, *cfg, *reqs, *mand;
+	json_object *nsegs = NULL, *nmand, *data = NULL;
+	char data_id[16] = "", final_id[16] = "", reenc_id[16] = "", num[32];
+
+	if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
+	    !json_object_object_get_ex(root, "keyslots", &kss) ||
+	    !json_object_object_get_ex(root, "digests", &digs) ||
+	    !json_object_object_get_ex(root, "config", &cfg))
+		goto bad;
+	json_object_object_foreach(segs, sk, seg) {
+		if (fw_has_flag(seg, "backup-final"))
+			snprintf(final_id, sizeof(final_id), "%s", sk);
+		else if (json_object_equal(seg, fw->final)) {
+			snprintf(data_id, sizeof(data_id), "%s", sk);
+			data = seg;
+		}
+	}
+	json_object_object_foreach(kss, kk, ks) {
+		if (fw_str_is(ks, "type", "reencrypt"))
+			snprintf(reenc_id, sizeof(reenc_id), "%s", kk);
+	}
+	if (!data || !*final_id || !*reenc_id)
+		goto bad;
+	nsegs = json_object_new_object();
+	if (!nsegs || json_object_object_add(nsegs, "0", json_object_get(data)))
+		goto bad;
+	json_object_object_add(root, "segments", nsegs);
+	nsegs = NULL;
+	json_object_object_del(kss, reenc_id);
+	/* Digests: drop the reencryption keyslot; bind the volume key's to segment "0". */
+	for (;;) {
+		const char *drop = NULL;
+
+		json_object_object_foreach(digs, dk, dig) {
+			json_object *dks, *dss, *nks, *nss;
+			bool bound = false;
+			size_t i;
+
+			if (!json_object_object_get_ex(dig, "keyslots", &dks) ||
+			    !json_object_object_get_ex(dig, "segments", &dss))
+				goto bad;
+			nks = json_object_new_array();
+			nss = json_object_new_array();
+			for (i = 0; i < json_object_array_length(dks); i++) {
+				json_object *k = json_object_array_get_idx(dks, i);
+
+				if (strcmp(json_object_get_string(k), reenc_id))
+					json_object_array_add(nks, json_object_get(k));
+			}
+			for (i = 0; i < json_object_array_length(dss); i++) {
+				const char *sid = json_object_get_string(json_object_array_get_idx(dss, i));
+
+				bound |= !strcmp(sid, data_id) || !strcmp(sid, final_id);
+			}
+			if (bound)
+				json_object_array_add(nss, json_object_new_string("0"));
+			json_object_object_add(dig, "keyslots", nks);
+			json_object_object_add(dig, "segments", nss);
+			if (!json_object_array_length(nks)) {
+				drop = dk;
+				break;
+			}
+		}
+		if (!drop)
+			break;
+		json_object_object_del(digs, drop);
+	}
+	if (json_object_object_get_ex(cfg, "requirements", &reqs) &&
+	    json_object_object_get_ex(reqs, "mandatory", &mand)) {
+		nmand = json_object_new_array();
+		for (size_t i = 0; i < json_object_array_length(mand); i++) {
+			json_object *r = json_object_array_get_idx(mand, i);
+
+			if (strncmp(json_object_get_string(r), "online-reencrypt", 16))
+				json_object_array_add(nmand, json_object_get(r));
+		}
+		if (json_object_array_length(nmand))
+			json_object_object_add(reqs, "mandatory", nmand);
+		else {
+			json_object_put(nmand);
+			json_object_object_del(reqs, "mandatory");
+		}
+		if (!json_object_object_length(reqs))
+			json_object_object_del(cfg, "requirements");
+	}
+	/* The keyslot area ends where the data starts, as the library sets it when done. */
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)(fw->data_offset - 2 * hdr_size));
+	json_object_object_add(cfg, "keyslots_size", json_object_new_string(num));
+	return root;
+bad:
+	json_object_put(nsegs);
+	json_object_put(root);
+	return NULL;
+}
+
+/* Put @json and seqid @seqid into the binary header at @off of @fd, with a new checksum. */
+static int fw_write_hdr(int fd, uint64_t off, uint64_t hdr_size, const char *json,
+			uint64_t seqid)
+{
+	unsigned char *buf = calloc(1, hdr_size);
+	unsigned int md_len = 0;
+	size_t jlen = strlen(json);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (pread(fd, buf, 4096, (off_t)off) != 4096 || fw_be64(buf + HDR_SIZE_AT) != hdr_size ||
+	    strcmp((const char *)buf + HDR_CSUM_ALG_AT, "sha256") || jlen >= hdr_size - 4096)
+		rc = -EINVAL;
+	if (!rc) {
+		fw_put_be64(buf + HDR_SEQID_AT, seqid);
+		memcpy(buf + 4096, json, jlen);
+		memset(buf + HDR_CSUM_AT, 0, HDR_CSUM_LEN);
+		if (!EVP_Digest(buf, hdr_size, buf + HDR_CSUM_AT, &md_len, EVP_sha256(), NULL))
+			rc = -EIO;
+	}
+	if (!rc && pwrite(fd, buf, hdr_size, (off_t)off) != (ssize_t)hdr_size)
+		rc = -EIO;
+	free(buf);
+	return rc;
+}
+
+/*
+ * The finished header with every keyslot kept byte for byte (a recovery key's too, whose
+ * secret is not at hand): a backup of the window header with its JSON rewritten as the
+ * library's final step would. No public call edits a header under the online-reencrypt
+ * requirement, so both binary headers are written here; libcryptsetup then loads,
+ * validates and proves the result before it goes anywhere near the device.
+ */
+static int final_window_build_keep(struct crypt_device *cd, const char *path,
+				   const struct final_window *fw)
+{
+	unsigned char bin[4096];
+	json_object *fin = NULL, *kss, *ks_re = NULL;
+	const char *json, *text;
+	uint64_t hdr_size, seqid, area_off = 0, area_len = 0;
+	int fd = -1, rc;
+
+	unlink(path);
+	rc = crypt_header_backup(cd, CRYPT_LUKS2, path);
+	if (!rc)
+		rc = crypt_dump_json(cd, &json, 0) < 0 ? -EIO : 0;
+	if (!rc) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || pread(fd, bin, sizeof(bin), 0) != (ssize_t)sizeof(bin))
+			rc = -EIO;
+	}
+	if (!rc) {
+		hdr_size = fw_be64(bin + HDR_SIZE_AT);
+		seqid = fw_be64(bin + HDR_SEQID_AT);
+		if (hdr_size < 16384 || hdr_size > 4 * 1024 * 1024 || hdr_size & 4095 ||
+		    2 * hdr_size > fw->data_offset)
+			rc = -EINVAL;
+	}
+	/* The reencryption keyslot's area (resilience data) is wiped as destroying it would. */
+	if (!rc) {
+		json_object *root = json_tokener_parse(json), *area;
+
+		if (root && json_object_object_get_ex(root, "keyslots", &kss)) {
+			json_object_object_foreach(kss, kk, ks) {
+				(void)kk;
+				if (fw_str_is(ks, "type", "reencrypt"))
+					ks_re = ks;
+			}
+		}
+		if (!ks_re || !json_object_object_get_ex(ks_re, "area", &area) ||
+		    !fw_u64(area, "offset", &area_off) || !fw_u64(area, "size", &area_len) ||
+		    area_off < 2 * hdr_size || area_off + area_len > fw->data_offset)
+			rc = -EINVAL;
+		json_object_put(root);
+	}
+	if (!rc) {
+		fin = fw_final_json(json, hdr_size, fw);
+		text = fin ? json_object_to_json_string_ext(fin, JSON_C_TO_STRING_PLAIN) : NULL;
+		rc = text ? 0 : -EINVAL;
+	}
+	if (!rc) {
+		void *zero = calloc(1, area_len);
+
+		if (!zero || pwrite(fd, zero, area_len, (off_t)area_off) != (ssize_t)area_len)
+			rc = -EIO;
+		free(zero);
+	}
+	if (!rc)
+		rc = fw_write_hdr(fd, 0, hdr_size, text, seqid + 1);
+	if (!rc)
+		rc = fw_write_hdr(fd, hdr_size, hdr_size, text, seqid + 1);
+	if (!rc && fsync(fd) != 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	json_object_put(fin);
+	return rc;
+}
+
 /*
  * Finish a conversion found in the end window: keep the current header, wipe the moved
  * copy, put the final header in place and prove it. Until the last step the header on
@@ -584,14 +817,6 @@ static int final_window_finish(struct crypt_device *cd, const struct fdw_volume 
 	fdw_log(FDW_LOG_WARN, "%s: every hotzone is encrypted but the header was not finalised "
 		"(interrupted in libcryptsetup's last step, which it cannot resume); finishing it "
 		"here", v->device);
-	if (fw->user_keyslots != 1) {
-		fdw_log(FDW_LOG_ERROR, "%s: the header holds %d keyslots besides the reencryption "
-			"one; only the passphrase's one could be carried into the final header, so "
-			"nothing was changed. All data is encrypted, from byte %llu on; remove the "
-			"other keyslots from a copy of the header to finish", v->device,
-			fw->user_keyslots, (unsigned long long)fw->data_offset);
-		return -ENOTSUP;
-	}
 	rc = fdw_state_dir_ensure();
 	if (!rc && (snprintf(kept, sizeof(kept), "%s/%s-final-window.hdr", fdw_state_dir(),
 			     fw->uuid) >= (int)sizeof(kept) ||
@@ -625,7 +850,14 @@ static int final_window_finish(struct crypt_device *cd, const struct fdw_volume 
 		goto out;
 	}
 	/* 2: the final header, built and proven in a file; only a proven one gets its name. */
-	rc = final_window_build(cd, building, v->device, fw, slot, vk, pass);
+	/*
+	 * One keyslot: a new header through the public calls. More (a recovery key): their
+	 * secrets are not at hand, so the header is kept and only its JSON rewritten.
+	 */
+	if (fw->user_keyslots == 1)
+		rc = final_window_build(cd, building, v->device, fw, slot, vk, pass);
+	else
+		rc = final_window_build_keep(cd, building, fw);
 	if (!rc)
 		rc = final_window_check(building, v->device, fw, vk, pass);
 	if (!rc && rename(building, fresh) != 0)

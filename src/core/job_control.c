@@ -75,8 +75,19 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	memset(r, 0, sizeof(*r));
 	r->lock_fd = -1;
 	rc = fdw_job_for_address(address, &r->job, &r->recorded);
-	if (!rc)
+	/* Reading the header needs a loop device; another fdewiz attaching its own at the
+	 * same moment can make that fail for an instant: look again before giving up. */
+	for (int i = 0; !rc && i < 5; i++) {
 		rc = fdw_job_observe(&r->job, &p);
+		if (rc != -EBUSY && rc != -EAGAIN && rc != -EIO)
+			break;
+		usleep(200000);
+	}
+	if (rc && rc != -ENOENT) {
+		snprintf(why, len, _("cannot read the state of %s: %s. Nothing was changed; try "
+				     "again."), address, strerror(-rc));
+		return rc;
+	}
 	if (rc || p.state == FDW_JOB_COMPLETE) {
 		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),
 			 address);

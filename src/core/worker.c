@@ -157,7 +157,6 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 
 	rc = fdw_convert_run(v, pass, on_progress, &pub);
 
-	pub.p.pid = 0;
 	pub.p.speed = 0;
 	pub.p.eta = rc == 0 ? 0 : -1;
 	pub.p.elapsed = now_since(&pub.start);
@@ -177,6 +176,9 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		publish(&pub);
 		fdw_bench_after(&updated, v->active_name, job->fstype, stop);
 	}
+	/* Only now: with its pid gone, readers take the header's word ("complete"), but the
+	 * growing and the after-benchmark above still belong to the running conversion. */
+	pub.p.pid = 0;
 	if (rc == 0) {
 		pub.p.state = FDW_JOB_COMPLETE;
 		pub.p.done = pub.p.total;

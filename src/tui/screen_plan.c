@@ -109,7 +109,8 @@ static int boxes_height(const struct tui *t)
 {
 	const char *why = plan_boot_unavailable(t);
 
-	return tui_wrap_count(COLS - 8, 2, bench_text()) + tui_wrap_count(COLS - 8, 2, boot_text()) +
+	return tui_wrap_count(COLS - 8, 2, bench_text()) +
+	       tui_wrap_count(COLS - 8, 2, boot_text()) +
 	       (why ? tui_wrap_count(COLS - 8, 2, why) : 0);
 }
 

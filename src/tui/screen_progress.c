@@ -137,6 +137,14 @@ static void boot_entries(struct tui *t)
 	snprintf(t->boot_msg, sizeof(t->boot_msg), _("Boot: %s %s"), ct, fs);
 }
 
+/* What the boot step did, once, over the progress screen (it also stays on the screen). */
+static void boot_dialog(struct tui *t)
+{
+	if (t->boot_msg[0] && !t->dialog[0])
+		tui_show_dialog(t, t->boot_failed ? _("Boot entries: warning") :
+				_("Boot entries"), t->boot_msg);
+}
+
 void progress_start(struct tui *t)
 {
 	int rc;
@@ -225,6 +233,7 @@ void progress_begin_poll(struct tui *t)
 		tui_go(t, TUI_RECOVERY);
 		return;
 	}
+	boot_dialog(t);
 	progress_tick(t);
 }
 
@@ -474,30 +483,43 @@ void recovery_draw(struct tui *t)
 		  "this screen."),
 	};
 	char line[PATH_MAX + 128];
-	int y = 2, kw, x, bottom;
+	int y = 2, kw, x, bottom, need = 0;
+	bool framed;
 
 	tui_title(t, _("Recovery key"));
 	if (!t->recovery)
 		return;
 	snprintf(line, sizeof(line), _("The recovery key of %s:"), t->address);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
-	/* The key on a line of its own, centred, framed by blank rows. */
-	y++;
+	bottom = LINES - 3;
+	for (size_t i = 0; i < 3; i++)
+		need += tui_wrap_count(COLS - 4, 3, lines[i]);
+	/* The key on a line of its own, centred; framed by rules when there is room. */
 	kw = (int)t->recovery->len;
 	x = (COLS - kw) / 2 > 0 ? (COLS - kw) / 2 : 0;
-	tui_hline(t, y, x - 1 > 0 ? x - 1 : 0, kw + 2);
+	framed = y + 5 + need <= bottom;
+	if (framed) {
+		tui_hline(t, y + 1, x - 1 > 0 ? x - 1 : 0, kw + 2);
+		tui_hline(t, y + 3, x - 1 > 0 ? x - 1 : 0, kw + 2);
+		y += 2;
+	} else {
+		y++;
+	}
 	tui_attr_on(t, TUI_C_KEY);
 	attron(A_BOLD);
-	tui_put(y + 1, x, kw, t->recovery->data, false);
+	tui_put(y, x, kw, t->recovery->data, false);
 	attroff(A_BOLD);
 	tui_attr_off(t, TUI_C_KEY);
-	tui_hline(t, y + 2, x - 1 > 0 ? x - 1 : 0, kw + 2);
-	y += 4;
-	bottom = LINES - 3;
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && y < bottom; i++) {
+	y += framed ? 3 : 2;
+	/* Whole sentences only, in order: the last one is the first to go. */
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int n = tui_wrap_count(COLS - 4, 3, lines[i]);
+
+		if (y + n > bottom)
+			break;
 		if (i == 2)
 			tui_attr_on(t, TUI_C_WARN);
-		y += tui_wrap(y, 2, COLS - 4, bottom - y < 3 ? bottom - y : 3, lines[i]);
+		y += tui_wrap(y, 2, COLS - 4, n, lines[i]);
 		if (i == 2)
 			tui_attr_off(t, TUI_C_WARN);
 	}
@@ -516,6 +538,7 @@ void recovery_key(struct tui *t, int ch, bool is_key)
 		recovery_wipe(t);
 		tui_go(t, TUI_PROGRESS);
 		tui_set_status(t, false, "%s", _("The recovery key was wiped from memory."));
+		boot_dialog(t);
 		progress_tick(t);
 	} else if (!is_key && (ch == 'q' || ch == 27)) {
 		if (!t->recovery_quit_asked) {

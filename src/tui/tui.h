@@ -81,7 +81,7 @@ struct tui {
 	bool cipher_recommended;
 	bool bench_baseline;
 	bool fast_pbkdf;
-	bool boot_entries;		/* open it at boot: crypttab (and fstab) once the header is on */
+	bool boot_entries;		/* crypttab (and fstab) entries once the header is on */
 	int plan_focus;			/* 0: the benchmark box; 1: the boot box */
 
 	/* Passphrase. */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SIGKILL in the end window (last hotzone committed, header not finalised) at three points,
+# SIGKILL in the end window (last hotzone committed, header not finalised) at four points,
 # then resume: the header must come out final, the stale plaintext copy wiped, and the
 # cryptsetup program must decrypt the result to a filesystem that passes fsck and sha256.
 #
@@ -9,6 +9,7 @@
 #   B: libcryptsetup's crypt_keyslot_destroy() during that final step (after it wiped the
 #      moved copy, just before the single header write that finalises);
 #   C: as A, with a detached header;
+#   E: as A, with a recovery key in a second keyslot;
 #   D: as A, then a power cut while resume writes the final header (simulated tear).
 set -euo pipefail
 
@@ -74,9 +75,9 @@ kill_in_window() {
 	true
 }
 
-# check_point NAME PLAINTEXT_COPY_EXPECTED [DETACHED_HEADER]
+# check_point NAME PLAINTEXT_COPY_EXPECTED [DETACHED_HEADER [RECOVERY_KEY_FILE]]
 check_point() {
-	local name=$1 plain_copy=$2 det=${3:-} img=$work/disk-$1.img moved=1 hdr
+	local name=$1 plain_copy=$2 det=${3:-} rkey=${4:-} img=$work/disk-$1.img moved=1 hdr
 	local moved_off moved_len before after first uuid kept
 
 	loop=$(part_loop "$img")
@@ -121,13 +122,15 @@ check_point() {
 	loop=$(part_loop "$img")
 	[ -n "$det" ] || hdr=$loop
 	cryptsetup luksDump --dump-json-metadata "$hdr" >"$work/$name-final.json"
-	# The finished header: no requirement, one segment equal to "backup-final", one keyslot.
+	# The finished header: no requirement, one segment equal to "backup-final", the
+	# keyslots but the reencryption one.
 	jq -e --slurpfile w "$work/$name-window.json" '
 		(.config.requirements // {} | .mandatory // [] | length) == 0 and
 		(.segments | length) == 1 and
 		.segments["0"] == ([$w[0].segments[] |
 			select((.flags // []) | index("backup-final"))][0] | del(.flags)) and
-		(.keyslots | keys) == ["0"] and .keyslots["0"].type == "luks2" and
+		(.keyslots | keys) == ($w[0].keyslots | with_entries(select(.value.type == "luks2")) |
+			keys) and
 		.config.keyslots_size == $w[0].config.keyslots_size' "$work/$name-final.json" >/dev/null ||
 		{ jq -c '.segments, .config, .keyslots' "$work/$name-final.json"
 		  fail "$name: header not final"; }
@@ -145,12 +148,22 @@ check_point() {
 			fail "$name: the plaintext copy of the first chunk was not wiped"
 	fi
 
+	if [ -n "$rkey" ]; then
+		# A recovery key's keyslot cannot be made again: it must be the very same one.
+		jq -e --slurpfile w "$work/$name-window.json" \
+			'.keyslots == ($w[0].keyslots | with_entries(select(.value.type == "luks2")))' \
+			"$work/$name-final.json" >/dev/null || fail "$name: the keyslots changed"
+		cryptsetup open --test-passphrase --key-file "$work/key" "$hdr" ||
+			fail "$name: the passphrase does not open it"
+	fi
 	if [ -n "$det" ]; then
 		cryptsetup reencrypt --decrypt --header "$det" --key-file "$work/key" --batch-mode \
 			"$loop" >/dev/null || fail "$name: cryptsetup could not decrypt"
 	else
-		cryptsetup reencrypt --decrypt --header "$work/$name-dec.hdr" --key-file "$work/key" \
-			--batch-mode "$loop" >/dev/null || fail "$name: cryptsetup could not decrypt"
+		# With a recovery key, that key alone must decrypt everything.
+		cryptsetup reencrypt --decrypt --header "$work/$name-dec.hdr" \
+			--key-file "${rkey:-$work/key}" --batch-mode "$loop" >/dev/null ||
+			fail "$name: cryptsetup could not decrypt"
 	fi
 	if [ "$plain_copy" = yes ]; then
 		# Proof that the wiped area really was a plaintext copy of the first chunk.
@@ -175,6 +188,12 @@ check_point B no
 kill_in_window C 'progress_bridge_cb if offset == size && size > 0' \
 	--strategy "detached-header=$work/C-detached.hdr"
 check_point C no "$work/C-detached.hdr"
+# E: as A, with a recovery key in a second keyslot: its secret is not at hand on resume.
+kill_in_window E 'progress_bridge_cb if offset == size && size > 0' --recovery-key
+alnum='[2-9A-HJ-NP-Z]'
+grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$work/E-gdb.out" | tr -d ' \n' >"$work/E-rkey"
+[ "$(wc -c <"$work/E-rkey")" = 55 ] || fail "E: no recovery key shown"
+check_point E yes "" "$work/E-rkey"
 
 # D: a power cut while resume writes the final header. The header write is one write of
 # headers and keyslot area; here the old JSON wins and the keyslot area is torn (the new
@@ -224,4 +243,4 @@ umount "$work/mnt"
 losetup -d "$loop"
 loop=""
 echo "D: torn final header write recovered; $(wc -l <"$work/sums") files verified"
-echo "PASS: SIGKILL at three points of the end window and a torn final write, all verified"
+echo "PASS: SIGKILL at four points of the end window and a torn final write, all verified"

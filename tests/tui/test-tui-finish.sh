@@ -1,10 +1,15 @@
 #!/bin/bash
-# The wizard's recovery key and boot box on a real disk image: the boot (crypttab) box is
-# greyed out with its reason for an image file and cannot be ticked; the recovery key is
-# asked for, shown once in its printed form (8 groups of 6), survives resizing, waits for
-# Enter while the conversion already runs; afterwards the key copied from the screen opens
-# the volume (cryptsetup), appears nowhere in the state directory or logs, and decrypts
-# it; then fsck and sha256 verify the data.
+# The wizard's last steps of an installation, on real images and loop devices.
+# A. Recovery key, on a partition of a disk image: the boot (crypttab) box is greyed out
+#    with its reason and cannot be ticked; the recovery key is asked for, shown once in
+#    its printed form (8 groups of 6), survives resizing, waits for Enter while the
+#    conversion already runs; afterwards the key copied from the screen opens the volume
+#    (cryptsetup), appears nowhere in the state directory or logs, and decrypts it; then
+#    fsck and sha256 verify the data.
+# B. Boot entries, on a loop device holding a filesystem: the box ticked, the wizard adds
+#    the crypttab entry and rewrites the fstab line that named the device. This runs in a
+#    private mount namespace over a copy of /etc, so the machine's own files stay as they
+#    were (checked); the data is verified again after a cryptsetup decryption.
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a capture of the screens there, the key replaced by X's.
 # FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation.
@@ -19,11 +24,14 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 . "$lib/tmux.sh"
 
 require_root
-require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid grep
+require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid grep unshare \
+	mount
 [ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 
-srv=fdewiz-test-recovery-$$
+srv=fdewiz-test-finish-$$
 state=
+state_b=
+bloop=
 cleanup()
 {
 	tmux_stop "$srv"
@@ -31,6 +39,9 @@ cleanup()
 		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/rk.img:1" >/dev/null 2>&1 ||
 			true
 		losetup -j "$IMG_TMP/rk.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+	fi
+	if [ -n "${bloop:-}" ]; then
+		FDEWIZ_STATE_DIR=$state_b "$FDEWIZ" pause "$bloop" >/dev/null 2>&1 || true
 	fi
 	img_cleanup
 }
@@ -50,6 +61,7 @@ img_fill "$img" 1 40
 # The key alphabet of src/core/recovery.h: digits 2-9, A-Z without I and O.
 group='[2-9A-HJ-NP-Z]{6}'
 key_re="$group(-$group){7}"
+hidden=XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX
 
 # refute WHAT COMMAND...: the command fails (its arguments, which hold keys, not printed).
 refute()
@@ -65,10 +77,32 @@ refute()
 	fi
 }
 
+# The screen as one line: box sides dropped, runs of blanks and line ends as one space, so
+# a sentence the wizard wrapped inside a dialog is found whole.
+flat()
+{
+	tmux_capture "$srv" | sed 's/[│|]/ /g' | tr -s ' \n' '  '
+}
+
+# wait_flat TEXT TIMEOUT_S
+wait_flat()
+{
+	local tries=$(($2 * 10))
+
+	while [ "$tries" -gt 0 ]; do
+		[[ "$(flat)" == *"$1"* ]] && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	echo "not on the screen within $2 s: $1" >&2
+	tmux_capture "$srv" | sed 's/^/    | /' >&2
+	return 1
+}
+
 save()
 {
 	[ -z "${FDEWIZ_TUI_CAPTURES:-}" ] ||
-		tmux_capture "$srv" | sed -E "s/$key_re/XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX/g" \
+		tmux_capture "$srv" | sed -E "s/$key_re/$hidden/g" \
 			>"$FDEWIZ_TUI_CAPTURES/$1.txt"
 }
 
@@ -197,4 +231,86 @@ cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" \
 assert_true "fsck after decryption" e2fsck -fn "$loop"
 img_unloop "$loop"
 assert_true "file checksums after decryption" img_verify "$img" 1
+tmux_stop "$srv"
+
+# B. Boot entries on a block device, under a copy of /etc in a private mount namespace.
+host_sums=$(cat /etc/crypttab /etc/fstab 2>/dev/null | sha256sum)
+bimg=$IMG_TMP/boot.img
+state_b=$IMG_TMP/state-b
+etc=$IMG_TMP/etc
+truncate -s 200M "$bimg"
+mkfs.ext4 -q -L Vol "$bimg"
+bloop=$(losetup --find --show "$bimg")
+img_register loop "$bloop"
+mnt=$IMG_TMP/bmnt
+img_mount "$bloop" "$mnt"
+mkdir "$mnt/data"
+for i in 1 2 3 4 5 6; do head -c $((i * 1024 * 1024 + i)) /dev/urandom >"$mnt/data/f$i"; done
+(cd "$mnt" && sha256sum data/*) >"$IMG_TMP/boot.sha256"
+img_umount "$mnt"
+mkdir "$etc"
+cp -a /etc/. "$etc/"
+printf '%s /mnt/fdewiz-test-vol ext4 noauto 0 2\n' "$bloop" >>"$etc/fstab"
+# The tmux server is born in the namespace and keeps it; the test talks to its socket.
+unshare -m --propagation private bash -c '
+	mount --bind "$1" /etc || exit 1
+	shift
+	. "$0"
+	tmux_start "$@"' "$lib/tmux.sh" "$etc" "$srv" 100 30 env FDEWIZ_STATE_DIR="$state_b" \
+	FDEWIZ_TEST_FAST_PBKDF=1 ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+	LSAN_OPTIONS="${LSAN_OPTIONS:-}" "$FDEWIZ" "$bloop"
+tmux_wait_for "$srv" "Choose a partition" 20
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Plan for $bloop" 30
+s=$(tmux_capture "$srv" -J)
+assert_contains "B plan: boot box off by default" "$s" "[ ] Open this volume at boot"
+assert_not_contains "B plan: no reason for a block device" "$s" "Not for a partition"
+tmux_send "$srv" Tab
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "[x] Open this volume at boot" 10
+save b-1-plan
+tmux_send "$srv" Tab
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "[ ] Measure the speed" 10
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Choose the passphrase" 10
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Tab
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Type YES" 10
+assert_contains "B confirm: boot entries listed" "$(tmux_capture "$srv" -J)" \
+	"it opens at boot: an entry in /etc/crypttab"
+tmux_send "$srv" -l "YES"
+tmux_send "$srv" Enter
+wait_flat "/etc/fstab: 1 line(s) now name /dev/mapper/" 120
+save b-2-boot-entries
+s=$(flat)
+assert_contains "B dialog: its title" "$s" "Boot entries"
+assert_contains "B dialog: crypttab added" "$s" "added to /etc/crypttab: it opens at boot as"
+uuid=$(blkid -p -o value -s UUID "$bloop")
+assert_true "B: crypttab names the LUKS UUID" \
+	grep -qE "^[^#].* UUID=$uuid none luks" "$etc/crypttab"
+name=$(awk -v u="UUID=$uuid" '$2 == u { print $1 }' "$etc/crypttab")
+assert_true "B: fstab line rewritten" \
+	grep -qxF "/dev/mapper/$name /mnt/fdewiz-test-vol ext4 noauto 0 2" "$etc/fstab"
+refute "B: fstab no longer names the device" grep -qF "$bloop " "$etc/fstab"
+assert_true "B: fstab backup kept" ls "$etc"/fstab.fdewiz-*.bak >/dev/null
+assert_true "B: the backup has the old line" grep -qF "$bloop /mnt/fdewiz-test-vol" \
+	"$etc"/fstab.fdewiz-*.bak
+assert_eq "B: the machine's own crypttab and fstab untouched" "$host_sums" \
+	"$(cat /etc/crypttab /etc/fstab 2>/dev/null | sha256sum)"
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Results for $bloop" 600
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 20
+assert_eq "B: exit status" 0 "$(tmux_exit_status "$srv")"
+tmux_stop "$srv"
+cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec-b.hdr" \
+	--key-file <(printf %s "$pass") --batch-mode "$bloop"
+assert_true "B: fsck after decryption" e2fsck -fn "$bloop"
+img_mount "$bloop" "$mnt" ro
+assert_true "B: file checksums after decryption" \
+	bash -c 'cd "$1" && sha256sum --quiet -c "$2"' _ "$mnt" "$IMG_TMP/boot.sha256"
+img_umount "$mnt"
 assert_finish
