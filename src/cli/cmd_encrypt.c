@@ -221,8 +221,13 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		recovery = NULL;
 	}
 	/* The entry is right from now on: the volume opens mid-conversion too. */
-	if (o->crypttab)
-		cli_boot_entries(address, &o->boot);
+	if (o->crypttab) {
+		struct fdw_boot_request rq = o->boot;
+
+		if (!rq.name && e.boot_name[0])
+			rq.name = e.boot_name;
+		cli_boot_entries(address, &rq);
+	}
 	if (e.job.active_name[0])
 		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
 			 "while it converts.\n"), e.job.active_name);

@@ -14,6 +14,7 @@
 
 #include "bench_flow.h"
 #include "convert.h"
+#include "crypttab.h"
 #include "encrypt_flow.h"
 #include "fsresize.h"
 #include "i18n.h"
@@ -159,6 +160,13 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 		return rc;
 	}
 	e->target_open = true;
+	/* Only a name from the label: "luks-UUID" must wait for the volume's own UUID. */
+	fdw_crypttab_name_from_label(e->target.part->label, e->boot_name, sizeof(e->boot_name));
+	if (!e->boot_name[0])
+		fdw_crypttab_name_from_label(e->target.part->name, e->boot_name,
+					     sizeof(e->boot_name));
+	if (!fdw_crypttab_name_valid(e->boot_name))
+		e->boot_name[0] = '\0';
 	rc = fdw_plan_make(e->target.part, &o->rq, &e->plan, &plan_why);
 	if (rc) {
 		char detail[512];

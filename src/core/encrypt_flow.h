@@ -62,6 +62,9 @@ struct fdw_encrypt {
 	bool offline, fast_pbkdf, bench_baseline;
 	char bench_scale[8];
 	const struct fdw_secret *recovery_key;
+	/* crypttab name from the filesystem's label or the partition's name, taken before
+	 * encryption hides the label; "" when neither gives one */
+	char boot_name[128];
 };
 
 /*

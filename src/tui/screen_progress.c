@@ -102,7 +102,8 @@ static void *begin_main(void *arg)
 /* Add the crypttab entry (and fix fstab) once the header is on; a failure only warns. */
 static void boot_entries(struct tui *t)
 {
-	struct fdw_boot_request rq = { .root = "/", .fstab = true };
+	struct fdw_boot_request rq = { .root = "/", .fstab = true,
+				       .name = t->enc.boot_name[0] ? t->enc.boot_name : NULL };
 	struct fdw_boot_result res;
 	char why[1024] = "", ct[1024], fs[1024 + 256];
 	int rc = fdw_boot_entries_write(t->address, &rq, &res, why, sizeof(why));

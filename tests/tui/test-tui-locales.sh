@@ -1,8 +1,8 @@
 #!/bin/bash
-# The wizard and `list` under Russian and Japanese: translated screens, help and table,
-# columns that line up with double-width text, no character cut at the right edge, a
-# resize, the translated confirmation word (a wrong word changes nothing; the right one,
-# typed in Japanese, encrypts), then the data is decrypted by cryptsetup and verified.
+# The wizard, `list` and `encrypt --dry-run` under Russian and Japanese: translated screens,
+# help and tables, columns that line up with double-width text, no character cut at the
+# right edge, a resize, the translated confirmation word (a wrong word changes nothing; the
+# right one, typed in Japanese, encrypts), then cryptsetup decrypts and the data is verified.
 #
 # The catalogues are compiled here from the source tree's po/*.po. The program looks for
 # them in its LOCALEDIR; unless it reads FDEWIZ_LOCALEDIR, they are put there inside a
@@ -26,7 +26,8 @@ require_cmds tmux msgfmt unshare mount python3 jq parted losetup mkfs.ext4 mkfs.
 [ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 for loc in ru_RU ja_JP; do
 	if ! locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8"; then
-		echo "SKIP: the $loc.UTF-8 locale is not generated (tests/install-deps.sh test does it)"
+		echo "SKIP: the $loc.UTF-8 locale is not generated" \
+			"(tests/install-deps.sh test makes it)"
 		exit 77
 	fi
 done
@@ -68,7 +69,7 @@ done
 # $IMG_TMP/with-locale CMD...: run CMD where the program finds those catalogues.
 run=$IMG_TMP/with-locale
 if grep -aq FDEWIZ_LOCALEDIR "$FDEWIZ"; then
-	printf '#!/bin/sh\nFDEWIZ_LOCALEDIR=%s exec "$@"\n' "$mo" >"$run"
+	printf '#!/bin/sh\nFDEWIZ_LOCALEDIR=%s\nexport FDEWIZ_LOCALEDIR\nexec "$@"\n' "$mo" >"$run"
 else
 	localedir=$(grep -aoE '/[[:alnum:]/._+-]*/share/locale' "$FDEWIZ" | head -1 || true)
 	[ -n "$localedir" ] || { echo "FAIL: no */share/locale path in $FDEWIZ"; exit 1; }
@@ -205,7 +206,8 @@ assert_contains "ru list: image file" "$out" "файл образа"
 assert_contains "ru list: verdict" "$out" "Можно зашифровать на месте"
 assert_contains "ru list: EFI refused" "$out" "Системный раздел EFI"
 assert_contains "ru list: eligible" "$out" "да (shrink)"
-cols=$(printf '%s\t%s\n' 'ИМЯ' 'РАЗМЕР' ' EFI ' '[0-9.]+ MiB' ' Data ' '[0-9.]+ MiB' | columns "$cap")
+cols=$(printf '%s\t%s\n' 'ИМЯ' 'РАЗМЕР' ' EFI ' '[0-9.]+ MiB' ' Data ' '[0-9.]+ MiB' |
+       columns "$cap")
 assert_all_same "ru list: size column" "$cols"
 
 out=$("$run" env -u LANGUAGE -u LC_ALL LANG=ja_JP.UTF-8 "$FDEWIZ" list "$img")
@@ -243,7 +245,7 @@ for ln in open(sys.argv[1], encoding="utf-8").read().split("\n"):
         print(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in m.group(0)))
 EOF
 	)
-	cols=$(echo $cols)
+	cols=$(tr '\n' ' ' <<<"$cols" | sed 's/ $//')
 	assert_all_same "${l%_*} dry run: plan values in one column" "$cols"
 done
 assert_eq "dry runs: the image is unchanged" "$before_sum" "$(sha256sum "$img" | cut -d' ' -f1)"
@@ -408,7 +410,8 @@ assert_fits "ja results" 100
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 assert_eq "ja: quit status" 0 "$(tmux_exit_status "$srv")"
-state_now=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:2" | jq -r '.conversions[0].state')
+state_now=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:2" |
+	    jq -r '.conversions[0].state')
 assert_eq "ja: status after the wizard" complete "$state_now"
 
 # 4. Independent check: cryptsetup decrypts through a new header file, then fsck and sums.
