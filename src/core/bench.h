@@ -139,7 +139,8 @@ void fdw_bench_test_finish(struct fdw_bench_test *t);
 struct fdw_bench_delta {
 	const struct fdw_bench_test *plain, *encrypted;
 	double ratio_pct;	/* encrypted / plain * 100, for the headline metric */
-	double slowdown_pct;	/* positive when encrypted is worse */
+	double slowdown_pct;	/* 100 - encrypted speed in % of plain (times inverted):
+				 * positive when worse, never above 100 */
 	double spread_pct;	/* the larger of the two spreads */
 	double cpu_plain, cpu_encrypted;	/* percent of one core, -1 unknown */
 	bool suspicious;	/* encrypted better beyond the spread: cache or sync artifact */

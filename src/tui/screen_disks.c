@@ -120,7 +120,7 @@ static void layout(struct columns *c)
 	int rest;
 
 	c->size = 9;
-	c->fs = 8;
+	c->fs = 11;	/* "crypto_LUKS" */
 	c->verdict = 18;
 	c->label = COLS >= 90 ? 12 : 0;
 	c->mount = COLS >= 100 ? 12 : 0;
@@ -142,12 +142,12 @@ static void draw_row(struct tui *t, int y, size_t i, const struct columns *c)
 		tui_attr_on(t, TUI_C_SELECT);
 	tui_put(y, 0, COLS, i == t->sel ? ">" : " ", true);
 	if (!p) {
-		snprintf(name, sizeof(name), "%s  %s", d->path, d->kind == FDW_DISK_IMAGE ?
-			 _("image file") : (d->model ? d->model : ""));
-		x += tui_put(y, x, c->name, name, true) + 1;
-		tui_put(y, x, c->size, fdw_format_size(d->size, size, sizeof(size)), true);
-		x += c->size + 1;
-		tui_put(y, x, COLS - x, d->table, false);
+		/* A disk's row is one line across the columns: long image paths stay whole. */
+		snprintf(name, sizeof(name), "%s  %s, %s, %s", d->path,
+			 d->kind == FDW_DISK_IMAGE ? _("image file") :
+			 (d->model ? d->model : _("disk")),
+			 fdw_format_size(d->size, size, sizeof(size)), d->table);
+		tui_put(y, x, COLS - x, name, false);
 		if (i == t->sel)
 			tui_attr_off(t, TUI_C_SELECT);
 		return;

@@ -113,7 +113,10 @@ void pass_key(struct tui *t, int ch, bool is_key)
 		if (!is_key && ch == ' ')
 			t->recovery_key = !t->recovery_key;
 	} else {
-		/* A mismatch message stays while both are typed again. */
+		/* A mismatch message says why both fields are empty; it goes once the second
+		 * one is being typed again, so it never stands next to two new entries. */
+		if (t->pass_focus == 1)
+			t->pass_msg[0] = '\0';
 		tui_secret_key(t->pass[t->pass_focus], ch, is_key);
 	}
 }

@@ -176,10 +176,18 @@ void plan_draw(struct tui *t)
 		snprintf(v, sizeof(v), _("%s at the start of the partition"),
 			 fdw_format_size(pl->header_bytes, a, sizeof(a)));
 	y += field(t, y, lw, labels[2], v, 1);
-	snprintf(v, sizeof(v), _("%s now, at most %s before encryption"),
-		 pl->fs_size_before >= 0 ? fdw_format_size((uint64_t)pl->fs_size_before, a,
-							   sizeof(a)) : "?",
-		 fdw_format_size(pl->fs_size_max, b, sizeof(b)));
+	fdw_format_size(pl->fs_size_max, b, sizeof(b));
+	if (pl->fs_size_before < 0)
+		snprintf(a, sizeof(a), "?");
+	else
+		fdw_format_size((uint64_t)pl->fs_size_before, a, sizeof(a));
+	/* "2.7 GiB now, at most 2.7 GiB" says nothing: show the 32 MiB in whole MiB. */
+	if (!strcmp(a, b) && pl->fs_size_before >= 0) {
+		snprintf(a, sizeof(a), "%llu MiB",
+			 (unsigned long long)((uint64_t)pl->fs_size_before >> 20));
+		snprintf(b, sizeof(b), "%llu MiB", (unsigned long long)(pl->fs_size_max >> 20));
+	}
+	snprintf(v, sizeof(v), _("%s now, at most %s before encryption"), a, b);
 	y += field(t, y, lw, labels[3], v, 1);
 	if (pl->grow_bytes)
 		snprintf(v, sizeof(v), _("%s of the free space after the partition"),
