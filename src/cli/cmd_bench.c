@@ -278,6 +278,9 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 	sigaction(SIGTERM, &sa, &old[1]);
 	sigaction(SIGHUP, &sa, &old[2]);
 	rc = run_kinds(o, r, kinds, &pl);
+	/* @pl lives on this stack: the caller's options must not keep pointing at it. */
+	o->progress = NULL;
+	o->progress_ctx = NULL;
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
 	sigaction(SIGHUP, &old[2], NULL);
