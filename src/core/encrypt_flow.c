@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "encrypt_flow.h"
 #include "fsresize.h"
 #include "i18n.h"
+#include "log.h"
 #include "partgrow.h"
 
 static const char *const phase_keys[FDW_PHASE__COUNT] = {
@@ -118,6 +120,30 @@ static int check_paths(const struct fdw_encrypt *e, const struct fdw_encrypt_opt
 	return 0;
 }
 
+/*
+ * A baseline benchmark killed mid-way leaves its private mount behind. Whoever made it
+ * held this partition's lock, which is ours now, so it is dead: unmount it. Returns
+ * whether anything was unmounted.
+ */
+static bool clear_stale_bench_mounts(const struct fdw_partition *part)
+{
+	static const char prefix[] = FDW_LOCK_DIR "/bench-";
+	bool cleared = false;
+
+	for (size_t i = 0; i < part->n_mountpoints; i++) {
+		const char *m = part->mountpoints[i];
+
+		if (strncmp(m, prefix, sizeof(prefix) - 1) || strchr(m + sizeof(prefix) - 1, '/'))
+			continue;
+		if (umount2(m, 0) == 0) {
+			rmdir(m);
+			fdw_log(FDW_LOG_INFO, "unmounted %s, left by an interrupted benchmark", m);
+			cleared = true;
+		}
+	}
+	return cleared;
+}
+
 int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 			const struct fdw_encrypt_options *o, char *why, size_t len)
 {
@@ -153,6 +179,10 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 			return rc;
 		}
 		rc = fdw_target_open(address, &e->target);
+		if (!rc && clear_stale_bench_mounts(e->target.part)) {
+			fdw_target_close(&e->target);
+			rc = fdw_target_open(address, &e->target);
+		}
 	}
 	if (rc) {
 		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
