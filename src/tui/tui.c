@@ -110,6 +110,36 @@ int tui_put(int y, int x, int w, const char *s, bool pad)
 	return used;
 }
 
+/* Punctuation that must not start a line (Japanese kinsoku, and the usual Latin marks). */
+static bool no_line_start(wchar_t c)
+{
+	return c && wcschr(L"\u3001\u3002\uff09\u300d\u300f\uff0c\uff0e\uff01\uff1f\uff1a"
+			   L"\u30fc\u3063\u30c3,.;:!?)", c) != NULL;
+}
+
+/*
+ * Where the line starting at @start ends (exclusive) in @w cells: at the last space that
+ * fits, or after a double-width character (CJK text has no spaces between words), but
+ * never before punctuation that may not start a line.
+ */
+static size_t line_end(const wchar_t *buf, size_t n, size_t start, int w)
+{
+	size_t i = start, brk = 0;
+	int used = 0;
+
+	while (i < n && used + cell_width(buf[i]) <= w) {
+		used += cell_width(buf[i]);
+		if (buf[i] == L' ')
+			brk = i;
+		else if (cell_width(buf[i]) == 2 && i + 1 < n && !no_line_start(buf[i + 1]))
+			brk = i + 1;
+		i++;
+	}
+	if (i < n && brk > start)
+		i = brk;
+	return i == start ? i + 1 : i;
+}
+
 int tui_wrap(int y, int x, int w, int max_lines, const char *s)
 {
 	wchar_t buf[1024];
@@ -117,22 +147,11 @@ int tui_wrap(int y, int x, int w, int max_lines, const char *s)
 	int lines = 0;
 
 	while (start < n && lines < max_lines) {
-		size_t i = start, brk = 0;
-		int used = 0;
+		size_t end = line_end(buf, n, start, w);
 
-		while (i < n && used + cell_width(buf[i]) <= w) {
-			used += cell_width(buf[i]);
-			if (buf[i] == L' ')
-				brk = i;
-			i++;
-		}
-		if (i < n && brk > start)	/* break at the last space that fits */
-			i = brk;
-		if (i == start)
-			i++;
-		put_wide(y + lines, x, buf + start, i - start);
+		put_wide(y + lines, x, buf + start, end - start);
 		lines++;
-		start = i;
+		start = end;
 		while (start < n && buf[start] == L' ')
 			start++;
 	}
@@ -148,21 +167,8 @@ int tui_wrap_count(int w, int max_lines, const char *s)
 	if (w <= 0)
 		return 0;
 	while (start < n && lines < max_lines) {
-		size_t i = start, brk = 0;
-		int used = 0;
-
-		while (i < n && used + cell_width(buf[i]) <= w) {
-			used += cell_width(buf[i]);
-			if (buf[i] == L' ')
-				brk = i;
-			i++;
-		}
-		if (i < n && brk > start)
-			i = brk;
-		if (i == start)
-			i++;
+		start = line_end(buf, n, start, w);
 		lines++;
-		start = i;
 		while (start < n && buf[start] == L' ')
 			start++;
 	}

@@ -261,7 +261,7 @@ assert_contains "ru disks: EFI refused" "$s" "нет (efi-system)"
 assert_contains "ru disks: reason" "$s" "Можно зашифровать на месте"
 assert_contains "ru disks: keys" "$s" "r: обновить"
 assert_fits "ru disks" 100
-cols=$(printf '%s\t%s\n' 'ДИСК / РАЗДЕЛ' 'РАЗМЕР' 'fdewiz-test' '[0-9.]+ MiB' ' EFI' '[0-9.]+ MiB' \
+cols=$(printf '%s\t%s\n' 'ДИСК / РАЗДЕЛ' 'РАЗМЕР' ' EFI' '[0-9.]+ MiB' \
 	' Data' '[0-9.]+ MiB' | columns "$cap")
 assert_all_same "ru disks: size column" "$cols"
 cols=$(printf '%s\t%s\n' 'ДИСК / РАЗДЕЛ' 'НА МЕСТЕ' ' EFI' 'нет' ' Data' 'да' | columns "$cap")
