@@ -281,6 +281,15 @@ img_verify()
 
 # Trap handler: undo what was registered, newest first, then remove the temp dir.
 # Never fails, so the test's own exit status stands.
+# Detach every loop device over FILE (a killed run or worker may have left one).
+img_detach_all()
+{
+	local l
+	for l in $(losetup -j "$1" -O NAME -n 2>/dev/null); do
+		losetup -d "$l" 2>/dev/null || true
+	done
+}
+
 img_cleanup()
 {
 	local kind what

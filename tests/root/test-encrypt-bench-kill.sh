@@ -50,7 +50,7 @@ assert_contains "encrypt with the dead run's loop device: message" "$(cat "$IMG_
 	"Nothing was changed"
 cat "$IMG_TMP/run2.err"
 # As the message says: detach it (it stays until its stale mount goes: autoclear).
-for l in $(losetup -j "$img" -O NAME -n); do losetup -d "$l" || true; done
+img_detach_all "$img"
 
 # 3. The next encrypt clears the stale mount (its owner is dead: the lock says so) and runs.
 run_cmd "$IMG_TMP/run2" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \

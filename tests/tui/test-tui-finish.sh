@@ -38,7 +38,7 @@ cleanup()
 	if [ -n "$state" ] && [ -e "$IMG_TMP/rk.img" ]; then
 		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/rk.img:1" >/dev/null 2>&1 ||
 			true
-		losetup -j "$IMG_TMP/rk.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+		img_detach_all "$IMG_TMP/rk.img"
 	fi
 	if [ -n "${bloop:-}" ]; then
 		FDEWIZ_STATE_DIR=$state_b "$FDEWIZ" pause "$bloop" >/dev/null 2>&1 || true

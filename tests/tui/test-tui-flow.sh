@@ -30,7 +30,7 @@ cleanup()
 	if [ -n "$state" ] && [ -e "$IMG_TMP/flow.img" ]; then
 		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/flow.img:2" >/dev/null 2>&1 ||
 			true
-		losetup -j "$IMG_TMP/flow.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+		img_detach_all "$IMG_TMP/flow.img"
 	fi
 	img_cleanup
 }

@@ -24,7 +24,7 @@ cleanup()
 	if [ -n "$state" ] && [ -e "$IMG_TMP/intr.img" ]; then
 		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/intr.img:1" >/dev/null 2>&1 ||
 			true
-		losetup -j "$IMG_TMP/intr.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+		img_detach_all "$IMG_TMP/intr.img"
 	fi
 	img_cleanup
 }

@@ -39,7 +39,7 @@ cleanup()
 	tmux_stop "$srv"
 	if [ -n "$state" ] && [ -e "$IMG_TMP/loc.img" ]; then
 		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/loc.img:2" >/dev/null 2>&1 || true
-		losetup -j "$IMG_TMP/loc.img" | cut -d: -f1 | xargs -r -n1 losetup -d 2>/dev/null
+		img_detach_all "$IMG_TMP/loc.img"
 	fi
 	img_cleanup
 }
