@@ -74,30 +74,11 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 
 	memset(r, 0, sizeof(*r));
 	r->lock_fd = -1;
-	rc = fdw_job_for_address(address, &r->job, &r->recorded);
-	/* Reading the header needs a loop device; another fdewiz attaching its own at the
-	 * same moment can make that fail for an instant: look again before giving up. */
-	for (int i = 0; !rc && i < 5; i++) {
-		rc = fdw_job_observe(&r->job, &p);
-		if (rc != -EBUSY && rc != -EAGAIN && rc != -EIO)
-			break;
-		usleep(200000);
-	}
-	if (rc && rc != -ENOENT) {
-		snprintf(why, len, _("cannot read the state of %s: %s. Nothing was changed; try "
-				     "again."), address, strerror(-rc));
-		return rc;
-	}
-	if (rc || p.state == FDW_JOB_COMPLETE) {
-		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),
-			 address);
-		return -ENOENT;
-	}
-	if (p.state == FDW_JOB_RUNNING) {
-		snprintf(why, len, _("the conversion of %s is already running (worker %d)."),
-			 address, (int)p.pid);
-		return -EALREADY;
-	}
+	/*
+	 * The lock comes before the header is read: loading a header that a crash left
+	 * half-written makes libcryptsetup repair it, and a second resume reading at that
+	 * moment would see no LUKS at all.
+	 */
 	rc = fdw_target_open(address, &r->target);
 	if (rc) {
 		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
@@ -115,6 +96,34 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 		snprintf(why, len, _("cannot lock %s (%s). Nothing was changed."), address,
 			 strerror(-r->lock_fd));
 		return r->lock_fd;
+	}
+	/* Look again under the lock: the run that held it may have just changed it. */
+	fdw_target_close(&r->target);
+	r->target_open = false;
+	rc = fdw_target_open(address, &r->target);
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
+			 fdw_scan_error_text(rc));
+		return rc;
+	}
+	r->target_open = true;
+	rc = fdw_job_for_address(address, &r->job, &r->recorded);
+	if (!rc)
+		rc = fdw_job_observe(&r->job, &p);
+	if (rc && rc != -ENOENT) {
+		snprintf(why, len, _("cannot read the state of %s: %s. Nothing was changed; try "
+				     "again."), address, strerror(-rc));
+		return rc;
+	}
+	if (rc || p.state == FDW_JOB_COMPLETE) {
+		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),
+			 address);
+		return -ENOENT;
+	}
+	if (p.state == FDW_JOB_RUNNING) {
+		snprintf(why, len, _("the conversion of %s is already running (worker %d)."),
+			 address, (int)p.pid);
+		return -EALREADY;
 	}
 	return 0;
 }
