@@ -6,7 +6,8 @@
 #
 # SCRIPT (a host path) runs with bash as root in the guest, with FDEWIZ_IN_VM=1.  The
 # guest sees the host's root read-only (writes land in a tmpfs overlay and vanish), with
-# fresh tmpfs on /run and /tmp: host files under /tmp are NOT visible in the guest.
+# fresh tmpfs on /run and /tmp: host files under /tmp are NOT visible in the guest, except
+# this source tree, which is shared at its own path when it lives under /tmp.
 # Each IMG becomes /dev/vda, /dev/vdb... in order, with real partition nodes.
 #
 # Exit status: the script's own exit status, or
@@ -62,9 +63,23 @@ done
 
 script=$(realpath -e "$1") || die "no such script: $1"
 shift
-case "$script" in
-/tmp/*) die "$script is under /tmp, which the guest replaces by an empty tmpfs" ;;
-esac
+# The guest's /tmp is a fresh tmpfs.  A tree cloned under /tmp is shared on its own (9p,
+# then a tmpfs overlay at the same path), so its build and scripts are there; nothing
+# else under /tmp is.
+tree=$(cd "$here/../.." && pwd -P)
+share_tree=0
+case "$tree" in /tmp/*) share_tree=1 ;; esac
+[[ "$tree" =~ ^[A-Za-z0-9/._+-]+$ ]] || share_tree=0
+# Does the guest see this host path?
+guest_sees()
+{
+	case "$1" in
+	"$tree"|"$tree"/*) [ "$share_tree" = 1 ] || [[ "$1" != /tmp/* ]] ;;
+	/tmp|/tmp/*) return 1 ;;
+	esac
+}
+guest_sees "$script" || die "$script is under /tmp, which the guest replaces by an empty tmpfs"
+
 for d in "${disks[@]}"; do
 	[ -f "$d" ] || [ -b "$d" ] || die "no such disk image: $d"
 done
@@ -100,7 +115,7 @@ trap 'echo "$me: terminated" >&2; exit 143' TERM
 # makes the /dev/mapper nodes itself.  DM_DISABLE_UDEV=1 asks for exactly that, so it
 # stays true even if a test starts a udevd or something creates /run/udev.
 cwd=$PWD
-case "$cwd" in /tmp|/tmp/*) cwd=/ ;; esac
+guest_sees "$cwd" || cwd=/
 {
 	echo "# fdewiz VM job, written by vm-run.sh"
 	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -111,6 +126,11 @@ case "$cwd" in /tmp|/tmp/*) cwd=/ ;; esac
 	# libcryptsetup keeps its locks here; it creates the folder itself, but a test
 	# that looks at the locks should not depend on that.
 	echo "mkdir -p /run/cryptsetup /run/lock"
+	if [ "$share_tree" = 1 ]; then
+		echo "mkdir -p /run/fdewiz-tree/lower /run/fdewiz-tree/upper /run/fdewiz-tree/work $tree"
+		echo "mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose tree /run/fdewiz-tree/lower || { echo 'FDEWIZ-VM-ERROR: cannot mount the source tree'; exit 125; }"
+		echo "mount -t overlay -o lowerdir=/run/fdewiz-tree/lower,upperdir=/run/fdewiz-tree/upper,workdir=/run/fdewiz-tree/work overlay $tree || { echo 'FDEWIZ-VM-ERROR: cannot overlay the source tree'; exit 125; }"
+	fi
 	printf 'cd %q 2>/dev/null || cd /\n' "$cwd"
 	printf 'exec bash %q' "$script"
 	[ $# -gt 0 ] && printf ' %q' "$@"
@@ -128,6 +148,10 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" -no-reboot
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=host
 	-fw_cfg "name=opt/fdewiz/job,file=$work/job.sh"
 	-device virtio-rng-pci)
+if [ "$share_tree" = 1 ]; then
+	qemu+=(-fsdev "local,id=tree,path=$tree,security_model=none,readonly=on,multidevs=remap"
+		-device virtio-9p-pci,fsdev=tree,mount_tag=tree)
+fi
 for d in "${disks[@]}"; do
 	qemu+=(-drive "file=$d,format=raw,if=virtio,cache=${FDEWIZ_VM_DISK_CACHE:-none}")
 done
