@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Benchmark tables and JSON: one run, or a plain run against an encrypted one. */
 #include "config.h"
 

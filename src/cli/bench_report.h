@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Rendering of benchmark runs and comparisons: tables for people, JSON for programs. */
 #ifndef FDW_BENCH_REPORT_H
 #define FDW_BENCH_REPORT_H

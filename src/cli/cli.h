@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Shared declarations of the command-line front-end. */
 #ifndef FDW_CLI_H
 #define FDW_CLI_H

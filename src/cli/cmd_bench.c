@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz bench`: measure a filesystem or device, save the result, compare two results. */
 #include "config.h"
 

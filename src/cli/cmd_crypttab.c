@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz crypttab`: the crypttab entry and fstab changes that open a partition at boot. */
 #include "config.h"
 

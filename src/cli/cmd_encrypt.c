@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz encrypt` and `fdewiz resume`: convert a partition in place, in the foreground. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz erase-encrypt`: destroy a partition's data and make it a new, empty encrypted volume. */
 #include "config.h"
 

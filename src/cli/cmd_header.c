@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz header-backup` and `header-restore`, and the target helpers of the finishing commands. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz status`, `pause` and `resume`: look at, stop and continue conversions. */
 #include "config.h"
 

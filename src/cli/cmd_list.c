@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz list`: scan the named disks and images (or all disks) and show them. */
 #include "config.h"
 

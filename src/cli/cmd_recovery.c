@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz recovery-key add|test`: a second way into an encrypted volume, shown once. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Runs a conversion in the foreground with a progress line, or hands it to a worker. */
 #include "config.h"
 

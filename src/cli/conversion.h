@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Running a recorded conversion in the foreground or in a detached background worker. */
 #ifndef FDW_CLI_CONVERSION_H
 #define FDW_CLI_CONVERSION_H

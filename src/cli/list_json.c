@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz list --json`: the scan as JSON, in the shape data/fdewiz-list.schema.json documents. */
 #include "config.h"
 

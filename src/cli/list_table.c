@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `fdewiz list`: the scan as a table a person reads, one verdict sentence per partition. */
 #include "config.h"
 

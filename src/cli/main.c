@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fdewiz entry point: global options, logging to stderr, and command dispatch. */
 #include "config.h"
 

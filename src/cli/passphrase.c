@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Reads passphrases without echo, or from key files, straight into locked memory. */
 #include "config.h"
 

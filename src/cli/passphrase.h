@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Getting a passphrase from a key file or the terminal into locked memory. */
 #ifndef FDW_PASSPHRASE_H
 #define FDW_PASSPHRASE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Benchmarks: the result model every kind of benchmark (I/O, build, cipher) fills in,
  * the options they share, and how results are kept and compared. No printing here;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Kernel-build-style benchmark: generate a C source tree, compile it in parallel, link, clean. */
 #include "config.h"
 

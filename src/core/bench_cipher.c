@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Cipher benchmark (kernel crypto via libcryptsetup, else OpenSSL) and the cipher advice. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Cipher choice: which dm-crypt cipher suits this CPU, and the userspace XTS measurement. */
 #ifndef FDW_BENCH_CIPHER_H
 #define FDW_BENCH_CIPHER_H

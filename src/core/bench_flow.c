@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * The benchmarks an encryption runs on its own: a quick baseline on the plain filesystem
  * before anything changes, and the same benchmark on the opened dm-crypt volume when done.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The baseline benchmark before an encryption and the same benchmark after it. */
 #ifndef FDW_BENCH_FLOW_H
 #define FDW_BENCH_FLOW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fio-style I/O benchmark: sequential and random reads and writes via io_uring or threads. */
 #include "config.h"
 

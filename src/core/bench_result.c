@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Benchmark results: statistics over repetitions, description, JSON files, comparison. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Names of the benchmark scales, as options and saved results spell them. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Boot integration for one encrypted partition: its crypttab entry and the fstab lines
  * that named the raw partition, under a chosen root. */
 #include "config.h"

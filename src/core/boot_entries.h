@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Boot integration for one encrypted partition: crypttab entry and fstab lines. */
 #ifndef FDW_BOOT_ENTRIES_H
 #define FDW_BOOT_ENTRIES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* In-place LUKS2 encryption through libcryptsetup's reencryption with datashift resilience. */
 #include "config.h"
 

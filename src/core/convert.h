@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* In-place LUKS2 encryption of a block device with datashift resilience (crash-safe, resumable). */
 #ifndef FDW_CONVERT_H
 #define FDW_CONVERT_H

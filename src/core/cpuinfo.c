@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Reads /proc/cpuinfo and looks up CPU feature flags. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What /proc/cpuinfo says about the CPU's crypto instructions. */
 #ifndef FDW_CPUINFO_H
 #define FDW_CPUINFO_H

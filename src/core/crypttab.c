@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* crypttab and fstab entries for an encrypted partition, edited line by line and kept durable. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* /etc/crypttab and /etc/fstab under a chosen root: entries for an encrypted partition. */
 #ifndef FDW_CRYPTTAB_H
 #define FDW_CRYPTTAB_H

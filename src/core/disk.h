@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Disks, partitions and their encryption verdicts: the engine's view of the machine. */
 #ifndef FDW_DISK_H
 #define FDW_DISK_H

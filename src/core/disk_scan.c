@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Scans disks and image files with libparted, then fills each partition's facts and verdict. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fsync of a file and of the directory that holds its name. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Making a written file survive a power cut: the file and the directory entry naming it. */
 #ifndef FDW_DURABLE_H
 #define FDW_DURABLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Preparing and beginning an in-place encryption: checks first, then room, header, record. */
 #include "config.h"
 

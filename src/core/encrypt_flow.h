@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * The steps of encrypting one partition, shared by `fdewiz encrypt`, `fdewiz resume` and
  * the wizard: prepare (changes nothing), begin (makes room, writes the header), launch

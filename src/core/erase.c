@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Erase and encrypt: LUKS2 format of a whole partition and a new filesystem inside it. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Erase and encrypt: a new, empty LUKS2 volume over a whole partition, with a new filesystem. */
 #ifndef FDW_ERASE_H
 #define FDW_ERASE_H

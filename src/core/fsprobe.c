@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Probes filesystems and LUKS headers with libblkid and the superblocks themselves. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What lives inside a byte range of a disk: filesystem type, label, UUID, usage, LUKS state. */
 #ifndef FDW_FSPROBE_H
 #define FDW_FSPROBE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Shrinks and grows ext2/3/4 filesystems with e2fsck and resize2fs, and checks the result. */
 #include "config.h"
 

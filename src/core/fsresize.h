@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Make room for the LUKS2 header by shrinking a filesystem, and grow it back afterwards. */
 #ifndef FDW_FSRESIZE_H
 #define FDW_FSRESIZE_H

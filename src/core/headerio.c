@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* LUKS2 header backup and restore, refusing a backup that belongs to another volume. */
 #include "config.h"
 

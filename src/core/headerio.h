@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* LUKS2 header backup to a file and restore from it, with checks that it is this volume's. */
 #ifndef FDW_HEADERIO_H
 #define FDW_HEADERIO_H

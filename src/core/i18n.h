@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Translation macros shared by the engine and the front-ends. */
 #ifndef FDW_I18N_H
 #define FDW_I18N_H

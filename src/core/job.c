@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Job records under the state directory, and what a viewer makes of them. */
 #include "config.h"
 

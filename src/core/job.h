@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The record of a conversion, kept on disk so it is found again after a crash or reboot. */
 #ifndef FDW_JOB_H
 #define FDW_JOB_H

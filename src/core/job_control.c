@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Finding a conversion by address, pausing its worker, and getting it ready to resume. */
 #include "config.h"
 

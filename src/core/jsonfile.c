@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Atomic JSON record files and tolerant field getters. */
 #include "config.h"
 

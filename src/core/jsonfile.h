@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Small JSON files written atomically and read back field by field (job and status records). */
 #ifndef FDW_JSONFILE_H
 #define FDW_JSONFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Opening a job's volume and handing its conversion to a detached background worker. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Log sink: routes engine messages to the front-end's chosen destination. */
 #include "config.h"
 

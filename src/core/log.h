@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Log sink: the engine never prints; it hands messages to whoever listens. */
 #ifndef FDW_LOG_H
 #define FDW_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Attaches and detaches loop devices through /dev/loop-control and the loop ioctls. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Loop devices over a byte range of an image file, so a partition inside it can be reached. */
 #ifndef FDW_LOOPDEV_H
 #define FDW_LOOPDEV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Grows a partition into the free space after it through libparted. */
 #include "config.h"
 

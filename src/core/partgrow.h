@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Growing a partition into the free space right after it, with libparted. */
 #ifndef FDW_PARTGROW_H
 #define FDW_PARTGROW_H

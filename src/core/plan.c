@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Decides how a partition is converted: strategy, sizes, sector size and cipher. */
 #include "config.h"
 

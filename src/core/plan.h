@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The plan of an in-place conversion: what will change, decided before anything does. */
 #ifndef FDW_PLAN_H
 #define FDW_PLAN_H

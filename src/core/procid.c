@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Process identity by pid, start time and boot id. */
 #include "config.h"
 

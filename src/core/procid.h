@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Telling whether a recorded process is still the same one: pids repeat, across reboots too. */
 #ifndef FDW_PROCID_H
 #define FDW_PROCID_H

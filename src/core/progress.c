@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sliding-window speed and the atomic status record of a conversion. */
 #include "config.h"
 

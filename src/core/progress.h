@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Conversion progress as the worker publishes it and every viewer reads it. */
 #ifndef FDW_PROGRESS_H
 #define FDW_PROGRESS_H

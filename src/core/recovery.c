@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Recovery keys: generated from the kernel's random source, canonicalised, added to a keyslot. */
 #include "config.h"
 

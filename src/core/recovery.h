@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Recovery keys: a random key in a second keyslot, easy to copy by hand and to type back. */
 #ifndef FDW_RECOVERY_H
 #define FDW_RECOVERY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One sentence for each way naming a disk or partition can fail. */
 #include "config.h"
 

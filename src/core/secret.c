@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Locked, non-dumpable, wiped memory for passphrases and keys. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Secrets (passphrases, keys) in locked memory that never reaches swap or a core dump. */
 #ifndef FDW_SECRET_H
 #define FDW_SECRET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Runs helper programs with their output captured into the log. */
 #include "config.h"
 

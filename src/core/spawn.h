@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Run a helper program (e2fsck, resize2fs) with its output sent to the log, never the terminal. */
 #ifndef FDW_SPAWN_H
 #define FDW_SPAWN_H

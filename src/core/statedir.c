@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where fdewiz keeps its records: one small file of its own, so that users of the state
  * directory (benchmark results) do not pull in the disk scanner. */
 #include "config.h"

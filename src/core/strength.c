@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Passphrase strength: length, character classes, runs and a list of very common ones. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A simple, honest estimate of how hard a passphrase is to guess. */
 #ifndef FDW_STRENGTH_H
 #define FDW_STRENGTH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Reads mounts, swaps and loop devices so a scan can tell what is in use. */
 #include "config.h"
 

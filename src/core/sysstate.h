@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the running system is doing with block devices: mounts, swaps, loop devices. */
 #ifndef FDW_SYSSTATE_H
 #define FDW_SYSSTATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Resolves a partition address to scanned facts and a block device covering it. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A partition chosen for conversion: its facts from the scan and the block device to work on. */
 #ifndef FDW_TARGET_H
 #define FDW_TARGET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Human-readable sizes in binary units. */
 #include "config.h"
 

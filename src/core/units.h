@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Human-readable sizes. */
 #ifndef FDW_UNITS_H
 #define FDW_UNITS_H

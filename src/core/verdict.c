@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Decides whether and how each partition can be encrypted in place, and says why. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Runs a conversion detached from any terminal and publishes its progress. */
 #include "config.h"
 

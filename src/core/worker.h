@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The background worker: detaches from the terminal and converts while publishing progress. */
 #ifndef FDW_WORKER_H
 #define FDW_WORKER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The one place fdewiz includes curses: the wide-character ncurses API. */
 #ifndef FDW_TUI_CURSES_H
 #define FDW_TUI_CURSES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Confirm screen: the summary, and the typed confirmation word that starts the conversion. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Disks screen: a tree of disks and partitions with verdicts; choose one to encrypt. */
 #include "config.h"
 

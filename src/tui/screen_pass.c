@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Passphrase screen: typed twice into locked memory, with a strength hint. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Plan screen: exactly what will happen, the cipher and why, and the baseline benchmark. */
 #include "config.h"
 

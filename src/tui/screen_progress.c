@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Progress screen: the header steps, the conversion's state, bar, speed, ETA and log
  * (refreshed 4 times a second); and the recovery key, shown once before it.

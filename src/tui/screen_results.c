@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Results screen: plain against encrypted, test by test, with bars and the slowdown. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Start screen: unfinished conversions first (open their progress, resume them). */
 #include "config.h"
 

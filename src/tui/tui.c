@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The wizard's frame: terminal setup and restore, signals, the key loop, drawing helpers. */
 #include "config.h"
 

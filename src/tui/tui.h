@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The wizard: shared state of its screens, drawing helpers, and the screen functions. */
 #ifndef FDW_TUI_H
 #define FDW_TUI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the cipher advice (captured /proc/cpuinfo) and the userspace AES-XTS path. */
 #include "config.h"
 

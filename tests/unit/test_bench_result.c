@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for benchmark results: statistics, JSON round trip, pairing, suspicious flags. */
 #include "config.h"
 

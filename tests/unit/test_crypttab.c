@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the crypttab and fstab line logic, and for recovery key canonicalisation. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the superblock and LUKS2 header parsers, on hand-built buffers. */
 #include "config.h"
 

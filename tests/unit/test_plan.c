@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the conversion plan: sizes per strategy, sector size against the block size. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the sliding-window speed and the status record round trip. */
 #include "config.h"
 

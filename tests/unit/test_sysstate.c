@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the mountinfo and swaps parsers, on captured text. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the verdict rules: which partitions can be encrypted in place, and why not. */
 #include "config.h"
 
