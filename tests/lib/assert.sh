@@ -24,7 +24,7 @@ require_cmds()
 		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
 	done
 	if [ -n "$missing" ]; then
-		echo "FAIL: missing tools:$missing (run tests/install-test-deps.sh)" >&2
+		echo "FAIL: missing tools:$missing (run tests/install-deps.sh test)" >&2
 		exit 1
 	fi
 }
