@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "cryptglue.h"
 #include "erase.h"
 #include "i18n.h"
 #include "log.h"
@@ -106,16 +107,6 @@ int fdw_erase_check_fs(const char *fs, const char *label, char *why, size_t why_
 	return 0;
 }
 
-static void cryptsetup_log(int level, const char *msg, void *usrptr)
-{
-	size_t len = strlen(msg);
-
-	(void)usrptr;
-	fdw_log(level == CRYPT_LOG_ERROR ? FDW_LOG_ERROR :
-		level == CRYPT_LOG_DEBUG ? FDW_LOG_DEBUG : FDW_LOG_INFO, "libcryptsetup: %.*s",
-		(int)(len && msg[len - 1] == '\n' ? len - 1 : len), msg);
-}
-
 static int make_fs(const char *fs, const char *label, const char *dev)
 {
 	const char *argv[8];
@@ -148,8 +139,6 @@ static int make_fs(const char *fs, const char *label, const char *dev)
 int fdw_erase_encrypt(const struct fdw_erase_params *p, const struct fdw_secret *pass,
 		      char *uuid, size_t uuid_len, char *why, size_t why_len)
 {
-	struct crypt_pbkdf_type fast = { .type = CRYPT_KDF_PBKDF2, .hash = "sha256",
-					 .iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK };
 	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size };
 	struct crypt_device *cd = NULL;
 	char name[64], node[96];
@@ -159,15 +148,14 @@ int fdw_erase_encrypt(const struct fdw_erase_params *p, const struct fdw_secret 
 	rc = fdw_erase_check_fs(p->fs ? p->fs : "none", p->label, why, why_len);
 	if (rc)
 		return rc;
-	rc = crypt_init(&cd, p->device);
+	rc = fdw_crypt_init(&cd, p->device, NULL);
 	if (rc) {
 		snprintf(why, why_len, _("cannot open %s: %s; nothing was changed"), p->device,
 			 strerror(-rc));
 		return rc;
 	}
-	crypt_set_log_callback(cd, cryptsetup_log, NULL);
 	if (p->fast_pbkdf)
-		rc = crypt_set_pbkdf_type(cd, &fast);
+		rc = fdw_crypt_use_fast_pbkdf(cd);
 	if (!rc)
 		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher ? p->cipher : "aes",
 				  p->cipher_mode ? p->cipher_mode : "xts-plain64", NULL, NULL,

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "durable.h"
+#include "bytes.h"
+#include "cryptglue.h"
 #include "headerio.h"
 #include "i18n.h"
 #include "log.h"
@@ -32,25 +34,6 @@
 
 static const unsigned char magic_primary[6] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
 static const unsigned char magic_secondary[6] = { 'S', 'K', 'U', 'L', 0xba, 0xbe };
-
-static void cryptsetup_log(int level, const char *msg, void *usrptr)
-{
-	size_t len = strlen(msg);
-
-	(void)usrptr;
-	fdw_log(level == CRYPT_LOG_ERROR ? FDW_LOG_ERROR :
-		level == CRYPT_LOG_DEBUG ? FDW_LOG_DEBUG : FDW_LOG_INFO, "libcryptsetup: %.*s",
-		(int)(len && msg[len - 1] == '\n' ? len - 1 : len), msg);
-}
-
-static uint64_t be64(const unsigned char *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -130,7 +113,7 @@ static int read_backup(const char *file, struct backup_info *b, char *why, size_
 		    bin[OFF_VERSION + 1] != 2))
 		rc = -EINVAL;
 	if (!rc) {
-		b->hdr_size = be64(bin + OFF_HDR_SIZE);
+		b->hdr_size = fdw_be64(bin + OFF_HDR_SIZE);
 		if (b->hdr_size < HDR_SIZE_MIN || b->hdr_size > HDR_SIZE_MAX ||
 		    (b->hdr_size & (b->hdr_size - 1)))
 			rc = -EINVAL;
@@ -143,11 +126,9 @@ static int read_backup(const char *file, struct backup_info *b, char *why, size_
 	close(fd);
 	/* Let libcryptsetup judge the whole of it too (checksums, JSON, keyslots area). */
 	if (!rc)
-		rc = crypt_init(&cd, file);
-	if (!rc) {
-		crypt_set_log_callback(cd, cryptsetup_log, NULL);
+		rc = fdw_crypt_init(&cd, file, NULL);
+	if (!rc)
 		rc = crypt_load(cd, CRYPT_LUKS2, NULL);
-	}
 	if (rc) {
 		snprintf(why, why_len, _("%s is not a LUKS2 header backup"), file);
 		crypt_free(cd);
@@ -236,11 +217,9 @@ int fdw_header_restore(const char *device, const char *file, char *why, size_t w
 	rc = fdw_header_check_restore(device, file, why, why_len);
 	if (rc)
 		return rc;
-	rc = crypt_init(&cd, device);
-	if (!rc) {
-		crypt_set_log_callback(cd, cryptsetup_log, NULL);
+	rc = fdw_crypt_init(&cd, device, NULL);
+	if (!rc)
 		rc = crypt_header_restore(cd, CRYPT_LUKS2, file);
-	}
 	crypt_free(cd);
 	if (rc) {
 		snprintf(why, why_len, _("libcryptsetup could not restore the header: %s"),
@@ -275,9 +254,8 @@ int fdw_header_backup(const char *device, const char *file, char *why, size_t wh
 		return -ENAMETOOLONG;
 	}
 	unlink(tmp);	/* a leftover of a crashed run with the same pid */
-	rc = crypt_init(&cd, device);
+	rc = fdw_crypt_init(&cd, device, NULL);
 	if (!rc) {
-		crypt_set_log_callback(cd, cryptsetup_log, NULL);
 		rc = crypt_load(cd, CRYPT_LUKS2, NULL);
 		if (rc) {
 			snprintf(why, why_len, _("%s holds no LUKS2 header that can be read (%s)"),

@@ -12,6 +12,7 @@
 
 #include "i18n.h"
 #include "log.h"
+#include "cryptglue.h"
 #include "recovery.h"
 
 /* 32 symbols without look-alikes: no 0/O, no 1/I. */
@@ -122,27 +123,16 @@ int fdw_recovery_key_canonicalize(const char *typed, size_t len, struct fdw_secr
 	return 0;
 }
 
-static void cryptsetup_log(int level, const char *msg, void *usrptr)
-{
-	size_t len = strlen(msg);
-
-	(void)usrptr;
-	fdw_log(level == CRYPT_LOG_ERROR ? FDW_LOG_ERROR :
-		level == CRYPT_LOG_DEBUG ? FDW_LOG_DEBUG : FDW_LOG_INFO, "libcryptsetup: %.*s",
-		(int)(len && msg[len - 1] == '\n' ? len - 1 : len), msg);
-}
-
 /* Load the LUKS2 header of @device (or @header); -EINVAL with @why when it has none. */
 static int load_luks2(struct crypt_device **cd, const char *device, const char *header,
 		      char *why, size_t why_len)
 {
-	int rc = header ? crypt_init_data_device(cd, header, device) : crypt_init(cd, device);
+	int rc = fdw_crypt_init(cd, device, header);
 
 	if (rc) {
 		snprintf(why, why_len, _("cannot open %s: %s"), device, strerror(-rc));
 		return rc;
 	}
-	crypt_set_log_callback(*cd, cryptsetup_log, NULL);
 	rc = crypt_load(*cd, CRYPT_LUKS2, NULL);
 	if (rc) {
 		snprintf(why, why_len, _("%s holds no LUKS2 header that can be read (%s)"),
@@ -156,8 +146,6 @@ static int load_luks2(struct crypt_device **cd, const char *device, const char *
 int fdw_recovery_key_add(const char *device, const char *header, const struct fdw_secret *pass,
 			 const struct fdw_secret *key, bool fast_pbkdf, char *why, size_t why_len)
 {
-	struct crypt_pbkdf_type fast = { .type = CRYPT_KDF_PBKDF2, .hash = "sha256",
-					 .iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK };
 	struct crypt_device *cd = NULL;
 	crypt_reencrypt_info ri;
 	int rc;
@@ -195,7 +183,7 @@ int fdw_recovery_key_add(const char *device, const char *header, const struct fd
 		goto out;
 	}
 	if (fast_pbkdf)
-		rc = crypt_set_pbkdf_type(cd, &fast);
+		rc = fdw_crypt_use_fast_pbkdf(cd);
 	if (rc >= 0)
 		rc = crypt_keyslot_add_by_passphrase(cd, CRYPT_ANY_SLOT, pass->data, pass->len,
 						     key->data, key->len);

@@ -3,13 +3,15 @@
 # then resume: the header must come out final, the stale plaintext copy wiped, and the
 # cryptsetup program must decrypt the result to a filesystem that passes fsck and sha256.
 #
-# The kill points are found with gdb, so they are exact rather than timed:
-#   A: fdewiz's progress callback reporting done == total (after the commit of the last
-#      hotzone, before libcryptsetup's final step; the moved copy is still plaintext);
-#   B: libcryptsetup's crypt_keyslot_destroy() during that final step (after it wiped the
-#      moved copy, just before the single header write that finalises);
+# The kill points are exact rather than timed:
+#   A: fdewiz's test point "last-hotzone" (FDEWIZ_TEST_KILL_AT, src/core/testhook.h): the
+#      progress callback reporting done == total, after the commit of the last hotzone,
+#      before libcryptsetup's final step; the moved copy is still plaintext;
+#   B: a gdb breakpoint on libcryptsetup's crypt_keyslot_destroy() during that final step
+#      (after it wiped the moved copy, just before the single header write that finalises);
 #   C: as A, with a detached header;
 #   E: as A, with a recovery key in a second keyslot;
+#   F: as A, with a detached header and a recovery key;
 #   D: as A, then a power cut while resume writes the final header (simulated tear).
 set -euo pipefail
 
@@ -57,21 +59,34 @@ is_end_window() {
 		"$1" >/dev/null
 }
 
-# kill_in_window NAME GDB_BREAKPOINT [ENCRYPT OPTION...]: encrypt a fresh copy under gdb,
-# SIGKILL it at the breakpoint.
+# kill_in_window NAME POINT [ENCRYPT OPTION...]: encrypt a fresh copy and SIGKILL it at
+# POINT: a test point's name, or gdb:FUNCTION for a breakpoint in a library.
 kill_in_window() {
-	local name=$1 bp=$2 img=$work/disk-$1.img
+	local name=$1 point=$2 img=$work/disk-$1.img rc=0
+	local run=("$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+		--key-file "$work/key" --header-backup "$work/$name-backup.hdr")
 	shift 2
 	cp --sparse=always "$work/template.img" "$img"
-	gdb -q -batch -ex 'set breakpoint pending on' -ex "break $bp" -ex run \
-		-ex 'signal SIGKILL' --args "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf \
-		--no-bench --key-file "$work/key" --header-backup "$work/$name-backup.hdr" "$@" \
-		"$img:1" >"$work/$name-gdb.out" 2>&1 </dev/null || true
-	grep -Eq '(^|hit )Breakpoint 1, ' "$work/$name-gdb.out" ||
-		{ tail -20 "$work/$name-gdb.out"; fail "$name: the breakpoint ($bp) was never reached"; }
-	grep -q 'terminated with signal SIGKILL' "$work/$name-gdb.out" ||
-		{ tail -20 "$work/$name-gdb.out"; fail "$name: fdewiz was not killed"; }
-	grep -q "is now encrypted" "$work/$name-gdb.out" && fail "$name: it finished before the kill"
+	case "$point" in
+	gdb:*)
+		gdb -q -batch -ex 'set breakpoint pending on' -ex "break ${point#gdb:}" -ex run \
+			-ex 'signal SIGKILL' --args "${run[@]}" "$@" "$img:1" \
+			>"$work/$name.out" 2>&1 </dev/null || true
+		grep -Eq '(^|hit )Breakpoint 1, ' "$work/$name.out" ||
+			{ tail -20 "$work/$name.out"; fail "$name: the breakpoint ($point) was never reached"; }
+		grep -q 'terminated with signal SIGKILL' "$work/$name.out" ||
+			{ tail -20 "$work/$name.out"; fail "$name: fdewiz was not killed"; }
+		;;
+	*)
+		FDEWIZ_TEST_KILL_AT=$point "${run[@]}" "$@" "$img:1" >"$work/$name.out" 2>&1 \
+			</dev/null || rc=$?
+		[ "$rc" = 137 ] ||
+			{ tail -20 "$work/$name.out"; fail "$name: not killed at $point (exit $rc)"; }
+		grep -q "killed at '$point'" "$work/$name.out" ||
+			{ tail -20 "$work/$name.out"; fail "$name: the kill did not come from $point"; }
+		;;
+	esac
+	grep -q "is now encrypted" "$work/$name.out" && fail "$name: it finished before the kill"
 	true
 }
 
@@ -157,8 +172,8 @@ check_point() {
 			fail "$name: the passphrase does not open it"
 	fi
 	if [ -n "$det" ]; then
-		cryptsetup reencrypt --decrypt --header "$det" --key-file "$work/key" --batch-mode \
-			"$loop" >/dev/null || fail "$name: cryptsetup could not decrypt"
+		cryptsetup reencrypt --decrypt --header "$det" --key-file "${rkey:-$work/key}" \
+			--batch-mode "$loop" >/dev/null || fail "$name: cryptsetup could not decrypt"
 	else
 		# With a recovery key, that key alone must decrypt everything.
 		cryptsetup reencrypt --decrypt --header "$work/$name-dec.hdr" \
@@ -179,27 +194,33 @@ check_point() {
 	echo "$name: end window resumed; header final; $(wc -l <"$work/sums") files verified"
 }
 
-kill_in_window A 'progress_bridge_cb if offset == size && size > 0'
+kill_in_window A last-hotzone
 check_point A yes
-kill_in_window B 'crypt_keyslot_destroy'
+kill_in_window B gdb:crypt_keyslot_destroy
 check_point B no
 # C: a detached header (checksum resilience, no data shift). Here libcryptsetup would
 # not fail but encrypt the already encrypted device a second time.
-kill_in_window C 'progress_bridge_cb if offset == size && size > 0' \
+kill_in_window C last-hotzone \
 	--strategy "detached-header=$work/C-detached.hdr"
 check_point C no "$work/C-detached.hdr"
 # E: as A, with a recovery key in a second keyslot: its secret is not at hand on resume.
-kill_in_window E 'progress_bridge_cb if offset == size && size > 0' --recovery-key
+kill_in_window E last-hotzone --recovery-key
 alnum='[2-9A-HJ-NP-Z]'
-grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$work/E-gdb.out" | tr -d ' \n' >"$work/E-rkey"
+grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$work/E.out" | tr -d ' \n' >"$work/E-rkey"
 [ "$(wc -c <"$work/E-rkey")" = 55 ] || fail "E: no recovery key shown"
 check_point E yes "" "$work/E-rkey"
+# F: a detached header and a recovery key: the keyslots are kept, the detached header's
+# keyslot area keeps its own size (there is no data offset to end it at).
+kill_in_window F last-hotzone --strategy "detached-header=$work/F-detached.hdr" --recovery-key
+grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$work/F.out" | tr -d ' \n' >"$work/F-rkey"
+[ "$(wc -c <"$work/F-rkey")" = 55 ] || fail "F: no recovery key shown"
+check_point F no "$work/F-detached.hdr" "$work/F-rkey"
 
 # D: a power cut while resume writes the final header. The header write is one write of
 # headers and keyslot area; here the old JSON wins and the keyslot area is torn (the new
 # keyslot's bytes over the old one's). Resume must find the final header it proved and
 # kept, check its key against the digest on the device, and write it again.
-kill_in_window D 'progress_bridge_cb if offset == size && size > 0'
+kill_in_window D last-hotzone
 img=$work/disk-D.img
 cp --sparse=always "$img" "$work/D-window.img"
 cp -a "$FDEWIZ_STATE_DIR" "$work/D-state"
@@ -243,4 +264,4 @@ umount "$work/mnt"
 losetup -d "$loop"
 loop=""
 echo "D: torn final header write recovered; $(wc -l <"$work/sums") files verified"
-echo "PASS: SIGKILL at four points of the end window and a torn final write, all verified"
+echo "PASS: SIGKILL at five points of the end window and a torn final write, all verified"

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Named points at which a test can have fdewiz killed, to prove what a crash there leaves. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "testhook.h"
+
+void fdw_test_point(const char *point)
+{
+	const char *want = getenv(FDW_TEST_KILL_AT_ENV);
+
+	if (!want || strcmp(want, point))
+		return;
+	fdw_log(FDW_LOG_WARN, "test hook: killed at '%s' (%s)", point, FDW_TEST_KILL_AT_ENV);
+	raise(SIGKILL);
+}
