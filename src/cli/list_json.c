@@ -46,6 +46,34 @@ static struct json_object *flags_json(const struct fdw_partition *p)
 	return a;
 }
 
+static struct json_object *nullable_string(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+/* What an installed system inside needs to boot; null when there is none. */
+static struct json_object *installed_os_json(const struct fdw_installed_os *os)
+{
+	struct json_object *o;
+
+	if (!os->found)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "name", nullable_string(*os->name ? os->name : NULL));
+	json_object_object_add(o, "fstab_names_it", json_object_new_boolean(os->fstab_names_it));
+	json_object_object_add(o, "boot_separate", json_object_new_boolean(os->boot_separate));
+	json_object_object_add(o, "usr_separate", json_object_new_boolean(os->usr_separate));
+	json_object_object_add(o, "home_separate", json_object_new_boolean(os->home_separate));
+	json_object_object_add(o, "has_kernels", json_object_new_boolean(os->has_kernels));
+	json_object_object_add(o, "boot_loader", nullable_string(fdw_boot_loader_name(os->loader)));
+	json_object_object_add(o, "initramfs", nullable_string(fdw_initramfs_name(os->initramfs)));
+	json_object_object_add(o, "luks_in_initramfs",
+			       json_object_new_boolean(os->luks_in_initramfs));
+	json_object_object_add(o, "hibernates", json_object_new_boolean(os->hibernates));
+	json_object_object_add(o, "swaps", json_object_new_int((int)os->n_swaps));
+	return o;
+}
+
 static struct json_object *verdict_json(const struct fdw_partition *p)
 {
 	const struct fdw_verdict *v = &p->verdict;
@@ -98,6 +126,7 @@ static struct json_object *partition_json(const struct fdw_partition *p)
 	json_object_object_add(o, "swap_active", json_object_new_boolean(p->swap_active));
 	json_object_object_add(o, "read_only", json_object_new_boolean(p->read_only));
 	json_object_object_add(o, "luks", luks);
+	json_object_object_add(o, "installed_system", installed_os_json(&p->os));
 	json_object_object_add(o, "verdict", verdict_json(p));
 	return o;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "installed_os.h"
+
 #define FDW_MIB (1024ULL * 1024ULL)
 /* Room a LUKS2 header takes at the start of the device when data shifts in place:
  * twice the default 16 MiB header, as cryptsetup recommends for --reduce-device-size. */
@@ -45,6 +47,7 @@ enum fdw_reason {
 	FDW_REASON_EXTENDED,
 	FDW_REASON_NO_FILESYSTEM,
 	FDW_REASON_UNSUPPORTED_FS,
+	FDW_REASON_INSTALLED_SYSTEM,
 	FDW_REASON__COUNT
 };
 
@@ -84,6 +87,9 @@ struct fdw_partition {
 	/* LUKS */
 	int luks_version;		/* 0: not LUKS */
 	bool luks_reencrypt_unfinished;
+
+	/* An installed system inside (its fstab mounts something at /), read, never mounted. */
+	struct fdw_installed_os os;
 
 	uint64_t free_after;		/* unallocated bytes right after the partition */
 	struct fdw_verdict verdict;

@@ -113,6 +113,23 @@ static void usage_from_mount(struct fdw_partition *p)
 	p->fs_used = p->fs_size - p->fs_free;
 }
 
+static bool is_ext(const char *fstype)
+{
+	return fstype && (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+			  !strcmp(fstype, "ext4"));
+}
+
+/*
+ * An installed system inside @p? Read from the disk (or image) at the partition's offset,
+ * never mounted. Only ext2/3/4 can be read without mounting; a failure to look is logged
+ * and leaves it "not found", as before this check existed.
+ */
+static void look_for_installed_os(const struct fdw_disk *d, struct fdw_partition *p)
+{
+	if (fdw_installed_os_probe(d->path, p->start, p->uuid, p->label, &p->os) != 0)
+		memset(&p->os, 0, sizeof(p->os));
+}
+
 /* Probe the content of @p and find out who uses it; then decide its verdict. */
 static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
 			  struct fdw_partition *p, dev_t disk_rdev)
@@ -126,6 +143,8 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		if (rc)
 			return rc;
 	}
+	if (is_ext(p->fstype))
+		look_for_installed_os(d, p);
 	if (d->kind == FDW_DISK_IMAGE)
 		rc = fill_usage_from_loops(st, d->path, p);
 	else if (p->number == 0)

@@ -50,6 +50,10 @@ static const struct {
 		N_("Extended partition: a container for logical partitions, choose one of those.") },
 	[FDW_REASON_NO_FILESYSTEM] = { "no-filesystem",
 		N_("No filesystem found, so there is nothing to keep: erase and encrypt it instead.") },
+	[FDW_REASON_INSTALLED_SYSTEM] = { "installed-system",
+		N_("Holds an installed system: encrypting it in place would leave that system "
+		   "unable to start, and fdewiz cannot yet set up its boot (crypttab, an initramfs "
+		   "with LUKS support, the boot loader).") },
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
@@ -139,6 +143,10 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_READ_ONLY;
 	if (fstype_is(p, "swap"))
 		return FDW_REASON_SWAP;
+	/* Its own root: converting it without its boot set up leaves a machine that cannot
+	 * start (a live system sees it unmounted). */
+	if (p->os.found)
+		return FDW_REASON_INSTALLED_SYSTEM;
 	if (p->size < FDW_MIN_PARTITION)
 		return FDW_REASON_TOO_SMALL;
 	if (!p->fstype)
@@ -213,6 +221,17 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 		n = snprintf(buf, len, _("In use by %s (device-mapper, RAID or loop): stop that "
 					 "first."), p->holders[0]);
 		break;
+	case FDW_REASON_INSTALLED_SYSTEM: {
+		char os[192];
+
+		fdw_installed_os_describe(&p->os, os, sizeof(os));
+		n = snprintf(buf, len, _("Holds %s: encrypting it in place would leave that system "
+					 "unable to start, and fdewiz cannot yet set up its boot "
+					 "(crypttab, an initramfs with LUKS support, the boot loader). "
+					 "Encrypt its data partitions, or reinstall onto an encrypted "
+					 "disk."), os);
+		break;
+	}
 	default:
 		n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
 		break;

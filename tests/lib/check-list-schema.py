@@ -13,7 +13,7 @@ try:
     from jsonschema import Draft202012Validator
 except ImportError:
     print("check-list-schema: the python3 jsonschema module is missing "
-          "(apt-get install python3-jsonschema, or run tests/install-test-deps.sh)",
+          "(apt-get install python3-jsonschema, or run tests/install-deps.sh test)",
           file=sys.stderr)
     sys.exit(1)
 

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests for reading an installed system's fstab and os-release (outside text). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/installed_os.h"
+
+#define UUID "5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d"
+
+static struct fdw_installed_os fstab(const char *text, const char *label)
+{
+	struct fdw_installed_os os;
+
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_fstab(text, UUID, label, &os);
+	return os;
+}
+
+static void test_debian_fstab(void **state)
+{
+	struct fdw_installed_os os = fstab(
+		"# /etc/fstab: static file system information.\n"
+		"#\n"
+		"# <file system> <mount point>   <type>  <options>       <dump>  <pass>\n"
+		"UUID=" UUID " /               ext4    errors=remount-ro 0       1\n"
+		"# /boot was on /dev/sda1 during installation\n"
+		"UUID=0b0e-1234  /boot           ext2    defaults        0       2\n"
+		"UUID=aaaa /home ext4 defaults 0 2\n"
+		"/dev/sda5       none            swap    sw              0       0\n"
+		"/dev/sr0        /media/cdrom0   udf,iso9660 user,noauto     0       0\n", NULL);
+
+	(void)state;
+	assert_true(os.found);
+	assert_true(os.fstab_names_it);
+	assert_true(os.boot_separate);
+	assert_true(os.home_separate);
+	assert_false(os.usr_separate);
+	assert_int_equal(os.n_swaps, 1);
+}
+
+static void test_names_it(void **state)
+{
+	(void)state;
+	/* UUIDs compare without case; by-uuid links and labels name it too. */
+	assert_true(fstab("UUID=5B1C3F5E-8A3E-4A59-9C0E-6F1D2A3B4C5D / ext4 defaults 0 1\n",
+			  NULL).fstab_names_it);
+	assert_true(fstab("/dev/disk/by-uuid/" UUID "\t/\text4\tdefaults\t0\t1\n",
+			  NULL).fstab_names_it);
+	assert_true(fstab("LABEL=root / ext4 defaults 0 1\n", "root").fstab_names_it);
+	assert_true(fstab("/dev/disk/by-label/my\\040root / ext4 defaults 0 1\n",
+			  "my root").fstab_names_it);
+	/* Another filesystem's root, or a device name: a system, not named by identity. */
+	assert_true(fstab("UUID=aaaa / ext4 defaults 0 1\n", "root").found);
+	assert_false(fstab("UUID=aaaa / ext4 defaults 0 1\n", "root").fstab_names_it);
+	assert_false(fstab("/dev/sda2 / ext4 defaults 0 1\n", NULL).fstab_names_it);
+	assert_false(fstab("LABEL= / ext4 defaults 0 1\n", "").fstab_names_it);
+}
+
+static void test_not_a_system(void **state)
+{
+	(void)state;
+	assert_false(fstab("", NULL).found);
+	assert_false(fstab("# UUID=" UUID " / ext4 defaults 0 1\n", NULL).found);
+	assert_false(fstab("UUID=" UUID " /mnt/data ext4 defaults 0 2\n", NULL).found);
+	/* A / with no type is no entry. */
+	assert_false(fstab("UUID=" UUID " /\n", NULL).found);
+	/* An escaped space makes it another path. */
+	assert_false(fstab("UUID=" UUID " /\\040 ext4 defaults 0 1\n", NULL).found);
+	assert_true(fstab("   UUID=" UUID "   /   ext4 # comment\n", NULL).found);
+}
+
+static void test_hostile_fstab(void **state)
+{
+	char big[8192];
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_false(fstab(big, NULL).found);
+	assert_false(fstab("\\\\\\ \\0 \\777 swap\n", NULL).found);
+	assert_int_equal(fstab("a b swap\na b swap\n\n\n", NULL).n_swaps, 2);
+	assert_false(fstab(NULL, NULL).found);
+}
+
+static void test_os_release(void **state)
+{
+	struct fdw_installed_os os;
+	char long_name[400];
+
+	(void)state;
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_os_release("NAME=\"Debian GNU/Linux\"\n"
+					  "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n", &os);
+	assert_string_equal(os.name, "Debian GNU/Linux 12 (bookworm)");
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_os_release("PRETTY_NAME='Fedora Linux 40'", &os);
+	assert_string_equal(os.name, "Fedora Linux 40");
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_os_release("PRETTY_NAME=Arch\nPRETTY_NAME=second\n", &os);
+	assert_string_equal(os.name, "Arch");
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_os_release("PRETTY_NAME=\"\n", &os);
+	assert_string_equal(os.name, "\"");
+	memset(&os, 0, sizeof(os));
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	memcpy(long_name, "PRETTY_NAME=", 12);
+	fdw_installed_os_parse_os_release(long_name, &os);
+	assert_int_equal(strlen(os.name), sizeof(os.name) - 1);
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_os_release("ID=debian\n", &os);
+	assert_string_equal(os.name, "");
+}
+
+static void test_describe(void **state)
+{
+	struct fdw_installed_os os = { .found = true, .name = "Debian GNU/Linux 12 (bookworm)" };
+	char buf[256];
+
+	(void)state;
+	fdw_installed_os_describe(&os, buf, sizeof(buf));
+	assert_string_equal(buf, "Debian GNU/Linux 12 (bookworm) (/, /boot inside)");
+	os.boot_separate = true;
+	os.name[0] = '\0';
+	fdw_installed_os_describe(&os, buf, sizeof(buf));
+	assert_string_equal(buf, "an installed Linux system (/; /boot on another partition)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_debian_fstab),
+		cmocka_unit_test(test_names_it),
+		cmocka_unit_test(test_not_a_system),
+		cmocka_unit_test(test_hostile_fstab),
+		cmocka_unit_test(test_os_release),
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
