@@ -40,7 +40,7 @@ int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 	int rc = fdw_boot_entries_write(address, rq, &res, why, sizeof(why));
 
 	if (rc < 0) {
-		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, why);
+		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
 	if (res.crypttab_present)
@@ -56,7 +56,7 @@ int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 		return FDW_EXIT_OK;
 	if (res.fstab_failed) {
 		fprintf(stderr, _("%s: fstab: %s. crypttab was written; fstab was not changed.\n"),
-			fdw_progname, why);
+			fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
 	if (res.fstab.changed)

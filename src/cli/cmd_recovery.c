@@ -93,7 +93,7 @@ static int do_add(const char *address, const char *key_file, bool fast_pbkdf)
 	if (slot < 0) {
 		rc = slot;
 		fprintf(stderr, _("%s: recovery-key add %s: %s. Nothing was changed.\n"),
-			fdw_progname, address, why);
+			fdw_progname, address, cli_safe(why));
 		goto out_lock;
 	}
 	rc = cli_show_recovery_key(address, slot, key);
@@ -127,7 +127,7 @@ static int do_test(const char *address, const char *key_file)
 	if (!rc)
 		rc = fdw_recovery_key_test(t.device, NULL, key, &slot, why, sizeof(why));
 	if (rc)
-		fprintf(stderr, _("%s: recovery-key test %s: %s.\n"), fdw_progname, address, why);
+		fprintf(stderr, _("%s: recovery-key test %s: %s.\n"), fdw_progname, address, cli_safe(why));
 	else
 		printf(_("The recovery key opens keyslot %d of %s.\n"), slot, address);
 out:
