@@ -59,6 +59,11 @@ int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 			fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
+	if (res.partlabel_shared > 1)
+		printf(_("fstab: lines that say PARTLABEL=%s were left alone: %d partitions on "
+			 "this machine have that name, so it does not say which one is meant. If "
+			 "such a line means this partition, change it to /dev/mapper/%s by hand.\n"),
+		       cli_safe(res.partlabel), res.partlabel_shared, res.name);
 	if (res.fstab.changed)
 		printf(_("fstab: %d line(s) that named the partition now name /dev/mapper/%s\n"
 			 "  (the old file is kept as %s)\n"), res.fstab.lines, res.name,

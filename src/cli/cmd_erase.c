@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "core/erase.h"
 #include "core/i18n.h"
+#include "core/secret.h"
 #include "core/target.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -205,6 +206,8 @@ int cmd_erase_encrypt(int argc, char **argv)
 			return FDW_EXIT_USAGE;
 		}
 	}
+	/* The new passphrase passes through this process: no core dump may hold it. */
+	fdw_secret_harden_process();
 	if (argc - optind != 1) {
 		erase_usage(stderr);
 		cli_usage_error("erase-encrypt");

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "core/headerio.h"
 #include "core/i18n.h"
+#include "core/secret.h"
 #include "core/target.h"
 
 int cli_open_target(const char *address, struct fdw_target *t)
@@ -113,6 +114,8 @@ int cmd_header_backup(int argc, char **argv)
 		cli_usage_error("header-backup");
 		return FDW_EXIT_USAGE;
 	}
+	/* A header holds the keyslots: no core dump may hold a copy of it. */
+	fdw_secret_harden_process();
 	if (argc - optind != 2) {
 		backup_usage(stderr);
 		cli_usage_error("header-backup");
@@ -159,6 +162,8 @@ int cmd_header_restore(int argc, char **argv)
 			return FDW_EXIT_USAGE;
 		}
 	}
+	/* A header holds the keyslots: no core dump may hold a copy of it. */
+	fdw_secret_harden_process();
 	if (argc - optind != 2) {
 		restore_usage(stderr);
 		cli_usage_error("header-restore");

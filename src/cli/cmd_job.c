@@ -219,6 +219,10 @@ int cmd_status(int argc, char **argv)
 			if (rc == -ENOENT && address)
 				fprintf(stderr, _("%s: %s has no conversion (not LUKS2). Nothing was "
 						  "changed.\n"), fdw_progname, address);
+			else if (rc == -EPERM)	/* the state directory, refused: said why */
+				fprintf(stderr, _("%s: the records in %s were not read. Nothing "
+						  "was changed.\n"), fdw_progname,
+					cli_safe(fdw_state_dir()));
 			else
 				cli_report_scan_error(address ? address : fdw_state_dir(), rc);
 			return FDW_EXIT_ERROR;

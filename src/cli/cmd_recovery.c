@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "core/i18n.h"
+#include "core/secret.h"
 #include "core/recovery.h"
 #include "core/target.h"
 #include "passphrase.h"
@@ -180,6 +181,8 @@ int cmd_recovery_key(int argc, char **argv)
 			return FDW_EXIT_USAGE;
 		}
 	}
+	/* Keys and passphrases pass through this process: no core dump may hold them. */
+	fdw_secret_harden_process();
 	if (argc - optind != 1) {
 		recovery_usage(stderr);
 		cli_usage_error("recovery-key");
