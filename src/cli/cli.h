@@ -13,6 +13,13 @@ enum { FDW_EXIT_OK = 0, FDW_EXIT_ERROR = 1, FDW_EXIT_USAGE = 2 };
 
 extern const char *fdw_progname;
 
+/*
+ * Outside text (labels, names, paths, messages that quote them) escaped for the terminal
+ * (see core/textsafe.h), in one of a ring of static buffers: up to eight results can be
+ * used in one printf. The JSON output never goes through this.
+ */
+const char *cli_safe(const char *s);
+
 int cmd_list(int argc, char **argv);
 int cmd_encrypt(int argc, char **argv);
 int cmd_resume(int argc, char **argv);

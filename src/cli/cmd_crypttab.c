@@ -41,7 +41,7 @@ int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 	int rc = fdw_boot_entries_write(address, rq, &res, why, sizeof(why));
 
 	if (rc < 0) {
-		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, why);
+		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
 	if (res.crypttab_present)
@@ -57,9 +57,14 @@ int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 		return FDW_EXIT_OK;
 	if (res.fstab_failed) {
 		fprintf(stderr, _("%s: fstab: %s. crypttab was written; fstab was not changed.\n"),
-			fdw_progname, why);
+			fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
+	if (res.partlabel_shared > 1)
+		printf(_("fstab: lines that say PARTLABEL=%s were left alone: %d partitions on "
+			 "this machine have that name, so it does not say which one is meant. If "
+			 "such a line means this partition, change it to /dev/mapper/%s by hand.\n"),
+		       cli_safe(res.partlabel), res.partlabel_shared, res.name);
 	if (res.fstab.changed)
 		printf(_("fstab: %d line(s) that named the partition now name /dev/mapper/%s\n"
 			 "  (the old file is kept as %s)\n"), res.fstab.lines, res.name,

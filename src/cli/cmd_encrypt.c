@@ -176,7 +176,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	rc = fdw_encrypt_prepare(&e, address, &eo, why, sizeof(why));
 	/* A refused plan is shown after the reason: the user sees what was asked. */
 	if (rc) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		goto out;
 	}
 	print_plan(&e.target, &e.plan);
@@ -211,11 +211,11 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	conversion_defer_signals();
 	rc = fdw_encrypt_begin(&e, pass, say_phase, &e, why, sizeof(why));
 	if (rc < 0) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		goto out;
 	}
 	if (rc > 0)
-		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, why);
+		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
 	if (recovery) {
 		cli_show_recovery_key(address, 1, recovery);
 		fdw_secret_free(recovery);

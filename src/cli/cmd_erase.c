@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "core/erase.h"
 #include "core/i18n.h"
+#include "core/secret.h"
 #include "core/target.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -69,27 +70,27 @@ static int do_erase(const char *address, const struct erase_opts *o)
 
 	rc = fdw_target_open(address, &t);
 	if (rc) {
-		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname, address,
-			fdw_scan_error_text(rc));
+		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname,
+			cli_safe(address), fdw_scan_error_text(rc));
 		return FDW_EXIT_ERROR;
 	}
 	rc = fdw_erase_check(t.part, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, _("%s: cannot erase %s: %s. Nothing was changed.\n"), fdw_progname,
-			address, why);
+			cli_safe(address), cli_safe(why));
 		goto out;
 	}
 	rc = fdw_erase_check_fs(o->fs, o->label, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, _("%s: erase-encrypt %s: %s. Nothing was changed.\n"),
-			fdw_progname, address, why);
+			fdw_progname, cli_safe(address), cli_safe(why));
 		goto out;
 	}
 	rc = fdw_target_attach(&t);
 	if (rc) {
 		fprintf(stderr, _("%s: %s: could not attach a loop device to reach the partition: "
-				  "%s. Nothing was changed.\n"), fdw_progname, address,
-			strerror(-rc));
+				  "%s. Nothing was changed.\n"), fdw_progname,
+			cli_safe(address), strerror(-rc));
 		goto out;
 	}
 	lock = cli_lock_target(&t, address);
@@ -99,17 +100,18 @@ static int do_erase(const char *address, const struct erase_opts *o)
 	}
 	fdw_format_size(t.part->size, size, sizeof(size));
 	if (t.part->fstype && t.part->label && *t.part->label)
-		snprintf(what, sizeof(what), "%s '%s', %s", t.part->fstype, t.part->label, size);
+		snprintf(what, sizeof(what), "%s '%s', %s", cli_safe(t.part->fstype),
+			 cli_safe(t.part->label), size);
 	else if (t.part->fstype)
-		snprintf(what, sizeof(what), "%s, %s", t.part->fstype, size);
+		snprintf(what, sizeof(what), "%s, %s", cli_safe(t.part->fstype), size);
 	else
 		snprintf(what, sizeof(what), _("no filesystem found, %s"), size);
 	snprintf(prompt, sizeof(prompt), _("This destroys all data on %s (%s).\n"
 					   "Type the partition's address (%s) to continue: "),
-		 address, what, address);
+		 cli_safe(address), what, cli_safe(address));
 	if (!o->yes && !cli_confirm_typed(prompt, address)) {
 		fprintf(stderr, _("%s: the answer was not %s. Nothing was changed.\n"),
-			fdw_progname, address);
+			fdw_progname, cli_safe(address));
 		rc = -ECANCELED;
 		goto out;
 	}
@@ -121,14 +123,16 @@ static int do_erase(const char *address, const struct erase_opts *o)
 	p.device = t.device;
 	rc = fdw_erase_encrypt(&p, pass, uuid, sizeof(uuid), why, sizeof(why));
 	if (rc) {
-		fprintf(stderr, _("%s: erase-encrypt %s: %s.\n"), fdw_progname, address, why);
+		fprintf(stderr, _("%s: erase-encrypt %s: %s.\n"), fdw_progname, cli_safe(address),
+			cli_safe(why));
 		goto out;
 	}
-	printf(_("%s is now an empty LUKS2 volume (UUID %s).\n"), address, uuid);
+	printf(_("%s is now an empty LUKS2 volume (UUID %s).\n"), cli_safe(address), uuid);
 	if (strcmp(o->fs, "none"))
 		printf(_("It holds a new %s filesystem%s%s%s. Open it with: cryptsetup open %s NAME\n"),
-		       o->fs, o->label ? " '" : "", o->label ? o->label : "", o->label ? "'" : "",
-		       t.part->node ? t.part->node : address);
+		       o->fs, o->label ? " '" : "", o->label ? cli_safe(o->label) : "",
+		       o->label ? "'" : "",
+		       cli_safe(t.part->node ? t.part->node : address));
 	else
 		printf(_("It has no filesystem yet: open it (cryptsetup open) and make one with "
 			 "mkfs.\n"));
@@ -203,6 +207,8 @@ int cmd_erase_encrypt(int argc, char **argv)
 			return FDW_EXIT_USAGE;
 		}
 	}
+	/* The new passphrase passes through this process: no core dump may hold it. */
+	fdw_secret_harden_process();
 	if (argc - optind != 1) {
 		erase_usage(stderr);
 		cli_usage_error("erase-encrypt");

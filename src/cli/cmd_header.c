@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "core/headerio.h"
 #include "core/i18n.h"
+#include "core/secret.h"
 #include "core/target.h"
 
 int cli_open_target(const char *address, struct fdw_target *t)
@@ -19,15 +20,15 @@ int cli_open_target(const char *address, struct fdw_target *t)
 	int rc = fdw_target_open(address, t);
 
 	if (rc) {
-		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname, address,
-			fdw_scan_error_text(rc));
+		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname,
+			cli_safe(address), fdw_scan_error_text(rc));
 		return rc;
 	}
 	rc = fdw_target_attach(t);
 	if (rc) {
 		fprintf(stderr, _("%s: %s: could not attach a loop device to reach the partition: "
-				  "%s. Nothing was changed.\n"), fdw_progname, address,
-			strerror(-rc));
+				  "%s. Nothing was changed.\n"), fdw_progname,
+			cli_safe(address), strerror(-rc));
 		fdw_target_close(t);
 	}
 	return rc;
@@ -40,10 +41,12 @@ int cli_lock_target(const struct fdw_target *t, const char *address)
 	if (fd == -EBUSY)
 		fprintf(stderr, _("%s: %s: another fdewiz is converting this partition right now. "
 				  "Nothing was changed; wait until it is done (see '%s status') or "
-				  "pause it first.\n"), fdw_progname, address, fdw_progname);
+				  "pause it first.\n"), fdw_progname, cli_safe(address),
+			fdw_progname);
 	else if (fd < 0)
 		fprintf(stderr, _("%s: %s: cannot take the partition's lock in %s: %s. Nothing was "
-				  "changed.\n"), fdw_progname, address, FDW_LOCK_DIR, strerror(-fd));
+				  "changed.\n"), fdw_progname, cli_safe(address), FDW_LOCK_DIR,
+			strerror(-fd));
 	return fd;
 }
 
@@ -112,6 +115,8 @@ int cmd_header_backup(int argc, char **argv)
 		cli_usage_error("header-backup");
 		return FDW_EXIT_USAGE;
 	}
+	/* A header holds the keyslots: no core dump may hold a copy of it. */
+	fdw_secret_harden_process();
 	if (argc - optind != 2) {
 		backup_usage(stderr);
 		cli_usage_error("header-backup");
@@ -122,11 +127,12 @@ int cmd_header_backup(int argc, char **argv)
 	rc = fdw_header_backup(t.device, argv[optind + 1], why, sizeof(why));
 	if (rc)
 		fprintf(stderr, _("%s: header-backup %s: %s. Nothing was written.\n"),
-			fdw_progname, argv[optind], why);
+			fdw_progname, cli_safe(argv[optind]), cli_safe(why));
 	else
 		printf(_("The LUKS2 header of %s is saved in %s.\n"
 			 "Keep that file on another disk: with any passphrase that was valid when it "
-			 "was taken,\nit opens the volume, and header-restore puts it back.\n"), argv[optind], argv[optind + 1]);
+			 "was taken,\nit opens the volume, and header-restore puts it back.\n"),
+		       cli_safe(argv[optind]), cli_safe(argv[optind + 1]));
 	fdw_target_close(&t);
 	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
 }
@@ -157,6 +163,8 @@ int cmd_header_restore(int argc, char **argv)
 			return FDW_EXIT_USAGE;
 		}
 	}
+	/* A header holds the keyslots: no core dump may hold a copy of it. */
+	fdw_secret_harden_process();
 	if (argc - optind != 2) {
 		restore_usage(stderr);
 		cli_usage_error("header-restore");
@@ -169,8 +177,9 @@ int cmd_header_restore(int argc, char **argv)
 	rc = -EBUSY;
 	if (t.part->n_mountpoints || t.part->n_holders) {
 		fprintf(stderr, _("%s: header-restore %s: the volume is in use (%s); close it "
-				  "first. Nothing was changed.\n"), fdw_progname, address,
-			t.part->n_mountpoints ? t.part->mountpoints[0] : t.part->holders[0]);
+				  "first. Nothing was changed.\n"), fdw_progname, cli_safe(address),
+			cli_safe(t.part->n_mountpoints ? t.part->mountpoints[0] :
+				 t.part->holders[0]));
 		goto out;
 	}
 	lock = cli_lock_target(&t, address);
@@ -179,12 +188,13 @@ int cmd_header_restore(int argc, char **argv)
 	rc = fdw_header_check_restore(t.device, file, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, _("%s: header-restore %s: %s. Nothing was changed.\n"),
-			fdw_progname, address, why);
+			fdw_progname, cli_safe(address), cli_safe(why));
 		goto out_lock;
 	}
 	/* TRANSLATORS: the word the user types to confirm; keep it short. */
 	snprintf(prompt, sizeof(prompt), _("This replaces the LUKS2 header of %s by the one in "
-					   "%s. Type %s to continue: "), address, file, _("YES"));
+					   "%s. Type %s to continue: "), cli_safe(address), cli_safe(file),
+		 _("YES"));
 	if (!yes && !cli_confirm_typed(prompt, _("YES"))) {
 		fprintf(stderr, _("%s: not confirmed. Nothing was changed.\n"), fdw_progname);
 		rc = -ECANCELED;
@@ -192,9 +202,10 @@ int cmd_header_restore(int argc, char **argv)
 	}
 	rc = fdw_header_restore(t.device, file, why, sizeof(why));
 	if (rc)
-		fprintf(stderr, _("%s: header-restore %s: %s.\n"), fdw_progname, address, why);
+		fprintf(stderr, _("%s: header-restore %s: %s.\n"), fdw_progname, cli_safe(address),
+			cli_safe(why));
 	else
-		printf(_("The LUKS2 header of %s was restored from %s.\n"), address, file);
+		printf(_("The LUKS2 header of %s was restored from %s.\n"), cli_safe(address), cli_safe(file));
 out_lock:
 	close(lock);
 out:

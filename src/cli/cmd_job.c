@@ -53,10 +53,10 @@ static void print_view_line(const struct view *v)
 {
 	char done[32], total[32], speed[32], eta[48], elapsed[48];
 
-	printf("%s  %s", v->job.address, fdw_job_state_name(v->p.state));
+	printf("%s  %s", cli_safe(v->job.address), fdw_job_state_name(v->p.state));
 	/* Before and after the encrypting itself there are other steps worth naming. */
 	if (v->p.state == FDW_JOB_RUNNING && v->p.phase[0] && strcmp(v->p.phase, "encrypting"))
-		printf(" (%s)", v->p.phase);
+		printf(" (%s)", cli_safe(v->p.phase));
 	if (v->p.total) {
 		fdw_format_size(v->p.done, done, sizeof(done));
 		fdw_format_size(v->p.total, total, sizeof(total));
@@ -72,23 +72,23 @@ static void print_view_line(const struct view *v)
 	if (!v->recorded)
 		printf(_("  (started outside fdewiz)"));
 	if (v->p.message[0])
-		printf("  (%s)", v->p.message);
+		printf("  (%s)", cli_safe(v->p.message));
 	putchar('\n');
 	switch (v->p.state) {
 	case FDW_JOB_PAUSED:
 	case FDW_JOB_INTERRUPTED:
-		printf(_("    continue with: %s resume %s\n"), fdw_progname, v->job.address);
+		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->job.address));
 		break;
 	case FDW_JOB_NEEDS_REPAIR:
 		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
-		       fdw_progname, v->job.address);
+		       fdw_progname, cli_safe(v->job.address));
 		break;
 	case FDW_JOB_COMPLETE:
 		if (v->job.bench_before[0] && v->job.bench_after[0])
 			printf(_("    benchmark: %s bench --compare %s %s\n"), fdw_progname,
-			       v->job.bench_before, v->job.bench_after);
+			       cli_safe(v->job.bench_before), cli_safe(v->job.bench_after));
 		else if (v->job.bench_note[0])
-			printf(_("    benchmark: only before (%s)\n"), v->job.bench_note);
+			printf(_("    benchmark: only before (%s)\n"), cli_safe(v->job.bench_note));
 		break;
 	default:
 		break;
@@ -220,6 +220,10 @@ int cmd_status(int argc, char **argv)
 			if (rc == -ENOENT && address)
 				fprintf(stderr, _("%s: %s has no conversion (not LUKS2). Nothing was "
 						  "changed.\n"), fdw_progname, address);
+			else if (rc == -EPERM)	/* the state directory, refused: said why */
+				fprintf(stderr, _("%s: the records in %s were not read. Nothing "
+						  "was changed.\n"), fdw_progname,
+					cli_safe(fdw_state_dir()));
 			else
 				cli_report_scan_error(address ? address : fdw_state_dir(), rc);
 			return FDW_EXIT_ERROR;
@@ -346,9 +350,9 @@ int cmd_resume(int argc, char **argv)
 	rc = fdw_resume_prepare(&r, address, why, sizeof(why));
 	if (rc == -EALREADY)
 		fprintf(stderr, _("%s: %s Follow it with '%s status --watch %s'.\n"), fdw_progname,
-			why, fdw_progname, address);
+			cli_safe(why), fdw_progname, cli_safe(address));
 	else if (rc)
-		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	if (rc) {
 		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
@@ -356,7 +360,7 @@ int cmd_resume(int argc, char **argv)
 	pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;
 	if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
-		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	else if (pass)
 		exit_code = conversion_start(&r.job, &r.target, pass, foreground, NULL);
 	fdw_secret_free(pass);

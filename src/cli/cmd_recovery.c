@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "core/i18n.h"
+#include "core/secret.h"
 #include "core/recovery.h"
 #include "core/target.h"
 #include "passphrase.h"
@@ -94,7 +95,7 @@ static int do_add(const char *address, const char *key_file, bool fast_pbkdf)
 	if (slot < 0) {
 		rc = slot;
 		fprintf(stderr, _("%s: recovery-key add %s: %s. Nothing was changed.\n"),
-			fdw_progname, address, why);
+			fdw_progname, address, cli_safe(why));
 		goto out_lock;
 	}
 	rc = cli_show_recovery_key(address, slot, key);
@@ -128,7 +129,7 @@ static int do_test(const char *address, const char *key_file)
 	if (!rc)
 		rc = fdw_recovery_key_test(t.device, NULL, key, &slot, why, sizeof(why));
 	if (rc)
-		fprintf(stderr, _("%s: recovery-key test %s: %s.\n"), fdw_progname, address, why);
+		fprintf(stderr, _("%s: recovery-key test %s: %s.\n"), fdw_progname, address, cli_safe(why));
 	else
 		printf(_("The recovery key opens keyslot %d of %s.\n"), slot, address);
 out:
@@ -181,6 +182,8 @@ int cmd_recovery_key(int argc, char **argv)
 			return FDW_EXIT_USAGE;
 		}
 	}
+	/* Keys and passphrases pass through this process: no core dump may hold them. */
+	fdw_secret_harden_process();
 	if (argc - optind != 1) {
 		recovery_usage(stderr);
 		cli_usage_error("recovery-key");

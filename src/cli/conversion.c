@@ -127,7 +127,7 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	if (!foreground) {
 		pid = fdw_launch_background(job, t, pass, mount_at, why, sizeof(why));
 		if (pid < 0) {
-			fprintf(stderr, "%s: %s\n", fdw_progname, why);
+			fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 			return FDW_EXIT_ERROR;
 		}
 		printf(_("Converting in the background (worker %d). Follow it with "
@@ -137,14 +137,14 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	rc = fdw_job_open_volume(job, t, &v, pass, mount_at, &offline, &mount_failed, why,
 				 sizeof(why));
 	if (rc) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
 	if (offline)
 		printf(_("This system has no device-mapper: continuing offline; keep %s "
 			 "unmounted until it is done.\n"), job->address);
 	if (mount_failed)
-		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, why);
+		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
 	else if (mount_at && v.active_name)
 		printf(_("Mounted at %s; usable while it converts.\n"), mount_at);
 	catch_stop_signals();

@@ -67,10 +67,10 @@ static void print_disk(FILE *out, const struct fdw_disk *d)
 	char size[32], usage[64], verdict[64], why[512];
 
 	fdw_format_size(d->size, size, sizeof(size));
-	fprintf(out, "%s  %s, %s, %s%s%s\n", d->path,
+	fprintf(out, "%s  %s, %s, %s%s%s\n", cli_safe(d->path),
 		d->kind == FDW_DISK_IMAGE ? _("image file") : _("disk"), size,
 		strcmp(d->table, "none") ? d->table : _("no partition table"),
-		d->model ? ", " : "", d->model ? d->model : "");
+		d->model ? ", " : "", d->model ? cli_safe(d->model) : "");
 	if (!d->n_parts) {
 		fprintf(out, "   %s\n\n", _("(no partitions)"));
 		return;
@@ -92,18 +92,18 @@ static void print_disk(FILE *out, const struct fdw_disk *d)
 		fdw_format_size(p->size, size, sizeof(size));
 		fputs("   ", out);
 		cell(out, num, 3);
-		cell(out, or_dash(p->name), 10);
+		cell(out, cli_safe(or_dash(p->name)), 10);
 		cell(out, size, 9);
-		cell(out, p->extended ? _("extended") : or_dash(p->fstype), 11);
-		cell(out, or_dash(p->label), 10);
+		cell(out, p->extended ? _("extended") : cli_safe(or_dash(p->fstype)), 11);
+		cell(out, cli_safe(or_dash(p->label)), 10);
 		cell(out, usage_text(p, usage, sizeof(usage)), 17);
-		cell(out, p->n_mountpoints ? p->mountpoints[0] : "-", 12);
+		cell(out, p->n_mountpoints ? cli_safe(p->mountpoints[0]) : "-", 12);
 		fprintf(out, "%s\n", in_place_text(p, verdict, sizeof(verdict)));
 		fdw_verdict_explain(p, why, sizeof(why));
-		fprintf(out, "       %s\n", why);
-		fprintf(out, "       %s %s", _("address"), p->address);
+		fprintf(out, "       %s\n", cli_safe(why));
+		fprintf(out, "       %s %s", _("address"), cli_safe(p->address));
 		if (p->uuid)
-			fprintf(out, "  UUID %s", p->uuid);
+			fprintf(out, "  UUID %s", cli_safe(p->uuid));
 		fputc('\n', out);
 	}
 	fputc('\n', out);

@@ -13,9 +13,20 @@
 #include "cli.h"
 #include "core/i18n.h"
 #include "core/log.h"
+#include "core/textsafe.h"
 #include "tui/tui.h"
 
 const char *fdw_progname = "fdewiz";
+
+const char *cli_safe(const char *s)
+{
+	static char ring[8][4 * 1024];
+	static unsigned next;
+	char *buf = ring[next++ % 8];
+
+	return fdw_text_safe(s, buf, sizeof(ring[0]));
+}
+
 static int verbosity;
 
 static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx)
@@ -27,7 +38,7 @@ static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx
 		return;
 	if (level == FDW_LOG_INFO && verbosity < 1)
 		return;
-	fprintf(stderr, "%s: %s: %s\n", fdw_progname, prefix[level], msg);
+	fprintf(stderr, "%s: %s: %s\n", fdw_progname, prefix[level], cli_safe(msg));
 }
 
 static void usage(FILE *out)

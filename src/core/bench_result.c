@@ -163,11 +163,9 @@ const char *fdw_bench_dir(void)
 
 int fdw_bench_dir_ensure(void)
 {
-	if (mkdir(fdw_state_dir(), 0700) != 0 && errno != EEXIST)
-		return -errno;
-	if (mkdir(fdw_bench_dir(), 0700) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	int rc = fdw_private_dir_ensure(fdw_state_dir());
+
+	return rc ? rc : fdw_private_dir_ensure(fdw_bench_dir());
 }
 
 /* Keep a file name to letters, digits, dot, dash and underscore. */

@@ -3,13 +3,62 @@
  * that named the raw partition, under a chosen root. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "boot_entries.h"
 #include "i18n.h"
 #include "target.h"
+
+/* How many partitions of this machine the kernel knows by the GPT name @name. */
+static int kernel_partname_count(const char *name)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *de;
+	int count = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX], line[512];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/uevent", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!strncmp(line, "PARTNAME=", 9) && !strcmp(line + 9, name))
+				count++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return count;
+}
+
+/*
+ * Partitions named @t's GPT name: those the kernel knows (every disk of the machine) and,
+ * for a disk image whose partitions have no nodes, the others on that image. A PARTLABEL=
+ * line only says which partition it means when this is 1.
+ */
+static int partlabel_count(const struct fdw_target *t)
+{
+	int count = kernel_partname_count(t->part->name);
+
+	if (t->disk.kind == FDW_DISK_IMAGE || !t->part->node) {
+		for (size_t i = 0; i < t->disk.n_parts; i++)
+			if (t->disk.parts[i].name && !strcmp(t->disk.parts[i].name, t->part->name))
+				count++;
+	}
+	return count;
+}
 
 int fdw_boot_entries_write(const char *address, const struct fdw_boot_request *rq,
 			   struct fdw_boot_result *out, char *why, size_t len)
@@ -48,7 +97,15 @@ int fdw_boot_entries_write(const char *address, const struct fdw_boot_request *r
 	if (!rq->fstab)
 		goto out;
 	ids.node = t.part->node;
-	ids.partlabel = t.part->name;
+	if (t.part->name && *t.part->name) {
+		int n = partlabel_count(&t);
+
+		if (n == 1)
+			ids.partlabel = t.part->name;
+		else
+			out->partlabel_shared = n;
+		snprintf(out->partlabel, sizeof(out->partlabel), "%s", t.part->name);
+	}
 	/* Links under /dev describe this system only: follow them for its own root. */
 	ids.resolve_links = !strcmp(rq->root, "/");
 	if (t.part->number > 0 && fdw_partuuid_probe(t.disk.path, t.part->number, partuuid,

@@ -22,12 +22,16 @@ struct fdw_boot_result {
 	struct fdw_tab_result crypttab;
 	struct fdw_tab_result fstab;
 	bool fstab_failed;		/* crypttab written, fstab left alone; see @why */
+	int partlabel_shared;		/* >1: partitions with this GPT name; its PARTLABEL=
+					 * lines were left alone */
+	char partlabel[256];		/* that name */
 };
 
 /*
  * Add the crypttab entry for the LUKS2 volume at @address under @rq->root (idempotent;
  * the old file kept as a backup) and, with @rq->fstab, point fstab lines that named the
- * partition itself at /dev/mapper/NAME. Returns 0; 1 when crypttab was written but fstab
+ * partition itself at /dev/mapper/NAME (PARTLABEL= lines only when no other partition of
+ * the machine has that name: see @out->partlabel_shared). Returns 0; 1 when crypttab was written but fstab
  * could not be (@why says why); or -errno with @why (nothing was changed).
  */
 int fdw_boot_entries_write(const char *address, const struct fdw_boot_request *rq,

@@ -317,7 +317,8 @@ static int read_all(const char *path, char **text, mode_t *mode)
 	struct buf b = { 0 };
 	struct stat st;
 	char chunk[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	/* A link under a target root would lead to this machine's own files: not followed. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
 
 	*text = NULL;
 	if (fd < 0)
@@ -422,12 +423,38 @@ static int check_etc(const char *root, char *why, size_t why_len)
 	char etc[PATH_MAX];
 	struct stat st;
 
-	if (etc_path(root, "", etc, sizeof(etc)) || stat(etc, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	size_t rl = strlen(root);
+
+	/* No trailing slash: lstat must see a link at etc itself. */
+	if (snprintf(etc, sizeof(etc), "%s%setc", root, rl && root[rl - 1] == '/' ? "" : "/") >=
+	    (int)sizeof(etc) || lstat(etc, &st) != 0) {
 		snprintf(why, why_len, _("%s has no etc directory: it is not the root of a "
 					 "system"), root);
 		return -ENOTDIR;
 	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(why, why_len, _("%s is a symbolic link; links inside a target root are "
+					 "not followed (they could lead to this machine's own "
+					 "files). Nothing was changed"), etc);
+		return -ELOOP;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, _("%s is not a directory: %s is not the root of a "
+					 "system"), etc, root);
+		return -ENOTDIR;
+	}
 	return 0;
+}
+
+/* Why @path could not be read, @rc from read_all(). */
+static void read_error(const char *path, int rc, char *why, size_t why_len)
+{
+	if (rc == -ELOOP)
+		snprintf(why, why_len, _("%s is a symbolic link; links inside a target root are "
+					 "not followed (they could lead to this machine's own "
+					 "files). Nothing was changed; edit it by hand"), path);
+	else
+		snprintf(why, why_len, _("cannot read %s: %s"), path, strerror(-rc));
 }
 
 int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, bool discard,
@@ -445,7 +472,7 @@ int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, 
 		return rc;
 	rc = read_all(path, &old, &mode);
 	if (rc && rc != -ENOENT) {
-		snprintf(why, why_len, _("cannot read %s: %s"), path, strerror(-rc));
+		read_error(path, rc, why, why_len);
 		return rc;
 	}
 	rc = fdw_crypttab_edit(old, name, luks_uuid, discard, &text, why, why_len);
@@ -473,7 +500,7 @@ int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_i
 	if (rc == -ENOENT)
 		return 0;
 	if (rc) {
-		snprintf(why, why_len, _("cannot read %s: %s"), path, strerror(-rc));
+		read_error(path, rc, why, why_len);
 		return rc;
 	}
 	rc = fdw_fstab_edit(old, name, ids, &text);

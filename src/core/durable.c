@@ -41,13 +41,44 @@ int fdw_sync_path(const char *path)
 	return rc;
 }
 
+/* fsync the directory that holds @path (its name, not whatever a link there points to). */
+static int sync_dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	rc = sync_one(dirname(copy), O_RDONLY | O_DIRECTORY);
+	free(copy);
+	return rc;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = write(fd, p + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode)
 {
-	const char *p = data;
 	char tmp[PATH_MAX];
-	size_t done = 0;
 	int fd, rc = 0;
 
+	/*
+	 * mkostemp creates a new name with O_EXCL: a link planted beside @path is never
+	 * followed, and rename() replaces a link at @path itself instead of writing through it.
+	 */
 	if (snprintf(tmp, sizeof(tmp), "%s.fdewiz-XXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -55,16 +86,8 @@ int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsign
 		return -errno;
 	if (fchmod(fd, mode & 07777) != 0)
 		rc = -errno;
-	while (!rc && done < len) {
-		ssize_t w = write(fd, p + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			rc = w < 0 ? -errno : -EIO;
-		else
-			done += (size_t)w;
-	}
+	if (!rc)
+		rc = write_all(fd, data, len);
 	if (!rc && fsync(fd) != 0)
 		rc = -errno;
 	if (close(fd) != 0 && !rc)
@@ -74,6 +97,6 @@ int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsign
 	if (rc)
 		unlink(tmp);
 	else
-		rc = fdw_sync_path(path);
+		rc = sync_dir_of(path);
 	return rc;
 }

@@ -137,9 +137,13 @@ static int read_backup(const char *file, struct backup_info *b, char *why, size_
 		return -EINVAL;
 	}
 	if (crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_NONE) {
-		snprintf(why, why_len, _("%s was taken while the volume was being converted; the "
+		snprintf(why, why_len, _("%s was taken while the volume was being converted (as "
+					 "encrypt's own backup is, until the conversion ends): the "
 					 "data has moved since, and restoring it would corrupt the "
-					 "volume"), file);
+					 "volume. During a conversion only the header on the disk "
+					 "(with its second copy) is usable; once 'resume' has "
+					 "finished it, the worker replaces this file by a backup of "
+					 "the finished header, and that one can be restored"), file);
 		rc = -EBUSY;
 	}
 	crypt_free(cd);

@@ -111,6 +111,10 @@ int fdw_job_list(struct fdw_job **out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	snprintf(dir, sizeof(dir), "%s/jobs", fdw_state_dir());
+	/* Records in a directory others can write are not trusted (and not read). */
+	if (access(dir, F_OK) == 0 && (fdw_private_dir_check(fdw_state_dir()) ||
+				       fdw_private_dir_check(dir)))
+		return -EPERM;
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;

@@ -30,6 +30,13 @@ struct fdw_job {
 /* $FDEWIZ_STATE_DIR or /var/lib/fdewiz; created on demand with mode 0700. */
 const char *fdw_state_dir(void);
 int fdw_state_dir_ensure(void);
+/*
+ * @path must be a real directory (lstat: not a link), owned by root (or by the user fdewiz
+ * runs as) and writable by no one else; 0, or -ELOOP/-ENOTDIR/-EPERM after logging why.
+ * _ensure creates it (mode 0700) first when missing.
+ */
+int fdw_private_dir_check(const char *path);
+int fdw_private_dir_ensure(const char *path);
 
 /* A fresh random UUID from the kernel, used as the job id and the LUKS2 UUID. */
 int fdw_new_uuid(char *buf, size_t len);

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 /*
- * Write @o to @path through a temporary file, fsync, rename and fsync the directory:
- * a reader (or a power cut) sees the old record or the new one, never half of one.
+ * Write @o to @path (mode 0600) with fdw_write_file_atomic(): a reader (or a power cut)
+ * sees the old record or the new one, never half of one, and no planted link is followed.
  */
 int fdw_json_write_atomic(const char *path, struct json_object *o);
 

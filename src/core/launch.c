@@ -147,9 +147,9 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 	catch_stop_signals();
 	openlog("fdewiz", LOG_PID, LOG_DAEMON);
 	fdw_job_log_path(job, log_path, sizeof(log_path));
-	wl.fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	wl.fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	fdw_log_set_sink(worker_log_sink, &wl);
-	rc = fdw_worker_run(job, &v, pass, &stop_requested, NULL, NULL);
+	rc = fdw_worker_run(job, &v, (struct fdw_secret *)pass, &stop_requested, NULL, NULL);
 	explicit_bzero(pass->data, pass->len);
 	fdw_target_close(t);
 	_exit(rc == 0 ? 0 : 1);

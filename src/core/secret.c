@@ -104,6 +104,14 @@ int fdw_secret_read_file(struct fdw_secret *s, const char *path)
 	return 0;
 }
 
+void fdw_secret_wipe(struct fdw_secret *s)
+{
+	if (!s || !s->data)
+		return;
+	explicit_bzero(s->data, s->map_len);
+	s->len = 0;
+}
+
 int fdw_secret_equal(const struct fdw_secret *a, const struct fdw_secret *b)
 {
 	unsigned char diff = (unsigned char)(a->len != b->len);

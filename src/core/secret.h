@@ -16,6 +16,8 @@ struct fdw_secret {
 int fdw_secret_new(struct fdw_secret **out, size_t cap);
 /* Lock @s again in a child after fork(): memory locks are not inherited. */
 int fdw_secret_relock(struct fdw_secret *s);
+/* Wipe the contents (length 0) but keep the memory; NULL is fine. */
+void fdw_secret_wipe(struct fdw_secret *s);
 /* Wipe, unlock and release; NULL is fine. */
 void fdw_secret_free(struct fdw_secret *s);
 /*

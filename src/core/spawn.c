@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,35 @@
 #include "log.h"
 #include "spawn.h"
 
-extern char **environ;
+/*
+ * Helpers run as root: they are found in the system's own directories, never through the
+ * caller's PATH, and get a minimal environment (no LD_PRELOAD, IFS, locale or tool
+ * variables of the caller). Messages stay untranslated for the log.
+ */
+static char *const helper_env[] = { "PATH=" FDW_HELPER_PATH, "LC_ALL=C", NULL };
+
+int fdw_helper_resolve(const char *name, char *out, size_t len)
+{
+	const char *dir = FDW_HELPER_PATH, *end;
+
+	if (strchr(name, '/')) {
+		if (snprintf(out, len, "%s", name) >= (int)len)
+			return -ENAMETOOLONG;
+		return access(out, X_OK) == 0 ? 0 : -errno;
+	}
+	for (; *dir; dir = *end ? end + 1 : end) {
+		end = strchrnul(dir, ':');
+		if (snprintf(out, len, "%.*s/%s", (int)(end - dir), dir, name) >= (int)len)
+			continue;
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
 
 int fdw_spawn(char *const argv[])
 {
+	char prog[PATH_MAX];
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], status, rc;
 	pid_t pid;
@@ -25,13 +51,19 @@ int fdw_spawn(char *const argv[])
 	char *line = NULL;
 	size_t cap = 0;
 
+	rc = fdw_helper_resolve(argv[0], prog, sizeof(prog));
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "could not find %s in %s: %s", argv[0], FDW_HELPER_PATH,
+			strerror(-rc));
+		return rc;
+	}
 	if (pipe2(pipefd, O_CLOEXEC) != 0)
 		return -errno;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	rc = posix_spawn(&pid, prog, &fa, NULL, argv, helper_env);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (rc != 0) {

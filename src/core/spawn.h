@@ -3,11 +3,20 @@
 #ifndef FDW_SPAWN_H
 #define FDW_SPAWN_H
 
+#include <stddef.h>
+
+/* The only directories helpers are taken from, whatever PATH fdewiz was started with. */
+#define FDW_HELPER_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
+
 /*
- * Run @argv (argv[0] looked up in PATH) with stdin from /dev/null and stdout and stderr
- * logged line by line. Returns the exit status (0..255), or -errno if it could not run,
- * or 128 + signal number when it was killed.
+ * Run @argv (argv[0] looked up in FDW_HELPER_PATH, not the inherited PATH) with stdin from
+ * /dev/null, stdout and stderr logged line by line, and an environment of only PATH and
+ * LC_ALL=C. Returns the exit status (0..255), or -errno if it could not run, or
+ * 128 + signal number when it was killed.
  */
 int fdw_spawn(char *const argv[]);
+
+/* The full path fdw_spawn() would run for @name (a name with a '/' is taken as it is). */
+int fdw_helper_resolve(const char *name, char *out, size_t len);
 
 #endif

@@ -129,7 +129,7 @@ int fdw_target_lock(const struct fdw_target *t)
 		snprintf(path, sizeof(path), "%s/img-%llu-%llu-%llu.lock", dir,
 			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 			 (unsigned long long)t->part->start);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {

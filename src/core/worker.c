@@ -129,7 +129,7 @@ static void grow_back(const struct fdw_job *job, const struct fdw_volume *v)
 }
 
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
-		   const struct fdw_secret *pass,
+		   struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
 {
 	struct publisher pub = { .stop = stop, .last_publish = -1, .echo = echo,
@@ -157,6 +157,8 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		v->active_name ? " (online)" : "");
 
 	rc = fdw_convert_run(v, pass, on_progress, &pub);
+	/* The keyslots are written: nothing after this needs the passphrase. */
+	fdw_secret_wipe(pass);
 
 	pub.p.speed = 0;
 	pub.p.eta = rc == 0 ? 0 : -1;

@@ -20,10 +20,12 @@ pid_t fdw_daemonize(void);
  * Convert volume @v for @job, publishing progress a few times a second to the job's
  * status file; stop cleanly when *@stop becomes nonzero. @echo, when set, also sees
  * every progress step (a foreground run draws its progress line with it). Returns 0 when complete,
- * -EINTR when paused, or -errno.
+ * -EINTR when paused, or -errno. @pass is wiped as soon as the reencryption has stopped:
+ * refreshing the header backup, growing the filesystem and the after-benchmark do not
+ * need it.
  */
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
-		   const struct fdw_secret *pass,
+		   struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx);
 
 #endif

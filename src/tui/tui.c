@@ -31,7 +31,33 @@ static void on_stop_signal(int sig)
 
 /* ---- text and layout ---- */
 
-/* Decode @s into wide characters (at most @max), replacing what does not decode. */
+/* Append "\xHH" for each of @n bytes at @b, as far as @max allows; the new count. */
+static size_t escape_bytes(const char *b, size_t nb, wchar_t *out, size_t n, size_t max)
+{
+	static const wchar_t hex[] = L"0123456789abcdef";
+
+	for (size_t i = 0; i < nb && n + 4 <= max; i++) {
+		unsigned char c = (unsigned char)b[i];
+
+		out[n++] = L'\\';
+		out[n++] = L'x';
+		out[n++] = hex[c >> 4];
+		out[n++] = hex[c & 0xf];
+	}
+	return n;
+}
+
+/* Characters a terminal would act on: shown escaped, like the command line does. */
+static bool control_char(wchar_t wc)
+{
+	return wc < 0x20 || wc == 0x7f || (wc >= 0x80 && wc <= 0x9f) ||
+	       (wc >= 0x202a && wc <= 0x202e) || (wc >= 0x2066 && wc <= 0x2069);
+}
+
+/*
+ * Decode @s into wide characters (at most @max); invalid bytes and control characters
+ * (labels and names come from whoever made the disk) are shown as "\xHH".
+ */
 static size_t decode(const char *s, wchar_t *out, size_t max)
 {
 	mbstate_t st;
@@ -44,14 +70,19 @@ static size_t decode(const char *s, wchar_t *out, size_t max)
 
 		if (used == (size_t)-1 || used == (size_t)-2) {
 			memset(&st, 0, sizeof(st));
-			wc = L'?';
-			used = 1;
+			n = escape_bytes(s, 1, out, n, max);
+			s++;
+			len--;
+			continue;
 		} else if (used == 0) {
 			break;
 		}
 		if (wc == L'\t' || wc == L'\n')
-			wc = L' ';
-		out[n++] = wc;
+			out[n++] = L' ';
+		else if (control_char(wc))
+			n = escape_bytes(s, used, out, n, max);
+		else
+			out[n++] = wc;
 		s += used;
 		len -= used;
 	}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# What header-restore can use when: encrypt's own backup, taken as the conversion starts,
+# is refused while the conversion is paused halfway (the data has moved since) with a
+# message that says why and what to do, the device byte for byte unchanged; after resume
+# finishes, the worker has replaced it by the finished header, and that one restores a
+# volume whose both header copies were destroyed (cryptsetup decrypts, fsck, sha256).
+set -euo pipefail
+
+. "$(dirname "$0")/../lib/assert.sh"
+. "$(dirname "$0")/../lib/images.sh"
+require_root
+require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup jq
+FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+
+img_init
+trap img_cleanup EXIT
+export FDEWIZ_STATE_DIR=$IMG_TMP/state
+img=$IMG_TMP/disk.img
+key=$IMG_TMP/pass
+backup=$IMG_TMP/start.hdr
+printf 'header when passphrase' >"$key"
+img_new "$img" 400
+img_gpt "$img"
+img_part "$img" Data 1 399
+img_mkfs "$img" 1 ext4 Data
+img_fill "$img" 1 200
+part_sum() {
+	dd if="$img" iflag=skip_bytes,count_bytes skip="$(img_part_offset "$img" 1)" \
+		count="$(img_part_size "$img" 1)" bs=1M status=none | sha256sum
+}
+state() { "$FDEWIZ" status --json "$img:1" | jq -r '.conversions[0].state'; }
+
+# 1. Start in the background and pause as soon as data has moved.
+run_cmd "$IMG_TMP/e" setsid "$FDEWIZ" encrypt --key-file "$key" --yes --fast-pbkdf \
+	--no-bench --header-backup "$backup" "$img:1"
+assert_eq "encrypt started: exit" 0 "$RUN_RC"
+for _ in $(seq 100); do
+	done_bytes=$("$FDEWIZ" status --json "$img:1" | jq -r '.conversions[0].done // 0')
+	[ "${done_bytes:-0}" -gt 0 ] && break
+	sleep 0.1
+done
+run_cmd "$IMG_TMP/p" "$FDEWIZ" pause "$img:1"
+assert_eq "paused" paused "$(state)"
+assert_true "encrypt's backup exists" test -s "$backup"
+
+# 2. While paused, the start backup is refused and says exactly why and what to do.
+before=$(part_sum)
+run_cmd "$IMG_TMP/r1" "$FDEWIZ" header-restore --yes "$img:1" "$backup"
+assert_eq "start backup mid-conversion: exit" 1 "$RUN_RC"
+assert_contains "start backup: says why" "$(cat "$IMG_TMP/r1.err")" \
+	"was taken while the volume was being converted (as encrypt's own backup is, until the conversion ends)"
+assert_contains "start backup: what is usable now" "$(cat "$IMG_TMP/r1.err")" \
+	"only the header on the disk (with its second copy) is usable"
+assert_contains "start backup: what to do" "$(cat "$IMG_TMP/r1.err")" \
+	"once 'resume' has finished it"
+assert_contains "start backup: nothing changed" "$(cat "$IMG_TMP/r1.err")" "Nothing was changed"
+assert_eq "start backup: device unchanged" "$before" "$(part_sum)"
+
+# 3. Resume to the end: the worker replaces the backup by the finished header.
+start_sum=$(sha256sum <"$backup")
+run_cmd "$IMG_TMP/res" "$FDEWIZ" resume --foreground --key-file "$key" "$img:1"
+assert_eq "resume: exit" 0 "$RUN_RC"
+assert_eq "complete" complete "$(state)"
+assert_true "the backup was replaced at the end" test "$start_sum" != "$(sha256sum <"$backup")"
+
+# 4. Both header copies destroyed: the volume no longer opens; the refreshed backup
+#    brings it back with every file intact.
+off=$(img_part_offset "$img" 1)
+hdr_size=$((16#$(dd if="$img" iflag=skip_bytes skip=$((off + 8)) bs=8 count=1 status=none |
+	od -An -tx1 | tr -d ' \n')))
+for at in 0 "$hdr_size"; do
+	head -c 4096 /dev/urandom | dd of="$img" bs=4096 seek=$(((off + at) / 4096)) \
+		conv=notrunc,fsync status=none
+done
+loop=$(img_loop "$img" 1)
+rc=0; cryptsetup open --test-passphrase --key-file "$key" "$loop" 2>/dev/null || rc=$?
+assert_true "both copies gone: the volume does not open (exit $rc)" test "$rc" -ne 0
+img_unloop "$loop"
+run_cmd "$IMG_TMP/r2" "$FDEWIZ" header-restore --yes "$img:1" "$backup"
+assert_eq "finished backup: exit" 0 "$RUN_RC"
+[ "$RUN_RC" = 0 ] || cat "$IMG_TMP/r2.err" >&2
+loop=$(img_loop "$img" 1)
+assert_true "restored: the passphrase opens it" cryptsetup open --test-passphrase \
+	--key-file "$key" "$loop"
+rm -f "$IMG_TMP/dec.hdr"
+assert_true "restored: cryptsetup decrypts" run_quiet cryptsetup reencrypt --decrypt \
+	--header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode "$loop"
+assert_true "restored: fsck clean" run_quiet e2fsck -fn "$loop"
+img_unloop "$loop"
+assert_true "restored: every file equal" img_verify "$img" 1
+
+assert_finish
