@@ -52,7 +52,7 @@ static struct json_object *verdict_json(const struct fdw_partition *p)
 	struct json_object *strategies = json_object_new_array();
 	char msg[512];
 
-	for (unsigned bit = FDW_STRATEGY_SHRINK; bit <= FDW_STRATEGY_DETACHED; bit <<= 1)
+	for (unsigned bit = FDW_STRATEGY_SHRINK; bit <= FDW_STRATEGY_FREE_TAIL; bit <<= 1)
 		if (v->strategies & bit)
 			json_object_array_add(strategies, json_object_new_string(
 							  fdw_strategy_name(bit)));

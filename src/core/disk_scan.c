@@ -14,6 +14,7 @@
 
 #include "disk.h"
 #include "fsprobe.h"
+#include "fsresize.h"
 #include "log.h"
 #include "sysstate.h"
 
@@ -112,6 +113,31 @@ static void usage_from_mount(struct fdw_partition *p)
 	p->fs_used = p->fs_size - p->fs_free;
 }
 
+/*
+ * The filesystem's real minimum size, where a shrink is in question: an unmounted,
+ * unused ext2/3/4 that does not already leave the header room free. Read-only.
+ */
+static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
+{
+	char dev[PATH_MAX + 32];
+	uint64_t min;
+	bool ext = p->fstype && (!strcmp(p->fstype, "ext2") || !strcmp(p->fstype, "ext3") ||
+				 !strcmp(p->fstype, "ext4"));
+
+	if (!ext || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
+	    fdw_has_free_tail(p))
+		return;
+	/* A node of its own, or the disk with e2fsprogs' "?offset=" (no '?' in the name). */
+	if (p->node && access(p->node, F_OK) == 0)
+		snprintf(dev, sizeof(dev), "%s", p->node);
+	else if (!strchr(d->path, '?'))
+		snprintf(dev, sizeof(dev), "%s?offset=%llu", d->path, (unsigned long long)p->start);
+	else
+		return;
+	if (fdw_ext_min_size(dev, (uint64_t)p->fs_block_size, &min) == 0 && min <= INT64_MAX)
+		p->fs_min_size = (int64_t)min;
+}
+
 /* Probe the content of @p and find out who uses it; then decide its verdict. */
 static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
 			  struct fdw_partition *p, dev_t disk_rdev)
@@ -120,6 +146,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 	int rc;
 
 	p->fs_size = p->fs_used = p->fs_free = p->fs_block_size = p->fs_sector_size = -1;
+	p->fs_min_size = -1;
 	if (!p->extended) {
 		rc = fdw_fsprobe(fd, p->start, p->size, p);
 		if (rc)
@@ -137,6 +164,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		return rc;
 	if (p->n_mountpoints)
 		usage_from_mount(p);
+	measure_min_size(d, p);
 	fdw_verdict_decide(p, d);
 	return 0;
 }
@@ -371,6 +399,21 @@ static bool skip_device(const PedDevice *dev)
 	       !strncmp(dev->path, "/dev/zram", 9);
 }
 
+/* Remember a disk that could not be read: the lists and the wizard name it and why. */
+static void note_failure(struct fdw_disk_list *out, const char *path, int err)
+{
+	struct fdw_scan_failure *nf = realloc(out->failed, (out->n_failed + 1) * sizeof(*nf));
+
+	fdw_log(FDW_LOG_WARN, "%s: cannot be read (%s)", path, strerror(-err));
+	if (!nf)
+		return;
+	out->failed = nf;
+	nf[out->n_failed].path = strdup(path);
+	nf[out->n_failed].err = err;
+	if (nf[out->n_failed].path)
+		out->n_failed++;
+}
+
 int fdw_disk_scan_all(struct fdw_disk_list *out)
 {
 	struct fdw_sysstate st;
@@ -399,7 +442,7 @@ int fdw_disk_scan_all(struct fdw_disk_list *out)
 		if (one == 0)
 			out->n_disks++;
 		else
-			fdw_log(FDW_LOG_WARN, "%s: skipped (%s)", dev->path, strerror(-one));
+			note_failure(out, dev->path, one);
 	}
 	ped_device_free_all();
 	fdw_sysstate_free(&st);
@@ -437,5 +480,8 @@ void fdw_disk_list_free(struct fdw_disk_list *list)
 	for (size_t i = 0; i < list->n_disks; i++)
 		fdw_disk_free(&list->disks[i]);
 	free(list->disks);
+	for (size_t i = 0; i < list->n_failed; i++)
+		free(list->failed[i].path);
+	free(list->failed);
 	memset(list, 0, sizeof(*list));
 }
