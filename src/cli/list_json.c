@@ -97,6 +97,7 @@ static struct json_object *partition_json(const struct fdw_partition *p)
 	json_object_object_add(o, "swap_active", json_object_new_boolean(p->swap_active));
 	json_object_object_add(o, "read_only", json_object_new_boolean(p->read_only));
 	json_object_object_add(o, "luks", luks);
+	json_object_object_add(o, "detached_header", str_or_null(p->detached_header));
 	json_object_object_add(o, "verdict", verdict_json(p));
 	return o;
 }

@@ -46,6 +46,7 @@ enum fdw_reason {
 	FDW_REASON_NO_FILESYSTEM,
 	FDW_REASON_UNSUPPORTED_FS,
 	FDW_REASON_MIN_UNKNOWN,
+	FDW_REASON_NO_SIGNATURE,
 	FDW_REASON__COUNT
 };
 
@@ -88,6 +89,11 @@ struct fdw_partition {
 	/* LUKS */
 	int luks_version;		/* 0: not LUKS */
 	bool luks_reencrypt_unfinished;
+	/* LUKS2 with its header in this file (fdewiz's job record, checked against the
+	 * header itself); NULL when the header is on the partition or there is none. */
+	char *detached_header;
+	/* No signature at all, but the bytes look random: may be encrypted data. */
+	bool looks_random;
 
 	uint64_t free_after;		/* unallocated bytes right after the partition */
 	struct fdw_verdict verdict;

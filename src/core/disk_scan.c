@@ -14,6 +14,7 @@
 
 #include "disk.h"
 #include "fsprobe.h"
+#include "detached.h"
 #include "fsresize.h"
 #include "log.h"
 #include "sysstate.h"
@@ -138,6 +139,28 @@ static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
 		p->fs_min_size = (int64_t)min;
 }
 
+/*
+ * Nothing blkid recognises: is it a volume fdewiz encrypted with a detached header (its
+ * job record says so and the header agrees), or at least bytes that look encrypted?
+ */
+static void probe_unrecognised(int fd, struct fdw_partition *p)
+{
+	char header[PATH_MAX];
+	bool unfinished = false;
+
+	if (p->extended || p->fstype || p->luks_version)
+		return;
+	if (fdw_detached_lookup(p->address, p->size, header, sizeof(header), &unfinished) == 0) {
+		p->detached_header = strdup(header);
+		if (p->detached_header) {
+			p->luks_version = 2;
+			p->luks_reencrypt_unfinished = unfinished;
+			return;
+		}
+	}
+	p->looks_random = fdw_looks_random(fd, p->start, p->size);
+}
+
 /* Probe the content of @p and find out who uses it; then decide its verdict. */
 static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
 			  struct fdw_partition *p, dev_t disk_rdev)
@@ -151,6 +174,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		rc = fdw_fsprobe(fd, p->start, p->size, p);
 		if (rc)
 			return rc;
+		probe_unrecognised(fd, p);
 	}
 	if (d->kind == FDW_DISK_IMAGE)
 		rc = fill_usage_from_loops(st, d->path, p);
@@ -457,6 +481,7 @@ static void partition_free(struct fdw_partition *p)
 	free(p->address);
 	free(p->name);
 	free(p->fstype);
+	free(p->detached_header);
 	free(p->fsversion);
 	free(p->label);
 	free(p->uuid);

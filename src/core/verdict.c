@@ -52,6 +52,10 @@ static const struct {
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
+	[FDW_REASON_NO_SIGNATURE] = { "no-signature",
+		N_("No signature found: may be encrypted data (a LUKS volume whose header is kept "
+		   "elsewhere, or another tool's). fdewiz leaves it alone; erasing it needs an "
+		   "extra, explicit confirmation.") },
 	[FDW_REASON_MIN_UNKNOWN] = { "min-size-unknown",
 		N_("How far the filesystem can shrink could not be measured (resize2fs -P failed; "
 		   "run e2fsck -f on it, the log says more) and there is no free space after the "
@@ -146,6 +150,8 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_SWAP;
 	if (p->size < FDW_MIN_PARTITION)
 		return FDW_REASON_TOO_SMALL;
+	if (!p->fstype && p->looks_random)
+		return FDW_REASON_NO_SIGNATURE;
 	if (!p->fstype)
 		return FDW_REASON_NO_FILESYSTEM;
 	return FDW_REASON_OK;
@@ -218,6 +224,13 @@ static int explain_full(const struct fdw_partition *p, char *buf, size_t len)
 
 	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
 	fdw_format_size(p->fs_min_size > 0 ? (uint64_t)p->fs_min_size : 0, min, sizeof(min));
+	if (p->fs_size > 0 && p->fs_min_size >= p->fs_size)
+		return snprintf(buf, len, _("The filesystem is too full to give up %s for the header: "
+					    "it cannot shrink at all now (resize2fs needs all of its "
+					    "%s), so it needs at least %llu MiB freed. There is no free "
+					    "space after the partition either: free some space, or use a "
+					    "detached header on another disk."),
+				room, min, (unsigned long long)mib);
 	return snprintf(buf, len, _("The filesystem is too full to give up %s for the header: it "
 				    "cannot shrink below %s, so it needs about %llu MiB freed. There "
 				    "is no free space after the partition either: free some space, "
@@ -252,6 +265,22 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 		break;
 	case FDW_REASON_FULL:
 		n = explain_full(p, buf, len);
+		break;
+	case FDW_REASON_ALREADY_LUKS:
+		if (p->detached_header)
+			n = snprintf(buf, len, _("Encrypted with LUKS2, header kept at %s: keep that "
+						 "file safe, without it nothing on this partition can "
+						 "be read."), p->detached_header);
+		else
+			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
+		break;
+	case FDW_REASON_LUKS_UNFINISHED:
+		if (p->detached_header)
+			n = snprintf(buf, len, _("A LUKS2 conversion on it is unfinished, header kept "
+						 "at %s: resume it with 'fdewiz resume'."),
+				     p->detached_header);
+		else
+			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
 		break;
 	case FDW_REASON_HOLDERS:
 		n = snprintf(buf, len, _("In use by %s (device-mapper, RAID or loop): stop that "

@@ -115,7 +115,7 @@ cell()
 		fi
 	else
 		after=$(sha256sum <"$img")
-		figure=$(grep -o 'about [0-9]* MiB freed' <<<"$msg" || true)
+		figure=$(grep -Eo '(about|at least) [0-9]+ MiB freed' <<<"$msg" || true)
 		if [ $rc -eq 0 ]; then
 			outcome="CONVERTED despite no"
 			assert_fail "$CASE: the verdict said no ($reason), encrypt converted it"
