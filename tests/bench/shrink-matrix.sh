@@ -10,5 +10,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 export MATRIX_SIZES=${MATRIX_SIZES:-512 1024 4096}
 export MATRIX_PCTS=${MATRIX_PCTS:-20 50 60 80 95}
 export MATRIX_PCTS_1024=${MATRIX_PCTS_1024:-$MATRIX_PCTS}
+export MATRIX_PCTS_SMALL=${MATRIX_PCTS_SMALL:-$MATRIX_PCTS}
 export MATRIX_FILLS=${MATRIX_FILLS:-large small}
 exec bash "$here/../root/test-shrink-matrix.sh"

@@ -68,6 +68,25 @@ assert_contains "$CASE: erase names the header" "$(cat "$out")" "header is kept 
 assert_contains "$CASE: erase says nothing changed" "$(cat "$out")" "Nothing was changed"
 assert_eq "$CASE: image unchanged after the refused erase" "$before" "$(sha256sum <"$img")"
 
+# Every command that takes the partition finds the header.
+mkdir -p "$IMG_TMP/root/etc"
+"$FDEWIZ" crypttab --root "$IMG_TMP/root" --no-fstab "$img:1" >"$out" 2>&1 ||
+	assert_fail "$CASE: crypttab failed: $(cat "$out")"
+# The GPT entry's unique GUID (entry 1 at LBA 2, bytes 16-31, mixed endian).
+partuuid=$(python3 -c 'import sys, uuid; f = open(sys.argv[1], "rb"); f.seek(1024 + 16)
+print(uuid.UUID(bytes_le=f.read(16)))' "$img")
+assert_eq "$CASE: crypttab line" "media PARTUUID=$partuuid none luks,header=$hdr" \
+	"$(cat "$IMG_TMP/root/etc/crypttab" 2>/dev/null)"
+"$FDEWIZ" header-backup "$img:1" "$IMG_TMP/hb.luks" >"$out" 2>&1 ||
+	assert_fail "$CASE: header-backup failed: $(cat "$out")"
+assert_eq "$CASE: header backup is this volume's" "$(cryptsetup luksUUID "$hdr")" \
+	"$(cryptsetup luksUUID "$IMG_TMP/hb.luks" 2>&1)"
+"$FDEWIZ" recovery-key add --fast-pbkdf --key-file "$key" "$img:1" >"$out" 2>&1 ||
+	assert_fail "$CASE: recovery-key add failed: $(cat "$out")"
+assert_eq "$CASE: keyslots in the header after recovery-key add" 2 \
+	"$(cryptsetup luksDump "$hdr" | grep -c '^  [0-9]*: luks2')"
+before=$(sha256sum <"$img")
+
 # 2. A record whose header does not match (another volume's UUID) is not believed.
 CASE="record with a wrong UUID"
 mv "$FDEWIZ_STATE_DIR" "$IMG_TMP/state.real"
