@@ -438,10 +438,35 @@ static void note_failure(struct fdw_disk_list *out, const char *path, int err)
 		out->n_failed++;
 }
 
+/* The paths of the devices libparted finds, copied: scanning one destroys its PedDevice. */
+static int probe_paths(char ***paths, size_t *n)
+{
+	PedDevice *dev = NULL;
+
+	*paths = NULL;
+	*n = 0;
+	ped_device_probe_all();
+	while ((dev = ped_device_get_next(dev))) {
+		char **nv;
+
+		if (skip_device(dev))
+			continue;
+		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
+		if (!nv || !(nv[*n] = strdup(dev->path))) {
+			*paths = nv ? nv : *paths;
+			return -ENOMEM;
+		}
+		*paths = nv;
+		(*n)++;
+	}
+	return 0;
+}
+
 int fdw_disk_scan_all(struct fdw_disk_list *out)
 {
 	struct fdw_sysstate st;
-	PedDevice *dev = NULL;
+	char **paths = NULL;
+	size_t n_paths = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -449,25 +474,30 @@ int fdw_disk_scan_all(struct fdw_disk_list *out)
 	if (rc)
 		return rc;
 	ped_exception_set_handler(scan_exception_handler);
-	ped_device_probe_all();
-	while ((dev = ped_device_get_next(dev))) {
-		struct fdw_disk *nv;
+	/*
+	 * scan_with() gets each device again and destroys it, which unlinks it from
+	 * libparted's list: walking that list meanwhile read freed memory (it crashed on a
+	 * machine with an unreadable device-mapper disk).
+	 */
+	rc = probe_paths(&paths, &n_paths);
+	for (size_t i = 0; i < n_paths && !rc; i++) {
+		struct fdw_disk *nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
 		int one;
 
-		if (skip_device(dev))
-			continue;
-		nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
 		if (!nv) {
 			rc = -ENOMEM;
 			break;
 		}
 		out->disks = nv;
-		one = scan_with(dev->path, &out->disks[out->n_disks], &st);
+		one = scan_with(paths[i], &out->disks[out->n_disks], &st);
 		if (one == 0)
 			out->n_disks++;
 		else
-			note_failure(out, dev->path, one);
+			note_failure(out, paths[i], one);
 	}
+	for (size_t i = 0; i < n_paths; i++)
+		free(paths[i]);
+	free(paths);
 	ped_device_free_all();
 	fdw_sysstate_free(&st);
 	if (rc)

@@ -17,8 +17,9 @@ truncate -s 200M "$img"
 vm_parted "$img" mklabel gpt mkpart Data ext4 1MiB 199MiB
 mkfs.ext4 -q -F -b 4096 -E "offset=1048576,nodiscard" -L data "$img" 198M
 
-envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
-[ -z "${LSAN_OPTIONS:-}" ] || envs+=(--env "LSAN_OPTIONS=$LSAN_OPTIONS")
+# A sanitizer build needs libparted's strchr left alone; leaks are not this test's subject
+# (libparted's own probe leak would change list's exit status).
+envs=(--env "ASAN_OPTIONS=intercept_strchr=0:detect_leaks=0")
 
 vm_run --timeout 900 "${envs[@]}" --disk "$img" "$VM_HERE/guest/unreadable.sh" "$FDEWIZ" \
 	"$VM_WORK" "$srcdir"
