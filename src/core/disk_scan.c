@@ -326,8 +326,9 @@ static bool is_read_only(const char *path, const struct stat *st)
 /* Check the path before libparted sees it, so the error says what is wrong. */
 static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 {
+	unsigned char first[512];
 	struct stat st;
-	int fd;
+	int fd, err = 0;
 
 	if (stat(path, &st) != 0)
 		return -errno;
@@ -345,7 +346,13 @@ static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* A disk whose reads fail (dying, or a device-mapper error target) must be named as
+	 * unreadable, not listed as empty: libparted and blkid take a failed read for none. */
+	if (pread(fd, first, sizeof(first), 0) < 0)
+		err = -errno;
 	close(fd);
+	if (err)
+		return err;
 	d->read_only = is_read_only(path, &st);
 	return 0;
 }
@@ -428,7 +435,7 @@ static void note_failure(struct fdw_disk_list *out, const char *path, int err)
 {
 	struct fdw_scan_failure *nf = realloc(out->failed, (out->n_failed + 1) * sizeof(*nf));
 
-	fdw_log(FDW_LOG_WARN, "%s: cannot be read (%s)", path, strerror(-err));
+	fdw_log(FDW_LOG_DEBUG, "%s: cannot be read (%s)", path, strerror(-err));
 	if (!nf)
 		return;
 	out->failed = nf;

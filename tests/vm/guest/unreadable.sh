@@ -23,10 +23,10 @@ step "$dev fails every read"
 
 rc=0
 "$fdewiz" list >/run/list.out 2>/run/list.err || rc=$?
-cat /run/list.err
+cat /run/list.out /run/list.err
 [ "$rc" = 1 ] || die "list exit $rc with an unreadable disk"
 grep -q "Data .*ext4" /run/list.out || die "list lost the readable disk: $(cat /run/list.out)"
-line=$(grep -F "broken" /run/list.err || grep -F "$dev" /run/list.err || true)
+line=$(grep -F "Nothing was changed" /run/list.err | grep -F -e broken -e "$dev" || true)
 [ -n "$line" ] || die "list did not name the unreadable disk"
 # "fdewiz: PATH: WHY. Nothing was changed." -> "PATH: WHY."
 words=$(sed -E 's/^[^:]*: //; s/ Nothing was changed\.$//' <<<"$line")
