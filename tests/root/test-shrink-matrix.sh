@@ -94,12 +94,14 @@ cell()
 	img_part "$img" Data 1 end
 	img_mkfs "$img" 1 ext4 matrix
 	fill "$img" "$pct" "$kind"
+	before=$(sha256sum <"$img")
 	"$FDEWIZ" list --json "$img" >"$json"
+	# Listing measured the minimum size (resize2fs -P): it must not have written a byte.
+	assert_eq "$CASE: image unchanged by list" "$before" "$(sha256sum <"$img")"
 	eligible=$(jq -r '.disks[0].partitions[0].verdict.eligible' "$json")
 	strategy=$(jq -r '.disks[0].partitions[0].verdict.strategy' "$json")
 	reason=$(jq -r '.disks[0].partitions[0].verdict.reason' "$json")
 	msg=$(jq -r '.disks[0].partitions[0].verdict.message' "$json")
-	before=$(sha256sum <"$img")
 	rc=0
 	"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
 		--header-backup "$IMG_TMP/hdr.$size.$pct.$kind" "$img:1" >"$out" 2>&1 || rc=$?
