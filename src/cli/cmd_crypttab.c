@@ -47,6 +47,10 @@ int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 	if (res.crypttab_present)
 		printf(_("crypttab already opens %s as /dev/mapper/%s; nothing to add.\n"),
 		       address, res.name);
+	else if (res.header[0])
+		printf(_("Added to %s/etc/crypttab: %s %s none luks,header=%s%s\n"),
+		       strcmp(rq->root, "/") ? rq->root : "", res.name, res.source, res.header,
+		       rq->discard ? ",discard" : "");
 	else
 		printf(_("Added to %s/etc/crypttab: %s UUID=%s none luks%s\n"),
 		       strcmp(rq->root, "/") ? rq->root : "", res.name, res.uuid,

@@ -45,6 +45,10 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
 	else
 		printf(_("  LUKS2 header:    %s at the start (data moves by the same amount)\n"),
 		       fdw_format_size(pl->header_bytes, a, sizeof(a)));
+	if (pl->strategy == FDW_STRATEGY_FREE_TAIL)
+		printf(_("  resize:          none; the filesystem already ends before the last %s "
+			 "(nothing grows back afterwards)\n"),
+		       fdw_format_size(pl->shift_bytes, a, sizeof(a)));
 	if (pl->grow_bytes)
 		printf(_("  partition grows: by %s into the free space after it\n"),
 		       fdw_format_size(pl->grow_bytes, a, sizeof(a)));
@@ -103,6 +107,8 @@ static int parse_strategy(const char *s, enum fdw_strategy *out)
 		*out = FDW_STRATEGY_SHRINK;
 	else if (!strcmp(s, "grow"))
 		*out = FDW_STRATEGY_GROW;
+	else if (!strcmp(s, "free-tail"))
+		*out = FDW_STRATEGY_FREE_TAIL;
 	else if (!strncmp(s, "detached-header=", 16) && s[16])
 		*out = FDW_STRATEGY_DETACHED;
 	else
@@ -115,7 +121,7 @@ static void encrypt_usage(FILE *out)
 	fprintf(out, _("Usage: %s encrypt [OPTIONS] DEVICE|IMAGE:N\n"
 		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
 		       "  --key-file FILE|-     read the passphrase from FILE (or stdin)\n"
-		       "  --strategy auto|shrink|grow|detached-header=FILE\n"
+		       "  --strategy auto|free-tail|shrink|grow|detached-header=FILE\n"
 		       "  --cipher SPEC         default aes-xts-plain64\n"
 		       "  --key-size BITS       default 512\n"
 		       "  --sector-size BYTES   default: 4096 when the filesystem allows it\n"

@@ -18,7 +18,7 @@
 #include "core/units.h"
 #include "passphrase.h"
 
-enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE };
+enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM };
 
 static void erase_usage(FILE *out)
 {
@@ -33,7 +33,9 @@ static void erase_usage(FILE *out)
 		       "  --key-file FILE|-      passphrase from a file, byte for byte\n"
 		       "  --cipher SPEC          default aes-xts-plain64\n"
 		       "  --key-size BITS        default 512\n"
-		       "  --yes-destroy-data     do not ask for the typed confirmation\n"),
+		       "  --yes-destroy-data     do not ask for the typed confirmation\n"
+		       "  --yes-destroy-random-data  also when the partition has no signature but\n"
+		       "                         looks like encrypted data (asked otherwise)\n"),
 		fdw_progname);
 }
 
@@ -55,8 +57,38 @@ struct erase_opts {
 	const char *fs, *label, *key_file;
 	char cipher[32], mode[64];
 	unsigned key_bits;
-	bool yes, fast;
+	bool yes, fast, yes_random;
 };
+
+/*
+ * No signature, but random-looking bytes: it may be encrypted data whose header is kept
+ * elsewhere. One more explicit answer, on top of the usual one; refused without it.
+ */
+static bool confirm_random(const char *address, const struct erase_opts *o)
+{
+	char prompt[1024];
+	/* TRANSLATORS: typed to erase a partition that may hold encrypted data. */
+	const char *word = _("DESTROY");
+
+	if (o->yes_random)
+		return true;
+	if (o->yes || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, _("%s: %s has no signature, but its contents look random: it may be "
+				  "encrypted data (for example a LUKS volume whose header is kept in "
+				  "a file). To erase it anyway add --yes-destroy-random-data. Nothing "
+				  "was changed.\n"), fdw_progname, address);
+		return false;
+	}
+	snprintf(prompt, sizeof(prompt), _("%s has no signature, but its contents look random: "
+					   "it may be encrypted data (for example a LUKS volume "
+					   "whose header is kept in a file).\nType %s to erase it "
+					   "anyway: "), address, word);
+	if (cli_confirm_typed(prompt, word))
+		return true;
+	fprintf(stderr, _("%s: the answer was not %s. Nothing was changed.\n"), fdw_progname,
+		word);
+	return false;
+}
 
 static int do_erase(const char *address, const struct erase_opts *o)
 {
@@ -105,10 +137,16 @@ static int do_erase(const char *address, const struct erase_opts *o)
 	else if (t.part->fstype)
 		snprintf(what, sizeof(what), "%s, %s", cli_safe(t.part->fstype), size);
 	else
-		snprintf(what, sizeof(what), _("no filesystem found, %s"), size);
+		snprintf(what, sizeof(what), t.part->looks_random ?
+			 _("no signature found: may be encrypted data, %s") :
+			 _("no filesystem found, %s"), size);
 	snprintf(prompt, sizeof(prompt), _("This destroys all data on %s (%s).\n"
 					   "Type the partition's address (%s) to continue: "),
 		 cli_safe(address), what, cli_safe(address));
+	if (t.part->looks_random && !confirm_random(address, o)) {
+		rc = -ECANCELED;
+		goto out;
+	}
 	if (!o->yes && !cli_confirm_typed(prompt, address)) {
 		fprintf(stderr, _("%s: the answer was not %s. Nothing was changed.\n"),
 			fdw_progname, cli_safe(address));
@@ -153,6 +191,7 @@ int cmd_erase_encrypt(int argc, char **argv)
 		{ "cipher", required_argument, NULL, 'c' },
 		{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
 		{ "yes-destroy-data", no_argument, NULL, OPT_YES_DESTROY },
+		{ "yes-destroy-random-data", no_argument, NULL, OPT_RANDOM },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },	/* tests only, not shown */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -198,6 +237,9 @@ int cmd_erase_encrypt(int argc, char **argv)
 			break;
 		case OPT_FAST:
 			o.fast = true;
+			break;
+		case OPT_RANDOM:
+			o.yes_random = true;
 			break;
 		case 'h':
 			erase_usage(stdout);

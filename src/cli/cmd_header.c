@@ -124,7 +124,9 @@ int cmd_header_backup(int argc, char **argv)
 	}
 	if (cli_open_target(argv[optind], &t))
 		return FDW_EXIT_ERROR;
-	rc = fdw_header_backup(t.device, argv[optind + 1], why, sizeof(why));
+	/* With a detached header, that file is the header to back up. */
+	rc = fdw_header_backup(t.part->detached_header ? t.part->detached_header : t.device,
+			       argv[optind + 1], why, sizeof(why));
 	if (rc)
 		fprintf(stderr, _("%s: header-backup %s: %s. Nothing was written.\n"),
 			fdw_progname, cli_safe(argv[optind]), cli_safe(why));

@@ -74,6 +74,8 @@ static void print_view_line(const struct view *v)
 	if (v->p.message[0])
 		printf("  (%s)", cli_safe(v->p.message));
 	putchar('\n');
+	if (v->job.detached_header[0])
+		printf(_("    encrypted, header kept at %s\n"), v->job.detached_header);
 	switch (v->p.state) {
 	case FDW_JOB_PAUSED:
 	case FDW_JOB_INTERRUPTED:
@@ -113,6 +115,8 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "elapsed", json_object_new_double(v->p.elapsed));
 	json_object_object_add(o, "pid", v->p.pid ? json_object_new_int(v->p.pid) : NULL);
 	json_object_object_add(o, "message", json_object_new_string(v->p.message));
+	json_object_object_add(o, "detached_header", v->job.detached_header[0] ?
+			       json_object_new_string(v->job.detached_header) : NULL);
 	json_object_object_add(o, "header_backup", v->job.header_backup[0] ?
 			       json_object_new_string(v->job.header_backup) : NULL);
 	json_object_object_add(o, "bench_before", v->job.bench_before[0] ?

@@ -76,6 +76,7 @@ static int list_named(char **paths, int n, bool json)
 static int list_all(bool json)
 {
 	struct fdw_disk_list list;
+	struct list_error *errors;
 	int rc;
 
 	/* Without root libparted sees no disks at all; say so instead of an empty list. */
@@ -90,12 +91,28 @@ static int list_all(bool json)
 			fdw_progname, strerror(-rc));
 		return FDW_EXIT_ERROR;
 	}
+	errors = calloc(list.n_failed + 1, sizeof(*errors));
+	if (!errors) {
+		fdw_disk_list_free(&list);
+		fprintf(stderr, "%s: %s\n", fdw_progname, strerror(ENOMEM));
+		return FDW_EXIT_ERROR;
+	}
+	/* Disks that could not be read are named with the reason, never silently left out. */
+	for (size_t i = 0; i < list.n_failed; i++) {
+		cli_report_scan_error(list.failed[i].path, list.failed[i].err);
+		errors[i].path = list.failed[i].path;
+		errors[i].message = scan_error_text(list.failed[i].err);
+	}
 	if (json)
-		list_print_json(stdout, list.disks, list.n_disks, NULL, 0);
+		list_print_json(stdout, list.disks, list.n_disks, errors, list.n_failed);
 	else
 		list_print_table(stdout, list.disks, list.n_disks);
+	for (size_t i = 0; i < list.n_failed; i++)
+		free(errors[i].message);
+	free(errors);
+	rc = list.n_failed ? FDW_EXIT_ERROR : FDW_EXIT_OK;
 	fdw_disk_list_free(&list);
-	return FDW_EXIT_OK;
+	return rc;
 }
 
 int cmd_list(int argc, char **argv)

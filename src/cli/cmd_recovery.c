@@ -91,7 +91,9 @@ static int do_add(const char *address, const char *key_file, bool fast_pbkdf)
 			fdw_progname, strerror(-rc));
 		goto out_lock;
 	}
-	slot = fdw_recovery_key_add(t.device, NULL, pass, key, fast_pbkdf, why, sizeof(why));
+	/* A detached header (found by the scan, checked against its record) holds the slots. */
+	slot = fdw_recovery_key_add(t.device, t.part->detached_header, pass, key, fast_pbkdf, why,
+				    sizeof(why));
 	if (slot < 0) {
 		rc = slot;
 		fprintf(stderr, _("%s: recovery-key add %s: %s. Nothing was changed.\n"),
@@ -127,7 +129,8 @@ static int do_test(const char *address, const char *key_file)
 		goto out;
 	rc = fdw_recovery_key_canonicalize(typed->data, typed->len, &key, why, sizeof(why));
 	if (!rc)
-		rc = fdw_recovery_key_test(t.device, NULL, key, &slot, why, sizeof(why));
+		rc = fdw_recovery_key_test(t.device, t.part->detached_header, key, &slot, why,
+					   sizeof(why));
 	if (rc)
 		fprintf(stderr, _("%s: recovery-key test %s: %s.\n"), fdw_progname, address, cli_safe(why));
 	else

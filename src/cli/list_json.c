@@ -81,7 +81,7 @@ static struct json_object *verdict_json(const struct fdw_partition *p)
 	struct json_object *strategies = json_object_new_array();
 	char msg[512];
 
-	for (unsigned bit = FDW_STRATEGY_SHRINK; bit <= FDW_STRATEGY_DETACHED; bit <<= 1)
+	for (unsigned bit = FDW_STRATEGY_SHRINK; bit <= FDW_STRATEGY_FREE_TAIL; bit <<= 1)
 		if (v->strategies & bit)
 			json_object_array_add(strategies, json_object_new_string(
 							  fdw_strategy_name(bit)));
@@ -126,6 +126,7 @@ static struct json_object *partition_json(const struct fdw_partition *p)
 	json_object_object_add(o, "swap_active", json_object_new_boolean(p->swap_active));
 	json_object_object_add(o, "read_only", json_object_new_boolean(p->read_only));
 	json_object_object_add(o, "luks", luks);
+	json_object_object_add(o, "detached_header", str_or_null(p->detached_header));
 	json_object_object_add(o, "installed_system", installed_os_json(&p->os));
 	json_object_object_add(o, "verdict", verdict_json(p));
 	return o;

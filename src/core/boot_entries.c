@@ -76,18 +76,25 @@ int fdw_boot_entries_write(const char *address, const struct fdw_boot_request *r
 		return rc;
 	}
 	rc = -EINVAL;
-	if (t.part->luks_version != 2 || !t.part->uuid) {
+	/* The header is in a file: crypttab names the partition and points at the header. */
+	if (t.part->luks_version == 2 && t.part->detached_header && t.part->number > 0 &&
+	    fdw_partuuid_probe(t.disk.path, t.part->number, partuuid, sizeof(partuuid)) == 0)
+		snprintf(out->header, sizeof(out->header), "%s", t.part->detached_header);
+	if (t.part->luks_version != 2 || (!t.part->uuid && !out->header[0])) {
 		snprintf(why, len, _("%s is not a LUKS2 volume, so there is nothing to open at "
 				     "boot; encrypt it first. Nothing was changed."), address);
 		goto out;
 	}
-	snprintf(out->uuid, sizeof(out->uuid), "%s", t.part->uuid);
+	snprintf(out->uuid, sizeof(out->uuid), "%s", out->header[0] ? partuuid : t.part->uuid);
+	snprintf(out->source, sizeof(out->source), "%s%s", out->header[0] ? "PARTUUID=" : "UUID=",
+		 out->uuid);
 	if (rq->name)
 		snprintf(out->name, sizeof(out->name), "%s", rq->name);
 	else
 		fdw_crypttab_default_name(t.part, out->name, sizeof(out->name));
-	rc = fdw_crypttab_add(rq->root, out->name, t.part->uuid, rq->discard, &out->crypttab,
-			      detail, sizeof(detail));
+	rc = fdw_crypttab_add_detached(rq->root, out->name, out->uuid,
+				       out->header[0] ? out->header : NULL, rq->discard,
+				       &out->crypttab, detail, sizeof(detail));
 	if (rc < 0) {
 		snprintf(why, len, _("%s. Nothing was changed."), detail);
 		goto out;

@@ -102,10 +102,14 @@ static bool field_names(const struct fields *f, int i, const char *prefix, const
 	return nocase ? !strncasecmp(v, value, vl) : !strncmp(v, value, vl);
 }
 
-/* Is the comma-separated list @opts (length @len) the set {luks} or {luks, discard}? */
-static bool options_match(const char *opts, size_t len, bool discard)
+/*
+ * Is the comma-separated list @opts (length @len) the set {luks} or {luks, discard}, plus
+ * header=@header when @header is not NULL?
+ */
+static bool options_match(const char *opts, size_t len, bool discard, const char *header)
 {
-	bool luks = false, disc = false;
+	bool luks = false, disc = false, hdr = !header;
+	size_t hl = header ? strlen(header) : 0;
 	size_t i = 0;
 
 	while (i < len) {
@@ -117,11 +121,14 @@ static bool options_match(const char *opts, size_t len, bool discard)
 			luks = true;
 		else if (j - i == 7 && !strncmp(opts + i, "discard", 7))
 			disc = true;
+		else if (header && j - i == 7 + hl && !strncmp(opts + i, "header=", 7) &&
+			 !strncmp(opts + i + 7, header, hl))
+			hdr = true;
 		else if (j > i)
 			return false;
 		i = j + 1;
 	}
-	return luks && disc == discard;
+	return luks && hdr && disc == discard;
 }
 
 bool fdw_crypttab_name_valid(const char *name)
@@ -187,44 +194,52 @@ void fdw_crypttab_default_name(const struct fdw_partition *part, char *name, siz
 		snprintf(name, len, "data");
 }
 
-int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, bool discard,
-		      char **out, char *why, size_t why_len)
+/* A header path crypttab can carry: absolute, no blanks, no commas (the option separator). */
+static bool header_path_valid(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *c = path; *c; c++)
+		if (isspace((unsigned char)*c) || *c == ',' || *c == '#')
+			return false;
+	return true;
+}
+
+/*
+ * The entry "NAME PREFIX+VALUE none luks[,header=HEADER][,discard]": a line that names
+ * the same source with these options is already it (1); other settings for the same
+ * source, or NAME for another device, are -EEXIST.
+ */
+static int edit_entry(const char *old, const char *name, const char *prefix, const char *link,
+		      const char *value, const char *header, bool discard, char **out,
+		      char *why, size_t why_len)
 {
 	struct buf b = { 0 };
 	const char *p = old ? old : "";
 	int lineno = 0;
 
 	*out = NULL;
-	if (!fdw_crypttab_name_valid(name)) {
-		snprintf(why, why_len, _("'%s' cannot be a volume name: use letters, digits, "
-					 "'-', '_' and '.' (at most 127)"), name);
-		return -EINVAL;
-	}
-	if (!uuid_valid(luks_uuid)) {
-		snprintf(why, why_len, _("'%s' is not a LUKS UUID"), luks_uuid);
-		return -EINVAL;
-	}
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		struct fields f;
-		bool same_uuid;
+		bool same;
 
 		lineno++;
 		split_fields(p, len, &f);
-		same_uuid = field_names(&f, 1, "UUID=", luks_uuid, true) ||
-			    field_names(&f, 1, "/dev/disk/by-uuid/", luks_uuid, true);
-		if (same_uuid && !field_is(&f, 0, name)) {
+		same = field_names(&f, 1, prefix, value, true) ||
+		       field_names(&f, 1, link, value, true);
+		if (same && !field_is(&f, 0, name)) {
 			snprintf(why, why_len, _("line %d of crypttab already opens this volume, as "
 						 "'%.*s'; use --name %.*s, or change that line by "
 						 "hand"), lineno, (int)f.len[0], f.at[0],
 				 (int)f.len[0], f.at[0]);
 			return -EEXIST;
 		}
-		if (same_uuid) {
-			if ((f.n == 4 || f.n == 3) && field_is(&f, 2, "none") &&
+		if (same) {
+			if ((f.n == 4 || (f.n == 3 && !header)) && field_is(&f, 2, "none") &&
 			    options_match(f.n == 4 ? f.at[3] : "", f.n == 4 ? f.len[3] : 0,
-					  discard))
+					  discard, header))
 				return 1;
 			snprintf(why, why_len, _("line %d of crypttab already has an entry for this "
 						 "volume with other settings ('%.*s'); change or "
@@ -244,10 +259,17 @@ int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, 
 	if (b.len && b.s[b.len - 1] != '\n')
 		buf_add(&b, "\n", 1);
 	buf_add(&b, name, strlen(name));
-	buf_add(&b, " UUID=", 6);
-	buf_add(&b, luks_uuid, strlen(luks_uuid));
-	buf_add(&b, discard ? " none luks,discard\n" : " none luks\n",
-		discard ? 19 : 11);
+	buf_add(&b, " ", 1);
+	buf_add(&b, prefix, strlen(prefix));
+	buf_add(&b, value, strlen(value));
+	buf_add(&b, " none luks", 10);
+	if (header) {
+		buf_add(&b, ",header=", 8);
+		buf_add(&b, header, strlen(header));
+	}
+	if (discard)
+		buf_add(&b, ",discard", 8);
+	buf_add(&b, "\n", 1);
 	if (b.err) {
 		free(b.s);
 		snprintf(why, why_len, _("out of memory"));
@@ -255,6 +277,48 @@ int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, 
 	}
 	*out = b.s;
 	return 0;
+}
+
+int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, bool discard,
+		      char **out, char *why, size_t why_len)
+{
+	*out = NULL;
+	if (!fdw_crypttab_name_valid(name)) {
+		snprintf(why, why_len, _("'%s' cannot be a volume name: use letters, digits, "
+					 "'-', '_' and '.' (at most 127)"), name);
+		return -EINVAL;
+	}
+	if (!uuid_valid(luks_uuid)) {
+		snprintf(why, why_len, _("'%s' is not a LUKS UUID"), luks_uuid);
+		return -EINVAL;
+	}
+	return edit_entry(old, name, "UUID=", "/dev/disk/by-uuid/", luks_uuid, NULL, discard,
+			  out, why, why_len);
+}
+
+int fdw_crypttab_edit_detached(const char *old, const char *name, const char *partuuid,
+			       const char *header, bool discard, char **out, char *why,
+			       size_t why_len)
+{
+	*out = NULL;
+	if (!fdw_crypttab_name_valid(name)) {
+		snprintf(why, why_len, _("'%s' cannot be a volume name: use letters, digits, "
+					 "'-', '_' and '.' (at most 127)"), name);
+		return -EINVAL;
+	}
+	if (!partuuid[0] || strpbrk(partuuid, " \t,#=")) {
+		snprintf(why, why_len, _("the partition has no PARTUUID, so crypttab cannot name "
+					 "it (the volume's own UUID is in its detached header)"));
+		return -EINVAL;
+	}
+	if (!header_path_valid(header)) {
+		snprintf(why, why_len, _("the header path %s cannot be written in crypttab: it "
+					 "must be absolute, without spaces, commas or '#'; move "
+					 "the header file"), header);
+		return -EINVAL;
+	}
+	return edit_entry(old, name, "PARTUUID=", "/dev/disk/by-partuuid/", partuuid, header,
+			  discard, out, why, why_len);
 }
 
 /* Is the first field a /dev link (by-id, by-path...) that leads to the partition's node? */
@@ -460,6 +524,14 @@ static void read_error(const char *path, int rc, char *why, size_t why_len)
 int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, bool discard,
 		     struct fdw_tab_result *res, char *why, size_t why_len)
 {
+	return fdw_crypttab_add_detached(root, name, luks_uuid, NULL, discard, res, why,
+					 why_len);
+}
+
+int fdw_crypttab_add_detached(const char *root, const char *name, const char *id,
+			      const char *header, bool discard, struct fdw_tab_result *res,
+			      char *why, size_t why_len)
+{
 	char path[PATH_MAX], *old = NULL, *text = NULL;
 	mode_t mode = 0644;
 	int rc;
@@ -475,7 +547,9 @@ int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, 
 		read_error(path, rc, why, why_len);
 		return rc;
 	}
-	rc = fdw_crypttab_edit(old, name, luks_uuid, discard, &text, why, why_len);
+	rc = header ? fdw_crypttab_edit_detached(old, name, id, header, discard, &text, why,
+						 why_len)
+		    : fdw_crypttab_edit(old, name, id, discard, &text, why, why_len);
 	if (rc == 0)
 		rc = replace_file(path, old, mode, text, res, why, why_len);
 	free(old);

@@ -21,6 +21,15 @@
 int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, bool discard,
 		      char **out, char *why, size_t why_len);
 
+/*
+ * The same for a volume whose header is in a file: "NAME PARTUUID=<partuuid> none
+ * luks,header=HEADER[,discard]" (crypttab(5)); the volume's UUID is only in the header.
+ * -EINVAL with @why when the partition has no PARTUUID or HEADER is not an absolute path
+ * crypttab can carry.
+ */
+int fdw_crypttab_edit_detached(const char *old, const char *name, const char *partuuid,
+			       const char *header, bool discard, char **out, char *why,
+			       size_t why_len);
 /* What names the partition itself (not the filesystem on it); NULL fields are unknown. */
 struct fdw_part_ids {
 	const char *node;		/* "/dev/sda3" */
@@ -61,6 +70,11 @@ struct fdw_tab_result {
 int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, bool discard,
 		     struct fdw_tab_result *res, char *why, size_t why_len);
 
+/* fdw_crypttab_add() for a detached header: @id is the PARTUUID (see above); with
+ * @header NULL it is the LUKS UUID and this is fdw_crypttab_add(). */
+int fdw_crypttab_add_detached(const char *root, const char *name, const char *id,
+			      const char *header, bool discard, struct fdw_tab_result *res,
+			      char *why, size_t why_len);
 /* fdw_fstab_edit() on @root/etc/fstab (nothing when it is missing), backed up likewise. */
 int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_ids *ids,
 		     struct fdw_tab_result *res, char *why, size_t why_len);

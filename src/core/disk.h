@@ -23,6 +23,7 @@ enum fdw_strategy {
 	FDW_STRATEGY_SHRINK = 1 << 0,	/* shrink the filesystem to free the tail */
 	FDW_STRATEGY_GROW = 1 << 1,	/* grow the partition into free space after it */
 	FDW_STRATEGY_DETACHED = 1 << 2,	/* header kept in a file elsewhere */
+	FDW_STRATEGY_FREE_TAIL = 1 << 3,	/* the filesystem already ends early enough */
 };
 
 /* Why a partition can or cannot be encrypted in place; one sentence each in verdict.c. */
@@ -47,6 +48,8 @@ enum fdw_reason {
 	FDW_REASON_EXTENDED,
 	FDW_REASON_NO_FILESYSTEM,
 	FDW_REASON_UNSUPPORTED_FS,
+	FDW_REASON_MIN_UNKNOWN,
+	FDW_REASON_NO_SIGNATURE,
 	FDW_REASON_INSTALLED_SYSTEM,
 	FDW_REASON__COUNT
 };
@@ -72,6 +75,9 @@ struct fdw_partition {
 	char *fstype, *fsversion, *label, *uuid;
 	int64_t fs_size, fs_used, fs_free;	/* bytes, -1 if unknown */
 	int64_t fs_block_size;			/* bytes, -1 if unknown */
+	/* The smallest size the filesystem can shrink to (ext: resize2fs -P), bytes; -1 if
+	 * unknown or not measured (only measured where a shrink is in question). */
+	int64_t fs_min_size;
 	/* The largest I/O unit the filesystem accepts from its device (XFS: its sector
 	 * size, FAT: bytes per sector, ext: its block size); -1 if unknown. */
 	int64_t fs_sector_size;
@@ -87,6 +93,11 @@ struct fdw_partition {
 	/* LUKS */
 	int luks_version;		/* 0: not LUKS */
 	bool luks_reencrypt_unfinished;
+	/* LUKS2 with its header in this file (fdewiz's job record, checked against the
+	 * header itself); NULL when the header is on the partition or there is none. */
+	char *detached_header;
+	/* No signature at all, but the bytes look random: may be encrypted data. */
+	bool looks_random;
 
 	/* An installed system inside (its fstab mounts something at /), read, never mounted. */
 	struct fdw_installed_os os;
@@ -108,9 +119,17 @@ struct fdw_disk {
 	size_t n_parts;
 };
 
+/* A disk the scan of all disks could not read, and why (a negative errno). */
+struct fdw_scan_failure {
+	char *path;
+	int err;
+};
+
 struct fdw_disk_list {
 	struct fdw_disk *disks;
 	size_t n_disks;
+	struct fdw_scan_failure *failed;	/* shown with fdw_scan_error_text() */
+	size_t n_failed;
 };
 
 /*
@@ -119,13 +138,21 @@ struct fdw_disk_list {
  * filesystem image, -EACCES not allowed to read it.
  */
 int fdw_disk_scan(const char *path, struct fdw_disk *out);
-/* Scan every disk of the machine that libparted sees. */
+/* Scan every disk of the machine that libparted sees; those it cannot read are kept in
+ * out->failed with the reason. */
 int fdw_disk_scan_all(struct fdw_disk_list *out);
 void fdw_disk_free(struct fdw_disk *disk);
 void fdw_disk_list_free(struct fdw_disk_list *list);
 
 /* Fill in the verdict from the facts already in @part. Pure: no I/O. */
 void fdw_verdict_decide(struct fdw_partition *part, const struct fdw_disk *disk);
+/*
+ * How many bytes the filesystem is short of shrinking by FDW_HEADER_ROOM: 0 when the
+ * shrink fits, -1 when its minimum size is unknown. The verdict and the plan both ask it.
+ */
+int64_t fdw_shrink_shortfall(const struct fdw_partition *part);
+/* Does the filesystem already end FDW_HEADER_ROOM before the end of the partition? */
+bool fdw_has_free_tail(const struct fdw_partition *part);
 /* One sentence a person understands, already translated. */
 const char *fdw_reason_message(enum fdw_reason reason);
 /* The verdict in one sentence with its details (mountpoint, holder), translated. */

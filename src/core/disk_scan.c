@@ -15,6 +15,8 @@
 
 #include "disk.h"
 #include "fsprobe.h"
+#include "detached.h"
+#include "fsresize.h"
 #include "log.h"
 #include "sysstate.h"
 
@@ -130,6 +132,53 @@ static void look_for_installed_os(const struct fdw_disk *d, struct fdw_partition
 		memset(&p->os, 0, sizeof(p->os));
 }
 
+/*
+ * The filesystem's real minimum size, where a shrink is in question: an unmounted,
+ * unused ext2/3/4 that does not already leave the header room free. Read-only.
+ */
+static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
+{
+	char dev[PATH_MAX + 32];
+	uint64_t min;
+	bool ext = p->fstype && (!strcmp(p->fstype, "ext2") || !strcmp(p->fstype, "ext3") ||
+				 !strcmp(p->fstype, "ext4"));
+
+	if (!ext || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
+	    fdw_has_free_tail(p))
+		return;
+	/* A node of its own, or the disk with e2fsprogs' "?offset=" (no '?' in the name). */
+	if (p->node && access(p->node, F_OK) == 0)
+		snprintf(dev, sizeof(dev), "%s", p->node);
+	else if (!strchr(d->path, '?'))
+		snprintf(dev, sizeof(dev), "%s?offset=%llu", d->path, (unsigned long long)p->start);
+	else
+		return;
+	if (fdw_ext_min_size(dev, (uint64_t)p->fs_block_size, &min) == 0 && min <= INT64_MAX)
+		p->fs_min_size = (int64_t)min;
+}
+
+/*
+ * Nothing blkid recognises: is it a volume fdewiz encrypted with a detached header (its
+ * job record says so and the header agrees), or at least bytes that look encrypted?
+ */
+static void probe_unrecognised(int fd, struct fdw_partition *p)
+{
+	char header[PATH_MAX];
+	bool unfinished = false;
+
+	if (p->extended || p->fstype || p->luks_version)
+		return;
+	if (fdw_detached_lookup(p->address, p->size, header, sizeof(header), &unfinished) == 0) {
+		p->detached_header = strdup(header);
+		if (p->detached_header) {
+			p->luks_version = 2;
+			p->luks_reencrypt_unfinished = unfinished;
+			return;
+		}
+	}
+	p->looks_random = fdw_looks_random(fd, p->start, p->size);
+}
+
 /* Probe the content of @p and find out who uses it; then decide its verdict. */
 static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
 			  struct fdw_partition *p, dev_t disk_rdev)
@@ -138,10 +187,12 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 	int rc;
 
 	p->fs_size = p->fs_used = p->fs_free = p->fs_block_size = p->fs_sector_size = -1;
+	p->fs_min_size = -1;
 	if (!p->extended) {
 		rc = fdw_fsprobe(fd, p->start, p->size, p);
 		if (rc)
 			return rc;
+		probe_unrecognised(fd, p);
 	}
 	if (is_ext(p->fstype))
 		look_for_installed_os(d, p);
@@ -157,6 +208,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		return rc;
 	if (p->n_mountpoints)
 		usage_from_mount(p);
+	measure_min_size(d, p);
 	fdw_verdict_decide(p, d);
 	return 0;
 }
@@ -294,8 +346,9 @@ static bool is_read_only(const char *path, const struct stat *st)
 /* Check the path before libparted sees it, so the error says what is wrong. */
 static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 {
+	unsigned char first[512];
 	struct stat st;
-	int fd;
+	int fd, err = 0;
 
 	if (stat(path, &st) != 0)
 		return -errno;
@@ -313,7 +366,13 @@ static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* A disk whose reads fail (dying, or a device-mapper error target) must be named as
+	 * unreadable, not listed as empty: libparted and blkid take a failed read for none. */
+	if (pread(fd, first, sizeof(first), 0) < 0)
+		err = -errno;
 	close(fd);
+	if (err)
+		return err;
 	d->read_only = is_read_only(path, &st);
 	return 0;
 }
@@ -391,10 +450,50 @@ static bool skip_device(const PedDevice *dev)
 	       !strncmp(dev->path, "/dev/zram", 9);
 }
 
+/* Remember a disk that could not be read: the lists and the wizard name it and why. */
+static void note_failure(struct fdw_disk_list *out, const char *path, int err)
+{
+	struct fdw_scan_failure *nf = realloc(out->failed, (out->n_failed + 1) * sizeof(*nf));
+
+	fdw_log(FDW_LOG_DEBUG, "%s: cannot be read (%s)", path, strerror(-err));
+	if (!nf)
+		return;
+	out->failed = nf;
+	nf[out->n_failed].path = strdup(path);
+	nf[out->n_failed].err = err;
+	if (nf[out->n_failed].path)
+		out->n_failed++;
+}
+
+/* The paths of the devices libparted finds, copied: scanning one destroys its PedDevice. */
+static int probe_paths(char ***paths, size_t *n)
+{
+	PedDevice *dev = NULL;
+
+	*paths = NULL;
+	*n = 0;
+	ped_device_probe_all();
+	while ((dev = ped_device_get_next(dev))) {
+		char **nv;
+
+		if (skip_device(dev))
+			continue;
+		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
+		if (!nv || !(nv[*n] = strdup(dev->path))) {
+			*paths = nv ? nv : *paths;
+			return -ENOMEM;
+		}
+		*paths = nv;
+		(*n)++;
+	}
+	return 0;
+}
+
 int fdw_disk_scan_all(struct fdw_disk_list *out)
 {
 	struct fdw_sysstate st;
-	PedDevice *dev = NULL;
+	char **paths = NULL;
+	size_t n_paths = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -402,25 +501,30 @@ int fdw_disk_scan_all(struct fdw_disk_list *out)
 	if (rc)
 		return rc;
 	ped_exception_set_handler(scan_exception_handler);
-	ped_device_probe_all();
-	while ((dev = ped_device_get_next(dev))) {
-		struct fdw_disk *nv;
+	/*
+	 * scan_with() gets each device again and destroys it, which unlinks it from
+	 * libparted's list: walking that list meanwhile read freed memory (it crashed on a
+	 * machine with an unreadable device-mapper disk).
+	 */
+	rc = probe_paths(&paths, &n_paths);
+	for (size_t i = 0; i < n_paths && !rc; i++) {
+		struct fdw_disk *nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
 		int one;
 
-		if (skip_device(dev))
-			continue;
-		nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
 		if (!nv) {
 			rc = -ENOMEM;
 			break;
 		}
 		out->disks = nv;
-		one = scan_with(dev->path, &out->disks[out->n_disks], &st);
+		one = scan_with(paths[i], &out->disks[out->n_disks], &st);
 		if (one == 0)
 			out->n_disks++;
 		else
-			fdw_log(FDW_LOG_WARN, "%s: skipped (%s)", dev->path, strerror(-one));
+			note_failure(out, paths[i], one);
 	}
+	for (size_t i = 0; i < n_paths; i++)
+		free(paths[i]);
+	free(paths);
 	ped_device_free_all();
 	fdw_sysstate_free(&st);
 	if (rc)
@@ -434,6 +538,7 @@ static void partition_free(struct fdw_partition *p)
 	free(p->address);
 	free(p->name);
 	free(p->fstype);
+	free(p->detached_header);
 	free(p->fsversion);
 	free(p->label);
 	free(p->uuid);
@@ -457,5 +562,8 @@ void fdw_disk_list_free(struct fdw_disk_list *list)
 	for (size_t i = 0; i < list->n_disks; i++)
 		fdw_disk_free(&list->disks[i]);
 	free(list->disks);
+	for (size_t i = 0; i < list->n_failed; i++)
+		free(list->failed[i].path);
+	free(list->failed);
 	memset(list, 0, sizeof(*list));
 }

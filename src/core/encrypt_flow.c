@@ -22,6 +22,7 @@
 #include "i18n.h"
 #include "log.h"
 #include "partgrow.h"
+#include "units.h"
 
 static const char *const phase_keys[FDW_PHASE__COUNT] = {
 	"checking", "growing-part", "shrinking", "initialising", "encrypting", "growing",
@@ -297,6 +298,8 @@ static int grow_partition(struct fdw_encrypt *e, char *why, size_t len)
 static int make_room(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
 		     size_t len)
 {
+	char a[32], b[32];
+	uint64_t min = 0;
 	int rc;
 
 	if (e->plan.strategy == FDW_STRATEGY_GROW) {
@@ -316,8 +319,15 @@ static int make_room(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char 
 	if (e->plan.strategy != FDW_STRATEGY_SHRINK)
 		return 0;
 	announce(phase, ctx, FDW_PHASE_SHRINKING);
-	rc = fdw_ext_shrink(e->target.device, e->plan.fs_size_max);
-	if (rc)
+	rc = fdw_ext_shrink(e->target.device, e->plan.fs_size_max, &min);
+	if (rc == -ENOSPC && min > e->plan.fs_size_max)
+		snprintf(why, len, _("the checked filesystem cannot shrink below %s, more than the "
+				     "%s it may keep; it needs about %llu MiB freed. It was not "
+				     "resized; the data is intact and not encrypted."),
+			 fdw_format_size(min, a, sizeof(a)),
+			 fdw_format_size(e->plan.fs_size_max, b, sizeof(b)),
+			 (unsigned long long)((min - e->plan.fs_size_max + FDW_MIB - 1) / FDW_MIB));
+	else if (rc)
 		snprintf(why, len, _("the filesystem could not be shrunk (%s). The data is intact "
 				     "and not encrypted; check it with e2fsck -f."), strerror(-rc));
 	return rc;

@@ -77,6 +77,13 @@ int fdw_erase_check(const struct fdw_partition *part, char *why, size_t why_len)
 		snprintf(why, why_len, _("it is smaller than 64 MiB"));
 		return -ENOSPC;
 	}
+	/* Its data only looks empty to blkid: the header that reads it lives in a file. */
+	if (part->detached_header) {
+		snprintf(why, why_len, _("it is an encrypted LUKS2 volume whose header is kept at "
+					 "%s; erasing it would destroy that data. Open it with "
+					 "that header instead"), part->detached_header);
+		return -EPERM;
+	}
 	return 0;
 }
 

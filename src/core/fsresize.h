@@ -9,9 +9,15 @@
  * Check (e2fsck -f -p) and shrink the ext2/3/4 filesystem on @device to at most
  * @max_bytes, then read its superblock back to prove it really ends there.
  * Returns 0, -EUCLEAN when the check finds errors it will not fix unattended,
- * -ENOSPC when the data does not fit, or -errno.
+ * -ENOSPC when the data does not fit (then, when measured, @min_bytes gets the
+ * smallest size it can shrink to; it may be NULL), or -errno.
  */
-int fdw_ext_shrink(const char *device, uint64_t max_bytes);
+int fdw_ext_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes);
+/*
+ * The smallest size in bytes the ext2/3/4 filesystem on @device can be shrunk to, as
+ * `resize2fs -P` computes it (read-only). @device may end in "?offset=N".
+ */
+int fdw_ext_min_size(const char *device, uint64_t block_size, uint64_t *bytes);
 /* Grow the ext2/3/4 filesystem on @device to fill it (after a check: unmounted only). */
 int fdw_ext_grow(const char *device);
 /* Grow it without a check: resize2fs grows a mounted ext4 online. */

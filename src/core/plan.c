@@ -70,7 +70,12 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 		return -EPERM;
 	}
 	out->strategy = rq->strategy ? rq->strategy : v->strategy;
-	if (!(v->strategies & out->strategy)) {
+	/* The verdict's own computation, asked again: one answer for both. */
+	if (out->strategy == FDW_STRATEGY_SHRINK && fdw_shrink_shortfall(p) != 0)
+		out->strategy = FDW_STRATEGY_NONE;
+	if (out->strategy == FDW_STRATEGY_FREE_TAIL && !fdw_has_free_tail(p))
+		out->strategy = FDW_STRATEGY_NONE;
+	if (!out->strategy || !(v->strategies & out->strategy)) {
 		*why = _("That strategy is not possible for this partition; 'fdewiz list' shows "
 			 "which are.");
 		return -ENOTSUP;

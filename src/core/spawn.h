@@ -15,6 +15,11 @@
  * 128 + signal number when it was killed.
  */
 int fdw_spawn(char *const argv[]);
+/*
+ * Run @argv like fdw_spawn, but in the C locale (its output is parsed) and with what it
+ * prints kept in @buf (cut to @len - 1 bytes, always terminated) instead of logged.
+ */
+int fdw_spawn_output(char *const argv[], char *buf, size_t len);
 
 /* The full path fdw_spawn() would run for @name (a name with a '/' is taken as it is). */
 int fdw_helper_resolve(const char *name, char *out, size_t len);

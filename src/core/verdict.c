@@ -57,6 +57,14 @@ static const struct {
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
+	[FDW_REASON_NO_SIGNATURE] = { "no-signature",
+		N_("No signature found: may be encrypted data (a LUKS volume whose header is kept "
+		   "elsewhere, or another tool's). fdewiz leaves it alone; erasing it needs an "
+		   "extra, explicit confirmation.") },
+	[FDW_REASON_MIN_UNKNOWN] = { "min-size-unknown",
+		N_("How far the filesystem can shrink could not be measured (resize2fs -P failed; "
+		   "run e2fsck -f on it, the log says more) and there is no free space after the "
+		   "partition: only a detached header on another disk would work for now.") },
 };
 
 const char *fdw_reason_name(enum fdw_reason reason)
@@ -78,6 +86,8 @@ const char *fdw_strategy_name(enum fdw_strategy strategy)
 		return "grow";
 	case FDW_STRATEGY_DETACHED:
 		return "detached-header";
+	case FDW_STRATEGY_FREE_TAIL:
+		return "free-tail";
 	default:
 		return NULL;
 	}
@@ -149,20 +159,32 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_INSTALLED_SYSTEM;
 	if (p->size < FDW_MIN_PARTITION)
 		return FDW_REASON_TOO_SMALL;
+	if (!p->fstype && p->looks_random)
+		return FDW_REASON_NO_SIGNATURE;
 	if (!p->fstype)
 		return FDW_REASON_NO_FILESYSTEM;
 	return FDW_REASON_OK;
 }
 
-/* ext2/3/4 can give up its tail when it has room for the header plus a safety margin. */
-static bool can_shrink(const struct fdw_partition *p)
+bool fdw_has_free_tail(const struct fdw_partition *p)
 {
-	if (!is_ext(p) || p->fs_free < 0 || p->fs_size < 0)
+	/* Only where fdewiz reads the filesystem's own end from its superblock. */
+	if (!is_ext(p) && !fstype_is(p, "xfs"))
 		return false;
-	/* Already ends early enough: nothing needs to move. */
-	if ((uint64_t)p->fs_size + FDW_HEADER_ROOM <= p->size)
-		return true;
-	return (uint64_t)p->fs_free >= 2 * FDW_HEADER_ROOM;
+	return p->fs_size > 0 && (uint64_t)p->fs_size + FDW_HEADER_ROOM <= p->size;
+}
+
+int64_t fdw_shrink_shortfall(const struct fdw_partition *p)
+{
+	uint64_t target;
+
+	if (!is_ext(p) || p->fs_min_size < 0 || p->fs_block_size <= 0 ||
+	    p->size < FDW_HEADER_ROOM)
+		return -1;
+	/* resize2fs is given whole blocks: the most the filesystem may keep. */
+	target = (p->size - FDW_HEADER_ROOM) / (uint64_t)p->fs_block_size *
+		 (uint64_t)p->fs_block_size;
+	return (uint64_t)p->fs_min_size <= target ? 0 : (int64_t)((uint64_t)p->fs_min_size - target);
 }
 
 void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
@@ -175,13 +197,18 @@ void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
 		return;
 
 	v->strategies = FDW_STRATEGY_DETACHED;
-	if (can_shrink(p))
+	/* Room already free after the filesystem is used as it is: nothing to shrink. */
+	if (fdw_has_free_tail(p))
+		v->strategies |= FDW_STRATEGY_FREE_TAIL;
+	else if (fdw_shrink_shortfall(p) == 0)
 		v->strategies |= FDW_STRATEGY_SHRINK;
 	if (p->number > 0 && p->free_after >= FDW_HEADER_ROOM)
 		v->strategies |= FDW_STRATEGY_GROW;
 
-	/* Growing leaves the filesystem untouched, so it is preferred. */
-	if (v->strategies & FDW_STRATEGY_GROW)
+	/* Untouched beats a grown partition, which beats a shrunk filesystem. */
+	if (v->strategies & FDW_STRATEGY_FREE_TAIL)
+		v->strategy = FDW_STRATEGY_FREE_TAIL;
+	else if (v->strategies & FDW_STRATEGY_GROW)
 		v->strategy = FDW_STRATEGY_GROW;
 	else if (v->strategies & FDW_STRATEGY_SHRINK)
 		v->strategy = FDW_STRATEGY_SHRINK;
@@ -189,12 +216,35 @@ void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
 	if (v->strategy) {
 		v->eligible = true;
 	} else if (is_ext(p)) {
-		v->reason = FDW_REASON_FULL;
+		v->reason = fdw_shrink_shortfall(p) < 0 ? FDW_REASON_MIN_UNKNOWN : FDW_REASON_FULL;
 	} else if (fstype_is(p, "xfs")) {
 		v->reason = FDW_REASON_NO_ROOM;
 	} else {
 		v->reason = FDW_REASON_UNSUPPORTED_FS;
 	}
+}
+
+/* Too full to shrink: by how much, in figures a person can act on. */
+static int explain_full(const struct fdw_partition *p, char *buf, size_t len)
+{
+	int64_t short_by = fdw_shrink_shortfall(p);
+	uint64_t mib = short_by > 0 ? ((uint64_t)short_by + FDW_MIB - 1) / FDW_MIB : 0;
+	char room[32], min[32];
+
+	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
+	fdw_format_size(p->fs_min_size > 0 ? (uint64_t)p->fs_min_size : 0, min, sizeof(min));
+	if (p->fs_size > 0 && p->fs_min_size >= p->fs_size)
+		return snprintf(buf, len, _("The filesystem is too full to give up %s for the header: "
+					    "it cannot shrink at all now (resize2fs needs all of its "
+					    "%s), so it needs at least %llu MiB freed. There is no free "
+					    "space after the partition either: free some space, or use a "
+					    "detached header on another disk."),
+				room, min, (unsigned long long)mib);
+	return snprintf(buf, len, _("The filesystem is too full to give up %s for the header: it "
+				    "cannot shrink below %s, so it needs about %llu MiB freed. There "
+				    "is no free space after the partition either: free some space, "
+				    "or use a detached header on another disk."),
+			room, min, (unsigned long long)mib);
 }
 
 size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
@@ -205,7 +255,12 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 
 	switch (v->reason) {
 	case FDW_REASON_OK:
-		if (v->strategy == FDW_STRATEGY_GROW)
+		if (v->strategy == FDW_STRATEGY_FREE_TAIL)
+			n = snprintf(buf, len, _("Can be encrypted in place: the filesystem already "
+						 "ends %s before the end of the partition, so the header "
+						 "fits without resizing anything."),
+				     fdw_format_size(p->size - (uint64_t)p->fs_size, sz, sizeof(sz)));
+		else if (v->strategy == FDW_STRATEGY_GROW)
 			n = snprintf(buf, len, _("Can be encrypted in place: the partition grows into "
 						 "the free space after it, the filesystem is not touched."));
 		else
@@ -216,6 +271,25 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 	case FDW_REASON_MOUNTED:
 		n = snprintf(buf, len, _("Mounted at %s: unmount it first; it is mounted again "
 					 "through the encrypted volume."), p->mountpoints[0]);
+		break;
+	case FDW_REASON_FULL:
+		n = explain_full(p, buf, len);
+		break;
+	case FDW_REASON_ALREADY_LUKS:
+		if (p->detached_header)
+			n = snprintf(buf, len, _("Encrypted with LUKS2, header kept at %s: keep that "
+						 "file safe, without it nothing on this partition can "
+						 "be read."), p->detached_header);
+		else
+			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
+		break;
+	case FDW_REASON_LUKS_UNFINISHED:
+		if (p->detached_header)
+			n = snprintf(buf, len, _("A LUKS2 conversion on it is unfinished, header kept "
+						 "at %s: resume it with 'fdewiz resume'."),
+				     p->detached_header);
+		else
+			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
 		break;
 	case FDW_REASON_HOLDERS:
 		n = snprintf(buf, len, _("In use by %s (device-mapper, RAID or loop): stop that "

@@ -15,28 +15,25 @@
 
 #define DETAIL_LINES 5
 
+/* "PATH: why." in the words `fdewiz list` uses (fdw_scan_error_text). */
 static void add_error(struct tui *t, const char *path, int err)
 {
 	size_t used = strlen(t->scan_errors);
-	const char *what;
 
-	switch (err) {
-	case -ENOENT:
-		what = _("no such device or file");
-		break;
-	case -ENOTBLK:
-		what = _("not a disk: neither a block device nor a disk or filesystem image");
-		break;
-	case -EACCES:
-	case -EPERM:
-		what = _("permission denied; run fdewiz as root");
-		break;
-	default:
-		what = strerror(-err);
-		break;
-	}
 	snprintf(t->scan_errors + used, sizeof(t->scan_errors) - used, "%s%s: %s.",
-		 used ? " " : "", path, what);
+		 used ? " " : "", path, fdw_scan_error_text(err));
+}
+
+/* The disks the scan of all disks could not read, named with the reason. */
+static void add_failures(struct tui *t, struct fdw_disk_list *list)
+{
+	for (size_t i = 0; i < list->n_failed; i++) {
+		add_error(t, list->failed[i].path, list->failed[i].err);
+		free(list->failed[i].path);
+	}
+	free(list->failed);
+	list->failed = NULL;
+	list->n_failed = 0;
 }
 
 int tui_scan(struct tui *t)
@@ -67,6 +64,7 @@ int tui_scan(struct tui *t)
 		}
 	} else {
 		rc = fdw_disk_scan_all(&list);
+		add_failures(t, &list);
 		if (rc)
 			add_error(t, _("all disks"), rc);
 		else if (geteuid() != 0)

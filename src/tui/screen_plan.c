@@ -86,6 +86,9 @@ static const char *strategy_sentence(const struct fdw_plan *pl)
 	case FDW_STRATEGY_GROW:
 		return _("grow: the partition grows into the free space right after it; the "
 			 "filesystem is not touched.");
+	case FDW_STRATEGY_FREE_TAIL:
+		return _("free tail: the filesystem already ends before the last 32 MiB of the "
+			 "partition; nothing is resized and nothing grows back afterwards.");
 	case FDW_STRATEGY_DETACHED:
 		return _("detached header: the header lives in a file on another disk; the data "
 			 "does not move.");

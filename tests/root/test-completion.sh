@@ -90,7 +90,7 @@ offers_exactly "fdewiz enc<tab>" encrypt enc
 offers "fdewiz -v status --w<tab> (global options skipped)" --watch -v status --w
 
 # Option values.
-offers_exactly "--strategy <tab>" "$(printf '%s\n' auto shrink grow detached-header=)" \
+offers_exactly "--strategy <tab>" "$(printf '%s\n' auto free-tail shrink grow detached-header=)" \
 	encrypt --strategy ''
 offers_exactly "--strategy=g<tab>" grow encrypt --strategy = g
 offers_exactly "--sector-size 4<tab>" 4096 encrypt --sector-size 4

@@ -349,6 +349,9 @@ case_end
 refused "full ext4 that cannot shrink" 1 "$full" "${REAL[@]}" "$full:1"
 says "too full"
 says "free some space"
+# The figures: the real minimum size (resize2fs -P) and how much must go.
+says "cannot shrink below"
+says "MiB freed"
 assert_true "$CASE: fsck clean" fsck_clean "$full" 1 ext4
 assert_true "$CASE: files intact" img_verify "$full" 1
 case_end

@@ -116,6 +116,43 @@ static void test_bad_input(void **state)
 	assert_null(out);
 }
 
+/* A detached header: the partition by PARTUUID, the header as crypttab(5)'s header=. */
+static void test_detached(void **state)
+{
+	const char *pu = "6a1f3c2e-8b4d-4e0f-9a7b-112233445566";
+	char *out = NULL, *again = NULL;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_edit_detached("", "media", pu, "/etc/keys/media.luks",
+						    false, &out, why, sizeof(why)), 0);
+	assert_string_equal(out, "media PARTUUID=6a1f3c2e-8b4d-4e0f-9a7b-112233445566 none "
+			    "luks,header=/etc/keys/media.luks\n");
+	/* Twice: already there, in either order of its options. */
+	assert_int_equal(fdw_crypttab_edit_detached(out, "media", pu, "/etc/keys/media.luks",
+						    false, &again, why, sizeof(why)), 1);
+	assert_null(again);
+	assert_int_equal(fdw_crypttab_edit_detached("media PARTUUID=6A1F3C2E-8B4D-4E0F-9A7B-"
+						    "112233445566 none header=/etc/keys/media."
+						    "luks,discard,luks\n", "media", pu,
+						    "/etc/keys/media.luks", true, &again, why,
+						    sizeof(why)), 1);
+	/* Another header for the same partition is another setting: refused. */
+	assert_int_equal(fdw_crypttab_edit_detached(out, "media", pu, "/etc/keys/other.luks",
+						    false, &again, why, sizeof(why)), -EEXIST);
+	free(out);
+	/* Paths crypttab cannot carry, and no PARTUUID. */
+	assert_int_equal(fdw_crypttab_edit_detached("", "media", pu, "keys/media.luks", false,
+						    &out, why, sizeof(why)), -EINVAL);
+	assert_int_equal(fdw_crypttab_edit_detached("", "media", pu, "/my keys/m.luks", false,
+						    &out, why, sizeof(why)), -EINVAL);
+	assert_int_equal(fdw_crypttab_edit_detached("", "media", pu, "/k/a,b.luks", false,
+						    &out, why, sizeof(why)), -EINVAL);
+	assert_int_equal(fdw_crypttab_edit_detached("", "media", "", "/k/m.luks", false,
+						    &out, why, sizeof(why)), -EINVAL);
+	assert_null(out);
+}
+
 static void test_fstab(void **state)
 {
 	struct fdw_part_ids ids = { .node = "/dev/sda3", .partuuid = "6a3b-03",
@@ -248,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_detached),
 		cmocka_unit_test(test_fstab),
 		cmocka_unit_test(test_fstab_links),
 		cmocka_unit_test(test_names),

@@ -24,6 +24,7 @@ static struct fdw_partition ext4_part(void)
 		.fs_used = 100 * FDW_MIB,
 		.fs_free = 924 * FDW_MIB,
 		.fs_block_size = 4096,
+		.fs_min_size = 150 * FDW_MIB,
 	};
 	return p;
 }
@@ -59,19 +60,66 @@ static void test_grow_preferred_with_free_space(void **state)
 	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_SHRINK);
 }
 
+/* The shrink is promised from the real minimum size (resize2fs -P), not from used space. */
 static void test_full_ext4(void **state)
 {
 	struct fdw_partition p = ext4_part();
+	char msg[512];
 
 	(void)state;
-	p.fs_free = 2 * FDW_HEADER_ROOM - 1;
-	p.fs_used = p.fs_size - p.fs_free;
+	/* Much free space by the counters, but resize2fs cannot go below 1000 MiB. */
+	p.fs_min_size = 1000 * FDW_MIB;
 	assert_int_equal(decide(&p), FDW_REASON_FULL);
 	assert_false(p.verdict.eligible);
 	assert_int_equal(p.verdict.strategies, FDW_STRATEGY_DETACHED);
-	/* ... unless the filesystem already leaves the tail free. */
-	p.fs_size = (int64_t)(p.size - FDW_HEADER_ROOM);
+	assert_int_equal(fdw_shrink_shortfall(&p), 8 * FDW_MIB);
+	fdw_verdict_explain(&p, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "about 8 MiB freed"));
+	/* Exactly the largest whole number of blocks that leaves the room: fits. */
+	p.fs_min_size = (int64_t)(p.size - FDW_HEADER_ROOM);
 	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_SHRINK);
+	p.fs_min_size += 4096;
+	assert_int_equal(decide(&p), FDW_REASON_FULL);
+	assert_int_equal(fdw_shrink_shortfall(&p), 4096);
+	/* Free space after the partition still works, and is what is offered. */
+	p.free_after = FDW_HEADER_ROOM;
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_int_equal(p.verdict.strategies, FDW_STRATEGY_GROW | FDW_STRATEGY_DETACHED);
+	/* Not measured: no promise, and a reason that says so. */
+	p.free_after = 0;
+	p.fs_min_size = -1;
+	assert_int_equal(decide(&p), FDW_REASON_MIN_UNKNOWN);
+	assert_int_equal(fdw_shrink_shortfall(&p), -1);
+}
+
+/* Room already free after the filesystem: used as it is, nothing resized. */
+static void test_free_tail(void **state)
+{
+	struct fdw_partition p = ext4_part();
+	char msg[512];
+
+	(void)state;
+	p.fs_size = (int64_t)(p.size - FDW_HEADER_ROOM);
+	p.fs_min_size = -1;	/* not even measured: not needed */
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_FREE_TAIL);
+	assert_int_equal(p.verdict.strategies, FDW_STRATEGY_FREE_TAIL | FDW_STRATEGY_DETACHED);
+	fdw_verdict_explain(&p, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "without resizing anything"));
+	/* Preferred even over growing the partition. */
+	p.free_after = FDW_HEADER_ROOM;
+	decide(&p);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_FREE_TAIL);
+	/* One byte short of the room: not a free tail. */
+	p.free_after = 0;
+	p.fs_size += 1;
+	assert_int_equal(decide(&p), FDW_REASON_MIN_UNKNOWN);
+	/* XFS too: its end is read from its superblock. */
+	p.fstype = "xfs";
+	p.fs_size = 700 * FDW_MIB;
+	decide(&p);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_FREE_TAIL);
 }
 
 static void test_xfs_needs_free_space(void **state)
@@ -176,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_shrink_preferred_without_free_space),
 		cmocka_unit_test(test_grow_preferred_with_free_space),
 		cmocka_unit_test(test_full_ext4),
+		cmocka_unit_test(test_free_tail),
 		cmocka_unit_test(test_xfs_needs_free_space),
 		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_kinds),

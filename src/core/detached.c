@@ -1,0 +1,137 @@
+/* Recognises what blkid cannot: a volume whose LUKS2 header lives in a file, and random data. */
+#include "config.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <libcryptsetup.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "detached.h"
+#include "job.h"
+#include "log.h"
+
+/* Every segment the header describes must lie inside the partition. */
+static int segments_fit(struct crypt_device *cd, uint64_t part_size)
+{
+	struct json_object *root, *segs;
+	const char *text = NULL;
+	int rc = -EINVAL;
+
+	if (crypt_dump_json(cd, &text, 0) < 0 || !text)
+		return -EINVAL;
+	root = json_tokener_parse(text);
+	if (!root)
+		return -EINVAL;
+	if (!json_object_object_get_ex(root, "segments", &segs))
+		goto out;
+	rc = 0;
+	json_object_object_foreach(segs, key, seg) {
+		struct json_object *off, *size;
+		uint64_t o, s = 0;
+		const char *sz;
+
+		(void)key;
+		if (!json_object_object_get_ex(seg, "offset", &off) ||
+		    !json_object_object_get_ex(seg, "size", &size)) {
+			rc = -EINVAL;
+			break;
+		}
+		o = strtoull(json_object_get_string(off), NULL, 10);
+		sz = json_object_get_string(size);
+		if (strcmp(sz, "dynamic"))
+			s = strtoull(sz, NULL, 10);
+		if (o >= part_size || s > part_size - o) {
+			rc = -ERANGE;
+			break;
+		}
+	}
+out:
+	json_object_put(root);
+	return rc;
+}
+
+int fdw_detached_lookup(const char *address, uint64_t part_size, char *header, size_t len,
+			bool *unfinished)
+{
+	struct crypt_device *cd = NULL;
+	struct fdw_job job;
+	uint32_t reqs = 0;
+	const char *uuid;
+	int rc;
+
+	rc = fdw_job_find(address, &job);
+	if (rc)
+		return rc;
+	if (!job.detached_header[0])
+		return -ENOENT;
+	if (access(job.detached_header, R_OK) != 0)
+		return -errno;
+	/* The record is a claim; the header itself must agree before anyone trusts it. */
+	rc = crypt_init(&cd, job.detached_header);
+	if (!rc)
+		rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+	if (rc)
+		goto out;
+	uuid = crypt_get_uuid(cd);
+	if (!uuid || strcasecmp(uuid, job.id)) {
+		fdw_log(FDW_LOG_WARN, "%s: header %s has UUID %s, its job record %s", address,
+			job.detached_header, uuid ? uuid : "(none)", job.id);
+		rc = -ESTALE;
+		goto out;
+	}
+	rc = segments_fit(cd, part_size);
+	if (rc) {
+		fdw_log(FDW_LOG_WARN, "%s: header %s describes data beyond the partition",
+			address, job.detached_header);
+		goto out;
+	}
+	crypt_persistent_flags_get(cd, CRYPT_FLAGS_REQUIREMENTS, &reqs);
+	*unfinished = (reqs & CRYPT_REQUIREMENT_ONLINE_REENCRYPT) != 0;
+	if ((size_t)snprintf(header, len, "%s", job.detached_header) >= len)
+		rc = -ENAMETOOLONG;
+out:
+	crypt_free(cd);
+	return rc;
+}
+
+/*
+ * Chi-square of the byte counts of @buf against a uniform spread: about 255 (give or
+ * take 23) for random bytes, thousands or millions for text, code, zeros or a filesystem.
+ */
+static uint64_t chi_square(const unsigned char *buf, size_t n)
+{
+	uint64_t count[256] = { 0 }, sum = 0;
+	uint64_t expect = n / 256;
+
+	for (size_t i = 0; i < n; i++)
+		count[buf[i]]++;
+	for (int b = 0; b < 256; b++) {
+		uint64_t d = count[b] > expect ? count[b] - expect : expect - count[b];
+
+		sum += d * d;
+	}
+	return sum / expect;
+}
+
+bool fdw_looks_random(int fd, uint64_t offset, uint64_t size)
+{
+	enum { SAMPLE = 64 * 1024 };
+	static unsigned char buf[SAMPLE];
+	/* The start, the middle and the end: ciphertext is random everywhere. */
+	const uint64_t at[] = { 0, size / 2 / SAMPLE * SAMPLE, size - SAMPLE };
+
+	if (size < 4 * SAMPLE)
+		return false;
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		if (pread(fd, buf, SAMPLE, (off_t)(offset + at[i])) != SAMPLE)
+			return false;
+		/* Random 64 KiB is below 400 with overwhelming odds (mean 255, sd 23). */
+		if (chi_square(buf, SAMPLE) > 400)
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,21 @@
+/* Volumes blkid cannot see: LUKS2 with the header in a file, and data that looks encrypted. */
+#ifndef FDW_DETACHED_H
+#define FDW_DETACHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The detached header of the partition at @address (@part_size bytes), from fdewiz's job
+ * record, accepted only when the header file agrees: its UUID is the record's and every
+ * data segment it describes lies inside the partition. 0 with the path in @header and
+ * whether its conversion is unfinished; -ENOENT when there is no such record, -ESTALE
+ * or -ERANGE when the header does not match, or -errno.
+ */
+int fdw_detached_lookup(const char *address, uint64_t part_size, char *header, size_t len,
+			bool *unfinished);
+/* Do samples from the start, middle and end of the range all look like random bytes? */
+bool fdw_looks_random(int fd, uint64_t offset, uint64_t size);
+
+#endif
