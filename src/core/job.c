@@ -288,7 +288,7 @@ int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *
 	p->eta = -1;
 	if (fdw_job_locate(job, &t) != 0) {
 		/* Not on this machine now: what was last published is all there is. */
-		if (had && p->state == FDW_JOB_RUNNING)
+		if (!had || p->state == FDW_JOB_RUNNING)
 			p->state = FDW_JOB_INTERRUPTED;
 		return had && p->state == FDW_JOB_COMPLETE ? 0 : -ENODEV;
 	}
