@@ -201,39 +201,29 @@ static bool where_taken(const struct view *views, size_t n, const char *where)
 /* Unfinished conversions on this machine that have no record (started by another tool). */
 static int collect_unrecorded(struct view **out, size_t *n)
 {
-	struct fdw_disk_list list;
-	int rc = fdw_disk_scan_all(&list);
+	struct fdw_job *jobs;
+	struct view *nv;
+	size_t n_jobs;
+	int rc = fdw_job_unrecorded(&jobs, &n_jobs);
 
-	if (rc)
-		return 0;	/* the records alone still answer */
-	for (size_t d = 0; d < list.n_disks; d++) {
-		for (size_t i = 0; i < list.disks[d].n_parts; i++) {
-			const struct fdw_partition *part = &list.disks[d].parts[i];
-			struct view *nv, *v;
-			struct fdw_target t;
-
-			if (!part->luks_reencrypt_unfinished || !part->uuid ||
-			    fdw_job_find_id(part->uuid, &(struct fdw_job){ 0 }) == 0)
-				continue;
-			nv = realloc(*out, (*n + 1) * sizeof(**out));
-			if (!nv) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			*out = nv;
-			v = &nv[*n];
-			memset(v, 0, sizeof(*v));
-			if (fdw_target_open(part->address, &t) != 0)
-				continue;
-			if (fdw_job_for_target(&t, &v->job, &v->recorded) == 0 &&
-			    fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0)
-				(*n)++;
-			fdw_target_close(&t);
-		}
+	if (rc || !n_jobs)
+		return rc;
+	nv = realloc(*out, (*n + n_jobs) * sizeof(**out));
+	if (!nv) {
+		free(jobs);
+		return -ENOMEM;
 	}
-out:
-	fdw_disk_list_free(&list);
-	return rc;
+	*out = nv;
+	for (size_t i = 0; i < n_jobs; i++) {
+		struct view *v = &nv[*n];
+
+		memset(v, 0, sizeof(*v));
+		v->job = jobs[i];
+		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0)
+			(*n)++;
+	}
+	free(jobs);
+	return 0;
 }
 
 /* Gather what to show: one address, or the recorded jobs (@all: every one kept). */

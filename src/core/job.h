@@ -91,6 +91,11 @@ int fdw_job_for_volume(const struct fdw_volume_id *now, struct fdw_job *job);
  */
 int fdw_job_locate(const struct fdw_job *job, struct fdw_target *t);
 /*
+ * Unfinished LUKS2 conversions on this machine's disks and attached loop devices that no
+ * record belongs to (started by another tool), as jobs built from their headers.
+ */
+int fdw_job_unrecorded(struct fdw_job **out, size_t *n);
+/*
  * Remove records (and their status and log) of conversions that finished more than
  * @days ago, when the header agrees or the volume is gone. Never an unfinished one.
  */

@@ -234,3 +234,68 @@ int fdw_job_locate(const struct fdw_job *job, struct fdw_target *t)
 		return try_tag("UUID", job->id, job, t);
 	return try_tag("PARTUUID", job->ident.partuuid, job, t);
 }
+
+/* Add the header-only job of each unfinished LUKS2 volume of @d that has no record. */
+static int add_unrecorded(const struct fdw_disk *d, struct fdw_job **out, size_t *n)
+{
+	struct fdw_volume_id now;
+	struct fdw_job job, *nv;
+
+	for (size_t i = 0; i < d->n_parts; i++) {
+		const struct fdw_partition *p = &d->parts[i];
+
+		if (!p->luks_reencrypt_unfinished || p->luks_version != 2 || !p->uuid)
+			continue;
+		fdw_volume_id_of(d, p, &now);
+		if (fdw_job_for_volume(&now, &job) == 0)
+			continue;
+		nv = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!nv)
+			return -ENOMEM;
+		*out = nv;
+		memset(&nv[*n], 0, sizeof(nv[*n]));
+		snprintf(nv[*n].id, sizeof(nv[*n].id), "%s", now.luks_uuid);
+		snprintf(nv[*n].address, sizeof(nv[*n].address), "%s", p->address);
+		nv[*n].ident = now;
+		(*n)++;
+	}
+	return 0;
+}
+
+int fdw_job_unrecorded(struct fdw_job **out, size_t *n)
+{
+	struct fdw_disk_list list = { 0 };
+	char file[PATH_MAX], dev[PATH_MAX];
+	struct dirent *de;
+	uint64_t offset;
+	struct fdw_disk d;
+	int rc = 0;
+	DIR *dir;
+
+	*out = NULL;
+	*n = 0;
+	if (fdw_disk_scan_all(&list) == 0)
+		for (size_t i = 0; i < list.n_disks && !rc; i++)
+			rc = add_unrecorded(&list.disks[i], out, n);
+	fdw_disk_list_free(&list);
+	/* libparted does not list loop devices: those with a backing file count too. */
+	dir = opendir("/sys/block");
+	while (!rc && dir && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "loop", 4) ||
+		    loop_backing(de->d_name, file, sizeof(file), &offset) != 0)
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
+		if (fdw_disk_scan(dev, &d) != 0)
+			continue;
+		rc = add_unrecorded(&d, out, n);
+		fdw_disk_free(&d);
+	}
+	if (dir)
+		closedir(dir);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
