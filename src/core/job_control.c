@@ -31,7 +31,6 @@ int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *re
 		return -ENOENT;
 	snprintf(job->id, sizeof(job->id), "%s", now.luks_uuid);
 	snprintf(job->address, sizeof(job->address), "%s", t->part->address);
-	snprintf(job->fstype, sizeof(job->fstype), "%s", "?");
 	job->ident = now;
 	return 0;
 }

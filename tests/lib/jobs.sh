@@ -122,3 +122,41 @@ verify_decrypt()
 	assert_true "$STEP: sha256 of every file of ${img##*/}" img_verify "$img" 0
 	rm -f "$hdr"
 }
+
+# verify_volume_key IMG: for a filesystem image whose LUKS2 header cryptsetup will not
+# decrypt in place (a header re-keyed by `cryptsetup reencrypt`), decrypt a copy with the
+# volume key cryptsetup reads from the header (AES-XTS, plain64 IVs in 512-byte units,
+# in Python), then e2fsck -fn and the sha256 of every file img_fill wrote.
+verify_volume_key()
+{
+	local img=$1 vk=$IMG_TMP/vk plain=$IMG_TMP/plain.img meta
+
+	meta=$(cryptsetup luksDump --dump-json-metadata "$img")
+	assert_eq "$STEP: cipher of ${img##*/}" aes-xts-plain64 \
+		"$(jq -r '.segments["0"].encryption' <<<"$meta")"
+	assert_true "$STEP: volume key of ${img##*/}" run_quiet cryptsetup luksDump \
+		--dump-volume-key --volume-key-file "$vk" --key-file "$key" --batch-mode "$img"
+	python3 - "$img" "$vk" "$(jq -r '.segments["0"].offset' <<<"$meta")" \
+		"$(jq -r '.segments["0"].sector_size' <<<"$meta")" "$plain" <<'PY'
+import struct, sys
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+img, vk, offset, sector, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+key = open(vk, "rb").read()
+with open(img, "rb") as f, open(out, "wb") as o:
+    f.seek(offset)
+    n = 0
+    while True:
+        block = f.read(sector)
+        if len(block) < sector:
+            break
+        iv = struct.pack("<Q", n * (sector // 512)) + bytes(8)
+        d = Cipher(algorithms.AES(key), modes.XTS(iv)).decryptor()
+        o.write(d.update(block) + d.finalize())
+        n += 1
+PY
+	rm -f "$vk"
+	assert_true "$STEP: e2fsck -fn ${img##*/} (decrypted copy)" run_quiet e2fsck -fn "$plain"
+	cp "$(img_sums_file "$img" 0)" "$(img_sums_file "$plain" 0)"
+	assert_true "$STEP: sha256 of every file of ${img##*/}" img_verify "$plain" 0
+	rm -f "$plain"
+}

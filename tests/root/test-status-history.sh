@@ -4,7 +4,8 @@
 # ones by default and all with --all; a record that says complete while the header says
 # unfinished shows the header's state in words and resumes; old complete records are
 # pruned by the next conversion, never an unfinished one. Every volume is then decrypted
-# by the cryptsetup program, checked by e2fsck and the sha256 of every file compared.
+# by the cryptsetup program (the re-keyed one from the volume key cryptsetup reads),
+# checked by e2fsck and the sha256 of every file compared.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +16,7 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 . "$lib/images.sh"
 
 require_root
-require_cmds jq losetup mkfs.ext4 e2fsck cryptsetup timeout
+require_cmds jq losetup mkfs.ext4 e2fsck cryptsetup timeout python3
 [ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 
 bg_pid=
@@ -83,11 +84,15 @@ for n in 01 07 11; do
 	assert_contains "$STEP: h$n" "$(cat "$res.out")" "$IMG_TMP/h$n.img  complete"
 	assert_contains "$STEP: h$n" "$(cat "$res.out")" "\"vol$n\""
 done
+# Other unfinished conversions on this machine without a record here show as source
+# "header"; this state directory's own are those with source "fdewiz".
 fdw status --json
-assert_json "$res.out" '[.conversions[].id] | unique | length' 12
-assert_json "$res.out" '[.conversions[].address] | unique | length' 12
-assert_json "$res.out" "[.conversions[] | select(.address == \"$L\") | .id]" "[\"${UUID[12]}\"]"
-assert_json "$res.out" '[.conversions[] | select(.found) ] | length' 12
+jq '[.conversions[] | select(.source == "fdewiz")]' "$res.out" >"$res.own"
+assert_json "$res.own" 'length' 12
+assert_json "$res.own" '[.[].id] | unique | length' 12
+assert_json "$res.own" '[.[].address] | unique | length' 12
+assert_json "$res.own" "[.[] | select(.address == \"$L\") | .id]" "[\"${UUID[12]}\"]"
+assert_json "$res.own" '[.[] | select(.found)] | length' 12
 assert_json "$res.out" "[.conversions[] | select(.id == \"${UUID[05]}\") | .label]" '["vol05"]'
 step_end
 
@@ -96,11 +101,12 @@ for n in 01 02 03 04 05 06; do
 	age "$n" 10
 done
 fdw status --json
-assert_json "$res.out" '.conversions | length' 6
-assert_json "$res.out" '[.conversions[].label] | sort' \
+own='[.conversions[] | select(.source == "fdewiz")]'
+assert_json "$res.out" "$own | length" 6
+assert_json "$res.out" "[$own[].label] | sort" \
 	'["vol07","vol08","vol09","vol10","vol11","vol12"]'
 fdw status --all --json
-assert_json "$res.out" '.conversions | length' 12
+assert_json "$res.out" "$own | length" 12
 fdw status --all
 assert_eq "$STEP: --all lines" 12 "$(grep -c '  complete' "$res.out" || true)"
 step_end
@@ -132,7 +138,7 @@ assert_true "$STEP: h02's record pruned" test ! -e "$jobs/${UUID[02]}.json"
 assert_true "$STEP: h03's record kept (unfinished)" test -e "$jobs/${UUID[03]}.json"
 assert_true "$STEP: h04's record kept (10 days)" test -e "$jobs/${UUID[04]}.json"
 fdw status --all --json
-assert_json "$res.out" '.conversions | length' 11
+assert_json "$res.out" "$own | length" 11
 step_end
 
 step_begin "resume finishes what the header says is unfinished"
@@ -146,10 +152,13 @@ step_end
 
 step_begin "cryptsetup decrypts every volume"
 img_unloop "$L"
-for n in 01 02 03 04 05 06 07 08 09 10 11 12 13; do
+for n in 01 02 04 05 06 07 08 09 10 11 12 13; do
 	verify_decrypt "$IMG_TMP/h$n.img"
 	rm -f "$IMG_TMP/h$n.img"
 done
+# cryptsetup refuses to decrypt in place a header it re-keyed ("Failed to initialize LUKS2
+# reencryption in metadata"): h03 is decrypted from its volume key instead.
+verify_volume_key "$IMG_TMP/h03.img"
 step_end
 
 echo "run time: $((SECONDS - t0)) s"
