@@ -289,7 +289,7 @@ static void status_usage(FILE *out)
 {
 	fprintf(out, _("Usage: %s status [--all] [--json] [--watch] [DEVICE|IMAGE:N]\n"
 		       "Show conversions: running, paused, interrupted, needing repair or "
-		       "failed, and those completed in the last %d days.\n"
+		       "failed,\nand those completed in the last %d days.\n"
 		       "  --all     every conversion on record, however old\n"
 		       "  --json    machine-readable output\n"
 		       "  --watch   follow until no conversion is running\n"), fdw_progname,
