@@ -6,7 +6,7 @@ build_pkgs="build-essential autoconf automake autopoint gettext pkg-config
 	libncurses-dev libblkid-dev libparted-dev libcryptsetup-dev libjson-c-dev libcmocka-dev liburing-dev
 	libssl-dev
 	e2fsprogs dosfstools parted util-linux"
-test_pkgs="cryptsetup-bin cryptsetup xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema
+test_pkgs="cryptsetup-bin cryptsetup xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema python3-cryptography
 	qemu-system-x86 busybox-static kmod fio valgrind gdb locales
 	debhelper dpkg-dev bash-completion man-db groff-base"
 

@@ -25,11 +25,15 @@
 
 #define STATUS_JSON_VERSION 1
 
+/* Complete conversions older than this are left out of `status` without --all. */
+#define RECENT_DAYS 7
+
 /* A conversion to show: from a job record, or found in a header with no record. */
 struct view {
 	struct fdw_job job;
 	struct fdw_progress p;
 	bool recorded;		/* false: started by another tool, seen in the header */
+	char where[PATH_MAX];	/* the address its volume is on now; empty: not found */
 };
 
 static void fmt_duration(double s, char *buf, size_t len)
@@ -49,11 +53,40 @@ static double percent_of(const struct fdw_progress *p)
 	return p->total ? 100.0 * (double)p->done / (double)p->total : 0.0;
 }
 
+/* What a person recognises the volume by: its label, size, former filesystem and UUID. */
+static void print_volume_line(const struct view *v)
+{
+	const struct fdw_volume_id *id = &v->job.ident;
+	char size[32], when[32] = "";
+	struct tm tm;
+	time_t t = (time_t)v->job.created;
+
+	printf("    ");
+	if (id->label[0])
+		printf(_("\"%s\", "), cli_safe(id->label));
+	if (id->size) {
+		fdw_format_size(id->size, size, sizeof(size));
+		printf("%s, ", size);
+	}
+	if (id->fstype[0] && strcmp(id->fstype, "crypto_LUKS"))
+		printf(_("was %s, "), cli_safe(id->fstype));
+	printf("UUID %s", cli_safe(v->job.id));
+	if (v->recorded && t > 0 && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	if (when[0])
+		printf(_(", started %s"), when);
+	putchar('\n');
+}
+
 static void print_view_line(const struct view *v)
 {
 	char done[32], total[32], speed[32], eta[48], elapsed[48];
 
-	printf("%s  %s", cli_safe(v->job.address), fdw_job_state_name(v->p.state));
+	if (v->where[0])
+		printf("%s  %s", cli_safe(v->where), fdw_job_state_name(v->p.state));
+	else
+		printf(_("(not found; last on %s)  %s"), cli_safe(v->job.address),
+		       fdw_job_state_name(v->p.state));
 	/* Before and after the encrypting itself there are other steps worth naming. */
 	if (v->p.state == FDW_JOB_RUNNING && v->p.phase[0] && strcmp(v->p.phase, "encrypting"))
 		printf(" (%s)", cli_safe(v->p.phase));
@@ -74,16 +107,19 @@ static void print_view_line(const struct view *v)
 	if (v->p.message[0])
 		printf("  (%s)", cli_safe(v->p.message));
 	putchar('\n');
+	print_volume_line(v);
 	if (v->job.detached_header[0])
-		printf(_("    encrypted, header kept at %s\n"), v->job.detached_header);
+		printf(_("    encrypted, header kept at %s\n"), cli_safe(v->job.detached_header));
+	if (!v->where[0])
+		return;
 	switch (v->p.state) {
 	case FDW_JOB_PAUSED:
 	case FDW_JOB_INTERRUPTED:
-		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->job.address));
+		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
 		break;
 	case FDW_JOB_NEEDS_REPAIR:
 		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
-		       fdw_progname, cli_safe(v->job.address));
+		       fdw_progname, cli_safe(v->where));
 		break;
 	case FDW_JOB_COMPLETE:
 		if (v->job.bench_before[0] && v->job.bench_after[0])
@@ -100,8 +136,28 @@ static void print_view_line(const struct view *v)
 static struct json_object *view_json(const struct view *v)
 {
 	struct json_object *o = json_object_new_object();
+	const struct fdw_volume_id *id = &v->job.ident;
 
-	json_object_object_add(o, "address", json_object_new_string(v->job.address));
+	json_object_object_add(o, "address", json_object_new_string(v->where[0] ? v->where :
+									 v->job.address));
+	json_object_object_add(o, "found", json_object_new_boolean(v->where[0] != '\0'));
+	json_object_object_add(o, "recorded_address", json_object_new_string(v->job.address));
+	json_object_object_add(o, "created", v->job.created ?
+			       json_object_new_int64(v->job.created) : NULL);
+	json_object_object_add(o, "updated", v->p.updated ?
+			       json_object_new_int64((int64_t)v->p.updated) : NULL);
+	json_object_object_add(o, "label", json_object_new_string(id->label));
+	json_object_object_add(o, "fs_uuid", json_object_new_string(id->fs_uuid));
+	json_object_object_add(o, "fstype", json_object_new_string(id->fstype));
+	json_object_object_add(o, "partuuid", json_object_new_string(id->partuuid));
+	json_object_object_add(o, "disk", json_object_new_string(id->disk));
+	json_object_object_add(o, "number", json_object_new_int(id->number));
+	json_object_object_add(o, "start", json_object_new_int64((int64_t)id->start));
+	json_object_object_add(o, "size", json_object_new_int64((int64_t)id->size));
+	json_object_object_add(o, "image", id->image[0] ? json_object_new_string(id->image) :
+			       NULL);
+	json_object_object_add(o, "image_offset", id->image_ino ?
+			       json_object_new_int64((int64_t)id->image_offset) : NULL);
 	json_object_object_add(o, "id", json_object_new_string(v->job.id));
 	json_object_object_add(o, "source", json_object_new_string(v->recorded ? "fdewiz" :
 									 "header"));
@@ -128,8 +184,55 @@ static struct json_object *view_json(const struct view *v)
 	return o;
 }
 
-/* Gather what to show: one address, or every recorded job. */
-static int collect(const char *address, struct view **out, size_t *n)
+/* Is @v worth a line without --all: not finished, or finished in the last few days? */
+static bool recent_or_open(const struct view *v)
+{
+	time_t cutoff = time(NULL) - RECENT_DAYS * 86400;
+
+	if (v->p.state != FDW_JOB_COMPLETE)
+		return true;
+	return (v->p.updated && v->p.updated >= cutoff) || v->job.created >= cutoff;
+}
+
+/* Was @where already shown for a newer record? Then this older one is not there. */
+static bool where_taken(const struct view *views, size_t n, const char *where)
+{
+	for (size_t i = 0; i < n; i++)
+		if (views[i].where[0] && !strcmp(views[i].where, where))
+			return true;
+	return false;
+}
+
+/* Unfinished conversions on this machine that have no record (started by another tool). */
+static int collect_unrecorded(struct view **out, size_t *n)
+{
+	struct fdw_job *jobs;
+	struct view *nv;
+	size_t n_jobs;
+	int rc = fdw_job_unrecorded(&jobs, &n_jobs);
+
+	if (rc || !n_jobs)
+		return rc;
+	nv = realloc(*out, (*n + n_jobs) * sizeof(**out));
+	if (!nv) {
+		free(jobs);
+		return -ENOMEM;
+	}
+	*out = nv;
+	for (size_t i = 0; i < n_jobs; i++) {
+		struct view *v = &nv[*n];
+
+		memset(v, 0, sizeof(*v));
+		v->job = jobs[i];
+		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0)
+			(*n)++;
+	}
+	free(jobs);
+	return 0;
+}
+
+/* Gather what to show: one address, or the recorded jobs (@all: every one kept). */
+static int collect(const char *address, bool all, struct view **out, size_t *n)
 {
 	struct fdw_job *jobs = NULL;
 	size_t n_jobs = 0;
@@ -144,10 +247,10 @@ static int collect(const char *address, struct view **out, size_t *n)
 			return -ENOMEM;
 		rc = fdw_job_for_address(address, &v->job, &v->recorded);
 		if (!rc)
-			rc = fdw_job_observe(&v->job, &v->p);
+			rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
 		if (rc) {
 			free(v);
-			return rc;
+			return rc == -ENODEV ? -ENOENT : rc;
 		}
 		*out = v;
 		*n = 1;
@@ -166,12 +269,17 @@ static int collect(const char *address, struct view **out, size_t *n)
 
 		v->job = jobs[i];
 		v->recorded = true;
-		/* A job whose device is gone is skipped, not an error for the others. */
-		if (fdw_job_observe(&v->job, &v->p) == 0)
+		rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
+		/* Not found is shown (by what it was); a device unreadable now is skipped. */
+		if (rc && rc != -ENODEV)
+			continue;
+		if (v->where[0] && where_taken(*out, *n, v->where))
+			v->where[0] = '\0';
+		if (all || recent_or_open(v))
 			(*n)++;
 	}
 	free(jobs);
-	return 0;
+	return collect_unrecorded(out, n);
 }
 
 static bool any_running(const struct view *v, size_t n)
@@ -184,29 +292,33 @@ static bool any_running(const struct view *v, size_t n)
 
 static void status_usage(FILE *out)
 {
-	fprintf(out, _("Usage: %s status [--json] [--watch] [DEVICE|IMAGE:N]\n"
+	fprintf(out, _("Usage: %s status [--all] [--json] [--watch] [DEVICE|IMAGE:N]\n"
 		       "Show conversions: running, paused, interrupted, needing repair or "
-		       "complete.\n"
+		       "failed,\nand those completed in the last %d days.\n"
+		       "  --all     every conversion on record, however old\n"
 		       "  --json    machine-readable output\n"
-		       "  --watch   follow until no conversion is running\n"), fdw_progname);
+		       "  --watch   follow until no conversion is running\n"), fdw_progname,
+		RECENT_DAYS);
 }
 
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "watch", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool json = false, watch = false, tty = isatty(STDOUT_FILENO);
+	bool json = false, watch = false, all = false, tty = isatty(STDOUT_FILENO);
 	const char *address;
 	struct view *views;
 	size_t n;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "jwh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ajwh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a': all = true; break;
 		case 'j': json = true; break;
 		case 'w': watch = true; break;
 		case 'h': status_usage(stdout); return FDW_EXIT_OK;
@@ -219,7 +331,7 @@ int cmd_status(int argc, char **argv)
 	}
 	address = optind < argc ? argv[optind] : NULL;
 	for (;;) {
-		rc = collect(address, &views, &n);
+		rc = collect(address, all, &views, &n);
 		if (rc) {
 			if (rc == -ENOENT && address)
 				fprintf(stderr, _("%s: %s has no conversion (not LUKS2). Nothing was "

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "core/i18n.h"
+#include "core/job.h"
 #include "core/units.h"
 
 /* Display width of a UTF-8 string (CJK takes two columns), or its byte length if invalid. */
@@ -62,6 +63,25 @@ static const char *in_place_text(const struct fdw_partition *p, char *buf, size_
 	return buf;
 }
 
+/* Who began an unfinished conversion: fdewiz (its record matches the header) or not. */
+static void print_conversion_source(FILE *out, const struct fdw_disk *d,
+				    const struct fdw_partition *p)
+{
+	struct fdw_volume_id now;
+	struct fdw_job job;
+
+	if (p->verdict.reason != FDW_REASON_LUKS_UNFINISHED)
+		return;
+	fdw_volume_id_of(d, p, &now);
+	fputs("       ", out);
+	if (fdw_job_for_volume(&now, &job) == 0)
+		fprintf(out, _("Started by fdewiz; '%s status %s' shows where it stopped.\n"),
+			fdw_progname, cli_safe(p->address));
+	else
+		fprintf(out, _("Started outside fdewiz (no record of it); '%s resume %s' "
+			       "finishes it.\n"), fdw_progname, cli_safe(p->address));
+}
+
 static void print_disk(FILE *out, const struct fdw_disk *d)
 {
 	char size[32], usage[64], verdict[64], why[512];
@@ -101,6 +121,7 @@ static void print_disk(FILE *out, const struct fdw_disk *d)
 		fprintf(out, "%s\n", in_place_text(p, verdict, sizeof(verdict)));
 		fdw_verdict_explain(p, why, sizeof(why));
 		fprintf(out, "       %s\n", cli_safe(why));
+		print_conversion_source(out, d, p);
 		fprintf(out, "       %s %s", _("address"), cli_safe(p->address));
 		if (p->uuid)
 			fprintf(out, "  UUID %s", cli_safe(p->uuid));

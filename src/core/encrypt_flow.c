@@ -383,6 +383,8 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		return -EIO;
 	}
 	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
+	/* Who the volume is, taken while its filesystem still says (label, UUID). */
+	fdw_volume_id_of(&e->target.disk, e->target.part, &job->ident);
 	snprintf(job->fstype, sizeof(job->fstype), "%s", e->target.part->fstype);
 	snprintf(job->cipher, sizeof(job->cipher), "%s-%s, %u-bit key", e->plan.cipher,
 		 e->plan.cipher_mode, e->plan.key_bits);
@@ -431,6 +433,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 				     "the header only."), strerror(-rc));
 		return 1;
 	}
+	fdw_job_prune(FDW_JOB_KEEP_DAYS);
 	return 0;
 }
 

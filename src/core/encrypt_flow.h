@@ -92,6 +92,7 @@ void fdw_encrypt_close(struct fdw_encrypt *e);
 struct fdw_resume {
 	struct fdw_job job;
 	bool recorded;			/* false: started by another tool, found in the header */
+	bool moved;			/* the record named another address: saved anew */
 	struct fdw_target target;
 	bool target_open;
 	int lock_fd;
@@ -135,7 +136,13 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
  */
 int fdw_job_pause(const struct fdw_job *job, int timeout_s);
 
-/* The recorded job for @address, or one built from the device's LUKS2 header. */
+/*
+ * The job of the volume on @t now: its own record (fdw_job_for_volume, so never one of a
+ * volume that had this name before), or one built from its LUKS2 header with *@recorded
+ * false. -ENOENT: no LUKS2 volume and no record of a detached-header conversion.
+ */
+int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *recorded);
+/* The same for @address, opened here; the job's address is set to @address's canonical one. */
 int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded);
 
 #endif

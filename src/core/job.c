@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "i18n.h"
 #include "job.h"
 #include "jsonfile.h"
 #include "procid.h"
@@ -41,6 +42,49 @@ void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len)
 	snprintf(buf, len, "%s/jobs/%s.log", fdw_state_dir(), job->id);
 }
 
+static struct json_object *ident_json(const struct fdw_volume_id *id)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "partuuid", json_object_new_string(id->partuuid));
+	json_object_object_add(o, "fs_uuid", json_object_new_string(id->fs_uuid));
+	json_object_object_add(o, "label", json_object_new_string(id->label));
+	json_object_object_add(o, "fstype", json_object_new_string(id->fstype));
+	json_object_object_add(o, "disk", json_object_new_string(id->disk));
+	json_object_object_add(o, "number", json_object_new_int(id->number));
+	json_object_object_add(o, "start", json_object_new_int64((int64_t)id->start));
+	json_object_object_add(o, "size", json_object_new_int64((int64_t)id->size));
+	json_object_object_add(o, "image", json_object_new_string(id->image));
+	json_object_object_add(o, "image_dev", json_object_new_int64((int64_t)id->image_dev));
+	json_object_object_add(o, "image_ino", json_object_new_int64((int64_t)id->image_ino));
+	json_object_object_add(o, "image_offset",
+			       json_object_new_int64((int64_t)id->image_offset));
+	return o;
+}
+
+/* Records written before identities were kept have none: all stays empty. */
+static void ident_load(struct json_object *root, struct fdw_volume_id *id)
+{
+	struct json_object *o;
+
+	memset(id, 0, sizeof(*id));
+	if (!json_object_object_get_ex(root, "identity", &o) ||
+	    !json_object_is_type(o, json_type_object))
+		return;
+	fdw_json_get_str(o, "partuuid", id->partuuid, sizeof(id->partuuid));
+	fdw_json_get_str(o, "fs_uuid", id->fs_uuid, sizeof(id->fs_uuid));
+	fdw_json_get_str(o, "label", id->label, sizeof(id->label));
+	fdw_json_get_str(o, "fstype", id->fstype, sizeof(id->fstype));
+	fdw_json_get_str(o, "disk", id->disk, sizeof(id->disk));
+	fdw_json_get_str(o, "image", id->image, sizeof(id->image));
+	id->number = (int)fdw_json_get_int(o, "number");
+	id->start = (uint64_t)fdw_json_get_int(o, "start");
+	id->size = (uint64_t)fdw_json_get_int(o, "size");
+	id->image_dev = (uint64_t)fdw_json_get_int(o, "image_dev");
+	id->image_ino = (uint64_t)fdw_json_get_int(o, "image_ino");
+	id->image_offset = (uint64_t)fdw_json_get_int(o, "image_offset");
+}
+
 int fdw_job_save(const struct fdw_job *job)
 {
 	struct json_object *o;
@@ -63,6 +107,7 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "bench_note", json_object_new_string(job->bench_note));
 	json_object_object_add(o, "bench_scale", json_object_new_string(job->bench_scale));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
+	json_object_object_add(o, "identity", ident_json(&job->ident));
 	job_path(job->id, path, sizeof(path));
 	rc = fdw_json_write_atomic(path, o);
 	json_object_put(o);
@@ -89,6 +134,7 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	fdw_json_get_str(o, "bench_note", job->bench_note, sizeof(job->bench_note));
 	fdw_json_get_str(o, "bench_scale", job->bench_scale, sizeof(job->bench_scale));
 	job->created = fdw_json_get_int(o, "created");
+	ident_load(o, &job->ident);
 	json_object_put(o);
 	return job->id[0] && job->address[0] ? 0 : -EINVAL;
 }
@@ -145,22 +191,17 @@ int fdw_job_list(struct fdw_job **out, size_t *n)
 	return 0;
 }
 
-int fdw_job_find(const char *address, struct fdw_job *job)
+int fdw_job_find_id(const char *id, struct fdw_job *job)
 {
-	struct fdw_job *v;
-	size_t n;
-	int rc = fdw_job_list(&v, &n);
+	char path[PATH_MAX];
 
-	if (rc)
-		return rc;
-	rc = -ENOENT;
-	for (size_t i = 0; i < n && rc; i++)
-		if (!strcmp(v[i].address, address)) {
-			*job = v[i];
-			rc = 0;
-		}
-	free(v);
-	return rc;
+	/* Ids are UUIDs fdewiz made or read from a header: never a path. */
+	if (!id[0] || strchr(id, '/') || id[0] == '.')
+		return -ENOENT;
+	job_path(id, path, sizeof(path));
+	if (access(path, F_OK) != 0)
+		return -ENOENT;
+	return fdw_job_load_file(path, job);
 }
 
 static bool worker_alive(const struct fdw_progress *p)
@@ -172,59 +213,131 @@ static bool worker_alive(const struct fdw_progress *p)
 }
 
 /* Without a worker, the header is the truth: clean, crashed or finished. */
-static int state_from_header(const struct fdw_job *job, struct fdw_progress *p)
+static int state_from_header(const struct fdw_job *job, struct fdw_target *t,
+			     struct fdw_progress *p)
 {
 	struct fdw_convert_status cs;
 	struct fdw_volume v = { 0 };
-	struct fdw_target t;
 	bool detached = job->detached_header[0] != '\0';
-	int rc = fdw_target_open(job->address, &t);
+	int rc;
 
-	if (rc)
-		return rc;
 	/* A detached header leaves no signature on the device: the file tells. */
-	if (!detached && !t.part->luks_version) {
-		fdw_target_close(&t);
+	if (!detached && !t->part->luks_version)
 		return -ENOENT;
-	}
-	if (!detached && !t.part->luks_reencrypt_unfinished) {
+	if (!detached && !t->part->luks_reencrypt_unfinished) {
 		p->state = FDW_JOB_COMPLETE;
-		fdw_target_close(&t);
 		return 0;
 	}
 	/* Telling a crash from a clean stop needs libcryptsetup and a device. */
-	rc = fdw_target_attach(&t);
-	v.device = t.device;
+	rc = fdw_target_attach(t);
+	v.device = t->device;
 	v.header = detached ? job->detached_header : NULL;
 	if (!rc)
 		rc = fdw_convert_status(&v, &cs);
-	fdw_target_close(&t);
 	if (rc)
 		return rc;
 	if (cs.state == FDW_CONVERT_COMPLETE || cs.state == FDW_CONVERT_NONE) {
 		p->state = cs.state == FDW_CONVERT_COMPLETE ? FDW_JOB_COMPLETE : FDW_JOB_FAILED;
 		return 0;
 	}
+	if (cs.total) {
+		p->done = cs.done;
+		p->total = cs.total;
+	}
 	p->state = cs.state == FDW_CONVERT_NEEDS_REPAIR ? FDW_JOB_NEEDS_REPAIR :
 		   p->state == FDW_JOB_PAUSED ? FDW_JOB_PAUSED : FDW_JOB_INTERRUPTED;
 	return 0;
 }
 
-int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p)
+/* When the header corrects what the record last said, say so in words. */
+static void note_disagreement(bool had, enum fdw_job_state said, struct fdw_progress *p)
 {
+	if (!had || said == p->state)
+		return;
+	if (said == FDW_JOB_COMPLETE) {
+		snprintf(p->message, sizeof(p->message), _("the record says complete, but the "
+			 "LUKS2 header says the conversion is unfinished; the header is right"));
+	} else if (p->state == FDW_JOB_COMPLETE) {
+		snprintf(p->message, sizeof(p->message), _("the LUKS2 header says the conversion "
+			 "is complete; the record said %s"), fdw_job_state_name(said));
+		p->done = p->total;
+	}
+}
+
+int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *where,
+		       size_t len)
+{
+	enum fdw_job_state said;
 	char path[PATH_MAX];
+	struct fdw_target t;
+	bool had;
 	int rc;
 
+	if (where && len)
+		where[0] = '\0';
 	fdw_job_status_path(job, path, sizeof(path));
 	rc = fdw_progress_read(path, p);
 	if (rc && rc != -ENOENT)
 		return rc;
-	if (!rc && p->state == FDW_JOB_RUNNING && worker_alive(p))
+	if (rc)
+		memset(p, 0, sizeof(*p));
+	had = rc == 0;
+	said = p->state;
+	if (had && p->state == FDW_JOB_RUNNING && worker_alive(p)) {
+		if (where && len)
+			snprintf(where, len, "%s", job->address);
 		return 0;
-	if (!rc && p->state == FDW_JOB_COMPLETE)
-		return 0;
+	}
 	p->pid = 0;
 	p->speed = 0;
 	p->eta = -1;
-	return state_from_header(job, p);
+	if (fdw_job_locate(job, &t) != 0) {
+		/* Not on this machine now: what was last published is all there is. */
+		if (!had || p->state == FDW_JOB_RUNNING)
+			p->state = FDW_JOB_INTERRUPTED;
+		return had && p->state == FDW_JOB_COMPLETE ? 0 : -ENODEV;
+	}
+	if (where && len)
+		snprintf(where, len, "%s", t.part->address);
+	rc = state_from_header(job, &t, p);
+	fdw_target_close(&t);
+	if (!rc)
+		note_disagreement(had, said, p);
+	return rc;
+}
+
+int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p)
+{
+	return fdw_job_observe_at(job, p, NULL, 0);
+}
+
+int fdw_job_prune(int days)
+{
+	time_t cutoff = time(NULL) - (time_t)days * 86400;
+	struct fdw_progress p;
+	struct fdw_job *v;
+	char path[PATH_MAX];
+	size_t n;
+	int rc = fdw_job_list(&v, &n);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		fdw_job_status_path(&v[i], path, sizeof(path));
+		/* Only what the worker itself published as complete, long ago. */
+		if (fdw_progress_read(path, &p) != 0 || p.state != FDW_JOB_COMPLETE ||
+		    p.updated >= cutoff || v[i].created >= cutoff)
+			continue;
+		/* The header must agree, or the volume be gone from this machine. */
+		if (fdw_job_observe(&v[i], &p) != 0 || p.state != FDW_JOB_COMPLETE)
+			continue;
+		job_path(v[i].id, path, sizeof(path));
+		unlink(path);
+		fdw_job_status_path(&v[i], path, sizeof(path));
+		unlink(path);
+		fdw_job_log_path(&v[i], path, sizeof(path));
+		unlink(path);
+	}
+	free(v);
+	return 0;
 }

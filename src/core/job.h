@@ -4,12 +4,38 @@
 #define FDW_JOB_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "progress.h"
 
 #define FDW_DEFAULT_STATE_DIR "/var/lib/fdewiz"
+/* Records of complete conversions are removed this long after they finished. */
+#define FDW_JOB_KEEP_DAYS 90
+
+struct fdw_disk;
+struct fdw_partition;
+struct fdw_target;
+
+/*
+ * Who a volume is, so that a record answers for its own volume and for nothing else that
+ * later appears under the same name. Kept in the record as it was when the conversion
+ * began (the filesystem's UUID and label are gone once it is encrypted).
+ */
+struct fdw_volume_id {
+	char luks_uuid[40];		/* the LUKS2 header's UUID on the device, or empty */
+	char partuuid[40];		/* GPT or MBR partition UUID, or empty */
+	char fs_uuid[40];		/* the filesystem's UUID (before conversion) */
+	char label[64];			/* the filesystem's label (before conversion) */
+	char fstype[16];
+	char disk[PATH_MAX];		/* the disk or image as scanned: /dev/sdb, /dev/loop0 */
+	int number;			/* partition number; 0: the whole disk or file */
+	uint64_t start, size;		/* bytes */
+	char image[PATH_MAX];		/* the image file under it (directly or by a loop device) */
+	uint64_t image_dev, image_ino;	/* that file's st_dev and st_ino; 0: none */
+	uint64_t image_offset;		/* where the partition starts in that file */
+};
 
 struct fdw_job {
 	char id[40];			/* the LUKS2 UUID of the new volume */
@@ -23,8 +49,9 @@ struct fdw_job {
 	char bench_before[PATH_MAX];	/* saved benchmark of the plain volume, or empty */
 	char bench_after[PATH_MAX];	/* ... of the encrypted volume when done, or empty */
 	char bench_note[256];
-	char bench_scale[8];		/* "tiny", "quick", ...: the after-run matches the before */		/* why a benchmark did not run, English, or empty */
+	char bench_scale[8];		/* "tiny", "quick", ...: the after-run matches the before */
 	int64_t created;
+	struct fdw_volume_id ident;	/* empty in records made before identities were kept */
 };
 
 /* $FDEWIZ_STATE_DIR or /var/lib/fdewiz; created on demand with mode 0700. */
@@ -45,8 +72,42 @@ int fdw_job_save(const struct fdw_job *job);
 int fdw_job_load_file(const char *path, struct fdw_job *job);
 /* All recorded jobs, newest first. */
 int fdw_job_list(struct fdw_job **out, size_t *n);
-/* The most recent job for @address, or -ENOENT. */
-int fdw_job_find(const char *address, struct fdw_job *job);
+/* The job with this id (the LUKS2 UUID), or -ENOENT. */
+int fdw_job_find_id(const char *id, struct fdw_job *job);
+
+/* What is on @part of @disk now, as an identity (reads the partition table for PARTUUID). */
+void fdw_volume_id_of(const struct fdw_disk *disk, const struct fdw_partition *part,
+		      struct fdw_volume_id *id);
+/*
+ * Does @job belong to the volume @now describes? A LUKS2 header on the device decides by
+ * its UUID (the job id). With no header there (a detached header), the partition decides:
+ * the image file and offset, else the PARTUUID, else disk, number and start; records
+ * older than identities fall back to the address.
+ */
+bool fdw_job_is_for(const struct fdw_job *job, const struct fdw_volume_id *now);
+/*
+ * The one lookup every reader uses: the newest record that belongs to the volume @now
+ * describes, or -ENOENT. For a partition a caller holds (verdicts, plans):
+ *	fdw_volume_id_of(disk, part, &now); fdw_job_for_volume(&now, &job);
+ * and job.detached_header names its header file when it has one.
+ */
+int fdw_job_for_volume(const struct fdw_volume_id *now, struct fdw_job *job);
+/*
+ * Open the device that holds @job's volume now: its recorded address when what is there
+ * is its own, else the loop device or image file it was on, else the device that carries
+ * its UUID or PARTUUID. 0 with @t open, or -ENODEV when it is nowhere to be found.
+ */
+int fdw_job_locate(const struct fdw_job *job, struct fdw_target *t);
+/*
+ * Unfinished LUKS2 conversions on this machine's disks and attached loop devices that no
+ * record belongs to (started by another tool), as jobs built from their headers.
+ */
+int fdw_job_unrecorded(struct fdw_job **out, size_t *n);
+/*
+ * Remove records (and their status and log) of conversions that finished more than
+ * @days ago, when the header agrees or the volume is gone. Never an unfinished one.
+ */
+int fdw_job_prune(int days);
 /* Where the worker publishes the progress of @job. */
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len);
 /* Where the worker appends its log lines (no secrets ever go there). */
@@ -54,8 +115,13 @@ void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len);
 
 /*
  * The state a viewer should show: the published record when its worker is alive;
- * otherwise what the published record and the LUKS2 header say together.
+ * otherwise what the LUKS2 header of the volume says, wherever it is now (the header wins
+ * when the record disagrees, and p->message says so). @where (may be NULL) gets the
+ * address the volume is on now, empty when it is not found; then the state is the last
+ * one published and the return is 0 for a complete conversion, else -ENODEV.
  */
+int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *where,
+		       size_t len);
 int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p);
 
 #endif

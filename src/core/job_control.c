@@ -14,33 +14,39 @@
 #include "i18n.h"
 #include "procid.h"
 
+int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *recorded)
+{
+	struct fdw_volume_id now;
+	int rc;
+
+	fdw_volume_id_of(&t->disk, t->part, &now);
+	rc = fdw_job_for_volume(&now, job);
+	if (rc != -ENOENT) {
+		*recorded = rc == 0;
+		return rc;
+	}
+	*recorded = false;
+	/* Started by another tool (cryptsetup reencrypt): the header is all there is. */
+	memset(job, 0, sizeof(*job));
+	if (t->part->luks_version != 2 || !now.luks_uuid[0])
+		return -ENOENT;
+	snprintf(job->id, sizeof(job->id), "%s", now.luks_uuid);
+	snprintf(job->address, sizeof(job->address), "%s", t->part->address);
+	job->ident = now;
+	return 0;
+}
+
 int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded)
 {
 	struct fdw_target t;
-	int rc;
+	int rc = fdw_target_open(address, &t);
 
-	if (fdw_job_find(address, job) == 0) {
-		*recorded = true;
-		return 0;
-	}
-	rc = fdw_target_open(address, &t);
 	if (rc)
 		return rc;
-	/* Records keep the canonical address (absolute image path): try that too. */
-	*recorded = fdw_job_find(t.part->address, job) == 0;
-	if (*recorded) {
-		fdw_target_close(&t);
-		return 0;
-	}
-	/* Started by another tool (cryptsetup reencrypt): the header is all there is. */
-	memset(job, 0, sizeof(*job));
-	if (t.part->luks_version == 2) {
-		snprintf(job->id, sizeof(job->id), "%s", t.part->uuid ? t.part->uuid : "");
+	rc = fdw_job_for_target(&t, job, recorded);
+	/* The record follows its volume: it is found here now. */
+	if (!rc)
 		snprintf(job->address, sizeof(job->address), "%s", t.part->address);
-		rc = 0;
-	} else {
-		rc = -ENOENT;
-	}
 	fdw_target_close(&t);
 	return rc;
 }
@@ -108,7 +114,12 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 		return rc;
 	}
 	r->target_open = true;
-	rc = fdw_job_for_address(address, &r->job, &r->recorded);
+	rc = fdw_job_for_target(&r->target, &r->job, &r->recorded);
+	if (!rc && strcmp(r->job.address, r->target.part->address)) {
+		/* The same volume under another name now (a reused loop device, a new slot). */
+		snprintf(r->job.address, sizeof(r->job.address), "%s", r->target.part->address);
+		r->moved = true;
+	}
 	if (!rc)
 		rc = fdw_job_observe(&r->job, &p);
 	if (rc && rc != -ENOENT) {
@@ -150,6 +161,8 @@ int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *p
 		r->job.created = (int64_t)time(NULL);
 		fdw_job_save(&r->job);
 		r->recorded = true;
+	} else if (!rc && r->moved) {
+		fdw_job_save(&r->job);
 	}
 	return rc;
 }

@@ -258,10 +258,14 @@ void disks_draw(struct tui *t)
 /* An encrypted partition: its conversion's progress or results, when fdewiz made it. */
 static void open_conversion(struct tui *t, const struct fdw_partition *p)
 {
+	struct fdw_volume_id now;
 	struct fdw_job job;
 	char why[512];
 
-	if (fdw_job_find(p->address, &job) == 0) {
+	/* Its own record (by the header's UUID), never one of a volume named so before. */
+	fdw_volume_id_of(&t->disks[t->tree[t->sel].disk], p, &now);
+	if (fdw_job_for_volume(&now, &job) == 0) {
+		snprintf(job.address, sizeof(job.address), "%s", p->address);
 		tui_open_job(t, &job);
 		return;
 	}

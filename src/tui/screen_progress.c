@@ -249,7 +249,7 @@ void progress_tick(struct tui *t)
 		struct fdw_job again;
 
 		/* The record now names the benchmark results. */
-		if (fdw_job_find(t->job.address, &again) == 0 && !strcmp(again.id, t->job.id))
+		if (fdw_job_find_id(t->job.id, &again) == 0)
 			t->job = again;
 		results_enter(t);
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/units.h"
 #include "curses.h"
 #include "tui.h"
 
@@ -43,40 +44,66 @@ static bool job_matches(const struct tui *t, const struct fdw_job *job)
 	return false;
 }
 
+/* Keep @job when it is unfinished and on this machine now, under the address it has now. */
+static void consider(struct tui *t, struct fdw_job *job)
+{
+	char where[PATH_MAX];
+	struct fdw_progress p;
+
+	if (fdw_job_observe_at(job, &p, where, sizeof(where)) != 0 || !where[0])
+		return;
+	if (p.state != FDW_JOB_RUNNING && p.state != FDW_JOB_PAUSED &&
+	    p.state != FDW_JOB_INTERRUPTED && p.state != FDW_JOB_NEEDS_REPAIR)
+		return;
+	snprintf(job->address, sizeof(job->address), "%s", where);
+	if (!job_matches(t, job))
+		return;
+	t->jobs[t->n_jobs] = *job;
+	t->job_progress[t->n_jobs++] = p;
+}
+
 void start_load(struct tui *t)
 {
-	struct fdw_job *all = NULL;
-	size_t n = 0;
+	struct fdw_job *all = NULL, *other = NULL;
+	size_t n = 0, n_other = 0;
 
 	free(t->jobs);
 	free(t->job_progress);
 	t->jobs = NULL;
 	t->job_progress = NULL;
 	t->n_jobs = 0;
-	if (fdw_job_list(&all, &n) != 0 || n == 0) {
-		free(all);
-		return;
-	}
-	t->jobs = calloc(n, sizeof(*t->jobs));
-	t->job_progress = calloc(n, sizeof(*t->job_progress));
-	if (!t->jobs || !t->job_progress) {
-		free(all);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct fdw_progress p;
-
-		if (!job_matches(t, &all[i]) || fdw_job_observe(&all[i], &p) != 0)
-			continue;
-		if (p.state != FDW_JOB_RUNNING && p.state != FDW_JOB_PAUSED &&
-		    p.state != FDW_JOB_INTERRUPTED && p.state != FDW_JOB_NEEDS_REPAIR)
-			continue;
-		t->jobs[t->n_jobs] = all[i];
-		t->job_progress[t->n_jobs++] = p;
-	}
-	free(all);
+	if (fdw_job_list(&all, &n) != 0)
+		n = 0;
+	/* Unfinished conversions another tool started: they have no record, only a header. */
+	if (fdw_job_unrecorded(&other, &n_other) != 0)
+		n_other = 0;
+	if (n + n_other == 0)
+		goto out;
+	t->jobs = calloc(n + n_other, sizeof(*t->jobs));
+	t->job_progress = calloc(n + n_other, sizeof(*t->job_progress));
+	if (!t->jobs || !t->job_progress)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		consider(t, &all[i]);
+	for (size_t i = 0; i < n_other; i++)
+		consider(t, &other[i]);
 	if (t->job_sel >= t->n_jobs)
 		t->job_sel = 0;
+out:
+	free(all);
+	free(other);
+}
+
+/* What a person knows the volume by: label, size and UUID. */
+static void job_name(const struct fdw_job *job, char *buf, size_t len)
+{
+	char size[32] = "";
+
+	if (job->ident.size)
+		fdw_format_size(job->ident.size, size, sizeof(size));
+	snprintf(buf, len, "%s%s%s%s%s  %.8s", job->ident.label[0] ? "\"" : "", job->ident.label,
+		 job->ident.label[0] ? "\", " : "", size, job->created ? "" : _(", not by fdewiz"),
+		 job->id);
 }
 
 void start_draw(struct tui *t)
@@ -90,11 +117,14 @@ void start_draw(struct tui *t)
 	y++;
 	for (size_t i = 0; i < t->n_jobs && y < LINES - 3; i++, y++) {
 		const struct fdw_progress *p = &t->job_progress[i];
-		char line[PATH_MAX + 128];
+		char line[PATH_MAX + 256];
 		double pct = p->total ? 100.0 * (double)p->done / (double)p->total : 0;
 
-		snprintf(line, sizeof(line), "%s %s", i == t->job_sel ? ">" : " ",
-			 t->jobs[i].address);
+		char name[160];
+
+		job_name(&t->jobs[i], name, sizeof(name));
+		snprintf(line, sizeof(line), "%s %s  %s", i == t->job_sel ? ">" : " ",
+			 t->jobs[i].address, name);
 		if (i == t->job_sel)
 			tui_attr_on(t, TUI_C_SELECT);
 		tui_put(y, 2, cw, line, true);

@@ -1,0 +1,107 @@
+#!/bin/bash
+# The wizard's start screen after a device name was reused: fdewiz converted image A on loop
+# device L (complete), then image B took the name L and `cryptsetup reencrypt --encrypt`
+# on it was stopped by SIGINT. The start screen lists only B's unfinished conversion, named
+# by what it is (size, not started by fdewiz, its UUID), never A's record; resuming it
+# there finishes B. cryptsetup then decrypts both (fsck + sha256 of every file).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+. "$lib/tmux.sh"
+
+require_root
+require_cmds tmux jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout blockdev
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+srv=fdewiz-test-start-id-$$
+bg_pid=
+L=
+img_init
+cleanup()
+{
+	tmux_stop "$srv"
+	# A worker the wizard started and that is still converting holds L: stop it first.
+	if [ -n "$L" ]; then
+		"$FDEWIZ" pause "$L" >/dev/null 2>&1 || true
+	fi
+	img_cleanup
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+export FDEWIZ_STATE_DIR=$IMG_TMP/state
+key=$IMG_TMP/key
+printf 'identity passphrase' >"$key"
+res=$IMG_TMP/res
+t0=$SECONDS
+. "$lib/jobs.sh"
+
+A=$IMG_TMP/a.img
+B=$IMG_TMP/b.img
+fs_image "$A" 200 volA 30
+fs_image "$B" 640 volB 40
+shrink_for_header "$B"
+
+step_begin "A converted by fdewiz on L, then B's cryptsetup conversion under the same name"
+L=$(img_loop "$A" 0)
+fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" "$L"
+assert_eq "$STEP: encrypt A" 0 "$RUN_RC"
+uuid_a=$(cryptsetup luksUUID "$L")
+img_unloop "$L"
+until losetup "$L" "$B" 2>/dev/null; do sleep 0.1; done
+img_register loop "$L"
+cryptsetup_interrupted "$L"
+uuid_b=$(cryptsetup luksUUID "$L")
+echo "    $L: A was $uuid_a, B is $uuid_b; $CS_NOTE"
+assert_true "$STEP: B unfinished" reencrypt_pending "$L"
+step_end
+
+step_begin "the start screen lists only B's unfinished conversion, by what it is"
+tmux_start "$srv" 120 30 env FDEWIZ_STATE_DIR="$FDEWIZ_STATE_DIR" "$FDEWIZ" "$L"
+assert_true "$STEP: start screen" tmux_wait_for "$srv" "Unfinished conversions" 30
+screen=$(tmux_capture "$srv" -J)
+assert_contains "$STEP" "$screen" "> $L"
+assert_contains "$STEP: B's UUID" "$screen" "${uuid_b:0:8}"
+assert_contains "$STEP: named" "$screen" "not by fdewiz"
+assert_contains "$STEP: size" "$screen" "640 MiB"
+assert_contains "$STEP: state" "$screen" "interrupted"
+assert_not_contains "$STEP: A's record" "$screen" "${uuid_a:0:8}"
+assert_eq "$STEP: rows listed" 1 "$(grep -c "^ *[> ] /dev/" <<<"$screen" || true)"
+step_end
+
+step_begin "resuming it from the start screen finishes B"
+tmux_send "$srv" r
+assert_true "$STEP: passphrase prompt" tmux_wait_for "$srv" "assphrase" 10
+tmux_send "$srv" -l "$(cat "$key")"
+tmux_send "$srv" Enter
+# It converts in the background; when it is done the wizard shows that volume's results.
+assert_true "$STEP: results of $L" tmux_wait_for "$srv" "$L is encrypted" 300
+state=
+for _ in $(seq 600); do
+	"$FDEWIZ" status --json "$L" >"$res.poll" 2>/dev/null || true
+	state=$(jq -r '.conversions[0].state // ""' "$res.poll")
+	[ "$state" = complete ] && break
+	sleep 0.2
+done
+assert_eq "$STEP: state" complete "$state"
+assert_json "$res.poll" '.conversions[0].id' "$uuid_b"
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 20 || true
+tmux_stop "$srv"
+img_unloop "$L"
+L=
+step_end
+
+step_begin "cryptsetup decrypts A and B"
+verify_decrypt "$A"
+verify_decrypt "$B"
+step_end
+
+echo "run time: $((SECONDS - t0)) s"
+assert_finish
