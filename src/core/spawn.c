@@ -18,6 +18,7 @@ extern char **environ;
 int fdw_spawn(char *const argv[])
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	int pipefd[2], status, rc;
 	pid_t pid;
 	FILE *out;
@@ -30,7 +31,16 @@ int fdw_spawn(char *const argv[])
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	/*
+	 * A process group of its own: Ctrl-C or Ctrl-\ at the terminal, meant for fdewiz
+	 * (which holds them back while a step must not be cut), never reaches a helper
+	 * in the middle of resizing a filesystem; nor does fdewiz's own death.
+	 */
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (rc != 0) {
