@@ -103,9 +103,14 @@ static int report(const struct fdw_job *job, const struct fdw_volume *v, int rc,
 			 "'%s resume %s'.\n"), fdw_progname, job->address);
 		return FDW_EXIT_ERROR;
 	}
-	if (rc == -EPERM || rc == -ENOENT)
-		fprintf(stderr, _("%s: the passphrase is wrong. Nothing was changed; try "
-				  "again.\n"), fdw_progname);
+	/*
+	 * The header is on by now: "nothing was changed" would be false, and -ENOENT (a
+	 * device or file gone) is no passphrase problem.
+	 */
+	if (rc == -EPERM)
+		fprintf(stderr, _("%s: the passphrase does not open %s. The data is intact; "
+				  "continue with '%s resume %s' and the right passphrase.\n"),
+			fdw_progname, job->address, fdw_progname, job->address);
 	else
 		fprintf(stderr, _("%s: the conversion stopped: %s. Its state is recorded in the "
 				  "header; see '%s status %s', then '%s resume %s'.\n"),

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "detached.h"
+#include "disk.h"
 #include "job.h"
 #include "log.h"
 
@@ -54,16 +55,20 @@ out:
 	return rc;
 }
 
-int fdw_detached_lookup(const char *address, uint64_t part_size, char *header, size_t len,
-			bool *unfinished)
+int fdw_detached_lookup(const struct fdw_disk *d, const struct fdw_partition *p, char *header,
+			size_t len, bool *unfinished)
 {
+	const char *address = p->address;
+	uint64_t part_size = p->size;
 	struct crypt_device *cd = NULL;
+	struct fdw_volume_id now;
 	struct fdw_job job;
 	uint32_t reqs = 0;
 	const char *uuid;
 	int rc;
 
-	rc = fdw_job_find(address, &job);
+	fdw_volume_id_of(d, p, &now);
+	rc = fdw_job_for_volume(&now, &job);
 	if (rc)
 		return rc;
 	if (!job.detached_header[0])

@@ -6,15 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct fdw_disk;
+struct fdw_partition;
+
 /*
- * The detached header of the partition at @address (@part_size bytes), from fdewiz's job
- * record, accepted only when the header file agrees: its UUID is the record's and every
+ * The detached header of partition @p of @d, from the job record that belongs to it by
+ * identity (fdw_job_for_volume: never by a device name), accepted only when the header
+ * file agrees: its UUID is the record's and every
  * data segment it describes lies inside the partition. 0 with the path in @header and
  * whether its conversion is unfinished; -ENOENT when there is no such record, -ESTALE
  * or -ERANGE when the header does not match, or -errno.
  */
-int fdw_detached_lookup(const char *address, uint64_t part_size, char *header, size_t len,
-			bool *unfinished);
+int fdw_detached_lookup(const struct fdw_disk *d, const struct fdw_partition *p, char *header,
+			size_t len, bool *unfinished);
 /* Do samples from the start, middle and end of the range all look like random bytes? */
 bool fdw_looks_random(int fd, uint64_t offset, uint64_t size);
 

@@ -17,6 +17,7 @@
 #include "fsprobe.h"
 #include "detached.h"
 #include "fsresize.h"
+#include "holders.h"
 #include "log.h"
 #include "sysstate.h"
 
@@ -52,48 +53,27 @@ static bool is_block_node(const char *path, dev_t *rdev)
 }
 
 /*
- * An image file's partition is in use when an attached loop device covers any
- * part of it: that loop device counts as a holder, and its mounts and swap count.
+ * Who uses the partition's bytes: loop devices and device-mapper tables found by identity
+ * (holders.c), with their mounts and swaps and those of the partition itself.
  */
-static int fill_usage_from_loops(const struct fdw_sysstate *st, const char *image,
-				 struct fdw_partition *p)
+static int fill_usage(const struct fdw_sysstate *st, const struct fdw_disk *d,
+		      struct fdw_partition *p, dev_t rdev)
 {
-	char img_real[PATH_MAX];
-	int rc = 0;
+	struct fdw_holders h = { 0 };
+	int rc = fdw_holders_find(st, d->path, p, NULL, &h);
 
-	if (!realpath(image, img_real))
-		return 0;
-	for (size_t i = 0; i < st->n_loops && !rc; i++) {
-		const struct fdw_loop *lp = &st->loops[i];
-		uint64_t lo_end = lp->sizelimit ? lp->offset + lp->sizelimit : UINT64_MAX;
-		char node[PATH_MAX];
-
-		if (strcmp(lp->backing_file, img_real) != 0)
-			continue;
-		if (lo_end <= p->start || lp->offset >= p->start + p->size)
-			continue;
-		snprintf(node, sizeof(node), "/dev/%s", lp->name);
-		rc = fdw_strv_push(&p->holders, &p->n_holders, lp->name);
-		if (!rc)
-			rc = fdw_sysstate_mounts_of(st, makedev(lp->major, lp->minor), node,
-						    &p->mountpoints, &p->n_mountpoints);
-		if (fdw_sysstate_is_swap(st, node))
-			p->swap_active = true;
+	if (rc) {
+		fdw_holders_free(&h);
+		return rc;
 	}
-	return rc;
-}
-
-static int fill_usage_from_node(const struct fdw_sysstate *st, struct fdw_partition *p,
-				dev_t rdev)
-{
-	int rc = fdw_sysstate_mounts_of(st, rdev, p->node, &p->mountpoints, &p->n_mountpoints);
-
-	if (!rc)
-		rc = fdw_sysfs_holders(rdev, &p->holders, &p->n_holders);
-	p->swap_active = fdw_sysstate_is_swap(st, p->node);
-	if (fdw_sysfs_read_only(rdev))
+	p->holders = h.names;
+	p->n_holders = h.n_names;
+	p->mountpoints = h.mountpoints;
+	p->n_mountpoints = h.n_mountpoints;
+	p->swap_active = h.swap;
+	if (rdev && fdw_sysfs_read_only(rdev))
 		p->read_only = true;
-	return rc;
+	return 0;
 }
 
 /*
@@ -161,14 +141,14 @@ static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
  * Nothing blkid recognises: is it a volume fdewiz encrypted with a detached header (its
  * job record says so and the header agrees), or at least bytes that look encrypted?
  */
-static void probe_unrecognised(int fd, struct fdw_partition *p)
+static void probe_unrecognised(const struct fdw_disk *d, int fd, struct fdw_partition *p)
 {
 	char header[PATH_MAX];
 	bool unfinished = false;
 
 	if (p->extended || p->fstype || p->luks_version)
 		return;
-	if (fdw_detached_lookup(p->address, p->size, header, sizeof(header), &unfinished) == 0) {
+	if (fdw_detached_lookup(d, p, header, sizeof(header), &unfinished) == 0) {
 		p->detached_header = strdup(header);
 		if (p->detached_header) {
 			p->luks_version = 2;
@@ -192,18 +172,15 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		rc = fdw_fsprobe(fd, p->start, p->size, p);
 		if (rc)
 			return rc;
-		probe_unrecognised(fd, p);
+		probe_unrecognised(d, fd, p);
 	}
 	if (is_ext(p->fstype))
 		look_for_installed_os(d, p);
-	if (d->kind == FDW_DISK_IMAGE)
-		rc = fill_usage_from_loops(st, d->path, p);
-	else if (p->number == 0)
-		rc = fill_usage_from_node(st, p, disk_rdev);
-	else if (p->node && is_block_node(p->node, &rdev))
-		rc = fill_usage_from_node(st, p, rdev);
-	else
-		rc = 0;
+	if (d->kind == FDW_DISK_BLOCK && p->number == 0)
+		rdev = disk_rdev;
+	else if (p->node && !is_block_node(p->node, &rdev))
+		rdev = 0;
+	rc = fill_usage(st, d, p, rdev);
 	if (rc)
 		return rc;
 	if (p->n_mountpoints)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,9 +21,12 @@
 #include "encrypt_flow.h"
 #include "fsresize.h"
 #include "i18n.h"
+#include "holders.h"
 #include "log.h"
+#include "loopdev.h"
 #include "partgrow.h"
 #include "units.h"
+#include "sysstate.h"
 
 static const char *const phase_keys[FDW_PHASE__COUNT] = {
 	"checking", "growing-part", "shrinking", "initialising", "encrypting", "growing",
@@ -122,38 +126,126 @@ static int check_paths(const struct fdw_encrypt *e, const struct fdw_encrypt_opt
 	return 0;
 }
 
+/* The device a mountpoint of this namespace sits on ("/dev/loop3"), from mountinfo. */
+static bool mount_source(const char *mountpoint, char *dev, size_t len)
+{
+	struct fdw_sysstate st;
+	bool found = false;
+
+	if (fdw_sysstate_load(&st) != 0)
+		return false;
+	for (size_t i = 0; i < st.n_mounts && !found; i++) {
+		if (strcmp(st.mounts[i].mountpoint, mountpoint))
+			continue;
+		snprintf(dev, len, "%s", st.mounts[i].source);
+		found = true;
+	}
+	fdw_sysstate_free(&st);
+	return found;
+}
+
 /*
- * A baseline benchmark killed mid-way leaves its private mount behind. Whoever made it
- * held this partition's lock, which is ours now, so it is dead: unmount it. Returns
- * whether anything was unmounted.
+ * A baseline benchmark of an older fdewiz, killed mid-way, left its mount (in the caller's
+ * namespace) and its loop device behind. Whoever made it held this partition's lock, which
+ * is ours now, so it is dead: unmount it; its loop device, if it still maps exactly this
+ * partition, is told to detach with its last user. Returns whether anything was unmounted
+ * and names the first such mount in @cleared.
  */
-static bool clear_stale_bench_mounts(const struct fdw_partition *part)
+static bool clear_stale_bench_mounts(const struct fdw_target *t, char *cleared, size_t len)
 {
 	static const char prefix[] = FDW_LOCK_DIR "/bench-";
-	bool cleared = false;
+	const struct fdw_partition *part = t->part;
 
+	cleared[0] = '\0';
 	for (size_t i = 0; i < part->n_mountpoints; i++) {
 		const char *m = part->mountpoints[i];
+		char dev[PATH_MAX];
 
 		if (strncmp(m, prefix, sizeof(prefix) - 1) || strchr(m + sizeof(prefix) - 1, '/'))
 			continue;
+		if (t->disk.kind == FDW_DISK_IMAGE && mount_source(m, dev, sizeof(dev)) &&
+		    !strncmp(dev, "/dev/loop", 9) &&
+		    fdw_loop_autoclear_if(dev, t->disk.path, part->start, part->size) == 0)
+			fdw_log(FDW_LOG_INFO, "%s goes with the stale benchmark mount", dev);
 		if (umount2(m, 0) == 0) {
 			rmdir(m);
 			fdw_log(FDW_LOG_INFO, "unmounted %s, left by an interrupted benchmark", m);
-			cleared = true;
+			if (!cleared[0])
+				snprintf(cleared, len, "%s", m);
 		}
 	}
-	return cleared;
+	return cleared[0] != '\0';
 }
 
-int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
-			const struct fdw_encrypt_options *o, char *why, size_t len)
+/* After a stale benchmark mount was cleared, "nothing was changed" is no longer true. */
+static void tell_cleared(const char *cleared, char *why, size_t len)
+{
+	const char *nothing = _("Nothing was changed.");
+	char *at = strstr(why, nothing), tail[1024];
+
+	snprintf(tail, sizeof(tail), _("Only the benchmark mount %s, left by an interrupted "
+				       "run, was unmounted; nothing else was changed."), cleared);
+	if (at)
+		*at = '\0';
+	else if (strlen(why) + 1 < len)
+		strcat(why, " ");
+	if (strlen(why) + strlen(tail) < len)
+		strcat(why, tail);
+}
+
+/* The bytes @t names: a block device's number, or an image file's device and inode. */
+static int identity_of(const struct fdw_target *t, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+
+	if (stat(t->part->node ? t->part->node : t->disk.path, &st) != 0)
+		return -errno;
+	*dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	*ino = S_ISBLK(st.st_mode) ? 0 : st.st_ino;
+	return 0;
+}
+
+static int remember_identity(struct fdw_encrypt *e, char *why, size_t len)
+{
+	int rc = identity_of(&e->target, &e->ident_dev, &e->ident_ino);
+
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), e->target.part->address,
+			 strerror(-rc));
+		return rc;
+	}
+	e->ident_start = e->target.part->start;
+	e->ident_size = e->target.part->size;
+	snprintf(e->ident_uuid, sizeof(e->ident_uuid), "%s",
+		 e->target.part->uuid ? e->target.part->uuid : "");
+	return 0;
+}
+
+/* What differs between the plan's partition and @now, in words; NULL when nothing. */
+static const char *what_changed(const struct fdw_encrypt *e, const struct fdw_target *now)
+{
+	dev_t dev;
+	ino_t ino;
+
+	if (identity_of(now, &dev, &ino) != 0 || dev != e->ident_dev || ino != e->ident_ino)
+		return _("it is another device now");
+	if (now->part->start != e->ident_start || now->part->size != e->ident_size)
+		return _("its start or size changed");
+	if (strcmp(now->part->uuid ? now->part->uuid : "", e->ident_uuid))
+		return _("it holds another filesystem now (its UUID changed)");
+	return NULL;
+}
+
+static int prepare_steps(struct fdw_encrypt *e, const char *address,
+			 const struct fdw_encrypt_options *o, char *cleared, size_t cleared_len,
+			 char *why, size_t len)
 {
 	const char *plan_why = "";
 	int rc;
 
 	memset(e, 0, sizeof(*e));
 	e->lock_fd = -1;
+	e->excl_fd = -1;
 	e->offline = o->offline;
 	e->fast_pbkdf = o->fast_pbkdf;
 	e->bench_baseline = o->bench_baseline;
@@ -181,7 +273,7 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 			return rc;
 		}
 		rc = fdw_target_open(address, &e->target);
-		if (!rc && clear_stale_bench_mounts(e->target.part)) {
+		if (!rc && clear_stale_bench_mounts(&e->target, cleared, cleared_len)) {
 			fdw_target_close(&e->target);
 			rc = fdw_target_open(address, &e->target);
 		}
@@ -233,6 +325,19 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 		return rc;
 	}
 	return check_paths(e, o, why, len);
+}
+
+int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
+			const struct fdw_encrypt_options *o, char *why, size_t len)
+{
+	char cleared[PATH_MAX] = "";
+	int rc = prepare_steps(e, address, o, cleared, sizeof(cleared), why, len);
+
+	if (rc && cleared[0])
+		tell_cleared(cleared, why, len);
+	if (!rc)
+		rc = remember_identity(e, why, len);
+	return rc;
 }
 
 /* Size of a block device as the kernel sees it, or 0. */
@@ -364,6 +469,66 @@ static int baseline(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *
 	return rc;
 }
 
+/*
+ * Hold the partition's block device exclusively between steps: nobody can mount it or
+ * build a device-mapper table on it meanwhile. Each step's own tool (mount, e2fsck,
+ * resize2fs, libcryptsetup) opens it exclusively itself, so it is let go just before.
+ * -EBUSY: someone else holds it (a mount in another mount namespace, a table, a RAID).
+ */
+static int excl_take(struct fdw_encrypt *e)
+{
+	const char *node = e->target.part->node;
+
+	if (!node || e->excl_fd >= 0)
+		return 0;
+	e->excl_fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
+	return e->excl_fd >= 0 ? 0 : -errno;
+}
+
+static void excl_drop(struct fdw_encrypt *e)
+{
+	if (e->excl_fd >= 0)
+		close(e->excl_fd);
+	e->excl_fd = -1;
+}
+
+/*
+ * The plan may be old (the wizard makes it before the passphrase and the typed YES).
+ * Under the lock, look again: another disk under the same name, a partition changed,
+ * a mount, loop device or table made meanwhile, and nothing is done.
+ */
+static int recheck(struct fdw_encrypt *e, char *why, size_t len)
+{
+	const char *address = e->target.part->address, *changed;
+	struct fdw_target now;
+	int rc = fdw_target_open(address, &now);
+
+	if (rc) {
+		snprintf(why, len, _("%s cannot be found again: %s. Nothing was changed."),
+			 address, fdw_scan_error_text(rc));
+		return rc;
+	}
+	changed = what_changed(e, &now);
+	if (changed) {
+		snprintf(why, len, _("%s changed since the plan was made: %s. Nothing was "
+				     "changed; look at it again and start over."), address, changed);
+		rc = -ESTALE;
+	} else {
+		rc = fdw_holders_check(&now, NULL, why, len);
+	}
+	fdw_target_close(&now);
+	if (!rc)
+		rc = excl_take(e);
+	if (rc == -EBUSY && !why[0])
+		snprintf(why, len, _("%s is held open exclusively by something this system does "
+				     "not show here (a mount in another mount namespace, a "
+				     "device-mapper table or a RAID). Nothing was changed."), address);
+	else if (rc < 0 && !why[0])
+		snprintf(why, len, _("cannot open %s: %s. Nothing was changed."), address,
+			 strerror(-rc));
+	return rc;
+}
+
 static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
@@ -378,6 +543,10 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 				     "--header-backup. Nothing was changed."), e->header_backup);
 		return -EEXIST;
 	}
+	why[0] = '\0';
+	rc = recheck(e, why, len);
+	if (rc)
+		return rc;
 	if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
@@ -390,10 +559,12 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		 e->plan.cipher_mode, e->plan.key_bits);
 	if (e->bench_baseline) {
 		snprintf(job->bench_scale, sizeof(job->bench_scale), "%s", e->bench_scale);
+		excl_drop(e);
 		rc = baseline(e, phase, ctx, why, len);
 		if (rc)
 			return rc;
 	}
+	excl_drop(e);
 	rc = make_room(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
@@ -444,15 +615,19 @@ int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	int rc;
 
 	/*
-	 * From the first write on, Ctrl-C, SIGTERM and a hang-up wait until the header
-	 * steps are done; resize2fs inherits the mask, so it is never cut in the middle.
+	 * From the first write on, Ctrl-C, Ctrl-\, Ctrl-Z, SIGTERM and a hang-up wait until
+	 * the header steps are done; the helpers (resize2fs) run in a process group of their
+	 * own and inherit the mask, so they are never cut or stopped in the middle.
 	 */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGQUIT);
+	sigaddset(&stop, SIGTSTP);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	rc = begin_steps(e, pass, phase, ctx, why, len);
+	excl_drop(e);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
@@ -465,4 +640,5 @@ void fdw_encrypt_close(struct fdw_encrypt *e)
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);
 	e->lock_fd = -1;
+	excl_drop(e);
 }

@@ -66,6 +66,13 @@ struct fdw_encrypt {
 	/* crypttab name from the filesystem's label or the partition's name, taken before
 	 * encryption hides the label; "" when neither gives one */
 	char boot_name[128];
+	/* What the plan was made for, checked again under the lock when begin starts:
+	 * the device number (or image inode), the partition's place and its UUID. */
+	dev_t ident_dev;
+	ino_t ident_ino;
+	uint64_t ident_start, ident_size;
+	char ident_uuid[64];
+	int excl_fd;			/* O_EXCL on the device between steps, or -1 */
 };
 
 /*
@@ -81,7 +88,7 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
  * Returns 0; 1 when all is done but the job record could not be saved (@why warns;
  * the header alone still tells status and resume everything); or -errno with @why
  * saying what was changed (for example "the filesystem was shrunk; the data is intact
- * and not encrypted"). Ctrl-C, SIGTERM and SIGHUP wait until it returns.
+ * and not encrypted"). Ctrl-C, Ctrl-\, Ctrl-Z, SIGTERM and SIGHUP wait until it returns.
  */
 int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		      fdw_phase_fn phase, void *ctx, char *why, size_t len);

@@ -11,6 +11,7 @@
 
 #include "convert.h"
 #include "encrypt_flow.h"
+#include "holders.h"
 #include "i18n.h"
 #include "procid.h"
 
@@ -137,7 +138,8 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 			 address, (int)p.pid);
 		return -EALREADY;
 	}
-	return 0;
+	/* Nobody else may hold its bytes; the job's own open volume (online) is no holder. */
+	return fdw_holders_check(&r->target, r->job.active_name, why, len);
 }
 
 /* Checked up front so a background resume does not fail out of sight. */

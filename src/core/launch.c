@@ -137,8 +137,8 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 		return pid;
 	}
 	if (pid > 0) {
-		/* The loop device now belongs to the worker: the caller must not detach it. */
-		t->loop_attached = false;
+		/* The worker holds its own copy of the loop device's descriptor: the device
+		 * lives exactly as long as the worker (or the volume opened on it). */
 		return pid;
 	}
 	/* The worker. Memory locks do not survive fork: lock the secret again. */

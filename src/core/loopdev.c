@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Attaches and detaches loop devices through /dev/loop-control and the loop ioctls. */
+/* Attaches loop devices that go away with their last user, through the loop ioctls. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "loopdev.h"
@@ -41,6 +43,8 @@ int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev,
 		cfg.fd = (uint32_t)file_fd;
 		cfg.info.lo_offset = offset;
 		cfg.info.lo_sizelimit = size;
+		/* Detached by the kernel when its last user closes it, a killed one too. */
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
 		if (ioctl(loop_fd, LOOP_CONFIGURE, &cfg) == 0) {
 			rc = 0;
 			break;
@@ -53,20 +57,48 @@ int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev,
 	}
 	close(ctl);
 out:
-	if (loop_fd >= 0)
-		close(loop_fd);
 	close(file_fd);
-	return rc;
+	return rc ? rc : loop_fd;
 }
 
-int fdw_loop_detach(const char *dev)
+/* Does the loop device open on @fd map exactly @size bytes at @offset of @backing? */
+static int loop_maps(int fd, const struct stat *backing, uint64_t offset, uint64_t size,
+		     struct loop_info64 *info)
 {
-	int fd = open(dev, O_RDONLY | O_CLOEXEC), rc = 0;
+	unsigned ma, mi;
+	uint64_t d;
 
+	if (ioctl(fd, LOOP_GET_STATUS64, info) != 0)
+		return -errno;
+	d = S_ISBLK(backing->st_mode) ? info->lo_rdevice : info->lo_device;
+	ma = (unsigned)((d & 0xfff00) >> 8);
+	mi = (unsigned)((d & 0xff) | ((d >> 12) & 0xfff00));
+	if (S_ISBLK(backing->st_mode) ? makedev(ma, mi) != backing->st_rdev :
+	    (makedev(ma, mi) != backing->st_dev || info->lo_inode != backing->st_ino))
+		return -ESTALE;
+	if (info->lo_offset != offset || info->lo_sizelimit != size)
+		return -ESTALE;
+	return 0;
+}
+
+int fdw_loop_autoclear_if(const char *dev, const char *backing, uint64_t offset,
+			  uint64_t size)
+{
+	struct loop_info64 info;
+	struct stat st;
+	int fd, rc;
+
+	if (stat(backing, &st) != 0)
+		return -errno;
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO)
-		rc = -errno;
+	rc = loop_maps(fd, &st, offset, size, &info);
+	if (!rc && !(info.lo_flags & LO_FLAGS_AUTOCLEAR)) {
+		info.lo_flags |= LO_FLAGS_AUTOCLEAR;
+		if (ioctl(fd, LOOP_SET_STATUS64, &info) != 0)
+			rc = -errno;
+	}
 	close(fd);
 	return rc;
 }

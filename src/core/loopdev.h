@@ -7,10 +7,19 @@
 #include <stdint.h>
 
 /*
- * Attach a loop device covering @size bytes at @offset of @file (read-write). Writes its
- * path to @dev. It stays until fdw_loop_detach(): a conversion outlives its opener.
+ * Attach a loop device covering @size bytes at @offset of @file (read-write), with
+ * autoclear: it lives exactly as long as the returned descriptor (and copies of it that
+ * a forked worker inherits) or anything built on it stays open, so a killed process
+ * leaves none behind. Writes its path to @dev; returns the descriptor or -errno.
  */
 int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev, size_t len);
-int fdw_loop_detach(const char *dev);
+
+/*
+ * If @dev still maps exactly @size bytes at @offset of @backing (by its inode or block
+ * device number, never its name), mark it to detach when its last user goes; -ESTALE
+ * when it is some other loop device now.
+ */
+int fdw_loop_autoclear_if(const char *dev, const char *backing, uint64_t offset,
+			  uint64_t size);
 
 #endif

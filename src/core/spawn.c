@@ -45,6 +45,7 @@ int fdw_spawn(char *const argv[])
 {
 	char prog[PATH_MAX];
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	int pipefd[2], status, rc;
 	pid_t pid;
 	FILE *out;
@@ -63,7 +64,16 @@ int fdw_spawn(char *const argv[])
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	rc = posix_spawn(&pid, prog, &fa, NULL, argv, helper_env);
+	/*
+	 * A process group of its own: Ctrl-C or Ctrl-\ at the terminal, meant for fdewiz
+	 * (which holds them back while a step must not be cut), never reaches a helper
+	 * in the middle of resizing a filesystem; nor does fdewiz's own death.
+	 */
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	rc = posix_spawn(&pid, prog, &fa, &attr, argv, helper_env);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (rc != 0) {

@@ -142,23 +142,26 @@ int fdw_target_lock(const struct fdw_target *t)
 
 int fdw_target_attach(struct fdw_target *t)
 {
-	int rc;
+	int fd;
 
 	if (t->device[0])
 		return 0;
-	rc = fdw_loop_attach(t->disk.path, t->part->start, t->part->size, t->device,
+	fd = fdw_loop_attach(t->disk.path, t->part->start, t->part->size, t->device,
 			     sizeof(t->device));
-	if (rc)
+	if (fd < 0) {
 		t->device[0] = '\0';
-	else
-		t->loop_attached = true;
-	return rc;
+		return fd;
+	}
+	t->loop_fd = fd;
+	t->loop_attached = true;
+	return 0;
 }
 
 void fdw_target_close(struct fdw_target *t)
 {
+	/* Our loop device has autoclear: closing the last descriptor detaches it. */
 	if (t->loop_attached)
-		fdw_loop_detach(t->device);
+		close(t->loop_fd);
 	fdw_disk_free(&t->disk);
 	memset(t, 0, sizeof(*t));
 }

@@ -16,6 +16,7 @@ struct fdw_target {
 	struct fdw_partition *part;	/* points into disk.parts */
 	char device[PATH_MAX];		/* block device covering exactly the partition */
 	bool loop_attached;		/* device is a loop device fdewiz attached */
+	int loop_fd;			/* its descriptor: the device lives while it is open */
 };
 
 /*

@@ -269,8 +269,14 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 				     fdw_format_size(FDW_HEADER_ROOM, sz, sizeof(sz)));
 		break;
 	case FDW_REASON_MOUNTED:
-		n = snprintf(buf, len, _("Mounted at %s: unmount it first; it is mounted again "
-					 "through the encrypted volume."), p->mountpoints[0]);
+		if (p->n_holders)
+			n = snprintf(buf, len, _("Mounted at %s through %s: unmount it and detach "
+						 "%s first."), p->mountpoints[0], p->holders[0],
+				     p->holders[0]);
+		else
+			n = snprintf(buf, len, _("Mounted at %s: unmount it first; it is mounted "
+						 "again through the encrypted volume."),
+				     p->mountpoints[0]);
 		break;
 	case FDW_REASON_FULL:
 		n = explain_full(p, buf, len);
@@ -292,8 +298,12 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
 		break;
 	case FDW_REASON_HOLDERS:
+		/* Nothing mounts it here; a container's own mount namespace still may. */
 		n = snprintf(buf, len, _("In use by %s (device-mapper, RAID or loop): stop that "
-					 "first."), p->holders[0]);
+					 "first. Not mounted here, but another mount namespace (a "
+					 "container) may mount it: 'grep -l /dev/%s "
+					 "/proc/[0-9]*/mountinfo' names its processes."),
+			     p->holders[0], p->holders[0]);
 		break;
 	case FDW_REASON_INSTALLED_SYSTEM: {
 		char os[192];

@@ -1,20 +1,23 @@
 #!/bin/bash
-# A conversion killed while its baseline benchmark runs (before anything is changed): the
-# partition is untouched, the benchmark's private mount is cleared by the next encrypt, which
-# then converts normally; cryptsetup decrypts it back, fsck is clean, every file equal.
-# NOT in make check: on the CI machine the second encrypt did not see the dead run's mount
-# (its loop device was not found as a holder) and converted while the old filesystem was
-# still mounted through that loop device. Kept as the reproduction of that open problem.
+# SIGKILL during the baseline benchmark and during the shrink leaves nothing behind: the
+# benchmark mounts in a private mount namespace of its own child and fdewiz's loop devices
+# detach with their last user, so after each kill no loop device covers the image and no
+# mount of it is left (a mount would keep its loop device), and the data is intact. A stale
+# benchmark mount an older fdewiz left in this namespace (made here by hand, through a loop
+# device without autoclear) is cleared by the next encrypt, whose message says so when it
+# then refuses. Finally encrypt converts: cryptsetup decrypts it, fsck is clean, every file
+# equal.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
 require_root
-require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup timeout
+require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup timeout pgrep
 FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
 
 img_init
 trap img_cleanup EXIT
+trap 'exit 130' INT TERM HUP
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 img=$IMG_TMP/disk.img
 key=$IMG_TMP/key
@@ -23,47 +26,149 @@ img_new "$img" 300
 img_gpt "$img"
 img_part "$img" Data 1 299
 img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 30
+img_fill "$img" 1 12
+cp --sparse=always "$img" "$IMG_TMP/pristine.img"
 
-# 1. Kill it while the baseline's private mount is up.
-"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --bench-scale tiny --key-file "$key" \
-	--work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h1" "$img:1" >"$IMG_TMP/run1" 2>&1 &
-pid=$!
-mnt=""
-for _ in $(seq 1 300); do
-	mnt=$(awk '$2 ~ "^/run/fdewiz/bench-" {print $2}' /proc/mounts | head -1)
-	[ -n "$mnt" ] && break
-	sleep 0.1
+start_encrypt()
+{
+	"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf "$@" --key-file "$key" \
+		--work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h" "$img:1" \
+		>"$IMG_TMP/run.out" 2>&1 &
+	pid=$!
+}
+
+# The child of $pid whose own mount namespace has this run's benchmark mount.
+bench_child()
+{
+	local c
+
+	for c in $(pgrep -P "$pid"); do
+		grep -q " /run/fdewiz/bench-" "/proc/$c/mounts" 2>/dev/null && echo "$c"
+	done
+	return 0
+}
+
+# Nothing of a killed run may stay: no loop device over the image (its mounts, in any
+# namespace, would keep one), no benchmark mount here, no header, the files intact.
+check_left_nothing()
+{
+	local what=$1
+
+	for _ in $(seq 1 300); do
+		[ -z "$(losetup -j "$img" -n -O NAME)" ] && break
+		sleep 0.1
+	done
+	assert_eq "$what: no loop device left over the image" "" "$(losetup -j "$img" -n -O NAME)"
+	assert_true "$what: no benchmark mount left here" \
+		bash -c "! grep -q ' /run/fdewiz/bench-' /proc/self/mounts"
+	assert_true "$what: no header backup" test ! -e "$IMG_TMP/h"
+	local loop
+	loop=$(img_loop "$img" 1)
+	assert_eq "$what: still plain ext4" ext4 "$(blkid -o value -s TYPE "$loop")"
+	assert_true "$what: fsck clean" run_quiet e2fsck -fn "$loop"
+	img_unloop "$loop"
+	assert_true "$what: every file equal" img_verify "$img" 1
+}
+
+# 1. Kill at four points of the baseline: the parent (its child follows it) or the
+# benchmarking child itself, at different moments after the mount is up.
+for point in 0 1 2 3; do
+	# The benchmark's scratch files of a killed run stay in the filesystem: start afresh.
+	cp --sparse=always "$IMG_TMP/pristine.img" "$img"
+	start_encrypt --bench-scale tiny
+	child=""
+	for _ in $(seq 1 300); do
+		child=$(bench_child)
+		[ -n "$child" ] && break
+		sleep 0.05
+	done
+	assert_true "baseline point $point: the benchmark mounted in its own namespace" \
+		test -n "$child"
+	[ -n "$child" ] || cat "$IMG_TMP/run.out"
+	assert_true "baseline point $point: its mount is not in ours" \
+		bash -c "! grep -q ' /run/fdewiz/bench-' /proc/self/mounts"
+	sleep "0.$((point * 2))"
+	if [ $((point % 2)) = 0 ]; then
+		kill -KILL "$pid"
+	else
+		kill -KILL "$child" 2>/dev/null || true
+		sleep 0.1
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	check_left_nothing "baseline point $point"
 done
-assert_true "the baseline benchmark mounted the filesystem privately" test -n "$mnt"
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null || true
-assert_true "the mount is left behind by the kill" grep -q " $mnt " /proc/mounts
-assert_true "no header backup was written" test ! -e "$IMG_TMP/h1"
-loop=$(img_loop "$img" 1)
-assert_eq "the partition is still plain ext4" ext4 "$(blkid -o value -s TYPE "$loop")"
-img_unloop "$loop"
 
-# 2. A killed run leaves its loop device attached (it could be anyone's, so fdewiz does not
-# take it over); encrypt says so, and changes nothing.
+# 2. Kill at five points of the shrink: while e2fsck or resize2fs starts, runs or has just
+# finished. The helpers are the real ones behind a wrapper that waits before or after them,
+# so each point is hit every time. A helper is never cut mid-way: it finishes on its own,
+# then the loop device goes with it.
+mkdir -p "$IMG_TMP/bin"
+for tool in e2fsck resize2fs; do
+	cat >"$IMG_TMP/bin/$tool" <<-EOF
+	#!/bin/sh
+	sleep "\${HELPER_PRE:-0}"
+	$(command -v "$tool") "\$@"
+	rc=\$?
+	sleep "\${HELPER_POST:-0}"
+	exit \$rc
+	EOF
+	chmod +x "$IMG_TMP/bin/$tool"
+done
+points=("e2fsck 1 0" "e2fsck 0 1" "resize2fs 1 0" "resize2fs 0 1" "resize2fs 0.4 0.4")
+for point in 0 1 2 3 4; do
+	read -r tool pre post <<<"${points[point]}"
+	# From the unshrunk filesystem each time, so e2fsck and resize2fs have work to do.
+	cp --sparse=always "$IMG_TMP/pristine.img" "$img"
+	HELPER_PRE=$pre HELPER_POST=$post PATH=$IMG_TMP/bin:$PATH start_encrypt --no-bench
+	helper=""
+	for _ in $(seq 1 400); do
+		helper=$(pgrep -P "$pid" -x "$tool" || true)
+		[ -n "$helper" ] && break
+		sleep 0.02
+	done
+	assert_true "shrink point $point: $tool ran" test -n "$helper"
+	[ "$point" != 4 ] || sleep 0.5
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	check_left_nothing "shrink point $point ($tool, +$pre s, then +$post s)"
+done
+
+# 3. A stale benchmark mount of an older fdewiz, in this namespace, over a loop device
+# without autoclear; plus a loop device of the user's: encrypt clears the stale mount but
+# refuses, and says exactly what it changed.
+off=$(img_part_offset "$img" 1)
+size=$(img_part_size "$img" 1)
+stale=/run/fdewiz/bench-test-$$
+mkdir -p "$stale"
+old_loop=$(losetup --find --show --offset "$off" --sizelimit "$size" "$img")
+mount "$old_loop" "$stale"
+user_loop=$(img_loop "$img" 1)
 run_cmd "$IMG_TMP/run2" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
-	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h2" "$img:1"
-assert_eq "encrypt with the dead run's loop device: exit" 1 "$RUN_RC"
-assert_contains "encrypt with the dead run's loop device: message" "$(cat "$IMG_TMP/run2.err")" \
-	"Nothing was changed"
-cat "$IMG_TMP/run2.err"
-# As the message says: detach it (it stays until its stale mount goes: autoclear).
-img_detach_all "$img"
+	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h" "$img:1"
+assert_eq "stale mount and a user's loop device: refused" 1 "$RUN_RC"
+assert_contains "the message names the user's loop device" "$(cat "$IMG_TMP/run2.err")" \
+	"${user_loop#/dev/}"
+assert_contains "the message tells the stale mount was cleared" \
+	"$(cat "$IMG_TMP/run2.err")" "$stale"
+assert_not_contains "the message does not claim nothing changed" \
+	"$(cat "$IMG_TMP/run2.err")" "Nothing was changed"
+assert_true "the stale mount is gone" bash -c "! grep -q ' $stale ' /proc/self/mounts"
+assert_true "its directory is gone" test ! -e "$stale"
+for _ in $(seq 1 100); do
+	losetup "$old_loop" 2>/dev/null | grep -q "$img" || break
+	sleep 0.05
+done
+assert_true "the stale loop device went with its mount" \
+	bash -c "! losetup '$old_loop' 2>/dev/null | grep -q '$img'"
+img_unloop "$user_loop"
 
-# 3. The next encrypt clears the stale mount (its owner is dead: the lock says so) and runs.
-run_cmd "$IMG_TMP/run2" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
-	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h2" "$img:1"
-assert_eq "encrypt after the kill: exit" 0 "$RUN_RC"
-[ "$RUN_RC" = 0 ] || cat "$IMG_TMP/run2.out" "$IMG_TMP/run2.err"
-assert_true "the stale mount is gone" bash -c "! grep -q ' $mnt ' /proc/mounts"
-assert_true "its directory is gone" test ! -e "$mnt"
-
-# 4. The data.
+# 4. Now encrypt converts; the data is all there.
+run_cmd "$IMG_TMP/run3" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h" "$img:1"
+assert_eq "encrypt after the kills: exit" 0 "$RUN_RC"
+[ "$RUN_RC" = 0 ] || cat "$IMG_TMP/run3.out" "$IMG_TMP/run3.err"
+assert_eq "no loop device left after the run" "" "$(losetup -j "$img" -n -O NAME)"
 loop=$(img_loop "$img" 1)
 rm -f "$IMG_TMP/dec.hdr"
 assert_true "cryptsetup decrypts it" run_quiet cryptsetup reencrypt --decrypt \
