@@ -45,7 +45,7 @@ struct fdw_progress {
 	uint64_t pid_start;	/* the worker's start time and boot: pids repeat */
 	char boot_id[40];
 	time_t updated;		/* wall clock of this record */
-	char message[256];	/* last error or note, English */
+	char message[640];	/* last error or note, in the language of the worker */
 };
 
 /* Write @p to @path atomically (temporary file, fsync, rename). */

@@ -15,9 +15,11 @@
 #include "bench_flow.h"
 #include "convert.h"
 #include "fsresize.h"
+#include "i18n.h"
 #include "log.h"
 #include "procid.h"
 #include "progress.h"
+#include "units.h"
 #include "worker.h"
 
 /* Publish at most this often: a status file is for people, not a log. */
@@ -128,6 +130,26 @@ static void grow_back(const struct fdw_job *job, const struct fdw_volume *v)
 			job->address, path);
 }
 
+/*
+ * Why the conversion stopped, where, and what to do: a failing disk (I/O errors, gone)
+ * stops it between hotzones or inside one, and either way the LUKS2 header's resilience
+ * data lets `resume` (which repairs first) finish the same bytes once the disk answers.
+ */
+static void stopped_message(struct fdw_progress *p, const struct fdw_job *job, int rc)
+{
+	char done[32], total[32];
+	const char *cause;
+
+	fdw_format_size(p->done, done, sizeof(done));
+	fdw_format_size(p->total, total, sizeof(total));
+	cause = rc == -EIO || rc == -ENXIO || rc == -ENODEV ?
+		_("the disk reported an input/output error or went away") : strerror(-rc);
+	snprintf(p->message, sizeof(p->message),
+		 _("Stopped at %s of %s: %s. Nothing is lost: the encryption header records "
+		   "where the conversion stands. Check the disk (its cable, 'dmesg'), then run "
+		   "'fdewiz resume %s'."), done, total, cause, job->address);
+}
+
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		   struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
@@ -192,8 +214,10 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		fdw_log(FDW_LOG_INFO, "%s: paused at a safe point", job->address);
 	} else {
 		pub.p.state = FDW_JOB_FAILED;
-		snprintf(pub.p.message, sizeof(pub.p.message), "%s", strerror(-rc));
-		fdw_log(FDW_LOG_ERROR, "%s: conversion stopped: %s", job->address, strerror(-rc));
+		stopped_message(&pub.p, job, rc);
+		fdw_log(FDW_LOG_ERROR, "%s: conversion stopped at %llu of %llu bytes: %s",
+			job->address, (unsigned long long)pub.p.done,
+			(unsigned long long)pub.p.total, strerror(-rc));
 	}
 	publish(&pub);
 	return rc;
