@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +16,35 @@
 #include "holders.h"
 #include "i18n.h"
 #include "procid.h"
+
+/*
+ * Can the partition's first and last 4 KiB be read from the disk itself (not a cache)?
+ * A scan of a failing disk finds no signature; this tells "no LUKS2 here" from "cannot
+ * read here". 0, or -EIO (or another -errno) when the disk does not answer.
+ */
+static int partition_readable(const struct fdw_target *t)
+{
+	const char *path = t->part->node ? t->part->node : t->disk.path;
+	uint64_t base = t->part->node ? 0 : t->part->start, size = t->part->size;
+	void *buf = NULL;
+	int fd, rc = 0;
+
+	if (size < 4096 || posix_memalign(&buf, 4096, 4096) != 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);	/* tmpfs and friends lack O_DIRECT */
+	if (fd < 0) {
+		rc = -errno;
+	} else {
+		if (pread(fd, buf, 4096, (off_t)base) < 0 ||
+		    pread(fd, buf, 4096, (off_t)(base + (size & ~4095ULL) - 4096)) < 0)
+			rc = -errno;
+		close(fd);
+	}
+	free(buf);
+	return rc;
+}
 
 int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *recorded)
 {
@@ -29,8 +60,11 @@ int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *re
 	*recorded = false;
 	/* Started by another tool (cryptsetup reencrypt): the header is all there is. */
 	memset(job, 0, sizeof(*job));
-	if (t->part->luks_version != 2 || !now.luks_uuid[0])
-		return -ENOENT;
+	if (t->part->luks_version != 2 || !now.luks_uuid[0]) {
+		int readable = partition_readable(t);
+
+		return readable ? readable : -ENOENT;
+	}
 	snprintf(job->id, sizeof(job->id), "%s", now.luks_uuid);
 	snprintf(job->address, sizeof(job->address), "%s", t->part->address);
 	job->ident = now;

@@ -28,6 +28,10 @@ const char *fdw_scan_error_text(int err)
 		what = _("not a disk: neither a block device nor an image file with a partition "
 			 "table or a filesystem");
 		break;
+	case -EIO:
+		what = _("it cannot be read (input/output error): the disk may be failing or gone; "
+			 "check it (its cable, 'dmesg'), then try again");
+		break;
 	case -EACCES:
 	case -EPERM:
 		if (geteuid() == 0)
