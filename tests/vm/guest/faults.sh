@@ -133,6 +133,11 @@ run_case()
 	timeout 20 "$fdewiz" status "/dev/mapper/$name" >"/run/$name.status" 2>&1 ||
 		[ $? != 124 ] || die "$name: status hangs on a failing disk"
 	step "$name: status while failing: $(tr '\n' ' ' <"/run/$name.status")"
+	# A disk that answers nothing is said to be unreadable, not "no conversion here".
+	if [ "$expect" = gone ]; then
+		grep -q "cannot be read" "/run/$name.status" ||
+			die "$name: status does not say the disk cannot be read"
+	fi
 	# Healthy again: the same table (for "gone", the device comes back under its name).
 	if [ "$expect" = gone ]; then
 		dmsetup remove "$name" 2>/dev/null || dmsetup remove --force "$name" || true
