@@ -11,37 +11,8 @@
 #include <unistd.h>
 
 #include "fsprobe.h"
+#include "bytes.h"
 #include "log.h"
-
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static uint16_t be16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static uint64_t be64(const unsigned char *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
 
 /* @sb points at the ext2/3/4 superblock (byte 1024 of the filesystem). */
 int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
@@ -49,16 +20,16 @@ int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	uint64_t blocks, free_blocks;
 	uint32_t log_bs;
 
-	if (len < 0x160 || le16(sb + 56) != 0xEF53)
+	if (len < 0x160 || fdw_le16(sb + 56) != 0xEF53)
 		return -EINVAL;
-	log_bs = le32(sb + 24);
+	log_bs = fdw_le32(sb + 24);
 	if (log_bs > 6)
 		return -EINVAL;
-	blocks = le32(sb + 4);
-	free_blocks = le32(sb + 12);
-	if (le32(sb + 96) & 0x80) {	/* INCOMPAT_64BIT */
-		blocks |= (uint64_t)le32(sb + 0x150) << 32;
-		free_blocks |= (uint64_t)le32(sb + 0x158) << 32;
+	blocks = fdw_le32(sb + 4);
+	free_blocks = fdw_le32(sb + 12);
+	if (fdw_le32(sb + 96) & 0x80) {	/* INCOMPAT_64BIT */
+		blocks |= (uint64_t)fdw_le32(sb + 0x150) << 32;
+		free_blocks |= (uint64_t)fdw_le32(sb + 0x158) << 32;
 	}
 	if (free_blocks > blocks)
 		return -EINVAL;
@@ -78,14 +49,14 @@ int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 
 	if (len < 152 || memcmp(sb, "XFSB", 4) != 0)
 		return -EINVAL;
-	bs = be32(sb + 4);
-	blocks = be64(sb + 8);
-	free_blocks = be64(sb + 144);
+	bs = fdw_be32(sb + 4);
+	blocks = fdw_be64(sb + 8);
+	free_blocks = fdw_be64(sb + 144);
 	if (bs < 512 || bs > 65536 || free_blocks > blocks)
 		return -EINVAL;
 	u->block_size = bs;
 	/* XFS writes its metadata in sector-size units: a larger device sector breaks it. */
-	u->sector_size = be16(sb + 102);
+	u->sector_size = fdw_be16(sb + 102);
 	u->size = (int64_t)(blocks * bs);
 	u->free = (int64_t)(free_blocks * bs);
 	u->used = u->size - u->free;
@@ -99,14 +70,14 @@ int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 
 	if (len < 148 || memcmp(sb + 64, "_BHRfS_M", 8) != 0)
 		return -EINVAL;
-	total = le64(sb + 112);
-	used = le64(sb + 120);
+	total = fdw_le64(sb + 112);
+	used = fdw_le64(sb + 120);
 	if (used > total)
 		return -EINVAL;
 	u->size = (int64_t)total;
 	u->used = (int64_t)used;
 	u->free = (int64_t)(total - used);
-	u->block_size = le32(sb + 144);
+	u->block_size = fdw_le32(sb + 144);
 	u->sector_size = u->block_size;
 	return 0;
 }
@@ -118,7 +89,7 @@ int fdw_vfat_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 
 	if (len < 512 || sb[510] != 0x55 || sb[511] != 0xAA)
 		return -EINVAL;
-	bps = le16(sb + 11);
+	bps = fdw_le16(sb + 11);
 	spc = sb[13];
 	if (bps < 512 || bps > 4096 || !spc)
 		return -EINVAL;
@@ -159,7 +130,7 @@ int fdw_luks_header_parse(const unsigned char *buf, size_t len, int *version,
 	*version = (buf[6] << 8) | buf[7];
 	if (*version != 2)
 		return 0;
-	hdr_size = be64(buf + 8);
+	hdr_size = fdw_be64(buf + 8);
 	if (hdr_size <= 4096 || hdr_size > len)
 		return -EINVAL;
 	json_len = strnlen((const char *)buf + 4096, hdr_size - 4096);
