@@ -21,6 +21,10 @@ fi
 make -j"$(nproc)" >/dev/null
 
 # Tier by tier (unit, root, tui, vm, then anything else), so that each tier's time shows.
+# The VM tier runs beside root and tui (FDEWIZ_TEST_SERIAL=1: one after the other): the
+# VM spends much of its time waiting on emulated I/O and the host tests on sync and
+# sleep-polling, so the two overlap well on two cores; each test uses its own images, loop
+# devices and state folder. Unit tests share nothing and run side by side.
 tests=$(make -s print-tests)
 tier_of()
 {
@@ -32,30 +36,47 @@ tier_of()
 	*) echo other ;;
 	esac
 }
-status=0 pass=0 fail=0 error=0 skip=0 skipped=""
-times=""
-start=$(date +%s)
-for tier in unit root tui vm other; do
+# run_tier TIER JOBS: its tests, its own summary log; "pass fail error skip seconds rc" in
+# tests/tier-TIER.result.
+run_tier()
+{
+	local tier=$1 jobs=$2 list t0 rc=0 log=tests/tier-$1.log
 	list=$(for t in $tests; do [ "$(tier_of "$t")" = "$tier" ] && echo "$t"; done | tr '\n' ' ')
-	[ -n "$list" ] || continue
+	rm -f "tests/tier-$tier.result"
+	[ -n "$list" ] || return 0
 	t0=$(date +%s)
-	rc=0
-	# Unit tests share nothing and run side by side; the system tiers stay serial: their
-	# tests poll for states with timeouts, and a VM under emulation takes both cores.
-	jobs=1
-	[ "$tier" = unit ] && jobs=$(nproc)
-	make -j"$jobs" check TESTS="$list" || rc=$?
-	summary=tests/test-suite.log
-	[ -f "$summary" ] || summary=test-suite.log
-	n() { sed -n "s/^# $1: *//p" "$summary"; }
-	pass=$((pass + $(n PASS))) fail=$((fail + $(n FAIL))) error=$((error + $(n ERROR)))
-	skip=$((skip + $(n SKIP)))
-	skipped="$skipped$(grep '^SKIP' "$summary" || true)"
+	make -j"$jobs" check TESTS="$list" TEST_SUITE_LOG="$log" || rc=$?
+	n() { sed -n "s/^# $1: *//p" "$log"; }
+	echo "$(n PASS) $(n FAIL) $(n ERROR) $(n SKIP) $(($(date +%s) - t0)) $rc" \
+		>"tests/tier-$tier.result"
 	if [ "$rc" -ne 0 ]; then
-		status=1
-		sed -n '/^FAIL\|^ERROR/p' "$summary" >&2 || true
+		sed -n '/^FAIL\|^ERROR/p' "$log" >&2 || true
 	fi
-	times="$times $tier $(($(date +%s) - t0)) s,"
+	grep '^SKIP' "$log" >"tests/tier-$tier.skipped" || true
+}
+start=$(date +%s)
+run_tier unit "$(nproc)"
+if [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
+	run_tier root 1
+	run_tier tui 1
+	run_tier vm 1
+else
+	run_tier vm 1 &
+	vm_pid=$!
+	run_tier root 1
+	run_tier tui 1
+	wait "$vm_pid" || true
+fi
+run_tier other 1
+status=0 pass=0 fail=0 error=0 skip=0 skipped="" times=""
+for tier in unit root tui vm other; do
+	[ -f "tests/tier-$tier.result" ] || continue
+	read -r p f e sk secs rc <"tests/tier-$tier.result"
+	pass=$((pass + ${p:-0})) fail=$((fail + ${f:-0})) error=$((error + ${e:-0}))
+	skip=$((skip + ${sk:-0}))
+	skipped="$skipped$(cat "tests/tier-$tier.skipped")"
+	[ "${rc:-1}" -eq 0 ] || status=1
+	times="$times $tier $secs s,"
 done
 # No test may skip here: every one can run on a Debian 12 machine as root.
 if [ "$skip" -ne 0 ]; then
