@@ -73,10 +73,11 @@ static bool confirm_random(const char *address, const struct erase_opts *o)
 	if (o->yes_random)
 		return true;
 	if (o->yes || !isatty(STDIN_FILENO)) {
-		fprintf(stderr, _("%s: %s has no signature, but its contents look random: it may be "
-				  "encrypted data (for example a LUKS volume whose header is kept in "
-				  "a file). To erase it anyway add --yes-destroy-random-data. Nothing "
-				  "was changed.\n"), fdw_progname, address);
+		fprintf(stderr, _("%s: %s has no signature, but its contents look random: "
+				  "it may be encrypted data (for example a LUKS volume whose "
+				  "header is kept in a file). To erase it anyway add "
+				  "--yes-destroy-random-data. Nothing was changed.\n"),
+			fdw_progname, address);
 		return false;
 	}
 	snprintf(prompt, sizeof(prompt), _("%s has no signature, but its contents look random: "

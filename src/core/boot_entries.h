@@ -19,7 +19,7 @@ struct fdw_boot_result {
 	char name[128];
 	char uuid[64];
 	char header[4096];		/* detached header (crypttab header=), or "" */
-	char source[96];		/* how crypttab names the volume: UUID=... or PARTUUID=... */
+	char source[96];		/* how crypttab names it: UUID=... or PARTUUID=... */
 	bool crypttab_present;		/* an equal entry was already there */
 	struct fdw_tab_result crypttab;
 	struct fdw_tab_result fstab;

@@ -184,7 +184,9 @@ int64_t fdw_shrink_shortfall(const struct fdw_partition *p)
 	/* resize2fs is given whole blocks: the most the filesystem may keep. */
 	target = (p->size - FDW_HEADER_ROOM) / (uint64_t)p->fs_block_size *
 		 (uint64_t)p->fs_block_size;
-	return (uint64_t)p->fs_min_size <= target ? 0 : (int64_t)((uint64_t)p->fs_min_size - target);
+	if ((uint64_t)p->fs_min_size <= target)
+		return 0;
+	return (int64_t)((uint64_t)p->fs_min_size - target);
 }
 
 void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
@@ -234,39 +236,67 @@ static int explain_full(const struct fdw_partition *p, char *buf, size_t len)
 	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
 	fdw_format_size(p->fs_min_size > 0 ? (uint64_t)p->fs_min_size : 0, min, sizeof(min));
 	if (p->fs_size > 0 && p->fs_min_size >= p->fs_size)
-		return snprintf(buf, len, _("The filesystem is too full to give up %s for the header: "
-					    "it cannot shrink at all now (resize2fs needs all of its "
-					    "%s), so it needs at least %llu MiB freed. There is no free "
-					    "space after the partition either: free some space, or use a "
-					    "detached header on another disk."),
-				room, min, (unsigned long long)mib);
-	return snprintf(buf, len, _("The filesystem is too full to give up %s for the header: it "
-				    "cannot shrink below %s, so it needs about %llu MiB freed. There "
-				    "is no free space after the partition either: free some space, "
-				    "or use a detached header on another disk."),
-			room, min, (unsigned long long)mib);
+		return snprintf(buf, len,
+				_("The filesystem is too full to give up %s for the header: it "
+				  "cannot shrink at all now (resize2fs needs all of its %s), so it "
+				  "needs at least %llu MiB freed. There is no free space after the "
+				  "partition either: free some space, or use a detached header on "
+				  "another disk."), room, min, (unsigned long long)mib);
+	return snprintf(buf, len,
+			_("The filesystem is too full to give up %s for the header: it cannot "
+			  "shrink below %s, so it needs about %llu MiB freed. There is no free "
+			  "space after the partition either: free some space, or use a detached "
+			  "header on another disk."), room, min, (unsigned long long)mib);
+}
+
+/* "Can be encrypted in place: ..." for the strategy auto would take. */
+static int explain_ok(const struct fdw_partition *p, char *buf, size_t len)
+{
+	char sz[32];
+
+	switch (p->verdict.strategy) {
+	case FDW_STRATEGY_FREE_TAIL:
+		fdw_format_size(p->size - (uint64_t)p->fs_size, sz, sizeof(sz));
+		return snprintf(buf, len,
+				_("Can be encrypted in place: the filesystem already ends %s "
+				  "before the end of the partition, so the header fits without "
+				  "resizing anything."), sz);
+	case FDW_STRATEGY_GROW:
+		return snprintf(buf, len,
+				_("Can be encrypted in place: the partition grows into the free "
+				  "space after it, the filesystem is not touched."));
+	default:
+		return snprintf(buf, len,
+				_("Can be encrypted in place: the filesystem shrinks by %s to make "
+				  "room for the encryption header."),
+				fdw_format_size(FDW_HEADER_ROOM, sz, sizeof(sz)));
+	}
+}
+
+/* A LUKS2 volume, finished or not; a detached one is named with its header file. */
+static int explain_luks(const struct fdw_partition *p, char *buf, size_t len)
+{
+	const char *hdr = p->detached_header;
+
+	if (!hdr)
+		return snprintf(buf, len, "%s", fdw_reason_message(p->verdict.reason));
+	if (p->verdict.reason == FDW_REASON_LUKS_UNFINISHED)
+		return snprintf(buf, len,
+				_("A LUKS2 conversion on it is unfinished, header kept at %s: "
+				  "resume it with 'fdewiz resume'."), hdr);
+	return snprintf(buf, len,
+			_("Encrypted with LUKS2, header kept at %s: keep that file safe, without "
+			  "it nothing on this partition can be read."), hdr);
 }
 
 size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 {
 	const struct fdw_verdict *v = &p->verdict;
-	char sz[32];
 	int n;
 
 	switch (v->reason) {
 	case FDW_REASON_OK:
-		if (v->strategy == FDW_STRATEGY_FREE_TAIL)
-			n = snprintf(buf, len, _("Can be encrypted in place: the filesystem already "
-						 "ends %s before the end of the partition, so the header "
-						 "fits without resizing anything."),
-				     fdw_format_size(p->size - (uint64_t)p->fs_size, sz, sizeof(sz)));
-		else if (v->strategy == FDW_STRATEGY_GROW)
-			n = snprintf(buf, len, _("Can be encrypted in place: the partition grows into "
-						 "the free space after it, the filesystem is not touched."));
-		else
-			n = snprintf(buf, len, _("Can be encrypted in place: the filesystem shrinks by "
-						 "%s to make room for the encryption header."),
-				     fdw_format_size(FDW_HEADER_ROOM, sz, sizeof(sz)));
+		n = explain_ok(p, buf, len);
 		break;
 	case FDW_REASON_MOUNTED:
 		if (p->n_holders)
@@ -282,20 +312,8 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 		n = explain_full(p, buf, len);
 		break;
 	case FDW_REASON_ALREADY_LUKS:
-		if (p->detached_header)
-			n = snprintf(buf, len, _("Encrypted with LUKS2, header kept at %s: keep that "
-						 "file safe, without it nothing on this partition can "
-						 "be read."), p->detached_header);
-		else
-			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
-		break;
 	case FDW_REASON_LUKS_UNFINISHED:
-		if (p->detached_header)
-			n = snprintf(buf, len, _("A LUKS2 conversion on it is unfinished, header kept "
-						 "at %s: resume it with 'fdewiz resume'."),
-				     p->detached_header);
-		else
-			n = snprintf(buf, len, "%s", fdw_reason_message(v->reason));
+		n = explain_luks(p, buf, len);
 		break;
 	case FDW_REASON_HOLDERS:
 		/* Nothing mounts it here; a container's own mount namespace still may. */

@@ -11,11 +11,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
 . "$top/tests/lib/images.sh"
 . "$top/tests/lib/assert.sh"
+. "$top/tests/lib/tmux.sh"
 require_root
-require_cmds jq cryptsetup xfs_repair sha256sum
+require_cmds jq cryptsetup xfs_repair sha256sum tmux
 
 img_init
-trap img_cleanup EXIT
+srv="fdewiz-detached-$$"
+trap 'tmux_stop "$srv"; img_cleanup' EXIT
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
 printf 'detached xfs key' >"$key"
@@ -58,6 +60,19 @@ assert_contains "$CASE: status names the header" "$(cat "$out")" \
 "$FDEWIZ" status --json "$img:1" >"$IMG_TMP/status.json"
 assert_json "$IMG_TMP/status.json" '.conversions[0].detached_header' "$hdr"
 assert_json "$IMG_TMP/status.json" '.conversions[0].state' complete
+
+# The wizard: the partition's details name the header too.
+tmux_start "$srv" 160 30 env FDEWIZ_STATE_DIR="$FDEWIZ_STATE_DIR" "$FDEWIZ" "$img"
+if tmux_wait_for "$srv" "Choose a partition" 30; then
+	tmux_send "$srv" Down
+	sleep 1
+	assert_contains "$CASE: the wizard names the header" \
+		"$(tmux_capture "$srv" | tr -s ' \n' ' ')" "Encrypted with LUKS2, header kept at $hdr"
+	assert_contains "$CASE: the wizard's verdict" "$(tmux_capture "$srv")" "no (already-luks)"
+else
+	assert_fail "$CASE: the wizard did not start"
+fi
+tmux_stop "$srv"
 
 before=$(sha256sum <"$img")
 rc=0

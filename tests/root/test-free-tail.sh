@@ -60,7 +60,8 @@ one()
 	"$FDEWIZ" list --json "$img" >"$json"
 	assert_json "$json" '.disks[0].partitions[0].verdict.strategy' free-tail
 	assert_json "$json" '.disks[0].partitions[0].verdict.eligible' true
-	assert_json "$json" '.disks[0].partitions[0].verdict.message | test("without resizing")' true
+	assert_json "$json" '.disks[0].partitions[0].verdict.message |
+		test("without resizing")' true
 	assert_json "$json" '.disks[0].partitions[0].verdict.strategies | index("shrink")' null
 
 	"$FDEWIZ" encrypt --dry-run --key-file "$key" "$img:1" >"$out" 2>&1 ||

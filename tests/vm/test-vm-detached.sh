@@ -27,7 +27,8 @@ envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
 vm_run --timeout 900 "${envs[@]}" --disk "$img" "$VM_HERE/guest/detached.sh" "$FDEWIZ" \
 	"$VM_WORK"
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
-vm_check "list named the header" grep -q '^detached: list: encrypted, header kept at /run/keep/media.luks$' "$VM_LOG"
+vm_check "list named the header" \
+	grep -q '^detached: list: encrypted, header kept at /run/keep/media.luks$' "$VM_LOG"
 vm_check "crypttab has header=" grep -q '^detached: crypttab: media PARTUUID=[0-9a-f-]* none luks,header=/run/keep/media.luks$' "$VM_LOG"
 vm_check "cryptdisks_start opened the volume from fdewiz's entry" \
 	grep -q '^detached: cryptdisks_start opened /dev/mapper/media$' "$VM_LOG"

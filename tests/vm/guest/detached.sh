@@ -40,7 +40,8 @@ for _ in $(seq 1 600); do
 	kill -0 "$cds" 2>/dev/null || break
 	sleep 0.1
 done
-grep -q "Please unlock disk media" /run/cds.log || { cat /run/cds.log; die "cryptdisks_start never asked"; }
+grep -q "Please unlock disk media" /run/cds.log ||
+	{ cat /run/cds.log; die "cryptdisks_start never asked"; }
 { cat "$work/key"; echo; } >&7
 rc=0; wait "$cds" || rc=$?
 exec 7>&-

@@ -12,7 +12,12 @@ mkdir -p /run/tmux
 . "$srcdir/tests/lib/tmux.sh"
 srv="fdewiz-vm-unreadable"
 step() { echo "unreadable: $*"; }
-die() { echo "unreadable: FAIL: $*"; tmux_capture "$srv" 2>/dev/null | sed 's/^/    | /' || true; exit 1; }
+die()
+{
+	echo "unreadable: FAIL: $*"
+	tmux_capture "$srv" 2>/dev/null | sed 's/^/    | /' || true
+	exit 1
+}
 trap 'tmux_stop "$srv"' EXIT
 
 dmsetup create broken --table "0 409600 error" || die "dmsetup create"
@@ -32,7 +37,8 @@ line=$(grep -F "Nothing was changed" /run/list.err | grep -F -e broken -e "$dev"
 words=$(sed -E 's/^[^:]*: //; s/ Nothing was changed\.$//' <<<"$line")
 step "list said: $words"
 "$fdewiz" list --json >/run/list.json 2>/dev/null || true
-jq -e '.errors | length == 1' /run/list.json >/dev/null || die "list --json errors: $(jq -c .errors /run/list.json)"
+jq -e '.errors | length == 1' /run/list.json >/dev/null ||
+	die "list --json errors: $(jq -c .errors /run/list.json)"
 
 tmux_start "$srv" 120 30 env FDEWIZ_STATE_DIR="$FDEWIZ_STATE_DIR" DM_DISABLE_UDEV=1 "$fdewiz"
 tmux_wait_for "$srv" "Choose a partition" 120 || die "the wizard did not start"
@@ -40,7 +46,8 @@ sleep 1
 echo "CAPTURE-DISKS-BEGIN"
 tmux_capture "$srv"
 echo "CAPTURE-DISKS-END"
-tmux_capture "$srv" -J | tr -s ' \n' ' ' | grep -qF "$words" || die "the wizard does not say '$words'"
+tmux_capture "$srv" -J | tr -s ' \n' ' ' | grep -qF "$words" ||
+	die "the wizard does not say '$words'"
 tmux_stop "$srv"
 dmsetup remove broken || true
 echo FDEWIZ-UNREADABLE-OK
