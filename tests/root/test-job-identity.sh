@@ -62,7 +62,7 @@ attach_as()
 A=$IMG_TMP/a.img
 B=$IMG_TMP/b.img
 fs_image "$A" 200 volA 30
-fs_image "$B" 1024 volB 40
+fs_image "$B" 640 volB 40
 shrink_for_header "$B"
 
 step_begin "fdewiz encrypts A on a loop device"
@@ -150,7 +150,7 @@ rm -f "$A" "$B"
 C=$IMG_TMP/c.img
 D=$IMG_TMP/d.img
 fs_image "$C" 200 volC 30
-fs_image "$D" 1536 volD 40
+fs_image "$D" 1024 volD 40
 
 step_begin "fdewiz encrypts C, then D on the same name, paused part-way"
 L=$(img_loop "$C" 0)
