@@ -32,7 +32,7 @@ struct fdw_volume_id {
 	char disk[PATH_MAX];		/* the disk or image as scanned: /dev/sdb, /dev/loop0 */
 	int number;			/* partition number; 0: the whole disk or file */
 	uint64_t start, size;		/* bytes */
-	char image[PATH_MAX];		/* the image file under it (directly or by a loop device) */
+	char image[PATH_MAX];		/* the image file under it, directly or by loop */
 	uint64_t image_dev, image_ino;	/* that file's st_dev and st_ino; 0: none */
 	uint64_t image_offset;		/* where the partition starts in that file */
 };
@@ -49,7 +49,7 @@ struct fdw_job {
 	char bench_before[PATH_MAX];	/* saved benchmark of the plain volume, or empty */
 	char bench_after[PATH_MAX];	/* ... of the encrypted volume when done, or empty */
 	char bench_note[256];
-	char bench_scale[8];		/* "tiny", "quick", ...: the after-run matches the before */
+	char bench_scale[8];		/* "tiny", "quick": the after-run matches */
 	int64_t created;
 	struct fdw_volume_id ident;	/* empty in records made before identities were kept */
 };

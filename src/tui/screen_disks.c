@@ -255,7 +255,7 @@ void disks_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-/* An encrypted partition: its conversion's progress or results, when fdewiz made it. */
+/* An encrypted partition: its conversion's progress or results, or an unfinished one to resume. */
 static void open_conversion(struct tui *t, const struct fdw_partition *p)
 {
 	struct fdw_volume_id now;
@@ -266,6 +266,15 @@ static void open_conversion(struct tui *t, const struct fdw_partition *p)
 	fdw_volume_id_of(&t->disks[t->tree[t->sel].disk], p, &now);
 	if (fdw_job_for_volume(&now, &job) == 0) {
 		snprintf(job.address, sizeof(job.address), "%s", p->address);
+		tui_open_job(t, &job);
+		return;
+	}
+	if (p->verdict.reason == FDW_REASON_LUKS_UNFINISHED && now.luks_uuid[0]) {
+		/* Another tool started it: its header is all there is, and resume continues it. */
+		memset(&job, 0, sizeof(job));
+		snprintf(job.id, sizeof(job.id), "%s", now.luks_uuid);
+		snprintf(job.address, sizeof(job.address), "%s", p->address);
+		job.ident = now;
 		tui_open_job(t, &job);
 		return;
 	}

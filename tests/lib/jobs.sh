@@ -160,3 +160,30 @@ PY
 	assert_true "$STEP: sha256 of every file of ${img##*/}" img_verify "$plain" 0
 	rm -f "$plain"
 }
+
+# loop_name: a loop device name nothing is attached to, from the top of the range:
+# `losetup --find` (other tests, other programs) hands out the lowest free one, so a name
+# this test frees for a moment is not taken by someone else meanwhile.
+loop_name()
+{
+	local n
+
+	for n in $(seq $((200 + $$ % 200)) 511) $(seq 200 511); do
+		losetup "/dev/loop$n" >/dev/null 2>&1 || { echo "/dev/loop$n"; return 0; }
+	done
+	echo "loop_name: no free loop device name from 200 to 511" >&2
+	return 1
+}
+
+# attach_as DEV FILE: FILE on the loop device named DEV (losetup creates the node).
+attach_as()
+{
+	local tries=50
+
+	until losetup "$1" "$2" 2>/dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || { echo "FAIL: cannot attach $2 as $1" >&2; exit 1; }
+		sleep 0.1
+	done
+	img_register loop "$1"
+}

@@ -43,30 +43,18 @@ mib=1048576
 t0=$SECONDS
 
 . "$lib/jobs.sh"
-# attach_as DEV FILE: FILE on the loop device named DEV (a name just freed by this test).
-attach_as()
-{
-	local tries=20
-
-	until losetup "$1" "$2" 2>/dev/null; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || { echo "FAIL: cannot attach $2 as $1" >&2; exit 1; }
-		sleep 0.1
-	done
-	img_register loop "$1"
-}
-
 # ---------------------------------------------------------------------------------------
 # 1. The sequence: a complete fdewiz record of A, cryptsetup's interrupted B.
 
 A=$IMG_TMP/a.img
 B=$IMG_TMP/b.img
 fs_image "$A" 200 volA 30
-fs_image "$B" 1024 volB 40
+fs_image "$B" 640 volB 40
 shrink_for_header "$B"
 
 step_begin "fdewiz encrypts A on a loop device"
-L=$(img_loop "$A" 0)
+L=$(loop_name)
+attach_as "$L" "$A"
 fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
 	--work-dir "$IMG_TMP" "$L"
 assert_eq "$STEP: exit" 0 "$RUN_RC"
@@ -150,10 +138,11 @@ rm -f "$A" "$B"
 C=$IMG_TMP/c.img
 D=$IMG_TMP/d.img
 fs_image "$C" 200 volC 30
-fs_image "$D" 1536 volD 40
+fs_image "$D" 1024 volD 40
 
 step_begin "fdewiz encrypts C, then D on the same name, paused part-way"
-L=$(img_loop "$C" 0)
+L=$(loop_name)
+attach_as "$L" "$C"
 fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
 	--work-dir "$IMG_TMP" "$L"
 assert_eq "$STEP: encrypt C exit" 0 "$RUN_RC"

@@ -48,14 +48,14 @@ fs_image "$B" 640 volB 40
 shrink_for_header "$B"
 
 step_begin "A converted by fdewiz on L, then B's cryptsetup conversion under the same name"
-L=$(img_loop "$A" 0)
+L=$(loop_name)
+attach_as "$L" "$A"
 fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
 	--work-dir "$IMG_TMP" "$L"
 assert_eq "$STEP: encrypt A" 0 "$RUN_RC"
 uuid_a=$(cryptsetup luksUUID "$L")
 img_unloop "$L"
-until losetup "$L" "$B" 2>/dev/null; do sleep 0.1; done
-img_register loop "$L"
+attach_as "$L" "$B"
 cryptsetup_interrupted "$L"
 uuid_b=$(cryptsetup luksUUID "$L")
 echo "    $L: A was $uuid_a, B is $uuid_b; $CS_NOTE"
