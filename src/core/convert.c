@@ -366,10 +366,13 @@ static bool fw_segments(json_object *root, struct final_window *fw)
 	int64_t sector;
 	int n_data = 0;
 
-	if (!json_object_object_get_ex(root, "segments", &segs))
+	if (!json_object_object_get_ex(root, "segments", &segs) ||
+	    !json_object_is_type(segs, json_type_object))
 		return false;
 	json_object_object_foreach(segs, key, seg) {
 		(void)key;
+		if (!json_object_is_type(seg, json_type_object))
+			return false;
 		if (fw_has_flag(seg, "backup-final"))
 			final = seg;
 		else if (fw_has_flag(seg, "backup-moved-segment"))
@@ -377,7 +380,8 @@ static bool fw_segments(json_object *root, struct final_window *fw)
 		else if (fw_has_flag(seg, "backup-previous"))
 			continue;
 		else if (json_object_object_get_ex(seg, "flags", &flags) &&
-			 json_object_array_length(flags) > 0)
+			 (!json_object_is_type(flags, json_type_array) ||
+			  json_object_array_length(flags) > 0))
 			return false;	/* "in-reencryption" or unknown: not this state */
 		else {
 			data = seg;
@@ -420,10 +424,13 @@ static bool fw_keyslots(json_object *root, struct final_window *fw)
 	json_object *kss, *area;
 	int n_reenc = 0;
 
-	if (!json_object_object_get_ex(root, "keyslots", &kss))
+	if (!json_object_object_get_ex(root, "keyslots", &kss) ||
+	    !json_object_is_type(kss, json_type_object))
 		return false;
 	json_object_object_foreach(kss, key, ks) {
 		(void)key;
+		if (!json_object_is_type(ks, json_type_object))
+			return false;
 		if (fw_str_is(ks, "type", "luks2")) {
 			fw->user_keyslots++;
 			continue;
@@ -446,22 +453,45 @@ static void final_window_release(struct final_window *fw)
 	fw->final = NULL;
 }
 
+/* Does the LUKS2 JSON text @json describe the end window? 1 (@fw filled), 0, or -ENOMEM. */
+static int final_window_parse(const char *json, struct final_window *fw)
+{
+	json_object *root = json_tokener_parse(json);
+	bool found;
+
+	memset(fw, 0, sizeof(*fw));
+	if (!root)
+		return -ENOMEM;
+	/* Every level is checked for its type: json-c's object calls assume an object. */
+	found = json_object_is_type(root, json_type_object) && fw_requirement_reencrypt(root) &&
+		fw_keyslots(root, fw) && fw_segments(root, fw) && fw->datashift == fw->moved;
+	json_object_put(root);
+	if (!found)
+		final_window_release(fw);
+	return found;
+}
+
+int fdw_convert_end_window_json(const char *json)
+{
+	struct final_window fw;
+	int rc = final_window_parse(json, &fw);
+
+	final_window_release(&fw);
+	return rc;
+}
+
 /* Is @cd's header in the end window? 1 (and @fw filled), 0 when not, or -errno. */
 static int final_window_detect(struct crypt_device *cd, struct final_window *fw)
 {
-	json_object *root;
 	const char *json, *uuid;
 	int found;
 
 	memset(fw, 0, sizeof(*fw));
 	if (crypt_dump_json(cd, &json, 0) < 0)
 		return 0;
-	root = json_tokener_parse(json);
-	if (!root)
-		return -ENOMEM;
-	found = fw_requirement_reencrypt(root) && fw_keyslots(root, fw) &&
-		fw_segments(root, fw) && fw->datashift == fw->moved;
-	json_object_put(root);
+	found = final_window_parse(json, fw);
+	if (found < 0)
+		return found;
 	uuid = crypt_get_uuid(cd);
 	if (found && uuid && strlen(uuid) < sizeof(fw->uuid)) {
 		snprintf(fw->uuid, sizeof(fw->uuid), "%s", uuid);

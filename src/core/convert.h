@@ -60,6 +60,12 @@ int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
  * it, then renamed). After completion the backup taken before the conversion describes
  * a half-converted volume and must not be restored; this one may.
  */
+/*
+ * The end-window test of the resume code on a LUKS2 JSON text alone (as crypt_dump_json
+ * gives it): 1 when it describes an encryption whose hotzones are done, 0 when not,
+ * -ENOMEM when it is not JSON. For tests and fuzzing of that parser.
+ */
+int fdw_convert_end_window_json(const char *json);
 int fdw_convert_backup_header(const struct fdw_volume *v, const char *path);
 
 /* Does @pass open a keyslot of the volume? 0, -EPERM when it does not, or -errno. */
