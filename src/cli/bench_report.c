@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bench_report.h"
+#include "cli.h"
 #include "core/i18n.h"
 #include "core/units.h"
 
@@ -70,11 +71,12 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 		if (h && h->n > runs)
 			runs = h->n;
 	}
-	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), r->target, r->device[0] ? " (" : "",
-		r->device, r->device[0] ? ")" : "", date);
+	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), cli_safe(r->target),
+		r->device[0] ? " (" : "", cli_safe(r->device), r->device[0] ? ")" : "", date);
 	fprintf(out, _("Scale %s, I/O engine %s, %zu run(s) per test, cipher %s; %s, kernel %s\n"),
-		r->scale[0] ? r->scale : "-", r->io_engine[0] ? r->io_engine : "-", runs,
-		r->cipher[0] ? r->cipher : _("none (plain)"), r->cpu_model, r->kernel);
+		r->scale[0] ? cli_safe(r->scale) : "-", r->io_engine[0] ? cli_safe(r->io_engine) : "-",
+		runs, r->cipher[0] ? cli_safe(r->cipher) : _("none (plain)"), cli_safe(r->cpu_model),
+		cli_safe(r->kernel));
 	w = title_width(r->tests, r->n_tests);
 	fprintf(out, "\n%-*s %14s %7s %9s %9s %6s\n", w, _("TEST"), _("RESULT"), _("SPREAD"),
 		_("P50 us"), _("P99 us"), _("CPU"));
@@ -92,12 +94,13 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
 		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
 		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		fprintf(out, "%-*s %14s %7s %9s %9s %6s%s\n", w, _(t->title), val, spread, p50,
+		fprintf(out, "%-*s %14s %7s %9s %9s %6s%s\n", w, cli_safe(_(t->title)), val, spread, p50,
 			p99, cpu, t->unstable ? _("  unstable") : "");
 	}
 	for (i = 0; i < r->n_tests; i++)
 		if (r->tests[i].note[0])
-			fprintf(out, "  %s: %s\n", _(r->tests[i].title), r->tests[i].note);
+			fprintf(out, "  %s: %s\n", cli_safe(_(r->tests[i].title)),
+				cli_safe(r->tests[i].note));
 	if (r->io_size) {
 		char size[32];
 
@@ -105,7 +108,7 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 			fdw_format_size(r->io_size, size, sizeof(size)), r->io_runtime);
 	}
 	if (r->note[0])
-		fprintf(out, _("Note: %s\n"), r->note);
+		fprintf(out, _("Note: %s\n"), cli_safe(r->note));
 }
 
 void bench_print_json(FILE *out, const struct fdw_bench_run *r)
@@ -138,10 +141,10 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 	size_t i, flagged = 0;
 	int w = (int)strlen(_("TEST"));
 
-	fprintf(out, _("Plain:     %s (%s%s%s)\n"), plain->target, plain->label,
-		plain->cipher[0] ? ", " : "", plain->cipher);
-	fprintf(out, _("Encrypted: %s (%s%s%s)\n"), enc->target, enc->label,
-		enc->cipher[0] ? ", " : "", enc->cipher);
+	fprintf(out, _("Plain:     %s (%s%s%s)\n"), cli_safe(plain->target),
+		cli_safe(plain->label), plain->cipher[0] ? ", " : "", cli_safe(plain->cipher));
+	fprintf(out, _("Encrypted: %s (%s%s%s)\n"), cli_safe(enc->target), cli_safe(enc->label),
+		enc->cipher[0] ? ", " : "", cli_safe(enc->cipher));
 	for (i = 0; i < n; i++)
 		if (strlen(_(d[i].plain->title)) > (size_t)w)
 			w = (int)strlen(_(d[i].plain->title));
@@ -157,7 +160,7 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 		fmt_value(he->median, he->unit, b, sizeof(b));
 		fmt_cpu_pair(&d[i], cpu, sizeof(cpu));
 		fprintf(out, "%-*s %12s %12s %6.0f%% %8.1f%% %6.1f%% %15s%s%s\n",
-			w, _(d[i].plain->title), a, b, d[i].ratio_pct, d[i].slowdown_pct,
+			w, cli_safe(_(d[i].plain->title)), a, b, d[i].ratio_pct, d[i].slowdown_pct,
 			d[i].spread_pct, cpu, d[i].suspicious ? "  !" : "",
 			d[i].unstable ? _("  unstable") : "");
 		flagged += d[i].suspicious;
@@ -171,12 +174,12 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 			       "plain one, more than the run-to-run spread (%.1f%%). Encryption "
 			       "cannot make this faster; this is likely a cache or sync artifact. "
 			       "Repeat both runs on an idle machine before trusting it.\n"),
-			_(d[i].plain->title), -d[i].slowdown_pct, d[i].spread_pct);
+			cli_safe(_(d[i].plain->title)), -d[i].slowdown_pct, d[i].spread_pct);
 	}
 	for (i = 0; i < n; i++)
 		if (d[i].unstable && !d[i].suspicious)
 			fprintf(out, _("~ %s: the runs varied too much to trust this line.\n"),
-				_(d[i].plain->title));
+				cli_safe(_(d[i].plain->title)));
 	(void)flagged;
 }
 

@@ -63,6 +63,7 @@ static void catch_stop_signals(void)
 struct progress_line {
 	struct timespec start;
 	double last_print;
+	uint64_t done, total;	/* the last step seen: where a failed run stopped */
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -79,6 +80,8 @@ static int print_progress(uint64_t done, uint64_t total, void *ctx)
 	double t = seconds_since(&pl->start);
 	char d[32], tot[32];
 
+	pl->done = done;
+	pl->total = total;
 	if (t - pl->last_print >= 0.25 || done == total) {
 		pl->last_print = t;
 		fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", _("encrypting"),
@@ -89,8 +92,11 @@ static int print_progress(uint64_t done, uint64_t total, void *ctx)
 }
 
 static int report(const struct fdw_job *job, const struct fdw_volume *v, int rc,
-		  double seconds)
+		  const struct progress_line *pl)
 {
+	double seconds = seconds_since(&pl->start);
+	char d[32], tot[32];
+
 	if (rc == 0) {
 		printf(_("%s is now encrypted (%.0f s).\n"), job->address, seconds);
 		if (v->active_name)
@@ -110,12 +116,22 @@ static int report(const struct fdw_job *job, const struct fdw_volume *v, int rc,
 	if (rc == -EPERM)
 		fprintf(stderr, _("%s: the passphrase does not open %s. The data is intact; "
 				  "continue with '%s resume %s' and the right passphrase.\n"),
-			fdw_progname, job->address, fdw_progname, job->address);
+			fdw_progname, cli_safe(job->address), fdw_progname, cli_safe(job->address));
+	else if (rc == -EIO || rc == -ENXIO || rc == -ENODEV)
+		fprintf(stderr, _("%s: the disk failed (%s) at %.1f%% (%s of %s encrypted). "
+				  "Nothing is lost: every step is journalled in the LUKS2 header, "
+				  "so the conversion can go on from there. Check the disk and its "
+				  "cable (dmesg), then continue with '%s resume %s'.\n"),
+			fdw_progname, strerror(-rc),
+			pl->total ? 100.0 * (double)pl->done / (double)pl->total : 0.0,
+			fdw_format_size(pl->done, d, sizeof(d)),
+			fdw_format_size(pl->total, tot, sizeof(tot)), fdw_progname,
+			cli_safe(job->address));
 	else
 		fprintf(stderr, _("%s: the conversion stopped: %s. Its state is recorded in the "
 				  "header; see '%s status %s', then '%s resume %s'.\n"),
-			fdw_progname, strerror(-rc), fdw_progname, job->address, fdw_progname,
-			job->address);
+			fdw_progname, strerror(-rc), fdw_progname, cli_safe(job->address),
+			fdw_progname, cli_safe(job->address));
 	return FDW_EXIT_ERROR;
 }
 
@@ -156,5 +172,5 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	clock_gettime(CLOCK_MONOTONIC, &pl.start);
 	rc = fdw_worker_run(job, &v, pass, &stop_requested, print_progress, &pl);
 	fputc('\n', stderr);
-	return report(job, &v, rc, seconds_since(&pl.start));
+	return report(job, &v, rc, &pl);
 }

@@ -33,8 +33,9 @@ struct fdw_boot_result {
  * Add the crypttab entry for the LUKS2 volume at @address under @rq->root (idempotent;
  * the old file kept as a backup) and, with @rq->fstab, point fstab lines that named the
  * partition itself at /dev/mapper/NAME (PARTLABEL= lines only when no other partition of
- * the machine has that name: see @out->partlabel_shared). Returns 0; 1 when crypttab was written but fstab
- * could not be (@why says why); or -errno with @why (nothing was changed).
+ * the machine has that name: see @out->partlabel_shared). Returns 0; 1 when crypttab was
+ * written but fstab could not be (@why says why); or -errno with @why (nothing was
+ * changed).
  */
 int fdw_boot_entries_write(const char *address, const struct fdw_boot_request *rq,
 			   struct fdw_boot_result *out, char *why, size_t len);

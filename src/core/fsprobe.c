@@ -31,7 +31,8 @@ int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 		blocks |= (uint64_t)fdw_le32(sb + 0x150) << 32;
 		free_blocks |= (uint64_t)fdw_le32(sb + 0x158) << 32;
 	}
-	if (free_blocks > blocks)
+	/* A size past what a signed 64-bit byte count holds is a damaged superblock. */
+	if (free_blocks > blocks || blocks > (uint64_t)INT64_MAX >> (10 + log_bs))
 		return -EINVAL;
 	u->block_size = 1024LL << log_bs;
 	u->sector_size = u->block_size;
@@ -52,7 +53,7 @@ int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	bs = fdw_be32(sb + 4);
 	blocks = fdw_be64(sb + 8);
 	free_blocks = fdw_be64(sb + 144);
-	if (bs < 512 || bs > 65536 || free_blocks > blocks)
+	if (bs < 512 || bs > 65536 || free_blocks > blocks || blocks > (uint64_t)INT64_MAX / bs)
 		return -EINVAL;
 	u->block_size = bs;
 	/* XFS writes its metadata in sector-size units: a larger device sector breaks it. */
@@ -72,7 +73,7 @@ int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 		return -EINVAL;
 	total = fdw_le64(sb + 112);
 	used = fdw_le64(sb + 120);
-	if (used > total)
+	if (used > total || total > (uint64_t)INT64_MAX)
 		return -EINVAL;
 	u->size = (int64_t)total;
 	u->used = (int64_t)used;

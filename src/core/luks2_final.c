@@ -90,10 +90,13 @@ static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 	int64_t sector;
 	int n_data = 0;
 
-	if (!json_object_object_get_ex(root, "segments", &segs))
+	if (!json_object_object_get_ex(root, "segments", &segs) ||
+	    !json_object_is_type(segs, json_type_object))
 		return false;
 	json_object_object_foreach(segs, key, seg) {
 		(void)key;
+		if (!json_object_is_type(seg, json_type_object))
+			return false;
 		if (fw_has_flag(seg, "backup-final"))
 			final = seg;
 		else if (fw_has_flag(seg, "backup-moved-segment"))
@@ -101,7 +104,8 @@ static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 		else if (fw_has_flag(seg, "backup-previous"))
 			continue;
 		else if (json_object_object_get_ex(seg, "flags", &flags) &&
-			 json_object_array_length(flags) > 0)
+			 (!json_object_is_type(flags, json_type_array) ||
+			  json_object_array_length(flags) > 0))
 			return false;	/* "in-reencryption" or unknown: not this state */
 		else {
 			data = seg;
@@ -144,10 +148,13 @@ static bool fw_keyslots(json_object *root, struct fdw_final_window *fw)
 	json_object *kss, *area;
 	int n_reenc = 0;
 
-	if (!json_object_object_get_ex(root, "keyslots", &kss))
+	if (!json_object_object_get_ex(root, "keyslots", &kss) ||
+	    !json_object_is_type(kss, json_type_object))
 		return false;
 	json_object_object_foreach(kss, key, ks) {
 		(void)key;
+		if (!json_object_is_type(ks, json_type_object))
+			return false;
 		if (fw_str_is(ks, "type", "luks2")) {
 			fw->user_keyslots++;
 			continue;
@@ -180,8 +187,9 @@ int fdw_final_window_parse(const char *json, struct fdw_final_window *fw)
 	/* libcryptsetup's own JSON always parses: refuse to guess rather than go on. */
 	if (!root)
 		return -EINVAL;
-	found = fw_requirement_reencrypt(root) && fw_keyslots(root, fw) &&
-		fw_segments(root, fw) && fw->datashift == fw->moved;
+	/* Every level is checked for its type: json-c's object calls assume an object. */
+	found = json_object_is_type(root, json_type_object) && fw_requirement_reencrypt(root) &&
+		fw_keyslots(root, fw) && fw_segments(root, fw) && fw->datashift == fw->moved;
 	json_object_put(root);
 	if (found)
 		return 1;
@@ -218,7 +226,8 @@ bool fdw_final_window_reencrypt_area(const char *json, uint64_t hdr_size,
 	uint64_t end = 0;
 	bool ok;
 
-	if (root && json_object_object_get_ex(root, "keyslots", &kss)) {
+	if (root && json_object_object_get_ex(root, "keyslots", &kss) &&
+	    json_object_is_type(kss, json_type_object)) {
 		json_object_object_foreach(kss, kk, ks) {
 			(void)kk;
 			if (fw_str_is(ks, "type", "reencrypt"))
@@ -243,7 +252,11 @@ json_object *fdw_final_window_json(const char *json, uint64_t hdr_size,
 	if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
 	    !json_object_object_get_ex(root, "keyslots", &kss) ||
 	    !json_object_object_get_ex(root, "digests", &digs) ||
-	    !json_object_object_get_ex(root, "config", &cfg))
+	    !json_object_object_get_ex(root, "config", &cfg) ||
+	    !json_object_is_type(segs, json_type_object) ||
+	    !json_object_is_type(kss, json_type_object) ||
+	    !json_object_is_type(digs, json_type_object) ||
+	    !json_object_is_type(cfg, json_type_object))
 		goto bad;
 	json_object_object_foreach(segs, sk, seg) {
 		if (fw_has_flag(seg, "backup-final"))
@@ -275,7 +288,9 @@ json_object *fdw_final_window_json(const char *json, uint64_t hdr_size,
 			size_t i;
 
 			if (!json_object_object_get_ex(dig, "keyslots", &dks) ||
-			    !json_object_object_get_ex(dig, "segments", &dss))
+			    !json_object_object_get_ex(dig, "segments", &dss) ||
+			    !json_object_is_type(dks, json_type_array) ||
+			    !json_object_is_type(dss, json_type_array))
 				goto bad;
 			nks = json_object_new_array();
 			nss = json_object_new_array();
@@ -304,7 +319,8 @@ json_object *fdw_final_window_json(const char *json, uint64_t hdr_size,
 		json_object_object_del(digs, drop);
 	}
 	if (json_object_object_get_ex(cfg, "requirements", &reqs) &&
-	    json_object_object_get_ex(reqs, "mandatory", &mand)) {
+	    json_object_object_get_ex(reqs, "mandatory", &mand) &&
+	    json_object_is_type(mand, json_type_array)) {
 		nmand = json_object_new_array();
 		for (size_t i = 0; i < json_object_array_length(mand); i++) {
 			json_object *r = json_object_array_get_idx(mand, i);

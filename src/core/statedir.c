@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "job.h"
 #include "log.h"
 
@@ -28,20 +29,21 @@ int fdw_private_dir_check(const char *path)
 	if (lstat(path, &st) != 0)
 		return -errno;
 	if (S_ISLNK(st.st_mode)) {
-		fdw_log(FDW_LOG_ERROR, "%s is a symbolic link; header backups and job records "
-			"are not kept through a link. Make it a real directory owned by root "
-			"(mode 0700), or set FDEWIZ_STATE_DIR to one.", path);
+		fdw_log(FDW_LOG_ERROR, _("%s is a symbolic link; header backups and job records "
+					 "are not kept through a link. Make it a real directory owned "
+					 "by root (mode 0700), or set FDEWIZ_STATE_DIR to one."), path);
 		return -ELOOP;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fdw_log(FDW_LOG_ERROR, "%s is not a directory.", path);
+		fdw_log(FDW_LOG_ERROR, _("%s is not a directory."), path);
 		return -ENOTDIR;
 	}
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-		fdw_log(FDW_LOG_ERROR, "%s is owned by uid %ld with mode %04o: another user could "
-			"change header backups and job records there, so it is not used. Make "
-			"it owned by root and writable by no one else (chown root: %s; chmod "
-			"700 %s), or set FDEWIZ_STATE_DIR to such a directory.", path,
+		fdw_log(FDW_LOG_ERROR, _("%s is owned by uid %ld with mode %04o: another user "
+					 "could change header backups and job records there, so it "
+					 "is not used. Make it owned by root and writable by no one "
+					 "else (chown root: %s; chmod 700 %s), or set "
+					 "FDEWIZ_STATE_DIR to such a directory."), path,
 			(long)st.st_uid, (unsigned)(st.st_mode & 07777), path, path);
 		return -EPERM;
 	}

@@ -10,6 +10,7 @@ set -euo pipefail
 require_root
 require_cmds sgdisk mkfs.ext4 python3 tmux losetup sha256sum
 FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+FDEWIZ_SRCDIR_T=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 srv=fdw-hostile-$$
 img_init
@@ -35,7 +36,8 @@ no_raw_controls()
 	if python3 - "$file" <<'PY'
 import sys
 data = open(sys.argv[1], 'rb').read()
-bad = [b'\x1b]0;pwn', b'\x07', b'\x1b[31mR', b'\xff\xfe', b'\x1b[2J\r']
+bad = [b'\x1b]0;pwn', b'\x07', b'\x1b[31mR', b'\xff\xfe', b'\x1b[2J\r', b'\x1b[2Jel',
+       b'\x9b6n', b'note\x1b']
 sys.exit(1 if any(b in data for b in bad) else 0)
 PY
 	then
@@ -87,7 +89,30 @@ assert_contains "erase-encrypt: label escaped in the prompt" "$(cat "$IMG_TMP/e.
 	"(ext4 '\\x1b[31mR\\xff\\xfe\\x0d\\x07\\x1b[0m'"
 assert_eq "erase-encrypt: image unchanged" "$before" "$(sha256sum <"$img")"
 
-# 4. The wizard: every byte it writes to the terminal (tmux pipe-pane) and the screen.
+# 4. bench --compare of result files whose strings were crafted: shown escaped.
+for which in plain enc; do
+	python3 - "$FDEWIZ_SRCDIR_T/tests/fuzz/corpus/fuzz_bench_result/bench-io.json" \
+		"$IMG_TMP/$which.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['target'] = 'usb\x1b]0;pwn\x07\r'
+d['label'] = 'lab\x1b[2Jel'
+d['cpu_model'] = 'cpu\x9b6n'
+d['tests'][0]['note'] = 'note\x1b[31m'
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+done
+run_cmd "$IMG_TMP/c" "$FDEWIZ" bench --compare "$IMG_TMP/plain.json" "$IMG_TMP/enc.json"
+assert_eq "bench --compare: exit" 0 "$RUN_RC"
+[ "$RUN_RC" = 0 ] || cat "$IMG_TMP/c.err" >&2
+no_raw_controls "bench --compare" "$IMG_TMP/c.out"
+assert_contains "bench --compare: target and label escaped" "$(cat "$IMG_TMP/c.out")" \
+	'usb\x1b]0;pwn\x07\x0d (lab\x1b[2Jel'
+run_cmd "$IMG_TMP/c2" bash -c "'$FDEWIZ' bench --compare --json '$IMG_TMP/plain.json' \
+	'$IMG_TMP/enc.json'"
+assert_eq "bench --compare --json: exit" 0 "$RUN_RC"
+
+# 5. The wizard: every byte it writes to the terminal (tmux pipe-pane) and the screen.
 tmux_start "$srv" 120 30 "$FDEWIZ" "$img"
 tmux_cmd "$srv" pipe-pane -o -t "$srv" "cat >>'$IMG_TMP/tui.raw'"
 tmux_send "$srv" C-l

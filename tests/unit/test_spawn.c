@@ -1,4 +1,4 @@
-/* Unit tests for running helpers: a fixed PATH and a minimal environment, whatever the caller had. */
+/* Unit tests for running helpers: a fixed PATH and a minimal environment, whatever PATH was. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,0 +1,24 @@
+/* Fuzz the /proc/self/mountinfo parser (octal escapes such as \040 included). */
+#include "fuzz_common.h"
+
+#include "core/sysstate.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	FILE *f = fmemopen((void *)data, size, "r");
+	struct fdw_mount *m = NULL;
+	size_t n = 0;
+
+	if (!f)
+		return 0;
+	if (fdw_mountinfo_parse(f, &m, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			free(m[i].mountpoint);
+			free(m[i].source);
+			free(m[i].fstype);
+		}
+		free(m);
+	}
+	fclose(f);
+	return 0;
+}
