@@ -156,27 +156,13 @@ int fdw_target_attach(struct fdw_target *t)
 	return 0;
 }
 
-/*
- * The kernel may finish an autoclear detach a moment after the last close: wait for it,
- * so the next look at the partition does not find our own loop device as a holder.
- */
-static void wait_detached(const char *device)
-{
-	char path[PATH_MAX];
-	const char *name = strrchr(device, '/');
-
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name ? name + 1 : device);
-	for (int i = 0; i < 200 && access(path, F_OK) == 0; i++)
-		usleep(10000);
-}
-
 void fdw_target_close(struct fdw_target *t)
 {
 	/* Our loop device has autoclear: closing the last descriptor detaches it. */
 	if (t->loop_attached) {
 		close(t->loop_fd);
 		if (!t->loop_handed_over)
-			wait_detached(t->device);
+			fdw_loop_wait_detached(t->device);
 	}
 	fdw_disk_free(&t->disk);
 	memset(t, 0, sizeof(*t));
