@@ -103,10 +103,12 @@ loop=$(losetup --find --show -o $(($(sector vda1) * 512 + 4096)) /dev/vda)
 expect "losetup -o over /dev/vda" 1 "${loop#/dev/}" "" /dev/vda1
 losetup -d "$loop"
 
-# 5. All gone: Data is eligible again.
+# 5. All gone: nothing holds Data any more (too small to shrink, it is not eligible).
 sleep 0.5
 list_json
-[ "$(field 1 verdict.eligible)" = true ] && ok "after: vda1 eligible again" ||
+[ "$(field 1 holders)$(field 1 mountpoints)" = '[][]' ] && ok "after: nothing holds vda1" ||
+	bad "after: vda1 holders $(field 1 holders), mounts $(field 1 mountpoints)"
+[ "$(field 1 verdict.reason)" = '"full"' ] && ok "after: vda1's reason is its size alone" ||
 	bad "after: vda1 $(field 1 verdict)"
 [ "$fails" = 0 ] && echo FDEWIZ-HOLDERS-OK
 exit "$fails"
