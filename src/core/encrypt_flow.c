@@ -163,12 +163,16 @@ static bool clear_stale_bench_mounts(const struct fdw_target *t, char *cleared, 
 
 		if (strncmp(m, prefix, sizeof(prefix) - 1) || strchr(m + sizeof(prefix) - 1, '/'))
 			continue;
-		if (t->disk.kind == FDW_DISK_IMAGE && mount_source(m, dev, sizeof(dev)) &&
-		    !strncmp(dev, "/dev/loop", 9) &&
-		    fdw_loop_autoclear_if(dev, t->disk.path, part->start, part->size) == 0)
+		bool ours = t->disk.kind == FDW_DISK_IMAGE && mount_source(m, dev, sizeof(dev)) &&
+			    !strncmp(dev, "/dev/loop", 9) &&
+			    fdw_loop_autoclear_if(dev, t->disk.path, part->start, part->size) == 0;
+
+		if (ours)
 			fdw_log(FDW_LOG_INFO, "%s goes with the stale benchmark mount", dev);
 		if (umount2(m, 0) == 0) {
 			rmdir(m);
+			if (ours)
+				fdw_loop_wait_detached(dev);
 			fdw_log(FDW_LOG_INFO, "unmounted %s, left by an interrupted benchmark", m);
 			if (!cleared[0])
 				snprintf(cleared, len, "%s", m);

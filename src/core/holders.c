@@ -489,6 +489,27 @@ static int visit_sysfs(struct walk *w, struct extent *e, bool *changed)
 	return rc;
 }
 
+/*
+ * The volume of a conversion being resumed may sit on a loop device of ours that a killed
+ * worker left to it: that loop device is no holder either, as long as that volume is
+ * what holds it.
+ */
+static void spare_loops_under_skip(struct walk *w)
+{
+	for (size_t d = 0; d < w->n_dms; d++) {
+		char path[PATH_MAX];
+
+		if (!w->skip_dm || strcmp(w->dms[d].mapname, w->skip_dm))
+			continue;
+		for (size_t l = 0; l < w->n_loops; l++) {
+			snprintf(path, sizeof(path), "/sys/block/%s/holders/%s", w->loops[l].name,
+				 w->dms[d].name);
+			if (w->loops[l].role == LOOP_OTHER && access(path, F_OK) == 0)
+				w->loops[l].role = LOOP_BASE;
+		}
+	}
+}
+
 static int walk_holders(struct walk *w)
 {
 	bool changed = true;
@@ -632,6 +653,7 @@ int fdw_holders_find(const struct fdw_sysstate *st, const char *disk_path,
 		rc = load_dms(w);
 	if (!rc) {
 		add_bases(w);
+		spare_loops_under_skip(w);
 		rc = walk_holders(w);
 	}
 	if (!rc)

@@ -26,8 +26,8 @@ struct fdw_holders {
  * mounts and swaps; a holder of a holder counts. Loop devices the partition's own device
  * is built on (a loop device named as the disk) are not holders, but other users of their
  * backing bytes are. @skip_dm names a device-mapper device that is ours (the volume of a
- * conversion being resumed): it and what sits on it are left out. Appends to @out (zero it
- * first); returns 0 or -ENOMEM.
+ * conversion being resumed): it, what sits on it and the loop devices it sits on
+ * are left out. Appends to @out (zero it first); returns 0 or -ENOMEM.
  */
 int fdw_holders_find(const struct fdw_sysstate *st, const char *disk_path,
 		     const struct fdw_partition *p, const char *skip_dm, struct fdw_holders *out);

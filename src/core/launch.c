@@ -139,6 +139,7 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 	if (pid > 0) {
 		/* The worker holds its own copy of the loop device's descriptor: the device
 		 * lives exactly as long as the worker (or the volume opened on it). */
+		t->loop_handed_over = true;
 		return pid;
 	}
 	/* The worker. Memory locks do not survive fork: lock the secret again. */

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <stdio.h>
@@ -101,4 +102,14 @@ int fdw_loop_autoclear_if(const char *dev, const char *backing, uint64_t offset,
 	}
 	close(fd);
 	return rc;
+}
+
+void fdw_loop_wait_detached(const char *dev)
+{
+	char path[PATH_MAX];
+	const char *name = strrchr(dev, '/');
+
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name ? name + 1 : dev);
+	for (int i = 0; i < 200 && access(path, F_OK) == 0; i++)
+		usleep(10000);
 }

@@ -22,4 +22,10 @@ int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev,
 int fdw_loop_autoclear_if(const char *dev, const char *backing, uint64_t offset,
 			  uint64_t size);
 
+/*
+ * The kernel may finish an autoclear detach a moment after the last user is gone: wait
+ * (up to 2 s) until @dev is detached, so the next look does not find it as a holder.
+ */
+void fdw_loop_wait_detached(const char *dev);
+
 #endif

@@ -160,8 +160,11 @@ int fdw_target_attach(struct fdw_target *t)
 void fdw_target_close(struct fdw_target *t)
 {
 	/* Our loop device has autoclear: closing the last descriptor detaches it. */
-	if (t->loop_attached)
+	if (t->loop_attached) {
 		close(t->loop_fd);
+		if (!t->loop_handed_over)
+			fdw_loop_wait_detached(t->device);
+	}
 	fdw_disk_free(&t->disk);
 	memset(t, 0, sizeof(*t));
 }

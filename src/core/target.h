@@ -17,6 +17,7 @@ struct fdw_target {
 	char device[PATH_MAX];		/* block device covering exactly the partition */
 	bool loop_attached;		/* device is a loop device fdewiz attached */
 	int loop_fd;			/* its descriptor: the device lives while it is open */
+	bool loop_handed_over;		/* a worker holds it too: closing ours does not end it */
 };
 
 /*
