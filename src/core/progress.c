@@ -27,8 +27,13 @@ double fdw_speed_rate(const struct fdw_speed_window *w)
 		return 0;
 	newest = (w->head + FDW_SPEED_SAMPLES - 1) % FDW_SPEED_SAMPLES;
 	oldest = (w->head + FDW_SPEED_SAMPLES - w->count) % FDW_SPEED_SAMPLES;
-	/* Walk forward from the oldest sample to the first one inside the window. */
-	while (oldest != newest && w->t[newest] - w->t[oldest] > FDW_SPEED_WINDOW_S)
+	/*
+	 * Walk forward from the oldest sample to the first one inside the window, but keep
+	 * at least the step before the newest: on a very slow disk the steps come further
+	 * apart than the window, and the rate must fall with them, not drop to "unknown".
+	 */
+	while ((oldest + 1) % FDW_SPEED_SAMPLES != newest &&
+	       w->t[newest] - w->t[oldest] > FDW_SPEED_WINDOW_S)
 		oldest = (oldest + 1) % FDW_SPEED_SAMPLES;
 	if (oldest == newest || w->t[newest] <= w->t[oldest] || w->done[newest] < w->done[oldest])
 		return 0;

@@ -41,6 +41,21 @@ static void test_speed_forgets_old_samples(void **state)
 	assert_true(fdw_speed_rate(&w) > 999 && fdw_speed_rate(&w) < 1001);
 }
 
+/* A very slow disk: steps further apart than the window give a falling rate, not 0. */
+static void test_speed_slow_steps(void **state)
+{
+	struct fdw_speed_window w = { 0 };
+
+	(void)state;
+	fdw_speed_add(&w, 0, 0);
+	fdw_speed_add(&w, 1, 16000);		/* healthy: 16000 B/s */
+	assert_true(fdw_speed_rate(&w) == 16000);
+	fdw_speed_add(&w, 31, 32000);		/* then one step in 30 s */
+	assert_true(fdw_speed_rate(&w) > 533 && fdw_speed_rate(&w) < 534);
+	fdw_speed_add(&w, 91, 48000);		/* and one in 60 s: slower still */
+	assert_true(fdw_speed_rate(&w) > 266 && fdw_speed_rate(&w) < 267);
+}
+
 static void test_speed_ring_wraps(void **state)
 {
 	struct fdw_speed_window w = { 0 };
@@ -95,6 +110,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_speed_needs_two_samples),
 		cmocka_unit_test(test_speed_forgets_old_samples),
+		cmocka_unit_test(test_speed_slow_steps),
 		cmocka_unit_test(test_speed_ring_wraps),
 		cmocka_unit_test(test_record_round_trip),
 		cmocka_unit_test(test_state_names),
