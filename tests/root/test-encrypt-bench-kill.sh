@@ -115,25 +115,42 @@ done
 # 2. Kill at five points of the shrink: while e2fsck or resize2fs starts, runs or has just
 # finished. The helpers are the real ones behind a wrapper that waits before or after them,
 # so each point is hit every time. A helper is never cut mid-way: it finishes on its own,
-# then the loop device goes with it.
-mkdir -p "$IMG_TMP/bin"
+# then the loop device goes with it. fdewiz runs helpers only from the system's own
+# directories, with an environment of its own: the wrappers (their waits written into them)
+# are bind-mounted over the real ones in a mount namespace of this run's alone, and call
+# copies of the real programs.
+mkdir -p "$IMG_TMP/bin" "$IMG_TMP/real"
 for tool in e2fsck resize2fs; do
-	cat >"$IMG_TMP/bin/$tool" <<-EOF
-	#!/bin/sh
-	sleep "\${HELPER_PRE:-0}"
-	$(command -v "$tool") "\$@"
-	rc=\$?
-	sleep "\${HELPER_POST:-0}"
-	exit \$rc
-	EOF
-	chmod +x "$IMG_TMP/bin/$tool"
+	cp "$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$tool")" "$IMG_TMP/real/$tool"
 done
+# start_wrapped TOOL PRE POST: encrypt with TOOL behind a wrapper waiting PRE s before it
+# and POST s after it (the other helper behind one that waits for nothing).
+start_wrapped()
+{
+	local t pre post
+	for t in e2fsck resize2fs; do
+		pre=0 post=0
+		[ "$t" = "$1" ] && pre=$2 post=$3
+		printf '#!/bin/sh\nsleep %s\n"%s" "$@"\nrc=$?\nsleep %s\nexit $rc\n' \
+			"$pre" "$IMG_TMP/real/$t" "$post" >"$IMG_TMP/bin/$t"
+		chmod +x "$IMG_TMP/bin/$t"
+	done
+	unshare -m --propagation private sh -c '
+		for t in e2fsck resize2fs; do
+			mount --bind "$0/bin/$t" "$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t")" ||
+				exit 99
+		done
+		exec "$@"' "$IMG_TMP" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+		--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h" "$img:1" \
+		>"$IMG_TMP/run.out" 2>&1 &
+	pid=$!
+}
 points=("e2fsck 1 0" "e2fsck 0 1" "resize2fs 1 0" "resize2fs 0 1" "resize2fs 0.4 0.4")
 for point in 0 1 2 3 4; do
 	read -r tool pre post <<<"${points[point]}"
 	# From the unshrunk filesystem each time, so e2fsck and resize2fs have work to do.
 	cp --sparse=always "$IMG_TMP/pristine.img" "$img"
-	HELPER_PRE=$pre HELPER_POST=$post PATH=$IMG_TMP/bin:$PATH start_encrypt --no-bench
+	start_wrapped "$tool" "$pre" "$post"
 	helper=""
 	for _ in $(seq 1 6000); do
 		helper=$(pgrep -P "$pid" -x "$tool" || true)
