@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Recognises what blkid cannot: a volume whose LUKS2 header lives in a file, and random data. */
 #include "config.h"
 

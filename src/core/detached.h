@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Volumes blkid cannot see: LUKS2 with the header in a file, and data that looks encrypted. */
 #ifndef FDW_DETACHED_H
 #define FDW_DETACHED_H

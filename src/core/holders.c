@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Finds loop devices, device-mapper tables, mounts and swaps that overlap a partition's bytes. */
 #include "config.h"
 

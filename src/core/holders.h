@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Who else uses a partition's bytes: loop devices and device-mapper tables found by identity. */
 #ifndef FDW_HOLDERS_H
 #define FDW_HOLDERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Who a volume is, and which job record belongs to it: never found by a reused name alone. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Escaping of outside text for terminals: control bytes and invalid UTF-8 become "\xHH". */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Outside text (labels, partition names, models, paths) made safe to show on a terminal. */
 #ifndef FDW_TEXTSAFE_H
 #define FDW_TEXTSAFE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the loader of saved benchmark results (bench --compare A B reads any file). */
 #include "fuzz_common.h"
 

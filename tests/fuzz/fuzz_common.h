@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Helpers shared by the fuzz harnesses: the input as a C string or as a file. */
 #ifndef FDW_FUZZ_COMMON_H
 #define FDW_FUZZ_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the crypttab editor on any old file: it keeps every other byte and adds one line. */
 #include "fuzz_common.h"
 

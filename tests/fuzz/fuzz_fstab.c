@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the fstab editor: only lines that name the partition change. */
 #include "fuzz_common.h"
 

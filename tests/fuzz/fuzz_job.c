@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the reader of job records (state directory, jobs/NAME.json). */
 #include "fuzz_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the /proc/self/mountinfo parser (octal escapes such as \040 included). */
 #include "fuzz_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the reading of a typed recovery key. */
 #include "fuzz_common.h"
 

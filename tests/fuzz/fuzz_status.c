@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the reader of status records (jobs/NAME.status, written by the worker). */
 #include "fuzz_common.h"
 

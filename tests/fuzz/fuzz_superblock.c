@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the superblock and LUKS header parsers: bytes straight from a stranger's disk. */
 #include "fuzz_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the /proc/swaps parser. */
 #include "fuzz_common.h"
 

@@ -39,6 +39,17 @@ check()
 desc="the source tree keeps the engine free of curses and terminal output"
 check check_tree "$src"
 
+# Every C source says its licence on its first line (the project is GPL-3.0-or-later).
+no_spdx()
+{
+	local f
+	for f in $(find "$1" "$1/../tests" -name '*.[ch]' 2>/dev/null); do
+		head -1 "$f" | grep -q 'SPDX-License-Identifier: GPL-3.0-or-later' || echo "$f"
+	done
+}
+desc="every C source starts with its SPDX licence line"
+check eval '[ -z "$(no_spdx "$src")" ] || { no_spdx "$src"; false; }'
+
 # The checker itself must catch each kind of violation, or the check above proves nothing.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests: which job record belongs to a volume, and records kept with their identity. */
 #include "config.h"
 

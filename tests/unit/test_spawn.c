@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for running helpers: a fixed PATH and a minimal environment, whatever PATH was. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the terminal escaping of outside text. */
 #include "config.h"
 
