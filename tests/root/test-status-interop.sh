@@ -14,6 +14,9 @@ FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
 lib=$FDEWIZ_SRCDIR/tests/lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+# step_begin/step_end, fdw and show_output; this test's own verify_decrypt and
+# reencrypt_pending below (partition 1 of a disk image) take the place of that file's.
+. "$lib/jobs.sh"
 
 require_root
 require_cmds jq parted losetup mkfs.ext4 e2fsck resize2fs dumpe2fs cryptsetup blkid timeout
@@ -49,37 +52,6 @@ hash_of()
 	else
 		sha256sum <"$1" | cut -d' ' -f1
 	fi
-}
-
-STEP=
-STEP_FAILS=0
-step_begin()
-{
-	STEP=$1
-	STEP_FAILS=$ASSERT_FAILS
-}
-
-step_end()
-{
-	if [ "$ASSERT_FAILS" -eq "$STEP_FAILS" ]; then
-		echo "PASS: $STEP"
-	else
-		echo "FAIL: $STEP ($((ASSERT_FAILS - STEP_FAILS)) checks failed)"
-	fi
-}
-
-# fdw ARGS...: run fdewiz with a time limit; output in $res.out/$res.err/$res.all, status
-# in RUN_RC.
-fdw()
-{
-	RUN_RC=0
-	timeout 600 "$FDEWIZ" "$@" </dev/null >"$res.out" 2>"$res.err" || RUN_RC=$?
-	cat "$res.out" "$res.err" >"$res.all"
-}
-
-show_output()
-{
-	sed 's/^/    | /' "$res.all" >&2
 }
 
 # verify_decrypt IMG: cryptsetup (not fdewiz) decrypts partition 1 through a new header
