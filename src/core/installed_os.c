@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "i18n.h"
 #include "installed_os.h"
 #include "log.h"
+#include "spawn.h"
 #include "sysstate.h"
 
 /* Files an installed system is read from: small text; more is not an fstab. */
@@ -27,7 +29,7 @@
  */
 static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out)
 {
-	char spec[64], *buf = NULL;
+	char spec[64], prog[PATH_MAX], *buf = NULL;
 	char *argv[] = { "debugfs", "-c", "-f", "-", spec, NULL };
 	int in[2] = { -1, -1 }, op[2] = { -1, -1 }, rc, status;
 	posix_spawn_file_actions_t fa;
@@ -36,6 +38,10 @@ static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out
 	ssize_t n;
 
 	snprintf(spec, sizeof(spec), "/proc/self/fd/3?offset=%llu", (unsigned long long)offset);
+	/* Found and run as every helper is (spawn.h): the system's directories, no caller env. */
+	rc = fdw_helper_resolve(argv[0], prog, sizeof(prog));
+	if (rc)
+		goto out;
 	if (pipe2(in, O_CLOEXEC) || pipe2(op, O_CLOEXEC)) {
 		rc = -errno;
 		goto out;
@@ -50,8 +56,8 @@ static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out
 	posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd, 3);
-	rc = -posix_spawnp(&pid, argv[0], &fa, NULL, argv,
-			   (char *[]){ "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL });
+	rc = -posix_spawn(&pid, prog, &fa, NULL, argv,
+			  (char *[]){ "PATH=" FDW_HELPER_PATH, "LC_ALL=C", NULL });
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(op[1]);
