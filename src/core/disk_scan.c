@@ -120,10 +120,8 @@ static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
 {
 	char dev[PATH_MAX + 32];
 	uint64_t min;
-	bool ext = p->fstype && (!strcmp(p->fstype, "ext2") || !strcmp(p->fstype, "ext3") ||
-				 !strcmp(p->fstype, "ext4"));
 
-	if (!ext || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
+	if (!is_ext(p->fstype) || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
 	    fdw_has_free_tail(p))
 		return;
 	/* A node of its own, or the disk with e2fsprogs' "?offset=" (no '?' in the name). */
