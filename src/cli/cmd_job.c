@@ -88,8 +88,9 @@ static void print_view_line(const struct view *v)
 		printf(_("(not found; last on %s)  %s"), cli_safe(v->job.address),
 		       fdw_job_state_name(v->p.state));
 	/* Before and after the encrypting itself there are other steps worth naming. */
-	if (v->p.state == FDW_JOB_RUNNING && v->p.phase[0] && strcmp(v->p.phase, "encrypting"))
-		printf(" (%s)", cli_safe(v->p.phase));
+	if (v->p.state == FDW_JOB_RUNNING && v->p.phase != FDW_PHASE_NONE &&
+	    v->p.phase != FDW_PHASE_ENCRYPTING)
+		printf(" (%s)", fdw_phase_label(v->p.phase));
 	if (v->p.total) {
 		fdw_format_size(v->p.done, done, sizeof(done));
 		fdw_format_size(v->p.total, total, sizeof(total));
@@ -162,7 +163,7 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "source", json_object_new_string(v->recorded ? "fdewiz" :
 									 "header"));
 	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(v->p.state)));
-	json_object_object_add(o, "phase", json_object_new_string(v->p.phase));
+	json_object_object_add(o, "phase", json_object_new_string(fdw_phase_key(v->p.phase)));
 	json_object_object_add(o, "percent", json_object_new_double(percent_of(&v->p)));
 	json_object_object_add(o, "done", json_object_new_int64((int64_t)v->p.done));
 	json_object_object_add(o, "total", json_object_new_int64((int64_t)v->p.total));

@@ -28,26 +28,6 @@
 #include "units.h"
 #include "sysstate.h"
 
-static const char *const phase_keys[FDW_PHASE__COUNT] = {
-	"checking", "growing-part", "shrinking", "initialising", "encrypting", "growing",
-	"benchmarking",
-};
-
-static const char *const phase_labels[FDW_PHASE__COUNT] = {
-	N_("checking"), N_("growing the partition"), N_("shrinking"), N_("initialising"),
-	N_("encrypting"), N_("growing"), N_("benchmarking"),
-};
-
-const char *fdw_phase_key(enum fdw_phase p)
-{
-	return p < FDW_PHASE__COUNT ? phase_keys[p] : "";
-}
-
-const char *fdw_phase_label(enum fdw_phase p)
-{
-	return p < FDW_PHASE__COUNT ? _(phase_labels[p]) : "";
-}
-
 /* @path made absolute against the current directory (the file need not exist yet). */
 static int absolute_path(const char *path, char *out, size_t len)
 {

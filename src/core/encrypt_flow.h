@@ -14,26 +14,10 @@
 
 #include "convert.h"
 #include "job.h"
+#include "phase.h"
 #include "plan.h"
 #include "secret.h"
 #include "target.h"
-
-/* What a conversion is doing, as the progress screen and `status` name it. */
-enum fdw_phase {
-	FDW_PHASE_CHECKING,
-	FDW_PHASE_GROWING_PARTITION,
-	FDW_PHASE_SHRINKING,
-	FDW_PHASE_INITIALISING,
-	FDW_PHASE_ENCRYPTING,
-	FDW_PHASE_GROWING_FS,
-	FDW_PHASE_BENCHMARKING,
-	FDW_PHASE__COUNT
-};
-
-/* Stable English key ("shrinking"), as kept in the status record. */
-const char *fdw_phase_key(enum fdw_phase p);
-/* Translated label for people. */
-const char *fdw_phase_label(enum fdw_phase p);
 
 typedef void (*fdw_phase_fn)(enum fdw_phase phase, void *ctx);
 

@@ -70,7 +70,7 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 	int rc;
 
 	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(p->state)));
-	json_object_object_add(o, "phase", json_object_new_string(p->phase));
+	json_object_object_add(o, "phase", json_object_new_string(fdw_phase_key(p->phase)));
 	json_object_object_add(o, "done", json_object_new_int64((int64_t)p->done));
 	json_object_object_add(o, "total", json_object_new_int64((int64_t)p->total));
 	json_object_object_add(o, "speed", json_object_new_double(p->speed));
@@ -89,7 +89,7 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 int fdw_progress_read(const char *path, struct fdw_progress *p)
 {
 	struct json_object *o = json_object_from_file(path);
-	char state[32];
+	char state[32], phase[32];
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -97,7 +97,8 @@ int fdw_progress_read(const char *path, struct fdw_progress *p)
 		return access(path, F_OK) == 0 ? -EINVAL : -ENOENT;
 	fdw_json_get_str(o, "state", state, sizeof(state));
 	rc = fdw_job_state_parse(state, &p->state);
-	fdw_json_get_str(o, "phase", p->phase, sizeof(p->phase));
+	fdw_json_get_str(o, "phase", phase, sizeof(phase));
+	p->phase = fdw_phase_parse(phase);
 	fdw_json_get_str(o, "message", p->message, sizeof(p->message));
 	p->done = (uint64_t)fdw_json_get_int(o, "done");
 	p->total = (uint64_t)fdw_json_get_int(o, "total");

@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "phase.h"
+
 /* Speed over the last few seconds: a whole-run average hides stalls and speed-ups. */
 #define FDW_SPEED_SAMPLES 64
 #define FDW_SPEED_WINDOW_S 10.0
@@ -36,7 +38,7 @@ int fdw_job_state_parse(const char *name, enum fdw_job_state *out);
 
 struct fdw_progress {
 	enum fdw_job_state state;
-	char phase[16];		/* checking, shrinking, initialising, encrypting, growing */
+	enum fdw_phase phase;	/* kept in the record by its key (fdw_phase_key) */
 	uint64_t done, total;	/* bytes */
 	double speed;		/* bytes per second, sliding window */
 	double elapsed;		/* seconds since the worker started */

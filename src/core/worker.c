@@ -173,7 +173,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	pub.p.eta = -1;
 	pub.p.speed = 0;
 	pub.p.message[0] = '\0';
-	snprintf(pub.p.phase, sizeof(pub.p.phase), "encrypting");
+	pub.p.phase = FDW_PHASE_ENCRYPTING;
 	publish(&pub);
 	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
 		v->active_name ? " (online)" : "");
@@ -190,14 +190,14 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		fdw_log(FDW_LOG_WARN, "%s: could not refresh the header backup %s; it still "
 			"describes the volume before conversion", job->address, job->header_backup);
 	if (rc == 0 && job->fs_to_grow[0] && v->active_name) {
-		snprintf(pub.p.phase, sizeof(pub.p.phase), "growing");
+		pub.p.phase = FDW_PHASE_GROWING_FS;
 		publish(&pub);
 		grow_back(job, v);
 	}
 	if (rc == 0 && job->bench_before[0]) {
 		struct fdw_job updated = *job;
 
-		snprintf(pub.p.phase, sizeof(pub.p.phase), "benchmarking");
+		pub.p.phase = FDW_PHASE_BENCHMARKING;
 		publish(&pub);
 		fdw_bench_after(&updated, v->active_name, job->fstype, stop);
 	}
@@ -207,7 +207,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	if (rc == 0) {
 		pub.p.state = FDW_JOB_COMPLETE;
 		pub.p.done = pub.p.total;
-		snprintf(pub.p.phase, sizeof(pub.p.phase), "done");
+		pub.p.phase = FDW_PHASE_DONE;
 		fdw_log(FDW_LOG_INFO, "%s: conversion complete", job->address);
 	} else if (rc == -EINTR) {
 		pub.p.state = FDW_JOB_PAUSED;

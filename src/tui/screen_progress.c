@@ -19,14 +19,6 @@
 #include "curses.h"
 #include "tui.h"
 
-const char *tui_phase_label(const char *key)
-{
-	for (int p = 0; p < FDW_PHASE__COUNT; p++)
-		if (!strcmp(key, fdw_phase_key((enum fdw_phase)p)))
-			return fdw_phase_label((enum fdw_phase)p);
-	return key;
-}
-
 const char *tui_state_label(enum fdw_job_state s)
 {
 	switch (s) {
@@ -360,7 +352,7 @@ void progress_draw(struct tui *t)
 	} else {
 		frac = p->total ? (double)p->done / (double)p->total : 0;
 		snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
-			 tui_state_label(p->state), tui_phase_label(p->phase));
+			 tui_state_label(p->state), fdw_phase_label(p->phase));
 		tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
 			    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
 			    TUI_C_BAD : TUI_C_WARN);

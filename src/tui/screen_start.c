@@ -129,7 +129,7 @@ void start_draw(struct tui *t)
 			tui_attr_on(t, TUI_C_SELECT);
 		tui_put(y, 2, cw, line, true);
 		snprintf(line, sizeof(line), "%-12s %5.1f%%  %s", tui_state_label(p->state), pct,
-			 tui_phase_label(p->phase));
+			 fdw_phase_label(p->phase));
 		tui_put(y, COLS - 40 > 30 ? COLS - 40 : 30, 38, line, false);
 		if (i == t->job_sel)
 			tui_attr_off(t, TUI_C_SELECT);

@@ -167,7 +167,6 @@ void tui_wipe_passphrases(struct tui *t);
 void tui_release_plan(struct tui *t);
 void tui_open_job(struct tui *t, const struct fdw_job *job);
 void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
-const char *tui_phase_label(const char *key);
 const char *tui_state_label(enum fdw_job_state s);
 
 void start_load(struct tui *t);

@@ -79,14 +79,14 @@ static void test_record_round_trip(void **state)
 	(void)state;
 	assert_true(fd >= 0);
 	close(fd);
-	snprintf(in.phase, sizeof(in.phase), "encrypting");
+	in.phase = FDW_PHASE_GROWING_FS;
 	snprintf(in.message, sizeof(in.message), "quote \" and newline \n survive");
 	assert_int_equal(fdw_progress_write(path, &in), 0);
 	assert_int_equal(fdw_progress_read(path, &out), 0);
 	assert_int_equal(out.state, FDW_JOB_PAUSED);
 	assert_true(out.done == in.done && out.total == in.total);
 	assert_int_equal(out.pid, 4242);
-	assert_string_equal(out.phase, "encrypting");
+	assert_int_equal(out.phase, FDW_PHASE_GROWING_FS);
 	assert_string_equal(out.message, in.message);
 	unlink(path);
 	assert_int_equal(fdw_progress_read(path, &out), -ENOENT);
@@ -105,6 +105,61 @@ static void test_state_names(void **state)
 	assert_string_equal(fdw_job_state_name(FDW_JOB_NEEDS_REPAIR), "needs-repair");
 }
 
+/* Every phase survives the record by its key; the keys are the ones older versions wrote. */
+static void test_phase_keys(void **state)
+{
+	static const char *const old_keys[] = { "checking", "growing-part", "shrinking",
+						"initialising", "encrypting", "growing",
+						"benchmarking", "done" };
+
+	(void)state;
+	for (int p = 0; p < FDW_PHASE__COUNT; p++) {
+		assert_int_equal(fdw_phase_parse(fdw_phase_key(p)), p);
+		assert_non_null(fdw_phase_label(p));
+	}
+	for (size_t i = 0; i < sizeof(old_keys) / sizeof(old_keys[0]); i++)
+		assert_int_not_equal(fdw_phase_parse(old_keys[i]), FDW_PHASE_NONE);
+	assert_int_equal(fdw_phase_parse("done"), FDW_PHASE_DONE);
+	assert_int_equal(fdw_phase_parse("growing"), FDW_PHASE_GROWING_FS);
+	assert_string_equal(fdw_phase_key(FDW_PHASE_DONE), "done");
+	assert_string_equal(fdw_phase_key(FDW_PHASE_NONE), "");
+	/* A key from a newer version, or none at all: known as "not known", never an error. */
+	assert_int_equal(fdw_phase_parse("sealing-the-bootloader"), FDW_PHASE_NONE);
+	assert_int_equal(fdw_phase_parse(""), FDW_PHASE_NONE);
+	assert_int_equal(fdw_phase_parse(NULL), FDW_PHASE_NONE);
+	assert_string_equal(fdw_phase_key((enum fdw_phase)FDW_PHASE__COUNT), "");
+}
+
+/* Records as older versions wrote them ("done", no phase at all, an unknown one) still load. */
+static void test_old_records_load(void **state)
+{
+	static const struct { const char *json; enum fdw_phase want; } recs[] = {
+		{ "{\"state\":\"complete\",\"phase\":\"done\",\"done\":5,\"total\":5}",
+		  FDW_PHASE_DONE },
+		{ "{\"state\":\"running\",\"phase\":\"benchmarking\",\"done\":5,"
+		  "\"total\":5}", FDW_PHASE_BENCHMARKING },
+		{ "{\"state\":\"paused\",\"done\":1,\"total\":5}", FDW_PHASE_NONE },
+		{ "{\"state\":\"running\",\"phase\":\"from-the-future\",\"done\":1,"
+		  "\"total\":5}", FDW_PHASE_NONE },
+	};
+	char path[] = "/tmp/fdewiz-progress-XXXXXX";
+	struct fdw_progress out;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(pwrite(fd, recs[i].json, strlen(recs[i].json), 0),
+				 (ssize_t)strlen(recs[i].json));
+		assert_int_equal(fdw_progress_read(path, &out), 0);
+		assert_int_equal(out.phase, recs[i].want);
+		assert_true(out.total == 5);
+	}
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +169,8 @@ int main(void)
 		cmocka_unit_test(test_speed_ring_wraps),
 		cmocka_unit_test(test_record_round_trip),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_phase_keys),
+		cmocka_unit_test(test_old_records_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
