@@ -43,6 +43,10 @@ bool cli_confirm_typed(const char *prompt, const char *expect);
 /* Write the crypttab/fstab entries of @address and say what changed (an exit code). */
 struct fdw_boot_request;
 int cli_boot_entries(const char *address, const struct fdw_boot_request *rq);
+/* Say what an fdw_boot_entries_write() that returned @rc did (an exit code). */
+struct fdw_boot_result;
+int cli_boot_report(const char *address, const struct fdw_boot_request *rq, int rc,
+		    const struct fdw_boot_result *res, const char *why);
 
 /* Show a recovery key once, straight from locked memory, with what to do with it. */
 struct fdw_secret;

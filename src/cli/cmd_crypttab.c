@@ -33,49 +33,55 @@ static void crypttab_usage(FILE *out)
 		       "  --no-fstab     leave fstab alone\n"), fdw_progname);
 }
 
-/* Say what fdw_boot_entries_write() did; shared with `encrypt --crypttab`. */
+/* Say what fdw_boot_entries_write() did (@rc, @res, @why); shared with `encrypt --crypttab`. */
+int cli_boot_report(const char *address, const struct fdw_boot_request *rq, int rc,
+		    const struct fdw_boot_result *res, const char *why)
+{
+	if (rc < 0) {
+		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	if (res->crypttab_present)
+		printf(_("crypttab already opens %s as /dev/mapper/%s; nothing to add.\n"),
+		       address, res->name);
+	else if (res->header[0])
+		printf(_("Added to %s/etc/crypttab: %s %s none luks,header=%s%s\n"),
+		       strcmp(rq->root, "/") ? rq->root : "", res->name, res->source, res->header,
+		       rq->discard ? ",discard" : "");
+	else
+		printf(_("Added to %s/etc/crypttab: %s UUID=%s none luks%s\n"),
+		       strcmp(rq->root, "/") ? rq->root : "", res->name, res->uuid,
+		       rq->discard ? ",discard" : "");
+	if (!res->crypttab_present && res->crypttab.backup[0])
+		printf(_("  (the old file is kept as %s)\n"), res->crypttab.backup);
+	if (!rq->fstab)
+		return FDW_EXIT_OK;
+	if (res->fstab_failed) {
+		fprintf(stderr, _("%s: fstab: %s. crypttab was written; fstab was not changed.\n"),
+			fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	if (res->partlabel_shared > 1)
+		printf(_("fstab: lines that say PARTLABEL=%s were left alone: %d partitions on "
+			 "this machine have that name, so it does not say which one is meant. If "
+			 "such a line means this partition, change it to /dev/mapper/%s by hand.\n"),
+		       cli_safe(res->partlabel), res->partlabel_shared, res->name);
+	if (res->fstab.changed)
+		printf(_("fstab: %d line(s) that named the partition now name /dev/mapper/%s\n"
+			 "  (the old file is kept as %s)\n"), res->fstab.lines, res->name,
+		       res->fstab.backup);
+	else
+		printf(_("fstab: no line names the partition itself; nothing to change.\n"));
+	return FDW_EXIT_OK;
+}
+
 int cli_boot_entries(const char *address, const struct fdw_boot_request *rq)
 {
 	struct fdw_boot_result res;
 	char why[1024];
 	int rc = fdw_boot_entries_write(address, rq, &res, why, sizeof(why));
 
-	if (rc < 0) {
-		fprintf(stderr, _("%s: crypttab: %s\n"), fdw_progname, cli_safe(why));
-		return FDW_EXIT_ERROR;
-	}
-	if (res.crypttab_present)
-		printf(_("crypttab already opens %s as /dev/mapper/%s; nothing to add.\n"),
-		       address, res.name);
-	else if (res.header[0])
-		printf(_("Added to %s/etc/crypttab: %s %s none luks,header=%s%s\n"),
-		       strcmp(rq->root, "/") ? rq->root : "", res.name, res.source, res.header,
-		       rq->discard ? ",discard" : "");
-	else
-		printf(_("Added to %s/etc/crypttab: %s UUID=%s none luks%s\n"),
-		       strcmp(rq->root, "/") ? rq->root : "", res.name, res.uuid,
-		       rq->discard ? ",discard" : "");
-	if (!res.crypttab_present && res.crypttab.backup[0])
-		printf(_("  (the old file is kept as %s)\n"), res.crypttab.backup);
-	if (!rq->fstab)
-		return FDW_EXIT_OK;
-	if (res.fstab_failed) {
-		fprintf(stderr, _("%s: fstab: %s. crypttab was written; fstab was not changed.\n"),
-			fdw_progname, cli_safe(why));
-		return FDW_EXIT_ERROR;
-	}
-	if (res.partlabel_shared > 1)
-		printf(_("fstab: lines that say PARTLABEL=%s were left alone: %d partitions on "
-			 "this machine have that name, so it does not say which one is meant. If "
-			 "such a line means this partition, change it to /dev/mapper/%s by hand.\n"),
-		       cli_safe(res.partlabel), res.partlabel_shared, res.name);
-	if (res.fstab.changed)
-		printf(_("fstab: %d line(s) that named the partition now name /dev/mapper/%s\n"
-			 "  (the old file is kept as %s)\n"), res.fstab.lines, res.name,
-		       res.fstab.backup);
-	else
-		printf(_("fstab: no line names the partition itself; nothing to change.\n"));
-	return FDW_EXIT_OK;
+	return cli_boot_report(address, rq, rc, &res, why);
 }
 
 int cmd_crypttab(int argc, char **argv)

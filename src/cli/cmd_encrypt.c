@@ -20,7 +20,6 @@
 #include "core/bench.h"
 #include "core/boot_entries.h"
 #include "core/encrypt_flow.h"
-#include "core/recovery.h"
 #include "core/i18n.h"
 #include "core/plan.h"
 #include "core/target.h"
@@ -174,8 +173,14 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
 		.bench_baseline = !o->no_bench, .bench_scale = o->bench_scale,
 	};
-	struct fdw_secret *pass = NULL, *recovery = NULL;
+	struct fdw_start_options so = {
+		.recovery_key = o->recovery_key, .boot_entries = o->crypttab, .boot = o->boot,
+		.phase = say_phase,
+	};
+	struct fdw_start_result res = { .recovery = NULL };
+	struct fdw_secret *pass = NULL;
 	struct fdw_encrypt e;
+	const char *no_boot;
 	char why[1024];
 	int rc, exit_code = FDW_EXIT_ERROR;
 
@@ -183,6 +188,12 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	/* A refused plan is shown after the reason: the user sees what was asked. */
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		goto out;
+	}
+	no_boot = o->crypttab ? fdw_encrypt_boot_unavailable(&e, o->boot.root) : NULL;
+	if (no_boot) {
+		fprintf(stderr, _("%s: --crypttab: %s Nothing was changed.\n"), fdw_progname,
+			no_boot);
 		goto out;
 	}
 	print_plan(&e.target, &e.plan);
@@ -204,36 +215,27 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	pass = passphrase_get(o->key_file, true);
 	if (!pass)
 		goto out;
-	if (o->recovery_key) {
-		rc = fdw_recovery_key_generate(&recovery);
-		if (rc) {
-			fprintf(stderr, _("%s: cannot make a recovery key: %s. Nothing was "
-					  "changed.\n"), fdw_progname, strerror(-rc));
-			goto out;
-		}
-		e.recovery_key = recovery;
-	}
 	/* Held until the conversion runs, where a stop request means "at a safe point". */
 	conversion_defer_signals();
-	rc = fdw_encrypt_begin(&e, pass, say_phase, &e, why, sizeof(why));
+	so.ctx = &e;
+	rc = fdw_encrypt_start(&e, pass, &so, &res, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		goto out;
 	}
 	if (rc > 0)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
-	if (recovery) {
-		cli_show_recovery_key(address, 1, recovery);
-		fdw_secret_free(recovery);
-		recovery = NULL;
-	}
-	/* The entry is right from now on: the volume opens mid-conversion too. */
-	if (o->crypttab) {
+	/* Only a key that opened the volume in its test is shown, with the keyslot it opened. */
+	if (res.recovery)
+		cli_show_recovery_key(address, res.recovery_slot, res.recovery);
+	else if (res.recovery_why[0])
+		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(res.recovery_why));
+	fdw_start_result_wipe(&res);
+	if (res.boot_tried) {
 		struct fdw_boot_request rq = o->boot;
 
-		if (!rq.name && e.boot_name[0])
-			rq.name = e.boot_name;
-		cli_boot_entries(address, &rq);
+		rq.root = res.boot_root;
+		cli_boot_report(address, &rq, res.boot_rc, &res.boot, res.boot_why);
 	}
 	if (e.job.active_name[0])
 		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
@@ -244,7 +246,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		       address);
 	exit_code = conversion_start(&e.job, &e.target, pass, o->foreground, o->mount_at);
 out:
-	fdw_secret_free(recovery);
+	fdw_start_result_wipe(&res);
 	fdw_secret_free(pass);
 	fdw_encrypt_close(&e);
 	return exit_code;

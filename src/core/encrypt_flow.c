@@ -233,9 +233,9 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	e->offline = o->offline;
 	e->fast_pbkdf = o->fast_pbkdf;
 	e->bench_baseline = o->bench_baseline;
-	e->recovery_key = o->recovery_key;
-	snprintf(e->bench_scale, sizeof(e->bench_scale), "%s",
-		 o->bench_scale ? o->bench_scale : "quick");
+	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
+	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
+		fdw_log(FDW_LOG_WARN, "unknown benchmark scale '%s': quick instead", o->bench_scale);
 	if (!o->dry_run && geteuid() != 0) {
 		snprintf(why, len, _("encrypting needs root; run it with sudo. Nothing was "
 				     "changed."));

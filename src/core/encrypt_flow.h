@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "boot_entries.h"
 #include "convert.h"
 #include "job.h"
 #include "phase.h"
@@ -30,9 +31,6 @@ struct fdw_encrypt_options {
 	bool dry_run;			/* plan only: no lock, no path checks */
 	bool bench_baseline;		/* benchmark the plain filesystem first, and after */
 	const char *bench_scale;	/* NULL: "quick" */
-	/* A recovery key (fdw_recovery_key_generate) for a second keyslot, added with the
-	 * header before any data moves; the caller shows it. NULL: none. */
-	const struct fdw_secret *recovery_key;
 };
 
 /* One conversion being set up. Zero it, then prepare; always close. */
@@ -46,6 +44,7 @@ struct fdw_encrypt {
 	char work_dir[PATH_MAX];
 	bool offline, fast_pbkdf, bench_baseline;
 	char bench_scale[8];
+	/* set by fdw_encrypt_start only, while begin writes the header */
 	const struct fdw_secret *recovery_key;
 	/* crypttab name from the filesystem's label or the partition's name, taken before
 	 * encryption hides the label; "" when neither gives one */
@@ -78,6 +77,61 @@ int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		      fdw_phase_fn phase, void *ctx, char *why, size_t len);
 
 void fdw_encrypt_close(struct fdw_encrypt *e);
+
+/*
+ * Change, after prepare, whether the plain filesystem is benchmarked first (and the
+ * encrypted one after), and at what scale (NULL: keep it). -EINVAL for an unknown scale.
+ */
+int fdw_encrypt_set_bench(struct fdw_encrypt *e, bool baseline, const char *scale);
+
+/* What fdw_encrypt_start does beyond the header. */
+struct fdw_start_options {
+	bool recovery_key;		/* make a recovery key, add it with the header, test it */
+	bool boot_entries;		/* crypttab entry (and fstab with @boot.fstab) */
+	struct fdw_boot_request boot;	/* root NULL: "/"; name NULL: fdw_encrypt.boot_name */
+	fdw_phase_fn phase;		/* hears each step; may be NULL */
+	void *ctx;
+};
+
+/* What it did; the front-end shows it. Wipe it with fdw_start_result_wipe(). */
+struct fdw_start_result {
+	/* The recovery key, only when it was added and opened the volume in its test: to be
+	 * shown once, then wiped. NULL when none was asked, or with @recovery_why. */
+	struct fdw_secret *recovery;
+	int recovery_slot;		/* the keyslot the key opened, -1 when none */
+	char recovery_why[768];		/* asked for but not handed out: why, what to do */
+	bool boot_tried;		/* boot entries were asked for */
+	int boot_rc;			/* as fdw_boot_entries_write() */
+	struct fdw_boot_result boot;
+	char boot_root[PATH_MAX];	/* the root they were written under */
+	char boot_why[1024];
+};
+
+/*
+ * The one start of an encryption, for the command line and the wizard alike, after
+ * fdw_encrypt_prepare(): make the recovery key when asked, fdw_encrypt_begin() (room,
+ * baseline benchmark, header with the passphrase's and the recovery key's keyslots,
+ * job record), then test the recovery key against the new header (a key that does not
+ * open the volume is wiped, never shown: @res->recovery_why says so), then write the
+ * boot entries when asked (a failure there only warns: @res->boot_rc). Returns as
+ * fdw_encrypt_begin(): 0, 1 (done; @why warns), or -errno with @why (@res holds no key).
+ * The conversion itself is launched next: fdw_encrypt_launch(), or in the foreground
+ * with fdw_job_open_volume() and fdw_worker_run().
+ */
+int fdw_encrypt_start(struct fdw_encrypt *e, const struct fdw_secret *pass,
+		      const struct fdw_start_options *so, struct fdw_start_result *res,
+		      char *why, size_t len);
+void fdw_start_result_wipe(struct fdw_start_result *res);
+
+/*
+ * Why boot entries cannot be offered for the planned partition when written under
+ * @root (NULL: "/"), as one translated sentence; NULL when they can.
+ */
+const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char *root);
+
+/* Launch the started conversion in a background worker: fdw_launch_background(). */
+pid_t fdw_encrypt_launch(struct fdw_encrypt *e, const struct fdw_secret *pass,
+			 const char *mount_at, char *why, size_t len);
 
 /* An unfinished conversion found again, ready to continue. */
 struct fdw_resume {

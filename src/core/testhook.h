@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Named points at which a test can have fdewiz killed, to prove what a crash there leaves. */
+/* Named points at which a test can have fdewiz killed or a step fail, to prove what is left. */
 #ifndef FDW_TESTHOOK_H
 #define FDW_TESTHOOK_H
+
+#include <stdbool.h>
 
 /* The environment variable that names the point (see HACKING.md, "Test hooks"). */
 #define FDW_TEST_KILL_AT_ENV "FDEWIZ_TEST_KILL_AT"
@@ -13,5 +15,17 @@
  *                   has not run yet (the end window, final_window.c).
  */
 void fdw_test_point(const char *point);
+
+/* The environment variable that names a step to fail on purpose. */
+#define FDW_TEST_FAIL_AT_ENV "FDEWIZ_TEST_FAIL_AT"
+
+/*
+ * True when FDEWIZ_TEST_FAIL_AT names @point: the caller then fails that step the way
+ * it would really fail, to prove the failure path. Points:
+ *   "recovery-key-mismatch": the recovery key to be shown differs by one character from
+ *                            the one written with the header (encrypt_start.c); its test
+ *                            must refuse to show it.
+ */
+bool fdw_test_fail(const char *point);
 
 #endif

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/bench_cipher.h"
@@ -39,6 +40,8 @@ bool plan_enter(struct tui *t, const char *address)
 	}
 	o.fast_pbkdf = t->fast_pbkdf;
 	o.bench_baseline = t->bench_baseline;
+	/* Test-only: a benchmark scale for emulated machines ("tiny"); unknown ones are ignored. */
+	o.bench_scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
 	snprintf(t->address, sizeof(t->address), "%s", address);
 	rc = fdw_encrypt_prepare(&t->enc, address, &o, why, sizeof(why));
 	if (rc) {
@@ -57,15 +60,10 @@ bool plan_enter(struct tui *t, const char *address)
 
 const char *plan_boot_unavailable(const struct tui *t)
 {
-	const struct fdw_target *tg = &t->enc.target;
-
-	if (!t->enc_open || !tg->part)
+	if (!t->enc_open)
 		return _("No partition is planned.");
-	if (tg->disk.kind == FDW_DISK_IMAGE || !tg->part->node)
-		return _("Not for a partition of an image file: this system does not open it "
-			 "at boot (for a system inside the image, run fdewiz crypttab --root "
-			 "later).");
-	return NULL;
+	/* The wizard writes this system's own files: its root is "/". */
+	return fdw_encrypt_boot_unavailable(&t->enc, "/");
 }
 
 /* "label   value" with labels padded to @lw cells; returns the rows used. */
@@ -231,7 +229,7 @@ void plan_key(struct tui *t, int ch, bool is_key)
 	if (!is_key && ch == ' ') {
 		if (t->plan_focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
-			t->enc.bench_baseline = t->bench_baseline;
+			fdw_encrypt_set_bench(&t->enc, t->bench_baseline, NULL);
 		} else if (plan_boot_unavailable(t)) {
 			t->boot_entries = false;
 			tui_set_status(t, false, "%s", plan_boot_unavailable(t));

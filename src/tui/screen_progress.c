@@ -59,7 +59,6 @@ static void on_phase(enum fdw_phase phase, void *ctx)
 
 static void recovery_wipe(struct tui *t)
 {
-	t->enc.recovery_key = NULL;
 	fdw_secret_free(t->recovery);
 	t->recovery = NULL;
 }
@@ -67,39 +66,24 @@ static void recovery_wipe(struct tui *t)
 static void *begin_main(void *arg)
 {
 	struct tui *t = arg;
-	char why[512] = "";
-	int slot = -1, rc;
+	struct fdw_start_options so = {
+		.recovery_key = t->recovery_key, .boot_entries = t->boot_entries,
+		.boot = { .root = "/", .fstab = true }, .phase = on_phase, .ctx = t,
+	};
 
-	t->begin_rc = fdw_encrypt_begin(&t->enc, t->pass[0], on_phase, t, t->begin_why,
+	t->begin_rc = fdw_encrypt_start(&t->enc, t->pass[0], &so, &t->begin_res, t->begin_why,
 					sizeof(t->begin_why));
-	/*
-	 * A key is shown only when it is known to open the volume: one that went wrong
-	 * would be written down and trusted in vain.
-	 */
-	if (t->begin_rc >= 0 && t->recovery) {
-		rc = fdw_recovery_key_test(t->enc.target.device, t->enc.plan.detached_header,
-					   t->recovery, &slot, why, sizeof(why));
-		if (rc) {
-			snprintf(t->recovery_msg, sizeof(t->recovery_msg),
-				 _("No recovery key was added (%s). Once the conversion is "
-				   "complete, add one with: fdewiz recovery-key add %s"),
-				 rc == -EPERM ? _("the header has no keyslot for it") : why,
-				 t->address);
-			recovery_wipe(t);
-		}
-	}
 	__atomic_store_n(&t->begin_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* Add the crypttab entry (and fix fstab) once the header is on; a failure only warns. */
+/* Say what the boot entries step of the start did; a failure only warns. */
 static void boot_entries(struct tui *t)
 {
-	struct fdw_boot_request rq = { .root = "/", .fstab = true,
-				       .name = t->enc.boot_name[0] ? t->enc.boot_name : NULL };
-	struct fdw_boot_result res;
-	char why[1024] = "", ct[1024], fs[1024 + 256];
-	int rc = fdw_boot_entries_write(t->address, &rq, &res, why, sizeof(why));
+	const struct fdw_boot_result *res = &t->begin_res.boot;
+	const char *why = t->begin_res.boot_why;
+	char ct[1024], fs[1024 + 256];
+	int rc = t->begin_res.boot_rc;
 
 	t->boot_failed = rc != 0;
 	if (rc < 0) {
@@ -108,23 +92,23 @@ static void boot_entries(struct tui *t)
 			   "entry later run: fdewiz crypttab %s"), why, t->address);
 		return;
 	}
-	if (res.crypttab_present)
+	if (res->crypttab_present)
 		snprintf(ct, sizeof(ct), _("/etc/crypttab already opened it as /dev/mapper/%s; "
-					   "nothing added."), res.name);
-	else if (res.crypttab.backup[0])
+					   "nothing added."), res->name);
+	else if (res->crypttab.backup[0])
 		snprintf(ct, sizeof(ct), _("added to /etc/crypttab: it opens at boot as "
-					   "/dev/mapper/%s (old file kept as %s)."), res.name,
-			 res.crypttab.backup);
+					   "/dev/mapper/%s (old file kept as %s)."), res->name,
+			 res->crypttab.backup);
 	else
 		snprintf(ct, sizeof(ct), _("added to /etc/crypttab: it opens at boot as "
-					   "/dev/mapper/%s."), res.name);
-	if (res.fstab_failed)
+					   "/dev/mapper/%s."), res->name);
+	if (res->fstab_failed)
 		snprintf(fs, sizeof(fs), _("/etc/fstab was not changed: %s Fix it by hand, or "
 					   "run fdewiz crypttab %s later."), why, t->address);
-	else if (res.fstab.changed)
+	else if (res->fstab.changed)
 		snprintf(fs, sizeof(fs), _("/etc/fstab: %d line(s) now name /dev/mapper/%s (old "
-					   "file kept as %s)."), res.fstab.lines, res.name,
-			 res.fstab.backup);
+					   "file kept as %s)."), res->fstab.lines, res->name,
+			 res->fstab.backup);
 	else
 		snprintf(fs, sizeof(fs), "%s", _("/etc/fstab: no line names the partition "
 						 "itself; unchanged."));
@@ -144,23 +128,10 @@ void progress_start(struct tui *t)
 	int rc;
 
 	recovery_wipe(t);
-	t->recovery_msg[0] = '\0';
+	fdw_start_result_wipe(&t->begin_res);
+	t->begin_res.recovery_why[0] = '\0';
 	t->boot_msg[0] = '\0';
 	t->boot_failed = false;
-	if (t->recovery_key) {
-		rc = fdw_recovery_key_generate(&t->recovery);
-		if (rc) {
-			t->recovery = NULL;
-			snprintf(t->confirm_msg, sizeof(t->confirm_msg),
-				 _("The recovery key could not be made (%s). Nothing was changed; "
-				   "go back with Esc and untick its box to go on without one."),
-				 strerror(-rc));
-			t->confirm_len = 0;
-			t->confirm[0] = '\0';
-			return;
-		}
-		t->enc.recovery_key = t->recovery;
-	}
 	t->begin_phase = FDW_PHASE_CHECKING;
 	t->begin_done = 0;
 	t->begin_why[0] = '\0';
@@ -173,7 +144,6 @@ void progress_start(struct tui *t)
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
-		recovery_wipe(t);
 		tui_show_dialog(t, _("Not encrypted"), strerror(rc));
 		tui_go(t, TUI_DISKS);
 		return;
@@ -190,6 +160,9 @@ void progress_begin_poll(struct tui *t)
 		return;
 	pthread_join(t->begin_thread, NULL);
 	t->begin_running = false;
+	/* The key, when the start handed one out (added and tested), is this screen's now. */
+	t->recovery = t->begin_res.recovery;
+	t->begin_res.recovery = NULL;
 	if (t->begin_rc < 0) {
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
@@ -202,22 +175,19 @@ void progress_begin_poll(struct tui *t)
 	}
 	if (t->begin_rc > 0)	/* done, with a warning */
 		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", t->begin_why);
-	if (t->recovery_msg[0]) {
+	if (t->begin_res.recovery_why[0]) {
 		size_t l = strlen(t->progress_msg);
 
 		snprintf(t->progress_msg + l, sizeof(t->progress_msg) - l, "%s%s",
-			 l ? " " : "", t->recovery_msg);
+			 l ? " " : "", t->begin_res.recovery_why);
 	}
 	t->job = t->enc.job;
 	t->have_job = true;
-	/* The entry is right from now on: the volume opens mid-conversion too. */
-	if (t->boot_entries)
+	if (t->begin_res.boot_tried)
 		boot_entries(t);
-	pid = fdw_launch_background(&t->enc.job, &t->enc.target, t->pass[0], NULL, why,
-				    sizeof(why));
+	pid = fdw_encrypt_launch(&t->enc, t->pass[0], NULL, why, sizeof(why));
 	t->begin_phase = -1;
 	tui_wipe_passphrases(t);
-	t->enc.recovery_key = NULL;
 	tui_release_plan(t);
 	if (pid < 0)
 		tui_show_dialog(t, _("The conversion did not start"), why);

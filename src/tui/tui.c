@@ -340,12 +340,6 @@ void tui_show_dialog(struct tui *t, const char *title, const char *msg)
 
 void tui_go(struct tui *t, enum tui_screen s)
 {
-	/* Test-only: a benchmark scale for emulated machines ("tiny"), once the plan is made. */
-	const char *scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
-	enum fdw_bench_scale parsed;
-
-	if (s == TUI_PLAN && t->enc_open && fdw_bench_scale_parse(scale, &parsed) == 0)
-		snprintf(t->enc.bench_scale, sizeof(t->enc.bench_scale), "%s", scale);
 	t->screen = s;
 	t->status[0] = '\0';
 	curs_set(0);
@@ -729,6 +723,7 @@ static void tui_free(struct tui *t)
 	fdw_secret_free(t->prompt_pass);
 	fdw_secret_free(t->recovery);
 	t->recovery = NULL;
+	fdw_start_result_wipe(&t->begin_res);
 	for (size_t i = 0; i < t->n_disks; i++)
 		fdw_disk_free(&t->disks[i]);
 	free(t->disks);

@@ -91,7 +91,7 @@ struct tui {
 	bool recovery_key;
 	char pass_msg[256];
 
-	/* Recovery key: made before the header steps, shown once, then wiped. */
+	/* Recovery key: made and tested by the start, shown once, then wiped. */
 	struct fdw_secret *recovery;
 	bool recovery_quit_asked;
 
@@ -118,7 +118,7 @@ struct tui {
 	char progress_msg[1024];
 	char boot_msg[1024];		/* what the boot entries step did */
 	bool boot_failed;
-	char recovery_msg[512];		/* set in the header thread: the key was not added */
+	struct fdw_start_result begin_res;	/* what the start did (filled in the thread) */
 
 	/* Results: the benchmark before and after, when saved. */
 	struct fdw_bench_run *bench[2];

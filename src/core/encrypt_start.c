@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Starting an encryption after the plan: header, recovery key added and tested, boot entries. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "encrypt_flow.h"
+#include "i18n.h"
+#include "log.h"
+#include "recovery.h"
+#include "testhook.h"
+
+const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char *root)
+{
+	const struct fdw_target *tg = &e->target;
+
+	if (!e->target_open || !tg->part)
+		return _("No partition is planned.");
+	/* This system never opens an image's partition at boot; a system inside it may. */
+	if ((tg->disk.kind == FDW_DISK_IMAGE || !tg->part->node) && (!root || !strcmp(root, "/")))
+		return _("Not for a partition of an image file: this system does not open it "
+			 "at boot (for a system inside the image, run fdewiz crypttab --root "
+			 "later).");
+	return NULL;
+}
+
+int fdw_encrypt_set_bench(struct fdw_encrypt *e, bool baseline, const char *scale)
+{
+	enum fdw_bench_scale parsed;
+
+	if (scale && fdw_bench_scale_parse(scale, &parsed) != 0)
+		return -EINVAL;
+	e->bench_baseline = baseline;
+	if (scale)
+		snprintf(e->bench_scale, sizeof(e->bench_scale), "%s", scale);
+	return 0;
+}
+
+/*
+ * Test hook: one character of the key to be shown is changed after the header was
+ * written, as if the key shown were not the one in the keyslot. The test must catch it.
+ */
+static void test_spoil_key(struct fdw_secret *key)
+{
+	if (!fdw_test_fail("recovery-key-mismatch") || !key->len)
+		return;
+	key->data[0] = key->data[0] == 'A' ? 'B' : 'A';
+}
+
+/*
+ * A key is handed out only when it is known to open the volume: one that went wrong
+ * would be written down and trusted in vain.
+ */
+static void recovery_check(struct fdw_encrypt *e, struct fdw_start_result *res)
+{
+	char why[512] = "";
+	int slot = -1, rc;
+
+	test_spoil_key(res->recovery);
+	rc = fdw_recovery_key_test(e->target.device, e->plan.detached_header, res->recovery,
+				   &slot, why, sizeof(why));
+	if (!rc) {
+		res->recovery_slot = slot;
+		fdw_log(FDW_LOG_INFO, "%s: the recovery key opens keyslot %d",
+			e->job.address, slot);
+		return;
+	}
+	fdw_log(FDW_LOG_WARN, "%s: the recovery key was not shown: it did not pass its test "
+		"(%s)", e->job.address, strerror(-rc));
+	snprintf(res->recovery_why, sizeof(res->recovery_why),
+		 _("No recovery key was added (%s). Once the conversion is complete, add one "
+		   "with: fdewiz recovery-key add %s"),
+		 rc == -EPERM ? _("the key made does not open the volume") : why,
+		 e->job.address);
+	fdw_secret_free(res->recovery);
+	res->recovery = NULL;
+}
+
+static void boot_step(struct fdw_encrypt *e, const struct fdw_start_options *so,
+		      struct fdw_start_result *res)
+{
+	struct fdw_boot_request rq = so->boot;
+
+	if (!rq.root)
+		rq.root = "/";
+	if (!rq.name && e->boot_name[0])
+		rq.name = e->boot_name;
+	res->boot_tried = true;
+	snprintf(res->boot_root, sizeof(res->boot_root), "%s", rq.root);
+	res->boot_rc = fdw_boot_entries_write(e->job.address, &rq, &res->boot, res->boot_why,
+					      sizeof(res->boot_why));
+}
+
+int fdw_encrypt_start(struct fdw_encrypt *e, const struct fdw_secret *pass,
+		      const struct fdw_start_options *so, struct fdw_start_result *res,
+		      char *why, size_t len)
+{
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->recovery_slot = -1;
+	if (so->recovery_key) {
+		rc = fdw_recovery_key_generate(&res->recovery);
+		if (rc) {
+			res->recovery = NULL;
+			snprintf(why, len, _("the recovery key could not be made (%s). Nothing was "
+					     "changed; go on without one, or try again."),
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	/* Added with the header, before any data moves: keyslots are locked after that. */
+	e->recovery_key = res->recovery;
+	rc = fdw_encrypt_begin(e, pass, so->phase, so->ctx, why, len);
+	e->recovery_key = NULL;
+	if (rc < 0) {
+		fdw_start_result_wipe(res);
+		return rc;
+	}
+	if (res->recovery)
+		recovery_check(e, res);
+	/* The entry is right from now on: the volume opens mid-conversion too. */
+	if (so->boot_entries)
+		boot_step(e, so, res);
+	return rc;
+}
+
+void fdw_start_result_wipe(struct fdw_start_result *res)
+{
+	fdw_secret_free(res->recovery);
+	res->recovery = NULL;
+}
+
+pid_t fdw_encrypt_launch(struct fdw_encrypt *e, const struct fdw_secret *pass,
+			 const char *mount_at, char *why, size_t len)
+{
+	return fdw_launch_background(&e->job, &e->target, pass, mount_at, why, len);
+}
