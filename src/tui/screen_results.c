@@ -7,13 +7,9 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/results.h"
 #include "curses.h"
 #include "tui.h"
-
-/* Slowdowns (percent) below which encryption is called cheap, small, or noticeable. */
-#define CHEAP_PCT 5.0
-#define SMALL_PCT 20.0
-#define NOTICEABLE_PCT 50.0
 
 static struct fdw_bench_run *load(const char *path)
 {
@@ -54,38 +50,6 @@ static void value_text(const struct fdw_bench_metric *m, char *buf, size_t len)
 		snprintf(buf, len, m->median >= 100 ? "%.0f %s" : "%.1f %s", m->median, m->unit);
 }
 
-/* One sentence on the whole comparison, from the trustworthy tests, into @buf. */
-static void verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len)
-{
-	double sum = 0, mean;
-	size_t used = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (d[i].suspicious)
-			continue;
-		sum += d[i].slowdown_pct;
-		used++;
-	}
-	if (!used) {
-		snprintf(buf, len, "%s", _("The measurements do not allow a conclusion; run fdewiz "
-					   "bench again on a quiet system."));
-		return;
-	}
-	mean = sum / (double)used;
-	if (mean < CHEAP_PCT)
-		snprintf(buf, len, _("Encryption costs almost nothing on this machine (%.0f%% "
-				     "slower on average)."), mean);
-	else if (mean < SMALL_PCT)
-		snprintf(buf, len, _("Encryption costs a little speed (%.0f%% slower on average); "
-				     "most people will not notice it."), mean);
-	else if (mean < NOTICEABLE_PCT)
-		snprintf(buf, len, _("Encryption costs noticeable speed on this machine (%.0f%% "
-				     "slower on average)."), mean);
-	else
-		snprintf(buf, len, _("Encryption costs a lot of speed here (%.0f%% slower on "
-				     "average); see the cipher recommendation."), mean);
-}
-
 /* Two rows per test: its title and bars for plain and encrypted, scaled to the larger. */
 static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int tw)
 {
@@ -106,9 +70,9 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	if (d->slowdown_pct < 0)	/* better encrypted: within noise, or suspicious */
 		snprintf(s, sizeof(s), _("%.1f%% faster%s"), -d->slowdown_pct,
 			 d->suspicious ? _(" (suspicious)") : d->unstable ? _(" (unstable)") : "");
-	tui_attr_on(t, d->slowdown_pct > SMALL_PCT ? TUI_C_WARN : TUI_C_DIM);
+	tui_attr_on(t, fdw_results_delta_notable(d) ? TUI_C_WARN : TUI_C_DIM);
 	tui_put(y + 1, 4, tw - 2, s, true);
-	tui_attr_off(t, d->slowdown_pct > SMALL_PCT ? TUI_C_WARN : TUI_C_DIM);
+	tui_attr_off(t, fdw_results_delta_notable(d) ? TUI_C_WARN : TUI_C_DIM);
 	tui_put(y, 3 + tw, lw, _("plain"), true);
 	tui_put(y + 1, 3 + tw, lw, _("encrypted"), true);
 	if (bw >= 4 && big > 0) {
@@ -140,22 +104,22 @@ static int title_width(const struct tui *t)
 
 void results_draw(struct tui *t)
 {
-	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128];
+	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128], note[1024];
 	struct fdw_bench_delta d[FDW_BENCH_MAX_TESTS];
 	size_t n = 0;
 	int y = 2, tw = title_width(t), bottom = LINES - 2;
 
 	snprintf(title, sizeof(title), _("Results for %s"), t->job.address);
 	tui_title(t, title);
-	snprintf(line, sizeof(line), _("%s is encrypted (LUKS2, %s)."), t->job.address,
-		 t->job.cipher[0] ? t->job.cipher : "aes-xts-plain64");
+	fdw_results_summary(&t->job, t->bench[0] != NULL, t->bench[1] != NULL, line,
+			    sizeof(line), note, sizeof(note));
 	tui_attr_on(t, TUI_C_GOOD);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_GOOD);
 	y++;
 	if (t->bench[0] && t->bench[1]) {
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);
-		verdict(d, n, line, sizeof(line));
+		fdw_results_verdict(d, n, line, sizeof(line));
 		y += tui_wrap(y, 2, COLS - 4, 2, line);
 		y++;
 		bottom -= 2;
@@ -169,14 +133,8 @@ void results_draw(struct tui *t)
 		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
 		tui_attr_off(t, TUI_C_DIM);
 	} else if (t->bench[0]) {
-		/* The note is the engine's English sentence, recorded by the worker. */
-		snprintf(line, sizeof(line),
-			 _("Only the baseline (before encryption) was measured: %s."),
-			 t->job.bench_note[0] ? t->job.bench_note :
-			 _("this system has no device-mapper, so the encrypted volume cannot be "
-			   "opened here and the benchmark after encryption could not run"));
 		tui_attr_on(t, TUI_C_WARN);
-		y += tui_wrap(y, 2, COLS - 4, 3, line);
+		y += tui_wrap(y, 2, COLS - 4, 3, note);
 		tui_attr_off(t, TUI_C_WARN);
 		y++;
 		bottom -= 2;
@@ -194,8 +152,7 @@ void results_draw(struct tui *t)
 		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
 		tui_attr_off(t, TUI_C_DIM);
 	} else {
-		tui_wrap(y, 2, COLS - 4, 3, t->job.bench_note[0] ? t->job.bench_note :
-			 _("No benchmark was run for this conversion."));
+		tui_wrap(y, 2, COLS - 4, 3, note);
 	}
 	tui_attr_on(t, TUI_C_DIM);
 	tui_put(LINES - 1, 0, COLS, _("Up/Down: scroll  d: disks  q: quit"), true);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The words for a finished conversion: its summary and the verdict of its benchmarks. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "i18n.h"
+#include "results.h"
+
+void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len)
+{
+	double sum = 0, mean;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].suspicious)
+			continue;
+		sum += d[i].slowdown_pct;
+		used++;
+	}
+	if (!used) {
+		snprintf(buf, len, "%s", _("The measurements do not allow a conclusion; run fdewiz "
+					   "bench again on a quiet system."));
+		return;
+	}
+	mean = sum / (double)used;
+	if (mean < FDW_RESULTS_CHEAP_PCT)
+		snprintf(buf, len, _("Encryption costs almost nothing on this machine (%.0f%% "
+				     "slower on average)."), mean);
+	else if (mean < FDW_RESULTS_SMALL_PCT)
+		snprintf(buf, len, _("Encryption costs a little speed (%.0f%% slower on average); "
+				     "most people will not notice it."), mean);
+	else if (mean < FDW_RESULTS_NOTICEABLE_PCT)
+		snprintf(buf, len, _("Encryption costs noticeable speed on this machine (%.0f%% "
+				     "slower on average)."), mean);
+	else
+		snprintf(buf, len, _("Encryption costs a lot of speed here (%.0f%% slower on "
+				     "average); see the cipher recommendation."), mean);
+}
+
+bool fdw_results_delta_notable(const struct fdw_bench_delta *d)
+{
+	return d->slowdown_pct > FDW_RESULTS_SMALL_PCT;
+}
+
+void fdw_results_summary(const struct fdw_job *job, bool before, bool after, char *headline,
+			 size_t hlen, char *note, size_t nlen)
+{
+	snprintf(headline, hlen, _("%s is encrypted (LUKS2, %s)."), job->address,
+		 job->cipher[0] ? job->cipher : "aes-xts-plain64");
+	if (before && after)
+		note[0] = '\0';
+	else if (before)
+		/* The note is the engine's English sentence, recorded by the worker. */
+		snprintf(note, nlen, _("Only the baseline (before encryption) was measured: %s."),
+			 job->bench_note[0] ? job->bench_note :
+			 _("this system has no device-mapper, so the encrypted volume cannot be "
+			   "opened here and the benchmark after encryption could not run"));
+	else
+		snprintf(note, nlen, "%s", job->bench_note[0] ? job->bench_note :
+			 _("No benchmark was run for this conversion."));
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What a finished conversion is said to have done: its summary and the benchmark verdict. */
+#ifndef FDW_RESULTS_H
+#define FDW_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench.h"
+#include "job.h"
+
+/* Mean slowdowns (percent) below which encryption is called cheap, small, or noticeable. */
+#define FDW_RESULTS_CHEAP_PCT 5.0
+#define FDW_RESULTS_SMALL_PCT 20.0
+#define FDW_RESULTS_NOTICEABLE_PCT 50.0
+
+/*
+ * One translated sentence on a whole before/after comparison, from its trustworthy
+ * tests (the suspicious ones are left out) into @buf; says so when none is trustworthy.
+ */
+void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len);
+
+/* Whether one test's slowdown is worth a warning colour. */
+bool fdw_results_delta_notable(const struct fdw_bench_delta *d);
+
+/*
+ * The summary of @job, translated: @headline "ADDRESS is encrypted (LUKS2, CIPHER).";
+ * @note what was measured when there is no comparison (@before: a baseline was loaded,
+ * @after: the benchmark after it too; "" when both were).
+ */
+void fdw_results_summary(const struct fdw_job *job, bool before, bool after, char *headline,
+			 size_t hlen, char *note, size_t nlen);
+
+#endif

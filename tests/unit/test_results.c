@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests for the words of a finished conversion: the verdict and the summary. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/results.h"
+
+static void verdict_of(const double *slowdown, const bool *suspicious, size_t n, char *buf,
+		       size_t len)
+{
+	struct fdw_bench_delta d[8];
+
+	memset(d, 0, sizeof(d));
+	for (size_t i = 0; i < n; i++) {
+		d[i].slowdown_pct = slowdown[i];
+		d[i].suspicious = suspicious ? suspicious[i] : false;
+	}
+	fdw_results_verdict(d, n, buf, len);
+}
+
+static void test_verdict_bands(void **state)
+{
+	static const struct { double pct; const char *says; } bands[] = {
+		{ 0.0, "almost nothing on this machine (0% slower" },
+		{ 4.9, "almost nothing on this machine (5% slower" },
+		{ 5.0, "a little speed (5% slower" },
+		{ 19.9, "a little speed (20% slower" },
+		{ 20.0, "noticeable speed on this machine (20% slower" },
+		{ 49.0, "noticeable speed" },
+		{ 50.0, "a lot of speed here (50% slower" },
+		{ 90.0, "see the cipher recommendation" },
+	};
+	char buf[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bands) / sizeof(bands[0]); i++) {
+		verdict_of(&bands[i].pct, NULL, 1, buf, sizeof(buf));
+		if (!strstr(buf, bands[i].says))
+			fail_msg("%.1f%%: '%s' lacks '%s'", bands[i].pct, buf, bands[i].says);
+	}
+}
+
+/* The mean is over the trustworthy tests only; none of them: no conclusion. */
+static void test_verdict_leaves_out_suspicious(void **state)
+{
+	const double pct[] = { 2.0, 80.0, 4.0 };
+	const bool sus[] = { false, true, false };
+	const bool all[] = { true, true, true };
+	char buf[512];
+
+	(void)state;
+	verdict_of(pct, sus, 3, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "almost nothing on this machine (3% slower"));
+	verdict_of(pct, all, 3, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "do not allow a conclusion"));
+	verdict_of(pct, NULL, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "do not allow a conclusion"));
+}
+
+static void test_delta_notable(void **state)
+{
+	struct fdw_bench_delta d = { .slowdown_pct = FDW_RESULTS_SMALL_PCT };
+
+	(void)state;
+	assert_false(fdw_results_delta_notable(&d));
+	d.slowdown_pct = FDW_RESULTS_SMALL_PCT + 0.1;
+	assert_true(fdw_results_delta_notable(&d));
+}
+
+static void test_summary(void **state)
+{
+	struct fdw_job job;
+	char head[512], note[1024];
+
+	(void)state;
+	memset(&job, 0, sizeof(job));
+	snprintf(job.address, sizeof(job.address), "/dev/sdz2");
+	fdw_results_summary(&job, true, true, head, sizeof(head), note, sizeof(note));
+	assert_string_equal(head, "/dev/sdz2 is encrypted (LUKS2, aes-xts-plain64).");
+	assert_string_equal(note, "");
+	snprintf(job.cipher, sizeof(job.cipher), "serpent-xts-plain64, 512-bit key");
+	fdw_results_summary(&job, true, false, head, sizeof(head), note, sizeof(note));
+	assert_string_equal(head, "/dev/sdz2 is encrypted (LUKS2, serpent-xts-plain64, 512-bit "
+			    "key).");
+	assert_non_null(strstr(note, "Only the baseline"));
+	assert_non_null(strstr(note, "no device-mapper"));
+	snprintf(job.bench_note, sizeof(job.bench_note), "it was stopped");
+	fdw_results_summary(&job, true, false, head, sizeof(head), note, sizeof(note));
+	assert_string_equal(note, "Only the baseline (before encryption) was measured: it was "
+			    "stopped.");
+	fdw_results_summary(&job, false, false, head, sizeof(head), note, sizeof(note));
+	assert_string_equal(note, "it was stopped");
+	job.bench_note[0] = '\0';
+	fdw_results_summary(&job, false, false, head, sizeof(head), note, sizeof(note));
+	assert_string_equal(note, "No benchmark was run for this conversion.");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdict_bands),
+		cmocka_unit_test(test_verdict_leaves_out_suspicious),
+		cmocka_unit_test(test_delta_notable),
+		cmocka_unit_test(test_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
