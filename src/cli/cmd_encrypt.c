@@ -166,6 +166,31 @@ static void say_phase(enum fdw_phase phase, void *ctx)
 	fflush(stdout);
 }
 
+/* What the start did: the tested recovery key (once), the boot entries, online or not. */
+static void say_started(const char *address, const struct encrypt_opts *o,
+			const struct fdw_encrypt *e, struct fdw_start_result *res)
+{
+	/* Only a key that opened the volume in its test is shown, with the keyslot it opened. */
+	if (res->recovery)
+		cli_show_recovery_key(address, res->recovery_slot, res->recovery);
+	else if (res->recovery_why[0])
+		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(res->recovery_why));
+	fdw_start_result_wipe(res);
+	if (res->boot_tried) {
+		struct fdw_boot_request rq = o->boot;
+
+		rq.root = res->boot_root;
+		cli_boot_report(address, &rq, res->boot_rc, &res->boot, res->boot_why);
+	}
+	if (e->job.active_name[0])
+		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
+			 "while it converts.\n"), e->job.active_name);
+	else
+		printf(_("Offline conversion: %s; keep %s unmounted until it is done.\n"),
+		       o->offline ? _("as asked") : _("this system has no device-mapper"),
+		       address);
+}
+
 static int do_encrypt(const char *address, const struct encrypt_opts *o)
 {
 	struct fdw_encrypt_options eo = {
@@ -225,26 +250,11 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	}
 	if (rc > 0)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
-	/* Only a key that opened the volume in its test is shown, with the keyslot it opened. */
-	if (res.recovery)
-		cli_show_recovery_key(address, res.recovery_slot, res.recovery);
-	else if (res.recovery_why[0])
-		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(res.recovery_why));
-	fdw_start_result_wipe(&res);
-	if (res.boot_tried) {
-		struct fdw_boot_request rq = o->boot;
-
-		rq.root = res.boot_root;
-		cli_boot_report(address, &rq, res.boot_rc, &res.boot, res.boot_why);
-	}
-	if (e.job.active_name[0])
-		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
-			 "while it converts.\n"), e.job.active_name);
+	say_started(address, o, &e, &res);
+	if (o->foreground)
+		exit_code = conversion_start(&e.job, &e.target, pass, true, o->mount_at);
 	else
-		printf(_("Offline conversion: %s; keep %s unmounted until it is done.\n"),
-		       o->offline ? _("as asked") : _("this system has no device-mapper"),
-		       address);
-	exit_code = conversion_start(&e.job, &e.target, pass, o->foreground, o->mount_at);
+		exit_code = conversion_launch(&e, pass, o->mount_at);
 out:
 	fdw_start_result_wipe(&res);
 	fdw_secret_free(pass);

@@ -476,10 +476,12 @@ int cmd_resume(int argc, char **argv)
 	}
 	pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;
-	if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
+	if (pass && !foreground)
+		exit_code = conversion_resume(&r, pass);
+	else if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	else if (pass)
-		exit_code = conversion_start(&r.job, &r.target, pass, foreground, NULL);
+		exit_code = conversion_start(&r.job, &r.target, pass, true, NULL);
 	fdw_secret_free(pass);
 	fdw_resume_close(&r);
 	return exit_code;

@@ -135,6 +135,32 @@ static int report(const struct fdw_job *job, const struct fdw_volume *v, int rc,
 	return FDW_EXIT_ERROR;
 }
 
+static int said_background(pid_t pid, const struct fdw_job *job, const char *why)
+{
+	if (pid < 0) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	printf(_("Converting in the background (worker %d). Follow it with "
+		 "'%s status --watch %s'.\n"), (int)pid, fdw_progname, job->address);
+	return FDW_EXIT_OK;
+}
+
+int conversion_resume(struct fdw_resume *r, const struct fdw_secret *pass)
+{
+	char why[1024] = "";
+
+	return said_background(fdw_resume_start(r, pass, NULL, why, sizeof(why)), &r->job, why);
+}
+
+int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, const char *mount_at)
+{
+	char why[1024] = "";
+
+	return said_background(fdw_encrypt_launch(e, pass, mount_at, why, sizeof(why)), &e->job,
+			       why);
+}
+
 int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
 		     bool foreground, const char *mount_at)
 {
@@ -147,13 +173,7 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 
 	if (!foreground) {
 		pid = fdw_launch_background(job, t, pass, mount_at, why, sizeof(why));
-		if (pid < 0) {
-			fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-			return FDW_EXIT_ERROR;
-		}
-		printf(_("Converting in the background (worker %d). Follow it with "
-			 "'%s status --watch %s'.\n"), (int)pid, fdw_progname, job->address);
-		return FDW_EXIT_OK;
+		return said_background(pid, job, why);
 	}
 	rc = fdw_job_open_volume(job, t, &v, pass, mount_at, &offline, &mount_failed, why,
 				 sizeof(why));

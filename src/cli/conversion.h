@@ -25,4 +25,12 @@ void conversion_defer_signals(void);
 int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
 		     bool foreground, const char *mount_at);
 
+/* Convert the started @e in the background through the engine's launch. */
+struct fdw_encrypt;
+int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, const char *mount_at);
+
+/* Resume @r in the background through the engine's resume (passphrase checked first). */
+struct fdw_resume;
+int conversion_resume(struct fdw_resume *r, const struct fdw_secret *pass);
+
 #endif

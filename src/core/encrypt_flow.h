@@ -151,6 +151,15 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 /* 0 when @pass opens the volume; -EPERM with @why when it is wrong. */
 int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
 				char *why, size_t len);
+/*
+ * The one resume of a prepared conversion, for the command line and the wizard: check
+ * @pass, then convert in a background worker (fdw_launch_background). Returns the
+ * worker's pid; -EPERM with @why when the passphrase is wrong (nothing changed; ask
+ * again); or -errno with @why. In the foreground: fdw_resume_check_passphrase(), then
+ * fdw_job_open_volume() and fdw_worker_run().
+ */
+pid_t fdw_resume_start(struct fdw_resume *r, const struct fdw_secret *pass,
+		       const char *mount_at, char *why, size_t len);
 void fdw_resume_close(struct fdw_resume *r);
 
 /*

@@ -203,6 +203,16 @@ int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *p
 	return rc;
 }
 
+pid_t fdw_resume_start(struct fdw_resume *r, const struct fdw_secret *pass,
+		       const char *mount_at, char *why, size_t len)
+{
+	int rc = fdw_resume_check_passphrase(r, pass, why, len);
+
+	if (rc)
+		return rc;
+	return fdw_launch_background(&r->job, &r->target, pass, mount_at, why, len);
+}
+
 void fdw_resume_close(struct fdw_resume *r)
 {
 	if (r->target_open)

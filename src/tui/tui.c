@@ -581,8 +581,10 @@ static void prompt_key(struct tui *t, int ch, bool is_key)
 	snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s", _("Checking the passphrase..."));
 	tui_redraw(t);
 	rc = fdw_resume_prepare(&r, t->job.address, why, sizeof(why));
-	if (!rc)
-		rc = fdw_resume_check_passphrase(&r, t->prompt_pass, why, sizeof(why));
+	if (!rc) {
+		pid = fdw_resume_start(&r, t->prompt_pass, NULL, why, sizeof(why));
+		rc = pid < 0 ? (int)pid : 0;
+	}
 	if (rc == -EPERM) {
 		/* Wrong passphrase: let the user type it again. */
 		fdw_resume_close(&r);
@@ -591,12 +593,6 @@ static void prompt_key(struct tui *t, int ch, bool is_key)
 			 why[0] ? why : _("The passphrase is wrong. Nothing was changed."));
 		capitalise(t->prompt_msg);
 		return;
-	}
-	if (!rc) {
-		pid = fdw_launch_background(&r.job, &r.target, t->prompt_pass, NULL, why,
-					    sizeof(why));
-		if (pid < 0)
-			rc = (int)pid;
 	}
 	fdw_resume_close(&r);
 	tui_secret_clear(t->prompt_pass);
