@@ -83,6 +83,7 @@ static void boot_step(struct fdw_encrypt *e, const struct fdw_start_options *so,
 		      struct fdw_start_result *res)
 {
 	struct fdw_boot_request rq = so->boot;
+	const char *no = fdw_encrypt_boot_unavailable(e, so->boot.root);
 
 	if (!rq.root)
 		rq.root = "/";
@@ -90,6 +91,12 @@ static void boot_step(struct fdw_encrypt *e, const struct fdw_start_options *so,
 		rq.name = e->boot_name;
 	res->boot_tried = true;
 	snprintf(res->boot_root, sizeof(res->boot_root), "%s", rq.root);
+	/* Front-ends ask first; this keeps a forgotten check from writing this system's files. */
+	if (no) {
+		snprintf(res->boot_why, sizeof(res->boot_why), "%s", no);
+		res->boot_rc = -EINVAL;
+		return;
+	}
 	res->boot_rc = fdw_boot_entries_write(e->job.address, &rq, &res->boot, res->boot_why,
 					      sizeof(res->boot_why));
 }

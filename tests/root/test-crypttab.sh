@@ -124,7 +124,8 @@ ${loop}0 /x ext4 defaults 0 2" "$(cat "$IMG_TMP/blk/etc/fstab")"
 img_unloop "$loop"
 
 # 7. encrypt --crypttab: the entry is written as soon as the header is on, with the new
-# volume's UUID; a missing --root/etc is refused before anything changes.
+# volume's UUID; a missing --root/etc, or no --root for an image, is refused before
+# anything changes.
 mkdir -p "$IMG_TMP/enc/etc"
 printf 'PARTLABEL=Plain /plain ext4 defaults 0 2\n' >"$IMG_TMP/enc/etc/fstab"
 printf 'crypttab test key' >"$IMG_TMP/key"
@@ -134,6 +135,20 @@ run_cmd "$IMG_TMP/c11" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-be
 assert_eq "encrypt --crypttab, no etc: exit" 1 "$RUN_RC"
 assert_contains "encrypt --crypttab, no etc: message" "$(cat "$IMG_TMP/c11.err")" "Nothing was changed"
 assert_eq "encrypt --crypttab, no etc: image unchanged" "$before" "$(sha256sum <"$img")"
+# This system never opens an image's partition at boot: without --root it is refused (the
+# engine's policy, as the wizard's greyed-out box says), before anything changes.
+host_ct=$(sha256sum /etc/crypttab 2>/dev/null || echo none)
+run_cmd "$IMG_TMP/c11b" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+	--key-file "$IMG_TMP/key" --crypttab "$img:2"
+assert_eq "encrypt --crypttab, image, no --root: exit" 1 "$RUN_RC"
+assert_contains "encrypt --crypttab, image, no --root: why" "$(cat "$IMG_TMP/c11b.err")" \
+	"Not for a partition of an image file"
+assert_contains "encrypt --crypttab, image, no --root: nothing changed" \
+	"$(cat "$IMG_TMP/c11b.err")" "Nothing was changed"
+assert_eq "encrypt --crypttab, image, no --root: image unchanged" "$before" \
+	"$(sha256sum <"$img")"
+assert_eq "encrypt --crypttab, image, no --root: /etc/crypttab untouched" "$host_ct" \
+	"$(sha256sum /etc/crypttab 2>/dev/null || echo none)"
 run_cmd "$IMG_TMP/c12" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file "$IMG_TMP/key" --crypttab --root "$IMG_TMP/enc" --name plainvol "$img:2"
 assert_eq "encrypt --crypttab: exit" 0 "$RUN_RC"
