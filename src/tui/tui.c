@@ -17,6 +17,7 @@
 #include "core/i18n.h"
 #include "core/log.h"
 #include "curses.h"
+#include "textlayout.h"
 #include "tui.h"
 
 volatile sig_atomic_t tui_stop_signal;
@@ -29,83 +30,7 @@ static void on_stop_signal(int sig)
 	tui_stop_signal = sig;
 }
 
-/* ---- text and layout ---- */
-
-/* Append "\xHH" for each of @n bytes at @b, as far as @max allows; the new count. */
-static size_t escape_bytes(const char *b, size_t nb, wchar_t *out, size_t n, size_t max)
-{
-	static const wchar_t hex[] = L"0123456789abcdef";
-
-	for (size_t i = 0; i < nb && n + 4 <= max; i++) {
-		unsigned char c = (unsigned char)b[i];
-
-		out[n++] = L'\\';
-		out[n++] = L'x';
-		out[n++] = hex[c >> 4];
-		out[n++] = hex[c & 0xf];
-	}
-	return n;
-}
-
-/* Characters a terminal would act on: shown escaped, like the command line does. */
-static bool control_char(wchar_t wc)
-{
-	return wc < 0x20 || wc == 0x7f || (wc >= 0x80 && wc <= 0x9f) ||
-	       (wc >= 0x202a && wc <= 0x202e) || (wc >= 0x2066 && wc <= 0x2069);
-}
-
-/*
- * Decode @s into wide characters (at most @max); invalid bytes and control characters
- * (labels and names come from whoever made the disk) are shown as "\xHH".
- */
-static size_t decode(const char *s, wchar_t *out, size_t max)
-{
-	mbstate_t st;
-	size_t n = 0, len = strlen(s);
-
-	memset(&st, 0, sizeof(st));
-	while (len > 0 && n < max) {
-		wchar_t wc;
-		size_t used = mbrtowc(&wc, s, len, &st);
-
-		if (used == (size_t)-1 || used == (size_t)-2) {
-			memset(&st, 0, sizeof(st));
-			n = escape_bytes(s, 1, out, n, max);
-			s++;
-			len--;
-			continue;
-		} else if (used == 0) {
-			break;
-		}
-		if (wc == L'\t' || wc == L'\n')
-			out[n++] = L' ';
-		else if (control_char(wc))
-			n = escape_bytes(s, used, out, n, max);
-		else
-			out[n++] = wc;
-		s += used;
-		len -= used;
-	}
-	return n;
-}
-
-static int cell_width(wchar_t wc)
-{
-	int w = wcwidth(wc);
-
-	return w < 0 ? 1 : w;
-}
-
-int tui_width(const char *s)
-{
-	wchar_t buf[1024];
-	size_t n = decode(s, buf, 1024);
-	int w = 0;
-
-	for (size_t i = 0; i < n; i++)
-		w += cell_width(buf[i]);
-	return w;
-}
+/* ---- text on the screen (the layout itself is in textlayout.c) ---- */
 
 /* Print @n wide characters at (y, x); those wcwidth does not know become '?'. */
 static void put_wide(int y, int x, const wchar_t *s, size_t n)
@@ -120,8 +45,8 @@ static void put_wide(int y, int x, const wchar_t *s, size_t n)
 
 int tui_put(int y, int x, int w, const char *s, bool pad)
 {
-	wchar_t buf[1024];
-	size_t n = decode(s ? s : "", buf, 1024), i;
+	wchar_t buf[TUI_TEXT_MAX];
+	size_t n = tui_text_decode(s, buf, TUI_TEXT_MAX), i;
 	int used = 0;
 
 	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
@@ -129,7 +54,7 @@ int tui_put(int y, int x, int w, const char *s, bool pad)
 	if (x + w > COLS)
 		w = COLS - x;
 	for (i = 0; i < n; i++) {
-		int cw = cell_width(buf[i]);
+		int cw = tui_text_cell_width(buf[i]);
 
 		if (used + cw > w)
 			break;
@@ -142,69 +67,19 @@ int tui_put(int y, int x, int w, const char *s, bool pad)
 	return used;
 }
 
-/* Punctuation that must not start a line (Japanese kinsoku, and the usual Latin marks). */
-static bool no_line_start(wchar_t c)
-{
-	return c && wcschr(L"\u3001\u3002\uff09\u300d\u300f\uff0c\uff0e\uff01\uff1f\uff1a"
-			   L"\u30fc\u3063\u30c3,.;:!?)", c) != NULL;
-}
-
-/*
- * Where the line starting at @start ends (exclusive) in @w cells: at the last space that
- * fits, or after a double-width character (CJK text has no spaces between words), but
- * never before punctuation that may not start a line.
- */
-static size_t line_end(const wchar_t *buf, size_t n, size_t start, int w)
-{
-	size_t i = start, brk = 0;
-	int used = 0;
-
-	while (i < n && used + cell_width(buf[i]) <= w) {
-		used += cell_width(buf[i]);
-		if (buf[i] == L' ')
-			brk = i;
-		else if (cell_width(buf[i]) == 2 && i + 1 < n && !no_line_start(buf[i + 1]))
-			brk = i + 1;
-		i++;
-	}
-	if (i < n && brk > start)
-		i = brk;
-	return i == start ? i + 1 : i;
-}
-
 int tui_wrap(int y, int x, int w, int max_lines, const char *s)
 {
-	wchar_t buf[1024];
-	size_t n = decode(s ? s : "", buf, 1024), start = 0;
-	int lines = 0;
+	wchar_t buf[TUI_TEXT_MAX];
+	struct tui_text_line lines[TUI_TEXT_MAX];
+	size_t n = tui_text_decode(s, buf, TUI_TEXT_MAX);
+	int count;
 
-	while (start < n && lines < max_lines) {
-		size_t end = line_end(buf, n, start, w);
-
-		put_wide(y + lines, x, buf + start, end - start);
-		lines++;
-		start = end;
-		while (start < n && buf[start] == L' ')
-			start++;
-	}
-	return lines;
-}
-
-int tui_wrap_count(int w, int max_lines, const char *s)
-{
-	wchar_t buf[1024];
-	size_t n = decode(s ? s : "", buf, 1024), start = 0;
-	int lines = 0;
-
-	if (w <= 0)
-		return 0;
-	while (start < n && lines < max_lines) {
-		start = line_end(buf, n, start, w);
-		lines++;
-		while (start < n && buf[start] == L' ')
-			start++;
-	}
-	return lines;
+	if (max_lines > TUI_TEXT_MAX)
+		max_lines = TUI_TEXT_MAX;
+	count = tui_text_wrap(buf, n, w, max_lines, lines);
+	for (int i = 0; i < count; i++)
+		put_wide(y + i, x, buf + lines[i].start, lines[i].end - lines[i].start);
+	return count;
 }
 
 static const struct { short fg; attr_t mono; } palette[TUI_C__COUNT] = {
@@ -428,35 +303,8 @@ static void draw_too_small(struct tui *t)
 static int draw_box(struct tui *t, const char *title, const char *msg, const char *hint,
 		    int extra)
 {
-	int w = COLS - 8 < 70 ? COLS - 8 : 70, lines = 0, h, y0, x0;
-	wchar_t buf[1024];
+	int w = tui_box_width(COLS), lines = tui_box_lines(msg, COLS, LINES, extra), h, y0, x0;
 
-	/* Count the lines the text wraps into, the same way tui_wrap will. */
-	{
-		size_t n = decode(msg, buf, 1024), start = 0;
-
-		while (start < n) {
-			size_t i = start, brk = 0;
-			int used = 0;
-
-			while (i < n && used + cell_width(buf[i]) <= w - 4) {
-				used += cell_width(buf[i]);
-				if (buf[i] == L' ')
-					brk = i;
-				i++;
-			}
-			if (i < n && brk > start)
-				i = brk;
-			if (i == start)
-				i++;
-			lines++;
-			start = i;
-			while (start < n && buf[start] == L' ')
-				start++;
-		}
-	}
-	if (lines > LINES - 8 - extra)
-		lines = LINES - 8 - extra;
 	h = lines + 5 + extra;
 	y0 = (LINES - h) / 2;
 	x0 = (COLS - w) / 2;
@@ -506,7 +354,7 @@ static void draw_help(struct tui *t)
 
 static void draw_prompt(struct tui *t)
 {
-	int w = COLS - 8 < 70 ? COLS - 8 : 70, x0 = (COLS - w) / 2, y;
+	int w = tui_box_width(COLS), x0 = (COLS - w) / 2, y;
 	char msg[PATH_MAX + 128];
 
 	snprintf(msg, sizeof(msg), _("Passphrase of %s (to resume its conversion):"),

@@ -15,6 +15,7 @@
 #include "core/job.h"
 #include "core/progress.h"
 #include "core/secret.h"
+#include "textlayout.h"
 
 /* Smallest terminal the layout fits. */
 #define TUI_MIN_COLS 60
@@ -133,7 +134,6 @@ struct tui {
 extern volatile sig_atomic_t tui_stop_signal;
 
 /* Drawing helpers (tui.c). */
-int tui_width(const char *s);
 /* Print @s at (@y, @x) in at most @w cells; pad with spaces when @pad. Returns cells used. */
 int tui_put(int y, int x, int w, const char *s, bool pad);
 /* Word-wrap @s into at most @max_lines lines of @w cells; returns lines used. */
@@ -148,8 +148,6 @@ void tui_bar(struct tui *t, int y, int x, int w, double fraction, enum tui_color
 void tui_masked(struct tui *t, int y, int x, int w, const struct fdw_secret *s, bool focus);
 /* "[x]" / "[ ]" */
 const char *tui_checkbox(bool on);
-/* How many lines tui_wrap() would use for @s in @w cells (at most @max_lines). */
-int tui_wrap_count(int w, int max_lines, const char *s);
 void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_show_dialog(struct tui *t, const char *title, const char *msg);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The layout rules that keep the engine a library: src/core never includes curses and never
-# writes to the terminal; only src/tui/curses.h includes curses.
+# writes to the terminal; only src/tui/curses.h includes curses, and the text layout none.
 set -euo pipefail
 
 src=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/src
@@ -27,6 +27,9 @@ check_tree()
 	hits=$(grep -rnE --include='*.[ch]' "$sys_curses_re" "$dir/tui" 2>/dev/null |
 		grep -v '/tui/curses\.h:' || true)
 	[ -z "$hits" ] || { echo "src/tui includes curses other than through curses.h:"; echo "$hits"; bad=1; }
+	# The text layout is unit-tested without a terminal: it stays free of curses.
+	hits=$(grep -lE "$curses_re" "$dir"/tui/textlayout.[ch] 2>/dev/null || true)
+	[ -z "$hits" ] || { echo "the text layout includes curses:"; echo "$hits"; bad=1; }
 	return "$bad"
 }
 
@@ -70,6 +73,11 @@ rm -rf "$tmp/t"
 mkdir -p "$tmp/t/core" "$tmp/t/tui"
 printf '#include <ncursesw/ncurses.h>\n' >"$tmp/t/tui/screen_x.c"
 desc="a screen including curses around src/tui/curses.h is found"
+check eval '! check_tree "$tmp/t" >/dev/null'
+rm -rf "$tmp/t"
+mkdir -p "$tmp/t/core" "$tmp/t/tui"
+printf '#include "curses.h"\n' >"$tmp/t/tui/textlayout.c"
+desc="the text layout including curses is found"
 check eval '! check_tree "$tmp/t" >/dev/null'
 
 echo "test-engine-rules: $((checks - fails)) passed, $fails failed"
