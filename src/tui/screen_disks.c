@@ -282,27 +282,27 @@ static void open_conversion(struct tui *t, const struct fdw_partition *p)
 	tui_set_status(t, true, _("Cannot encrypt this one: %s"), why);
 }
 
-void disks_key(struct tui *t, int ch, bool is_key)
+void disks_key(struct tui *t, struct tui_key k)
 {
 	const struct fdw_partition *p;
 	size_t page = (size_t)(LINES > 12 ? LINES - 12 : 1);
 
-	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
+	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
 		if (t->sel > 0)
 			t->sel--;
-	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
+	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
 		if (t->sel + 1 < t->n_tree)
 			t->sel++;
-	} else if (is_key && ch == KEY_HOME) {
+	} else if (k.kind == TUI_KEY_HOME) {
 		t->sel = 0;
-	} else if (is_key && ch == KEY_END) {
+	} else if (k.kind == TUI_KEY_END) {
 		t->sel = t->n_tree ? t->n_tree - 1 : 0;
-	} else if (is_key && ch == KEY_PPAGE) {
+	} else if (k.kind == TUI_KEY_PAGE_UP) {
 		t->sel = t->sel > page ? t->sel - page : 0;
-	} else if (is_key && ch == KEY_NPAGE) {
+	} else if (k.kind == TUI_KEY_PAGE_DOWN) {
 		t->sel = t->sel + page < t->n_tree ? t->sel + page :
 						   (t->n_tree ? t->n_tree - 1 : 0);
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER) {
 		if (t->n_tree == 0)
 			return;
 		p = row_part(t, t->sel);
@@ -320,11 +320,11 @@ void disks_key(struct tui *t, int ch, bool is_key)
 		} else {
 			plan_enter(t, p->address);
 		}
-	} else if (!is_key && ch == 'r') {
+	} else if (tui_key_is(k, 'r')) {
 		tui_scan(t);
 		tui_set_status(t, false, "%s", _("Scanned again."));
-	} else if (!is_key && (ch == 'q' || ch == 27)) {
-		if (ch == 27 && t->n_jobs) {
+	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
+		if (k.kind == TUI_KEY_ESC && t->n_jobs) {
 			start_load(t);
 			if (t->n_jobs) {
 				tui_go(t, TUI_START);

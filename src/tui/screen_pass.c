@@ -98,26 +98,26 @@ static void validate(struct tui *t)
 	tui_go(t, TUI_CONFIRM);
 }
 
-void pass_key(struct tui *t, int ch, bool is_key)
+void pass_key(struct tui *t, struct tui_key k)
 {
-	if (!is_key && ch == 27) {
+	if (k.kind == TUI_KEY_ESC) {
 		tui_wipe_passphrases(t);
 		t->pass_msg[0] = '\0';
 		tui_go(t, TUI_PLAN);
-	} else if ((!is_key && ch == '\t') || (is_key && ch == KEY_DOWN)) {
+	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN) {
 		t->pass_focus = (t->pass_focus + 1) % 3;
-	} else if (is_key && (ch == KEY_BTAB || ch == KEY_UP)) {
+	} else if (k.kind == TUI_KEY_BACKTAB || k.kind == TUI_KEY_UP) {
 		t->pass_focus = (t->pass_focus + 2) % 3;
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER) {
 		validate(t);
 	} else if (t->pass_focus == 2) {
-		if (!is_key && ch == ' ')
+		if (tui_key_is(k, ' '))
 			t->recovery_key = !t->recovery_key;
 	} else {
 		/* A mismatch message says why both fields are empty; it goes once the second
 		 * one is being typed again, so it never stands next to two new entries. */
 		if (t->pass_focus == 1)
 			t->pass_msg[0] = '\0';
-		tui_secret_key(t->pass[t->pass_focus], ch, is_key);
+		tui_secret_key(t->pass[t->pass_focus], k);
 	}
 }

@@ -226,9 +226,9 @@ void plan_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void plan_key(struct tui *t, int ch, bool is_key)
+void plan_key(struct tui *t, struct tui_key k)
 {
-	if (!is_key && ch == ' ') {
+	if (tui_key_is(k, ' ')) {
 		if (t->plan_focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
 			t->enc.bench_baseline = t->bench_baseline;
@@ -238,19 +238,18 @@ void plan_key(struct tui *t, int ch, bool is_key)
 		} else {
 			t->boot_entries = !t->boot_entries;
 		}
-	} else if ((!is_key && ch == '\t') || (is_key && (ch == KEY_DOWN || ch == KEY_UP ||
-							   ch == KEY_BTAB))) {
+	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP ||
+		   k.kind == TUI_KEY_BACKTAB) {
 		t->plan_focus = !t->plan_focus;
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER) {
 		tui_wipe_passphrases(t);
 		t->pass_msg[0] = '\0';
 		tui_go(t, TUI_PASS);
-	} else if ((!is_key && (ch == 27 || ch == 127 || ch == 8)) ||
-		   (is_key && ch == KEY_BACKSPACE)) {
+	} else if (k.kind == TUI_KEY_ESC || k.kind == TUI_KEY_BACKSPACE) {
 		/* Nothing changed: the disks are as they were, the selection too. */
 		tui_release_plan(t);
 		tui_go(t, TUI_DISKS);
-	} else if (!is_key && ch == 'q') {
+	} else if (tui_key_is(k, 'q')) {
 		t->quit = true;
 	}
 }

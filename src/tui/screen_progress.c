@@ -430,21 +430,20 @@ void progress_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void progress_key(struct tui *t, int ch, bool is_key)
+void progress_key(struct tui *t, struct tui_key k)
 {
 	bool running = t->have_prog && t->prog.state == FDW_JOB_RUNNING;
 	int rc;
 
-	(void)is_key;
-	if (is_key || t->begin_running)
+	if (t->begin_running)
 		return;
-	if (ch == 'b' || ch == 'q' || ch == 27) {
+	if (tui_key_is(k, 'b') || tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		if (running)
 			snprintf(t->farewell, sizeof(t->farewell),
 				 _("The conversion of %s continues in the background. Run fdewiz "
 				   "again (or fdewiz status) to see it."), t->job.address);
 		t->quit = true;
-	} else if (ch == 'p') {
+	} else if (tui_key_is(k, 'p')) {
 		if (!running) {
 			tui_set_status(t, false, "%s", _("It is not running."));
 			return;
@@ -461,7 +460,7 @@ void progress_key(struct tui *t, int ch, bool is_key)
 			tui_set_status(t, true, _("It did not pause in time (%s); it may still "
 						  "stop soon."), strerror(-rc));
 		progress_tick(t);
-	} else if (ch == 'r') {
+	} else if (tui_key_is(k, 'r')) {
 		if (running)
 			tui_set_status(t, false, "%s", _("It is running already."));
 		else if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE)
@@ -534,15 +533,15 @@ void recovery_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void recovery_key(struct tui *t, int ch, bool is_key)
+void recovery_key(struct tui *t, struct tui_key k)
 {
-	if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	if (k.kind == TUI_KEY_ENTER) {
 		recovery_wipe(t);
 		tui_go(t, TUI_PROGRESS);
 		tui_set_status(t, false, "%s", _("The recovery key was wiped from memory."));
 		boot_dialog(t);
 		progress_tick(t);
-	} else if (!is_key && (ch == 'q' || ch == 27)) {
+	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		if (!t->recovery_quit_asked) {
 			t->recovery_quit_asked = true;
 			tui_set_status(t, false, "%s", _("The key is not shown again. Press q "

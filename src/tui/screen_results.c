@@ -202,18 +202,17 @@ void results_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void results_key(struct tui *t, int ch, bool is_key)
+void results_key(struct tui *t, struct tui_key k)
 {
-	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
+	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
 		if (t->res_top > 0)
 			t->res_top--;
-	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
+	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
 		t->res_top++;
-	} else if (!is_key && ch == 'd') {
+	} else if (tui_key_is(k, 'd')) {
 		tui_scan(t);
 		tui_go(t, TUI_DISKS);
-	} else if ((is_key && ch == KEY_ENTER) ||
-		   (!is_key && (ch == 'q' || ch == 27 || ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER || k.kind == TUI_KEY_ESC || tui_key_is(k, 'q')) {
 		snprintf(t->farewell, sizeof(t->farewell), _("%s is encrypted."), t->job.address);
 		t->quit = true;
 	}

@@ -140,18 +140,18 @@ void start_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void start_key(struct tui *t, int ch, bool is_key)
+void start_key(struct tui *t, struct tui_key k)
 {
-	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
+	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
 		if (t->job_sel > 0)
 			t->job_sel--;
-	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
+	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
 		if (t->job_sel + 1 < t->n_jobs)
 			t->job_sel++;
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER) {
 		if (t->n_jobs)
 			tui_open_job(t, &t->jobs[t->job_sel]);
-	} else if (!is_key && ch == 'r') {
+	} else if (tui_key_is(k, 'r')) {
 		if (!t->n_jobs)
 			return;
 		if (t->job_progress[t->job_sel].state == FDW_JOB_RUNNING)
@@ -159,10 +159,10 @@ void start_key(struct tui *t, int ch, bool is_key)
 							 "see its progress."));
 		else
 			tui_prompt_resume(t, &t->jobs[t->job_sel]);
-	} else if (!is_key && ch == 'n') {
+	} else if (tui_key_is(k, 'n')) {
 		tui_scan(t);
 		tui_go(t, TUI_DISKS);
-	} else if (!is_key && (ch == 'q' || ch == 27)) {
+	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		t->quit = true;
 	}
 }

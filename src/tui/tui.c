@@ -228,9 +228,9 @@ void tui_go(struct tui *t, enum tui_screen s)
 
 /* ---- secrets typed into fields ---- */
 
-bool tui_secret_key(struct fdw_secret *s, int ch, bool is_key)
+bool tui_secret_key(struct fdw_secret *s, struct tui_key k)
 {
-	if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
+	if (k.kind == TUI_KEY_BACKSPACE) {
 		/* Drop the last character, whole: a UTF-8 lead byte and its continuations. */
 		while (s->len > 0) {
 			unsigned char c = (unsigned char)s->data[--s->len];
@@ -241,17 +241,17 @@ bool tui_secret_key(struct fdw_secret *s, int ch, bool is_key)
 		}
 		return true;
 	}
-	if (!is_key && ch == 21) {	/* Ctrl-U: clear */
+	if (k.kind == TUI_KEY_CLEAR) {
 		tui_secret_clear(s);
 		return true;
 	}
-	if (!is_key && ch >= 0x20 && ch != 127) {
+	if (k.kind == TUI_KEY_CHAR) {
 		char mb[MB_LEN_MAX];
 		mbstate_t st;
 		size_t n;
 
 		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, (wchar_t)ch, &st);
+		n = wcrtomb(mb, k.ch, &st);
 		if (n != (size_t)-1 && s->len + n <= s->cap) {
 			memcpy(s->data + s->len, mb, n);
 			s->len += n;
@@ -373,7 +373,7 @@ static void (*const draw_fn[TUI__COUNT])(struct tui *t) = {
 	start_draw, disks_draw, plan_draw, pass_draw, confirm_draw, progress_draw,
 	results_draw, recovery_draw,
 };
-static void (*const key_fn[TUI__COUNT])(struct tui *t, int ch, bool is_key) = {
+static void (*const key_fn[TUI__COUNT])(struct tui *t, struct tui_key k) = {
 	start_key, disks_key, plan_key, pass_key, confirm_key, progress_key, results_key,
 	recovery_key,
 };
@@ -408,22 +408,22 @@ void tui_redraw(struct tui *t)
 	refresh();
 }
 
-static void prompt_key(struct tui *t, int ch, bool is_key)
+static void prompt_key(struct tui *t, struct tui_key k)
 {
 	char why[512] = "";
 	struct fdw_resume r;
 	pid_t pid;
 	int rc;
 
-	if (!is_key && ch == 27) {
+	if (k.kind == TUI_KEY_ESC) {
 		tui_secret_clear(t->prompt_pass);
 		t->prompt = TUI_PROMPT_NONE;
 		t->prompt_msg[0] = '\0';
 		tui_set_status(t, false, "%s", _("Not resumed. Nothing was changed."));
 		return;
 	}
-	if (!(is_key && ch == KEY_ENTER) && !(!is_key && (ch == '\n' || ch == '\r'))) {
-		tui_secret_key(t->prompt_pass, ch, is_key);
+	if (k.kind != TUI_KEY_ENTER) {
+		tui_secret_key(t->prompt_pass, k);
 		return;
 	}
 	if (t->prompt_pass->len == 0) {
@@ -474,17 +474,17 @@ void tui_prompt_resume(struct tui *t, const struct fdw_job *job)
 	tui_secret_clear(t->prompt_pass);
 }
 
-static void dispatch(struct tui *t, int ch, bool is_key)
+static void dispatch(struct tui *t, struct tui_key k)
 {
-	if (is_key && ch == KEY_RESIZE)
+	if (k.kind == TUI_KEY_RESIZE)
 		return;
 	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
-		if (!is_key && (ch == 'q' || ch == 27))
+		if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC)
 			t->quit = true;
 		return;
 	}
 	if (t->prompt != TUI_PROMPT_NONE) {
-		prompt_key(t, ch, is_key);
+		prompt_key(t, k);
 		return;
 	}
 	if (t->dialog[0]) {
@@ -496,11 +496,11 @@ static void dispatch(struct tui *t, int ch, bool is_key)
 		return;
 	}
 	t->status[0] = '\0';
-	if (!is_key && ch == '?' && t->screen != TUI_PASS && t->screen != TUI_CONFIRM) {
+	if (tui_key_is(k, '?') && t->screen != TUI_PASS && t->screen != TUI_CONFIRM) {
 		t->help = true;
 		return;
 	}
-	key_fn[t->screen](t, ch, is_key);
+	key_fn[t->screen](t, k);
 }
 
 /* Engine warnings would scribble over the screen: keep the last few for the screens. */
@@ -681,7 +681,7 @@ int tui_run(char **paths, int n)
 			break;
 		if (rc == ERR)
 			continue;
-		dispatch(t, (int)wc, rc == KEY_CODE_YES);
+		dispatch(t, tui_key_decode(rc, wc));
 	}
 	restore_terminal();
 	if (tui_stop_signal)

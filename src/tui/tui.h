@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <wchar.h>
 
 #include "core/bench.h"
 #include "core/disk.h"
@@ -39,6 +40,32 @@ enum tui_color {
 struct tui_row {
 	int disk, part;
 };
+
+/* A key as the screens see it: what it means, and the character when it is one. */
+enum tui_key_kind {
+	TUI_KEY_NONE,		/* nothing came (timeout, signal) */
+	TUI_KEY_CHAR,		/* a printable character, in @ch */
+	TUI_KEY_ENTER,		/* Enter, Return, the keypad's Enter */
+	TUI_KEY_ESC, TUI_KEY_TAB, TUI_KEY_BACKTAB, TUI_KEY_BACKSPACE,
+	TUI_KEY_CLEAR,		/* Ctrl-U: empty the field */
+	TUI_KEY_UP, TUI_KEY_DOWN, TUI_KEY_HOME, TUI_KEY_END, TUI_KEY_PAGE_UP, TUI_KEY_PAGE_DOWN,
+	TUI_KEY_RESIZE,		/* the terminal changed size */
+	TUI_KEY_OTHER		/* anything else: a control character, a function key */
+};
+
+struct tui_key {
+	enum tui_key_kind kind;
+	wchar_t ch;
+};
+
+/* What get_wch() returned (@rc: OK, KEY_CODE_YES or ERR; @wc) as a key (keys.c). */
+struct tui_key tui_key_decode(int rc, wint_t wc);
+
+/* Is @k the character @c? */
+static inline bool tui_key_is(struct tui_key k, wchar_t c)
+{
+	return k.kind == TUI_KEY_CHAR && k.ch == c;
+}
 
 /* Why the masked prompt is open. */
 enum tui_prompt_for { TUI_PROMPT_NONE, TUI_PROMPT_RESUME };
@@ -155,8 +182,8 @@ void tui_go(struct tui *t, enum tui_screen s);
 /* Draw the whole screen now (used while the header steps block the loop). */
 void tui_redraw(struct tui *t);
 
-/* Text input into a secret: returns true when @ch was an editing key it used. */
-bool tui_secret_key(struct fdw_secret *s, int ch, bool is_key);
+/* Text input into a secret: returns true when @k was an editing key it used. */
+bool tui_secret_key(struct fdw_secret *s, struct tui_key k);
 void tui_secret_clear(struct fdw_secret *s);
 
 /* Shared engine glue. */
@@ -177,24 +204,24 @@ void progress_start(struct tui *t);
 void progress_begin_poll(struct tui *t);
 void results_enter(struct tui *t);
 
-/* Screens: each draws from state and takes keys (@is_key: a KEY_* code). */
+/* Screens: each draws from state and takes decoded keys. */
 void start_draw(struct tui *t);
-void start_key(struct tui *t, int ch, bool is_key);
+void start_key(struct tui *t, struct tui_key k);
 void disks_draw(struct tui *t);
-void disks_key(struct tui *t, int ch, bool is_key);
+void disks_key(struct tui *t, struct tui_key k);
 void plan_draw(struct tui *t);
-void plan_key(struct tui *t, int ch, bool is_key);
+void plan_key(struct tui *t, struct tui_key k);
 void pass_draw(struct tui *t);
-void pass_key(struct tui *t, int ch, bool is_key);
+void pass_key(struct tui *t, struct tui_key k);
 void confirm_draw(struct tui *t);
-void confirm_key(struct tui *t, int ch, bool is_key);
+void confirm_key(struct tui *t, struct tui_key k);
 void progress_draw(struct tui *t);
-void progress_key(struct tui *t, int ch, bool is_key);
+void progress_key(struct tui *t, struct tui_key k);
 void progress_tick(struct tui *t);
 void results_draw(struct tui *t);
-void results_key(struct tui *t, int ch, bool is_key);
+void results_key(struct tui *t, struct tui_key k);
 void recovery_draw(struct tui *t);
-void recovery_key(struct tui *t, int ch, bool is_key);
+void recovery_key(struct tui *t, struct tui_key k);
 /* Why the boot box cannot be ticked for the planned partition, or NULL when it can. */
 const char *plan_boot_unavailable(const struct tui *t);
 
