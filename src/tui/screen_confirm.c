@@ -14,7 +14,7 @@
 /* TRANSLATORS: the word the user types to confirm; keep it short (as in `encrypt`). */
 #define CONFIRM_WORD _("YES")
 
-void confirm_draw(struct tui *t)
+static void confirm_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
 	char line[PATH_MAX + 256], a[32];
@@ -74,7 +74,7 @@ void confirm_draw(struct tui *t)
 	move(y, fx + tui_width(t->confirm) < COLS - 1 ? fx + tui_width(t->confirm) : COLS - 1);
 }
 
-void confirm_key(struct tui *t, struct tui_key k)
+static void confirm_key(struct tui *t, struct tui_key k)
 {
 	if (k.kind == TUI_KEY_ESC) {
 		/* Back to the passphrase: it is typed again, the old one is wiped. */
@@ -84,7 +84,7 @@ void confirm_key(struct tui *t, struct tui_key k)
 		tui_go(t, TUI_PASS);
 	} else if (k.kind == TUI_KEY_ENTER) {
 		if (!strcmp(t->confirm, CONFIRM_WORD)) {
-			progress_start(t);
+			tui_go(t, TUI_PROGRESS);	/* from here, it starts the conversion */
 			return;
 		}
 		snprintf(t->confirm_msg, sizeof(t->confirm_msg),
@@ -111,3 +111,19 @@ void confirm_key(struct tui *t, struct tui_key k)
 		}
 	}
 }
+
+static bool confirm_enter(struct tui *t, enum tui_screen from)
+{
+	(void)from;
+	t->confirm_len = 0;
+	t->confirm[0] = '\0';
+	t->confirm_msg[0] = '\0';
+	return true;
+}
+
+const struct tui_screen_ops tui_screen_confirm = {
+	.enter = confirm_enter,
+	.draw = confirm_draw,
+	.key = confirm_key,
+	.text = true,
+};

@@ -19,44 +19,6 @@
 #include "curses.h"
 #include "tui.h"
 
-const char *tui_phase_label(const char *key)
-{
-	for (int p = 0; p < FDW_PHASE__COUNT; p++)
-		if (!strcmp(key, fdw_phase_key((enum fdw_phase)p)))
-			return fdw_phase_label((enum fdw_phase)p);
-	return key;
-}
-
-const char *tui_state_label(enum fdw_job_state s)
-{
-	switch (s) {
-	case FDW_JOB_RUNNING:
-		return _("running");
-	case FDW_JOB_PAUSED:
-		return _("paused");
-	case FDW_JOB_INTERRUPTED:
-		return _("interrupted");
-	case FDW_JOB_NEEDS_REPAIR:
-		return _("needs repair");
-	case FDW_JOB_COMPLETE:
-		return _("complete");
-	case FDW_JOB_FAILED:
-		return _("failed");
-	default:
-		return "?";
-	}
-}
-
-void tui_open_job(struct tui *t, const struct fdw_job *job)
-{
-	t->job = *job;
-	t->have_job = true;
-	t->have_prog = false;
-	t->progress_msg[0] = '\0';
-	tui_go(t, TUI_PROGRESS);
-	progress_tick(t);
-}
-
 /* Called in the header thread: only publish the phase; the main loop draws it. */
 static void on_phase(enum fdw_phase phase, void *ctx)
 {
@@ -147,7 +109,8 @@ static void boot_dialog(struct tui *t)
 				_("Boot entries"), t->boot_msg);
 }
 
-void progress_start(struct tui *t)
+/* After the typed confirmation: make room, write the header, start the worker. */
+static bool progress_start(struct tui *t)
 {
 	int rc;
 
@@ -165,7 +128,7 @@ void progress_start(struct tui *t)
 				 strerror(-rc));
 			t->confirm_len = 0;
 			t->confirm[0] = '\0';
-			return;
+			return false;
 		}
 		t->enc.recovery_key = t->recovery;
 	}
@@ -175,7 +138,6 @@ void progress_start(struct tui *t)
 	t->have_job = false;
 	t->have_prog = false;
 	t->progress_msg[0] = '\0';
-	tui_go(t, TUI_PROGRESS);
 	rc = pthread_create(&t->begin_thread, NULL, begin_main, t);
 	if (rc) {
 		t->begin_phase = -1;
@@ -184,12 +146,16 @@ void progress_start(struct tui *t)
 		recovery_wipe(t);
 		tui_show_dialog(t, _("Not encrypted"), strerror(rc));
 		tui_go(t, TUI_DISKS);
-		return;
+		return false;
 	}
 	t->begin_running = true;
+	return true;
 }
 
-void progress_begin_poll(struct tui *t)
+static void progress_tick(struct tui *t);
+
+/* In the main loop: when the header steps have finished, launch the worker. */
+static void progress_begin_poll(struct tui *t)
 {
 	char why[1024] = "";
 	pid_t pid;
@@ -204,7 +170,6 @@ void progress_begin_poll(struct tui *t)
 		tui_release_plan(t);
 		recovery_wipe(t);
 		tui_show_dialog(t, _("Not encrypted"), t->begin_why);
-		tui_scan(t);
 		tui_go(t, TUI_DISKS);
 		return;
 	}
@@ -239,7 +204,7 @@ void progress_begin_poll(struct tui *t)
 	progress_tick(t);
 }
 
-void progress_tick(struct tui *t)
+static void progress_tick(struct tui *t)
 {
 	if (!t->have_job || t->begin_running)
 		return;
@@ -251,7 +216,7 @@ void progress_tick(struct tui *t)
 		/* The record now names the benchmark results. */
 		if (fdw_job_find_id(t->job.id, &again) == 0)
 			t->job = again;
-		results_enter(t);
+		tui_go(t, TUI_RESULTS);
 	}
 }
 
@@ -339,7 +304,7 @@ static void draw_preparing(struct tui *t, int y)
 				      "done; nothing is half-written."));
 }
 
-void progress_draw(struct tui *t)
+static void progress_draw(struct tui *t)
 {
 	const struct fdw_progress *p = &t->prog;
 	char title[PATH_MAX + 64], line[512], a[32], b[32], c[48], eta[32], el[32];
@@ -430,7 +395,7 @@ void progress_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void progress_key(struct tui *t, struct tui_key k)
+static void progress_key(struct tui *t, struct tui_key k)
 {
 	bool running = t->have_prog && t->prog.state == FDW_JOB_RUNNING;
 	int rc;
@@ -470,9 +435,33 @@ void progress_key(struct tui *t, struct tui_key k)
 	}
 }
 
+static bool progress_enter(struct tui *t, enum tui_screen from)
+{
+	if (from == TUI_CONFIRM)
+		return progress_start(t);
+	if (from == TUI_RECOVERY) {
+		/* The key is written down: it goes from memory. */
+		recovery_wipe(t);
+		tui_set_status(t, false, "%s", _("The recovery key was wiped from memory."));
+		boot_dialog(t);
+	} else {
+		t->have_prog = false;
+	}
+	progress_tick(t);
+	return true;
+}
+
+const struct tui_screen_ops tui_screen_progress = {
+	.enter = progress_enter,
+	.draw = progress_draw,
+	.key = progress_key,
+	.poll = progress_begin_poll,
+	.tick = progress_tick,
+};
+
 /* ---- the recovery key, shown once ---- */
 
-void recovery_draw(struct tui *t)
+static void recovery_draw(struct tui *t)
 {
 	const char *lines[] = {
 		_("Write it down or print it now: it is shown only this once and is kept "
@@ -533,14 +522,10 @@ void recovery_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void recovery_key(struct tui *t, struct tui_key k)
+static void recovery_key(struct tui *t, struct tui_key k)
 {
 	if (k.kind == TUI_KEY_ENTER) {
-		recovery_wipe(t);
-		tui_go(t, TUI_PROGRESS);
-		tui_set_status(t, false, "%s", _("The recovery key was wiped from memory."));
-		boot_dialog(t);
-		progress_tick(t);
+		tui_go(t, TUI_PROGRESS);	/* which wipes the key */
 	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		if (!t->recovery_quit_asked) {
 			t->recovery_quit_asked = true;
@@ -559,3 +544,8 @@ void recovery_key(struct tui *t, struct tui_key k)
 						 "down."));
 	}
 }
+
+const struct tui_screen_ops tui_screen_recovery = {
+	.draw = recovery_draw,
+	.key = recovery_key,
+};

@@ -213,69 +213,27 @@ void tui_show_dialog(struct tui *t, const char *title, const char *msg)
 	capitalise(t->dialog);
 }
 
-void tui_go(struct tui *t, enum tui_screen s)
-{
-	/* Test-only: a benchmark scale for emulated machines ("tiny"), once the plan is made. */
-	const char *scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
-	enum fdw_bench_scale parsed;
+/* The screens, in the order of enum tui_screen. */
+static const struct tui_screen_ops *const screens[TUI__COUNT] = {
+	[TUI_START] = &tui_screen_start,	[TUI_DISKS] = &tui_screen_disks,
+	[TUI_PLAN] = &tui_screen_plan,		[TUI_PASS] = &tui_screen_pass,
+	[TUI_CONFIRM] = &tui_screen_confirm,	[TUI_PROGRESS] = &tui_screen_progress,
+	[TUI_RESULTS] = &tui_screen_results,	[TUI_RECOVERY] = &tui_screen_recovery,
+};
 
-	if (s == TUI_PLAN && t->enc_open && fdw_bench_scale_parse(scale, &parsed) == 0)
-		snprintf(t->enc.bench_scale, sizeof(t->enc.bench_scale), "%s", scale);
-	t->screen = s;
+bool tui_go(struct tui *t, enum tui_screen s)
+{
+	enum tui_screen from = t->screen;
+	unsigned nav = ++t->nav;
+
 	t->status[0] = '\0';
 	curs_set(0);
-}
-
-/* ---- secrets typed into fields ---- */
-
-bool tui_secret_key(struct fdw_secret *s, struct tui_key k)
-{
-	if (k.kind == TUI_KEY_BACKSPACE) {
-		/* Drop the last character, whole: a UTF-8 lead byte and its continuations. */
-		while (s->len > 0) {
-			unsigned char c = (unsigned char)s->data[--s->len];
-
-			s->data[s->len] = '\0';
-			if ((c & 0xc0) != 0x80)
-				break;
-		}
-		return true;
-	}
-	if (k.kind == TUI_KEY_CLEAR) {
-		tui_secret_clear(s);
-		return true;
-	}
-	if (k.kind == TUI_KEY_CHAR) {
-		char mb[MB_LEN_MAX];
-		mbstate_t st;
-		size_t n;
-
-		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, k.ch, &st);
-		if (n != (size_t)-1 && s->len + n <= s->cap) {
-			memcpy(s->data + s->len, mb, n);
-			s->len += n;
-			s->data[s->len] = '\0';
-		}
-		explicit_bzero(mb, sizeof(mb));
-		return true;
-	}
-	return false;
-}
-
-void tui_secret_clear(struct fdw_secret *s)
-{
-	if (!s)
-		return;
-	explicit_bzero(s->data, s->cap);
-	s->len = 0;
-}
-
-void tui_wipe_passphrases(struct tui *t)
-{
-	tui_secret_clear(t->pass[0]);
-	tui_secret_clear(t->pass[1]);
-	t->pass_focus = 0;
+	if (screens[s]->enter && !screens[s]->enter(t, from))
+		return false;
+	/* An enter that went on to another screen itself (progress to results) has the say. */
+	if (t->nav == nav)
+		t->screen = s;
+	return true;
 }
 
 /* ---- the frame ---- */
@@ -369,15 +327,6 @@ static void draw_prompt(struct tui *t)
 	tui_masked(t, y + 1, x0 + 2, w - 4, t->prompt_pass, true);
 }
 
-static void (*const draw_fn[TUI__COUNT])(struct tui *t) = {
-	start_draw, disks_draw, plan_draw, pass_draw, confirm_draw, progress_draw,
-	results_draw, recovery_draw,
-};
-static void (*const key_fn[TUI__COUNT])(struct tui *t, struct tui_key k) = {
-	start_key, disks_key, plan_key, pass_key, confirm_key, progress_key, results_key,
-	recovery_key,
-};
-
 void tui_redraw(struct tui *t)
 {
 	t->rows = LINES;
@@ -389,7 +338,7 @@ void tui_redraw(struct tui *t)
 		refresh();
 		return;
 	}
-	draw_fn[t->screen](t);
+	screens[t->screen]->draw(t);
 	if (t->status[0]) {
 		int y, x;
 
@@ -496,11 +445,11 @@ static void dispatch(struct tui *t, struct tui_key k)
 		return;
 	}
 	t->status[0] = '\0';
-	if (tui_key_is(k, '?') && t->screen != TUI_PASS && t->screen != TUI_CONFIRM) {
+	if (tui_key_is(k, '?') && !screens[t->screen]->text) {
 		t->help = true;
 		return;
 	}
-	key_fn[t->screen](t, k);
+	screens[t->screen]->key(t, k);
 }
 
 /* Engine warnings would scribble over the screen: keep the last few for the screens. */
@@ -577,18 +526,27 @@ static void tui_free(struct tui *t)
 	fdw_secret_free(t->prompt_pass);
 	fdw_secret_free(t->recovery);
 	t->recovery = NULL;
-	for (size_t i = 0; i < t->n_disks; i++)
-		fdw_disk_free(&t->disks[i]);
-	free(t->disks);
-	free(t->tree);
-	free(t->jobs);
-	free(t->job_progress);
+	for (int i = 0; i < TUI__COUNT; i++) {
+		if (t->state[i] && screens[i]->free_state)
+			screens[i]->free_state(t->state[i]);
+		free(t->state[i]);
+	}
 	free(t->bench[0]);
 	free(t->bench[1]);
 }
 
-/* Which screen to open: a running conversion's progress, the unfinished ones, or disks. */
-static void choose_first_screen(struct tui *t);
+/* Each screen's own state, zeroed. */
+static int alloc_states(struct tui *t)
+{
+	for (int i = 0; i < TUI__COUNT; i++) {
+		if (!screens[i]->state_size)
+			continue;
+		t->state[i] = calloc(1, screens[i]->state_size);
+		if (!t->state[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
 
 int tui_run(char **paths, int n)
 {
@@ -607,7 +565,8 @@ int tui_run(char **paths, int n)
 	t->enc.lock_fd = -1;
 	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
 	t->fast_pbkdf = fast && !strcmp(fast, "1");
-	if (fdw_secret_new(&t->pass[0], TUI_PASS_MAX) ||
+	t->screen = TUI__COUNT;	/* none yet: the start screen chooses the first one */
+	if (alloc_states(t) || fdw_secret_new(&t->pass[0], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->pass[1], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->prompt_pass, TUI_PASS_MAX)) {
 		fprintf(stderr, _("%s: cannot lock memory for the passphrase. Nothing was "
@@ -659,20 +618,23 @@ int tui_run(char **paths, int n)
 	timeout(250);
 	curs_set(0);
 
-	choose_first_screen(t);
+	/* A running conversion's progress, the unfinished ones, or the disks. */
+	tui_go(t, TUI_START);
 	/* A stop signal while the header steps run waits for them (they hold it back too). */
 	while ((!t->quit && !tui_stop_signal) || t->begin_running) {
 		struct timespec now;
 		wint_t wc;
 		double secs;
 
-		progress_begin_poll(t);
+		for (int i = 0; i < TUI__COUNT; i++)
+			if (screens[i]->poll)
+				screens[i]->poll(t);
 		if (tui_stop_signal && t->begin_running)
 			tui_set_status(t, false, "%s", _("Stopping once the header is written..."));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		secs = (double)now.tv_sec + now.tv_nsec / 1e9;
-		if (t->screen == TUI_PROGRESS && secs - last_tick >= 0.2) {
-			progress_tick(t);
+		if (screens[t->screen]->tick && secs - last_tick >= 0.2) {
+			screens[t->screen]->tick(t);
 			last_tick = secs;
 		}
 		tui_redraw(t);
@@ -703,28 +665,4 @@ int tui_run(char **paths, int n)
 	tui_free(t);
 	free(t);
 	return exit_code;
-}
-
-static void choose_first_screen(struct tui *t)
-{
-	size_t running = 0, unfinished = 0, first = 0;
-
-	start_load(t);
-	for (size_t i = 0; i < t->n_jobs; i++) {
-		if (t->job_progress[i].state == FDW_JOB_RUNNING) {
-			if (!running++)
-				first = i;
-		}
-		unfinished++;
-	}
-	if (running == 1) {
-		tui_open_job(t, &t->jobs[first]);
-		return;
-	}
-	if (unfinished) {
-		t->screen = TUI_START;
-		return;
-	}
-	tui_scan(t);
-	t->screen = TUI_DISKS;
 }

@@ -36,11 +36,6 @@ enum tui_color {
 	TUI_C_DIM, TUI_C_BAR_PLAIN, TUI_C_BAR_ENC, TUI_C_KEY, TUI_C__COUNT
 };
 
-/* A row of the disks tree: a disk (part < 0) or one of its partitions. */
-struct tui_row {
-	int disk, part;
-};
-
 /* A key as the screens see it: what it means, and the character when it is one. */
 enum tui_key_kind {
 	TUI_KEY_NONE,		/* nothing came (timeout, signal) */
@@ -89,17 +84,12 @@ struct tui {
 	char **paths;
 	int n_paths;
 
-	/* Start: unfinished conversions. */
-	struct fdw_job *jobs;
-	struct fdw_progress *job_progress;
-	size_t n_jobs, job_sel;
+	/* Each screen's own state (its struct is in its file; NULL when it keeps none). */
+	void *state[TUI__COUNT];
+	unsigned nav;			/* counts tui_go(): an enter that went elsewhere */
 
-	/* Disks. */
-	struct fdw_disk *disks;
-	size_t n_disks;
-	char scan_errors[1024];
-	struct tui_row *tree;
-	size_t n_tree, sel, top;
+	/* Disks: the partition chosen for the plan. */
+	char chosen[PATH_MAX];
 
 	/* Plan: the prepared conversion holds the partition's lock until it is closed. */
 	struct fdw_encrypt enc;
@@ -115,9 +105,7 @@ struct tui {
 
 	/* Passphrase. */
 	struct fdw_secret *pass[2];
-	int pass_focus;			/* 0, 1: the fields; 2: the recovery key box */
 	bool recovery_key;
-	char pass_msg[256];
 
 	/* Recovery key: made before the header steps, shown once, then wiped. */
 	struct fdw_secret *recovery;
@@ -178,7 +166,12 @@ const char *tui_checkbox(bool on);
 void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_show_dialog(struct tui *t, const char *title, const char *msg);
-void tui_go(struct tui *t, enum tui_screen s);
+/*
+ * The only way from one screen to another: runs @s's enter (which is told where the person
+ * came from) and shows @s. False when @s was not entered: its enter said no (and may have
+ * shown a dialog or gone to another screen itself).
+ */
+bool tui_go(struct tui *t, enum tui_screen s);
 /* Draw the whole screen now (used while the header steps block the loop). */
 void tui_redraw(struct tui *t);
 
@@ -186,44 +179,39 @@ void tui_redraw(struct tui *t);
 bool tui_secret_key(struct fdw_secret *s, struct tui_key k);
 void tui_secret_clear(struct fdw_secret *s);
 
-/* Shared engine glue. */
-int tui_scan(struct tui *t);
+/* What the screens share (session.c). */
 void tui_wipe_passphrases(struct tui *t);
 void tui_release_plan(struct tui *t);
+/* Show the progress of @job (the screen shows the results once it is complete). */
 void tui_open_job(struct tui *t, const struct fdw_job *job);
+/* Ask for the passphrase of @job over the screen, and resume it (tui.c). */
 void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
 const char *tui_phase_label(const char *key);
 const char *tui_state_label(enum fdw_job_state s);
 
-void start_load(struct tui *t);
-/* Prepare the conversion of @address and open the plan; false (with a dialog) if not. */
-bool plan_enter(struct tui *t, const char *address);
-/* After the typed confirmation: make room, write the header, start the worker. */
-void progress_start(struct tui *t);
-/* In the main loop: when the header steps have finished, launch the worker. */
-void progress_begin_poll(struct tui *t);
-void results_enter(struct tui *t);
+/*
+ * A screen. @enter runs on every arrival, told the screen the person comes from (TUI__COUNT
+ * when the wizard opens); it returns false when the screen is not to be shown (it may then
+ * have gone elsewhere with tui_go). @poll runs on every turn of the key loop, for every
+ * screen; @tick about five times a second while the screen is shown. @state_size bytes of
+ * state are kept for it in t->state[] (zeroed at the start), @free_state releases what
+ * they point to. @text: the screen takes typed text, so '?' is not the help key there.
+ */
+struct tui_screen_ops {
+	bool (*enter)(struct tui *t, enum tui_screen from);
+	void (*draw)(struct tui *t);
+	void (*key)(struct tui *t, struct tui_key k);
+	void (*poll)(struct tui *t);
+	void (*tick)(struct tui *t);
+	size_t state_size;
+	void (*free_state)(void *state);
+	bool text;
+};
 
-/* Screens: each draws from state and takes decoded keys. */
-void start_draw(struct tui *t);
-void start_key(struct tui *t, struct tui_key k);
-void disks_draw(struct tui *t);
-void disks_key(struct tui *t, struct tui_key k);
-void plan_draw(struct tui *t);
-void plan_key(struct tui *t, struct tui_key k);
-void pass_draw(struct tui *t);
-void pass_key(struct tui *t, struct tui_key k);
-void confirm_draw(struct tui *t);
-void confirm_key(struct tui *t, struct tui_key k);
-void progress_draw(struct tui *t);
-void progress_key(struct tui *t, struct tui_key k);
-void progress_tick(struct tui *t);
-void results_draw(struct tui *t);
-void results_key(struct tui *t, struct tui_key k);
-void recovery_draw(struct tui *t);
-void recovery_key(struct tui *t, struct tui_key k);
-/* Why the boot box cannot be ticked for the planned partition, or NULL when it can. */
-const char *plan_boot_unavailable(const struct tui *t);
+/* One per screen file; only tui.c's table names them. */
+extern const struct tui_screen_ops tui_screen_start, tui_screen_disks, tui_screen_plan,
+	tui_screen_pass, tui_screen_confirm, tui_screen_progress, tui_screen_results,
+	tui_screen_recovery;
 
 /* Entry point: the wizard on @paths (all disks when @n is 0). Returns an exit code. */
 int tui_run(char **paths, int n);
