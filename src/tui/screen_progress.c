@@ -305,13 +305,64 @@ static void draw_preparing(struct tui *t, int y)
 				      "done; nothing is half-written."));
 }
 
-static void progress_draw(struct tui *t)
+/* The conversion's state, bar, amounts, speed and times from @y; returns the next row. */
+static int draw_state(struct tui *t, int y)
 {
 	const struct fdw_progress *p = &t->prog;
-	char title[PATH_MAX + 64], line[512], a[32], b[32], c[48], eta[32], el[32];
-	char logs[TUI_LOG_LINES][200];
+	char line[512], a[32], b[32], c[48], eta[32], el[32];
 	double frac;
-	int y = 2, n, bw;
+	int bw;
+
+	frac = p->total ? (double)p->done / (double)p->total : 0;
+	snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
+		 tui_state_label(p->state), tui_phase_label(p->phase));
+	tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
+		    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
+		    TUI_C_BAD : TUI_C_WARN);
+	tui_put(y, 2, COLS - 4, line, false);
+	tui_attr_off(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
+		     p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
+		     TUI_C_BAD : TUI_C_WARN);
+	y += 2;
+	bw = COLS - 12;
+	tui_bar(t, y, 2, bw, frac, TUI_C_GOOD);
+	snprintf(line, sizeof(line), "%5.1f%%", frac * 100);
+	tui_put(y, 3 + bw, 8, line, false);
+	y += 2;
+	snprintf(line, sizeof(line), _("%s of %s encrypted"),
+		 fdw_format_size(p->done, a, sizeof(a)),
+		 fdw_format_size(p->total, b, sizeof(b)));
+	tui_put(y++, 2, COLS - 4, line, false);
+	fmt_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, eta, sizeof(eta));
+	fmt_duration(p->elapsed, el, sizeof(el));
+	if (p->state == FDW_JOB_RUNNING && p->speed > 0)
+		snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,
+								  sizeof(a)));
+	else
+		snprintf(c, sizeof(c), "-");
+	snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
+		 el);
+	tui_put(y++, 2, COLS - 4, line, false);
+	if (p->message[0]) {
+		tui_attr_on(t, TUI_C_DIM);
+		y += tui_wrap(y, 2, COLS - 4, 2, p->message);
+		tui_attr_off(t, TUI_C_DIM);
+	}
+	if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
+	    p->state == FDW_JOB_NEEDS_REPAIR) {
+		tui_attr_on(t, TUI_C_WARN);
+		y += tui_wrap(y, 2, COLS - 4, 2, _("Stopped at a safe point: the data is "
+						   "intact. Press r to resume."));
+		tui_attr_off(t, TUI_C_WARN);
+	}
+	return y;
+}
+
+static void progress_draw(struct tui *t)
+{
+	char title[PATH_MAX + 64];
+	char logs[TUI_LOG_LINES][200];
+	int y = 2, n;
 
 	snprintf(title, sizeof(title), _("Encrypting %s"), t->have_job ? t->job.address :
 		 t->address);
@@ -324,48 +375,7 @@ static void progress_draw(struct tui *t)
 		tui_wrap(y, 2, COLS - 4, 2, t->have_job ? _("Waiting for the worker's first "
 							    "report...") : _("No conversion."));
 	} else {
-		frac = p->total ? (double)p->done / (double)p->total : 0;
-		snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
-			 tui_state_label(p->state), tui_phase_label(p->phase));
-		tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
-			    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
-			    TUI_C_BAD : TUI_C_WARN);
-		tui_put(y, 2, COLS - 4, line, false);
-		tui_attr_off(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
-			     p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
-			     TUI_C_BAD : TUI_C_WARN);
-		y += 2;
-		bw = COLS - 12;
-		tui_bar(t, y, 2, bw, frac, TUI_C_GOOD);
-		snprintf(line, sizeof(line), "%5.1f%%", frac * 100);
-		tui_put(y, 3 + bw, 8, line, false);
-		y += 2;
-		snprintf(line, sizeof(line), _("%s of %s encrypted"),
-			 fdw_format_size(p->done, a, sizeof(a)),
-			 fdw_format_size(p->total, b, sizeof(b)));
-		tui_put(y++, 2, COLS - 4, line, false);
-		fmt_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, eta, sizeof(eta));
-		fmt_duration(p->elapsed, el, sizeof(el));
-		if (p->state == FDW_JOB_RUNNING && p->speed > 0)
-			snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,
-									  sizeof(a)));
-		else
-			snprintf(c, sizeof(c), "-");
-		snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
-			 el);
-		tui_put(y++, 2, COLS - 4, line, false);
-		if (p->message[0]) {
-			tui_attr_on(t, TUI_C_DIM);
-			y += tui_wrap(y, 2, COLS - 4, 2, p->message);
-			tui_attr_off(t, TUI_C_DIM);
-		}
-		if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
-		    p->state == FDW_JOB_NEEDS_REPAIR) {
-			tui_attr_on(t, TUI_C_WARN);
-			y += tui_wrap(y, 2, COLS - 4, 2, _("Stopped at a safe point: the data is "
-							   "intact. Press r to resume."));
-			tui_attr_off(t, TUI_C_WARN);
-		}
+		y = draw_state(t, y);
 	}
 	if (t->progress_msg[0]) {
 		tui_attr_on(t, TUI_C_WARN);

@@ -548,16 +548,14 @@ static int alloc_states(struct tui *t)
 	return 0;
 }
 
-int tui_run(char **paths, int n)
+/* The wizard's state on @paths, with its screens' states and locked passphrase fields. */
+static struct tui *tui_new(char **paths, int n)
 {
 	struct tui *t = calloc(1, sizeof(*t));
 	const char *fast = getenv("FDEWIZ_TEST_FAST_PBKDF");
-	SCREEN *screen;
-	double last_tick = 0;
-	int rc, fd, exit_code;
 
 	if (!t)
-		return 1;
+		return NULL;
 	t->paths = paths;
 	t->n_paths = n;
 	t->bench_baseline = true;
@@ -573,16 +571,21 @@ int tui_run(char **paths, int n)
 				  "changed.\n"), "fdewiz");
 		tui_free(t);
 		free(t);
-		return 1;
+		return NULL;
 	}
+	return t;
+}
+
+/* Signals, stderr away from the screen, and curses; NULL (and a message) if it cannot start. */
+static SCREEN *start_terminal(struct tui *t)
+{
+	SCREEN *screen;
+	int fd;
+
 	fdw_secret_harden_process();
 	t->utf8 = want_utf8();
-	rc = setup_signals();
-	if (rc) {
-		tui_free(t);
-		free(t);
-		return 1;
-	}
+	if (setup_signals())
+		return NULL;
 	/* Library and child-process stderr must not write over the screen. */
 	fflush(stderr);
 	saved_stderr = dup(STDERR_FILENO);
@@ -603,9 +606,7 @@ int tui_run(char **paths, int n)
 				  "or use 'fdewiz list'.\n"), "fdewiz",
 			getenv("TERM") ? getenv("TERM") : "");
 		fdw_log_set_sink(NULL, NULL);
-		tui_free(t);
-		free(t);
-		return 1;
+		return NULL;
 	}
 	set_term(screen);
 	curses_active = true;
@@ -617,14 +618,19 @@ int tui_run(char **paths, int n)
 	set_escdelay(50);
 	timeout(250);
 	curs_set(0);
+	return screen;
+}
 
-	/* A running conversion's progress, the unfinished ones, or the disks. */
-	tui_go(t, TUI_START);
+static void key_loop(struct tui *t)
+{
+	double last_tick = 0;
+
 	/* A stop signal while the header steps run waits for them (they hold it back too). */
 	while ((!t->quit && !tui_stop_signal) || t->begin_running) {
 		struct timespec now;
 		wint_t wc;
 		double secs;
+		int rc;
 
 		for (int i = 0; i < TUI__COUNT; i++)
 			if (screens[i]->poll)
@@ -645,7 +651,11 @@ int tui_run(char **paths, int n)
 			continue;
 		dispatch(t, tui_key_decode(rc, wc));
 	}
-	restore_terminal();
+}
+
+/* Once the terminal is restored: what goes on, what was not done, the engine's warnings. */
+static int farewell(struct tui *t)
+{
 	if (tui_stop_signal)
 		printf(_("Interrupted. %s\n"), t->have_job ?
 		       _("A conversion that was started continues in the background; run fdewiz "
@@ -659,7 +669,28 @@ int tui_run(char **paths, int n)
 		       t->address);
 	for (unsigned i = t->n_log; i > 0; i--)
 		fprintf(stderr, "fdewiz: %s\n", t->log[i - 1]);
-	exit_code = tui_stop_signal ? 130 : t->exit_code;
+	return tui_stop_signal ? 130 : t->exit_code;
+}
+
+int tui_run(char **paths, int n)
+{
+	struct tui *t = tui_new(paths, n);
+	SCREEN *screen;
+	int exit_code;
+
+	if (!t)
+		return 1;
+	screen = start_terminal(t);
+	if (!screen) {
+		tui_free(t);
+		free(t);
+		return 1;
+	}
+	/* A running conversion's progress, the unfinished ones, or the disks. */
+	tui_go(t, TUI_START);
+	key_loop(t);
+	restore_terminal();
+	exit_code = farewell(t);
 	fdw_log_set_sink(NULL, NULL);	/* its context is about to go */
 	delscreen(screen);
 	tui_free(t);
