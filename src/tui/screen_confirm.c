@@ -14,7 +14,7 @@
 /* TRANSLATORS: the word the user types to confirm; keep it short (as in `encrypt`). */
 #define CONFIRM_WORD _("YES")
 
-void confirm_draw(struct tui *t)
+static void confirm_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
 	char line[PATH_MAX + 256], a[32];
@@ -74,36 +74,36 @@ void confirm_draw(struct tui *t)
 	move(y, fx + tui_width(t->confirm) < COLS - 1 ? fx + tui_width(t->confirm) : COLS - 1);
 }
 
-void confirm_key(struct tui *t, int ch, bool is_key)
+static void confirm_key(struct tui *t, struct tui_key k)
 {
-	if (!is_key && ch == 27) {
+	if (k.kind == TUI_KEY_ESC) {
 		/* Back to the passphrase: it is typed again, the old one is wiped. */
 		tui_wipe_passphrases(t);
 		t->confirm_len = 0;
 		t->confirm[0] = '\0';
 		tui_go(t, TUI_PASS);
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER) {
 		if (!strcmp(t->confirm, CONFIRM_WORD)) {
-			progress_start(t);
+			tui_go(t, TUI_PROGRESS);	/* from here, it starts the conversion */
 			return;
 		}
 		snprintf(t->confirm_msg, sizeof(t->confirm_msg),
 			 _("Not confirmed: that was not %s. Nothing was changed."), CONFIRM_WORD);
 		t->confirm_len = 0;
 		t->confirm[0] = '\0';
-	} else if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
+	} else if (k.kind == TUI_KEY_BACKSPACE) {
 		/* Drop the last character with its UTF-8 continuation bytes. */
 		while (t->confirm_len > 0 &&
 		       ((unsigned char)t->confirm[--t->confirm_len] & 0xc0) == 0x80)
 			;
 		t->confirm[t->confirm_len] = '\0';
-	} else if (!is_key && ch >= 0x20) {
+	} else if (k.kind == TUI_KEY_CHAR) {
 		char mb[MB_LEN_MAX];
 		mbstate_t st;
 		size_t n;
 
 		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, (wchar_t)ch, &st);
+		n = wcrtomb(mb, k.ch, &st);
 		if (n != (size_t)-1 && t->confirm_len + n < sizeof(t->confirm)) {
 			memcpy(t->confirm + t->confirm_len, mb, n);
 			t->confirm_len += n;
@@ -111,3 +111,19 @@ void confirm_key(struct tui *t, int ch, bool is_key)
 		}
 	}
 }
+
+static bool confirm_enter(struct tui *t, enum tui_screen from)
+{
+	(void)from;
+	t->confirm_len = 0;
+	t->confirm[0] = '\0';
+	t->confirm_msg[0] = '\0';
+	return true;
+}
+
+const struct tui_screen_ops tui_screen_confirm = {
+	.enter = confirm_enter,
+	.draw = confirm_draw,
+	.key = confirm_key,
+	.text = true,
+};

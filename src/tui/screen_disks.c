@@ -15,20 +15,39 @@
 
 #define DETAIL_LINES 5
 
-/* "PATH: why." in the words `fdewiz list` uses (fdw_scan_error_text). */
-static void add_error(struct tui *t, const char *path, int err)
-{
-	size_t used = strlen(t->scan_errors);
+/* A row of the disks tree: a disk (part < 0) or one of its partitions. */
+struct tui_row {
+	int disk, part;
+};
 
-	snprintf(t->scan_errors + used, sizeof(t->scan_errors) - used, "%s%s: %s.",
+/* The disks shown, as a tree, and the selection. */
+struct disks_state {
+	struct fdw_disk *disks;
+	size_t n_disks;
+	char scan_errors[1024];
+	struct tui_row *tree;
+	size_t n_tree, sel, top;
+};
+
+static struct disks_state *state_of(const struct tui *t)
+{
+	return t->state[TUI_DISKS];
+}
+
+/* "PATH: why." in the words `fdewiz list` uses (fdw_scan_error_text). */
+static void add_error(struct disks_state *ds, const char *path, int err)
+{
+	size_t used = strlen(ds->scan_errors);
+
+	snprintf(ds->scan_errors + used, sizeof(ds->scan_errors) - used, "%s%s: %s.",
 		 used ? " " : "", path, fdw_scan_error_text(err));
 }
 
 /* The disks the scan of all disks could not read, named with the reason. */
-static void add_failures(struct tui *t, struct fdw_disk_list *list)
+static void add_failures(struct disks_state *ds, struct fdw_disk_list *list)
 {
 	for (size_t i = 0; i < list->n_failed; i++) {
-		add_error(t, list->failed[i].path, list->failed[i].err);
+		add_error(ds, list->failed[i].path, list->failed[i].err);
 		free(list->failed[i].path);
 	}
 	free(list->failed);
@@ -36,20 +55,25 @@ static void add_failures(struct tui *t, struct fdw_disk_list *list)
 	list->n_failed = 0;
 }
 
-int tui_scan(struct tui *t)
+static void free_disks(struct disks_state *ds)
+{
+	for (size_t i = 0; i < ds->n_disks; i++)
+		fdw_disk_free(&ds->disks[i]);
+	free(ds->disks);
+	free(ds->tree);
+	ds->disks = NULL;
+	ds->tree = NULL;
+	ds->n_disks = ds->n_tree = ds->sel = ds->top = 0;
+}
+
+static int scan(struct tui *t, struct disks_state *ds)
 {
 	struct fdw_disk_list list = { 0 };
 	size_t rows = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < t->n_disks; i++)
-		fdw_disk_free(&t->disks[i]);
-	free(t->disks);
-	free(t->tree);
-	t->disks = NULL;
-	t->tree = NULL;
-	t->n_disks = t->n_tree = t->sel = t->top = 0;
-	t->scan_errors[0] = '\0';
+	free_disks(ds);
+	ds->scan_errors[0] = '\0';
 
 	if (t->n_paths > 0) {
 		list.disks = calloc((size_t)t->n_paths, sizeof(*list.disks));
@@ -58,36 +82,36 @@ int tui_scan(struct tui *t)
 		for (int i = 0; i < t->n_paths; i++) {
 			rc = fdw_disk_scan(t->paths[i], &list.disks[list.n_disks]);
 			if (rc)
-				add_error(t, t->paths[i], rc);
+				add_error(ds, t->paths[i], rc);
 			else
 				list.n_disks++;
 		}
 	} else {
 		rc = fdw_disk_scan_all(&list);
-		add_failures(t, &list);
+		add_failures(ds, &list);
 		if (rc)
-			add_error(t, _("all disks"), rc);
+			add_error(ds, _("all disks"), rc);
 		else if (geteuid() != 0)
-			add_error(t, _("all disks"), -EACCES);
+			add_error(ds, _("all disks"), -EACCES);
 	}
-	t->disks = list.disks;
-	t->n_disks = list.n_disks;
-	for (size_t d = 0; d < t->n_disks; d++)
-		rows += 1 + t->disks[d].n_parts;
-	t->tree = calloc(rows ? rows : 1, sizeof(*t->tree));
-	if (!t->tree)
+	ds->disks = list.disks;
+	ds->n_disks = list.n_disks;
+	for (size_t d = 0; d < ds->n_disks; d++)
+		rows += 1 + ds->disks[d].n_parts;
+	ds->tree = calloc(rows ? rows : 1, sizeof(*ds->tree));
+	if (!ds->tree)
 		return -ENOMEM;
-	for (size_t d = 0; d < t->n_disks; d++) {
-		t->tree[t->n_tree++] = (struct tui_row){ (int)d, -1 };
-		for (size_t p = 0; p < t->disks[d].n_parts; p++)
-			t->tree[t->n_tree++] = (struct tui_row){ (int)d, (int)p };
+	for (size_t d = 0; d < ds->n_disks; d++) {
+		ds->tree[ds->n_tree++] = (struct tui_row){ (int)d, -1 };
+		for (size_t p = 0; p < ds->disks[d].n_parts; p++)
+			ds->tree[ds->n_tree++] = (struct tui_row){ (int)d, (int)p };
 	}
 	/* Start on the first partition that can be encrypted. */
-	for (size_t i = 0; i < t->n_tree; i++) {
-		const struct tui_row *r = &t->tree[i];
+	for (size_t i = 0; i < ds->n_tree; i++) {
+		const struct tui_row *r = &ds->tree[i];
 
-		if (r->part >= 0 && t->disks[r->disk].parts[r->part].verdict.eligible) {
-			t->sel = i;
+		if (r->part >= 0 && ds->disks[r->disk].parts[r->part].verdict.eligible) {
+			ds->sel = i;
 			break;
 		}
 	}
@@ -96,9 +120,10 @@ int tui_scan(struct tui *t)
 
 static const struct fdw_partition *row_part(const struct tui *t, size_t i)
 {
-	const struct tui_row *r = &t->tree[i];
+	const struct disks_state *ds = state_of(t);
+	const struct tui_row *r = &ds->tree[i];
 
-	return r->part < 0 ? NULL : &t->disks[r->disk].parts[r->part];
+	return r->part < 0 ? NULL : &ds->disks[r->disk].parts[r->part];
 }
 
 /* The verdict column: "yes (shrink)" or "no (mounted)"; the words mark it without colour. */
@@ -130,16 +155,17 @@ static void layout(struct columns *c)
 
 static void draw_row(struct tui *t, int y, size_t i, const struct columns *c)
 {
-	const struct tui_row *r = &t->tree[i];
-	const struct fdw_disk *d = &t->disks[r->disk];
+	const struct disks_state *ds = state_of(t);
+	const struct tui_row *r = &ds->tree[i];
+	const struct fdw_disk *d = &ds->disks[r->disk];
 	const struct fdw_partition *p = row_part(t, i);
 	bool last = p && (size_t)r->part + 1 == d->n_parts;
 	char name[512], size[32], verdict[96];
 	int x = 1;
 
-	if (i == t->sel)
+	if (i == ds->sel)
 		tui_attr_on(t, TUI_C_SELECT);
-	tui_put(y, 0, COLS, i == t->sel ? ">" : " ", true);
+	tui_put(y, 0, COLS, i == ds->sel ? ">" : " ", true);
 	if (!p) {
 		/* A disk's row is one line across the columns: long image paths stay whole. */
 		snprintf(name, sizeof(name), "%s  %s, %s, %s", d->path,
@@ -147,7 +173,7 @@ static void draw_row(struct tui *t, int y, size_t i, const struct columns *c)
 			 (d->model ? d->model : _("disk")),
 			 fdw_format_size(d->size, size, sizeof(size)), d->table);
 		tui_put(y, x, COLS - x, name, false);
-		if (i == t->sel)
+		if (i == ds->sel)
 			tui_attr_off(t, TUI_C_SELECT);
 		return;
 	}
@@ -167,26 +193,27 @@ static void draw_row(struct tui *t, int y, size_t i, const struct columns *c)
 		x += c->mount + 1;
 	}
 	verdict_text(p, verdict, sizeof(verdict));
-	if (i != t->sel)
+	if (i != ds->sel)
 		tui_attr_on(t, p->verdict.eligible ? TUI_C_GOOD : TUI_C_BAD);
 	tui_put(y, x, COLS - x, verdict, true);
-	if (i != t->sel)
+	if (i != ds->sel)
 		tui_attr_off(t, p->verdict.eligible ? TUI_C_GOOD : TUI_C_BAD);
-	if (i == t->sel)
+	if (i == ds->sel)
 		tui_attr_off(t, TUI_C_SELECT);
 }
 
 static void draw_detail(struct tui *t, int y)
 {
+	const struct disks_state *ds = state_of(t);
 	const struct fdw_partition *p;
 	const struct fdw_disk *d;
 	char buf[1024], a[32], b[32];
 
 	tui_hline(t, y++, 0, COLS);
-	if (t->n_tree == 0)
+	if (ds->n_tree == 0)
 		return;
-	p = row_part(t, t->sel);
-	d = &t->disks[t->tree[t->sel].disk];
+	p = row_part(t, ds->sel);
+	d = &ds->disks[ds->tree[ds->sel].disk];
 	if (!p) {
 		snprintf(buf, sizeof(buf), _("%s: %s, partition table %s, sectors of %u bytes."),
 			 d->path, fdw_format_size(d->size, a, sizeof(a)), d->table,
@@ -215,8 +242,9 @@ static void draw_detail(struct tui *t, int y)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void disks_draw(struct tui *t)
+static void disks_draw(struct tui *t)
 {
+	struct disks_state *ds = state_of(t);
 	struct columns c;
 	int y = 2, list_rows = LINES - 4 - DETAIL_LINES, x = 1;
 
@@ -233,19 +261,19 @@ void disks_draw(struct tui *t)
 	tui_put(1, x, COLS - x, _("IN PLACE"), false);
 	tui_attr_off(t, TUI_C_KEY);
 
-	if (t->n_tree == 0) {
+	if (ds->n_tree == 0) {
 		tui_wrap(y, 1, COLS - 2, 3, _("No disks to show."));
 		y++;
 	}
-	if (t->sel < t->top)
-		t->top = t->sel;
-	if (t->sel >= t->top + (size_t)list_rows)
-		t->top = t->sel - (size_t)list_rows + 1;
-	for (size_t i = t->top; i < t->n_tree && y < 2 + list_rows; i++)
+	if (ds->sel < ds->top)
+		ds->top = ds->sel;
+	if (ds->sel >= ds->top + (size_t)list_rows)
+		ds->top = ds->sel - (size_t)list_rows + 1;
+	for (size_t i = ds->top; i < ds->n_tree && y < 2 + list_rows; i++)
 		draw_row(t, y++, i, &c);
-	if (t->scan_errors[0] && y < 2 + list_rows) {
+	if (ds->scan_errors[0] && y < 2 + list_rows) {
 		tui_attr_on(t, TUI_C_BAD);
-		tui_wrap(y, 1, COLS - 2, 2 + list_rows - y, t->scan_errors);
+		tui_wrap(y, 1, COLS - 2, 2 + list_rows - y, ds->scan_errors);
 		tui_attr_off(t, TUI_C_BAD);
 	}
 	draw_detail(t, LINES - 1 - DETAIL_LINES - 1);
@@ -258,12 +286,13 @@ void disks_draw(struct tui *t)
 /* An encrypted partition: its conversion's progress or results, or an unfinished one to resume. */
 static void open_conversion(struct tui *t, const struct fdw_partition *p)
 {
+	const struct disks_state *ds = state_of(t);
 	struct fdw_volume_id now;
 	struct fdw_job job;
 	char why[512];
 
 	/* Its own record (by the header's UUID), never one of a volume named so before. */
-	fdw_volume_id_of(&t->disks[t->tree[t->sel].disk], p, &now);
+	fdw_volume_id_of(&ds->disks[ds->tree[ds->sel].disk], p, &now);
 	if (fdw_job_for_volume(&now, &job) == 0) {
 		snprintf(job.address, sizeof(job.address), "%s", p->address);
 		tui_open_job(t, &job);
@@ -282,30 +311,31 @@ static void open_conversion(struct tui *t, const struct fdw_partition *p)
 	tui_set_status(t, true, _("Cannot encrypt this one: %s"), why);
 }
 
-void disks_key(struct tui *t, int ch, bool is_key)
+static void disks_key(struct tui *t, struct tui_key k)
 {
+	struct disks_state *ds = state_of(t);
 	const struct fdw_partition *p;
 	size_t page = (size_t)(LINES > 12 ? LINES - 12 : 1);
 
-	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
-		if (t->sel > 0)
-			t->sel--;
-	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
-		if (t->sel + 1 < t->n_tree)
-			t->sel++;
-	} else if (is_key && ch == KEY_HOME) {
-		t->sel = 0;
-	} else if (is_key && ch == KEY_END) {
-		t->sel = t->n_tree ? t->n_tree - 1 : 0;
-	} else if (is_key && ch == KEY_PPAGE) {
-		t->sel = t->sel > page ? t->sel - page : 0;
-	} else if (is_key && ch == KEY_NPAGE) {
-		t->sel = t->sel + page < t->n_tree ? t->sel + page :
-						   (t->n_tree ? t->n_tree - 1 : 0);
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
-		if (t->n_tree == 0)
+	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
+		if (ds->sel > 0)
+			ds->sel--;
+	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
+		if (ds->sel + 1 < ds->n_tree)
+			ds->sel++;
+	} else if (k.kind == TUI_KEY_HOME) {
+		ds->sel = 0;
+	} else if (k.kind == TUI_KEY_END) {
+		ds->sel = ds->n_tree ? ds->n_tree - 1 : 0;
+	} else if (k.kind == TUI_KEY_PAGE_UP) {
+		ds->sel = ds->sel > page ? ds->sel - page : 0;
+	} else if (k.kind == TUI_KEY_PAGE_DOWN) {
+		ds->sel = ds->sel + page < ds->n_tree ? ds->sel + page :
+						   (ds->n_tree ? ds->n_tree - 1 : 0);
+	} else if (k.kind == TUI_KEY_ENTER) {
+		if (ds->n_tree == 0)
 			return;
-		p = row_part(t, t->sel);
+		p = row_part(t, ds->sel);
 		if (!p) {
 			tui_set_status(t, true, "%s", _("That is a whole disk: choose one of its "
 							"partitions."));
@@ -318,19 +348,40 @@ void disks_key(struct tui *t, int ch, bool is_key)
 			fdw_verdict_explain(p, why, sizeof(why));
 			tui_set_status(t, true, _("Cannot encrypt this one: %s"), why);
 		} else {
-			plan_enter(t, p->address);
+			snprintf(t->chosen, sizeof(t->chosen), "%s", p->address);
+			tui_go(t, TUI_PLAN);
 		}
-	} else if (!is_key && ch == 'r') {
-		tui_scan(t);
+	} else if (tui_key_is(k, 'r')) {
+		scan(t, ds);
 		tui_set_status(t, false, "%s", _("Scanned again."));
-	} else if (!is_key && (ch == 'q' || ch == 27)) {
-		if (ch == 27 && t->n_jobs) {
-			start_load(t);
-			if (t->n_jobs) {
-				tui_go(t, TUI_START);
-				return;
-			}
-		}
+	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
+		/* Esc goes back to the unfinished conversions, when the wizard showed some. */
+		if (k.kind == TUI_KEY_ESC && tui_go(t, TUI_START))
+			return;
 		t->quit = true;
 	}
 }
+
+static bool disks_enter(struct tui *t, enum tui_screen from)
+{
+	/*
+	 * Back from the plan or the confirmation nothing was changed: the list and the
+	 * selection stay as they were. From anywhere else the disks are read again.
+	 */
+	if (from != TUI_PLAN && from != TUI_CONFIRM)
+		scan(t, state_of(t));
+	return true;
+}
+
+static void disks_free(void *state)
+{
+	free_disks(state);
+}
+
+const struct tui_screen_ops tui_screen_disks = {
+	.enter = disks_enter,
+	.draw = disks_draw,
+	.key = disks_key,
+	.state_size = sizeof(struct disks_state),
+	.free_state = disks_free,
+};

@@ -10,8 +10,15 @@
 #include "curses.h"
 #include "tui.h"
 
-void pass_draw(struct tui *t)
+/* Which field has the focus, and why the passphrase was not taken. */
+struct pass_state {
+	int focus;			/* 0, 1: the fields; 2: the recovery key box */
+	char msg[256];
+};
+
+static void pass_draw(struct tui *t)
 {
+	struct pass_state *ps = t->state[TUI_PASS];
 	const char *labels[] = { _("Passphrase:"), _("Again:") };
 	struct fdw_strength_result s;
 	char line[512];
@@ -47,16 +54,16 @@ void pass_draw(struct tui *t)
 		tui_wrap(y + 1, 2, COLS - 4, 2, s.advice);
 	}
 	y += 3;
-	if (t->pass_msg[0]) {
+	if (ps->msg[0]) {
 		tui_attr_on(t, TUI_C_BAD);
-		tui_wrap(y, 2, COLS - 4, 2, t->pass_msg);
+		tui_wrap(y, 2, COLS - 4, 2, ps->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
 	y += 2;
-	if (t->pass_focus == 2)
+	if (ps->focus == 2)
 		tui_attr_on(t, TUI_C_SELECT);
 	tui_put(y, 2, 4, tui_checkbox(t->recovery_key), false);
-	if (t->pass_focus == 2)
+	if (ps->focus == 2)
 		tui_attr_off(t, TUI_C_SELECT);
 	tui_wrap(y, 6, COLS - 8, 2, _("Also make a recovery key (a long random key in a second "
 				       "slot, shown once, to write down)"));
@@ -66,58 +73,79 @@ void pass_draw(struct tui *t)
 				      "Esc: back"), true);
 	tui_attr_off(t, TUI_C_DIM);
 	/* The cursor goes last: it marks the field being typed into. */
-	if (t->pass_focus < 2) {
+	if (ps->focus < 2) {
 		curs_set(1);
-		tui_masked(t, field_y + 2 * t->pass_focus, 3 + lw, fw, t->pass[t->pass_focus],
+		tui_masked(t, field_y + 2 * ps->focus, 3 + lw, fw, t->pass[ps->focus],
 			   true);
 	}
 }
 
 static void validate(struct tui *t)
 {
+	struct pass_state *ps = t->state[TUI_PASS];
+
 	if (t->pass[0]->len == 0) {
-		snprintf(t->pass_msg, sizeof(t->pass_msg), "%s", _("Type a passphrase."));
-		t->pass_focus = 0;
+		snprintf(ps->msg, sizeof(ps->msg), "%s", _("Type a passphrase."));
+		ps->focus = 0;
 		return;
 	}
-	if (t->pass_focus == 0) {
-		t->pass_focus = 1;
+	if (ps->focus == 0) {
+		ps->focus = 1;
 		return;
 	}
 	if (!fdw_secret_equal(t->pass[0], t->pass[1])) {
 		/* Both go: the user cannot see which one has the typo. */
 		tui_wipe_passphrases(t);
-		snprintf(t->pass_msg, sizeof(t->pass_msg), "%s",
+		ps->focus = 0;
+		snprintf(ps->msg, sizeof(ps->msg), "%s",
 			 _("The two passphrases do not match. Type both again."));
 		return;
 	}
-	t->pass_msg[0] = '\0';
-	t->confirm_len = 0;
-	t->confirm[0] = '\0';
-	t->confirm_msg[0] = '\0';
+	ps->msg[0] = '\0';
 	tui_go(t, TUI_CONFIRM);
 }
 
-void pass_key(struct tui *t, int ch, bool is_key)
+static void pass_key(struct tui *t, struct tui_key k)
 {
-	if (!is_key && ch == 27) {
+	struct pass_state *ps = t->state[TUI_PASS];
+	if (k.kind == TUI_KEY_ESC) {
 		tui_wipe_passphrases(t);
-		t->pass_msg[0] = '\0';
+		ps->msg[0] = '\0';
 		tui_go(t, TUI_PLAN);
-	} else if ((!is_key && ch == '\t') || (is_key && ch == KEY_DOWN)) {
-		t->pass_focus = (t->pass_focus + 1) % 3;
-	} else if (is_key && (ch == KEY_BTAB || ch == KEY_UP)) {
-		t->pass_focus = (t->pass_focus + 2) % 3;
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN) {
+		ps->focus = (ps->focus + 1) % 3;
+	} else if (k.kind == TUI_KEY_BACKTAB || k.kind == TUI_KEY_UP) {
+		ps->focus = (ps->focus + 2) % 3;
+	} else if (k.kind == TUI_KEY_ENTER) {
 		validate(t);
-	} else if (t->pass_focus == 2) {
-		if (!is_key && ch == ' ')
+	} else if (ps->focus == 2) {
+		if (tui_key_is(k, ' '))
 			t->recovery_key = !t->recovery_key;
 	} else {
 		/* A mismatch message says why both fields are empty; it goes once the second
 		 * one is being typed again, so it never stands next to two new entries. */
-		if (t->pass_focus == 1)
-			t->pass_msg[0] = '\0';
-		tui_secret_key(t->pass[t->pass_focus], ch, is_key);
+		if (ps->focus == 1)
+			ps->msg[0] = '\0';
+		tui_secret_key(t->pass[ps->focus], k);
 	}
 }
+
+/* The passphrase is always typed afresh: coming back, the old one is wiped. */
+static bool pass_enter(struct tui *t, enum tui_screen from)
+{
+	struct pass_state *ps = t->state[TUI_PASS];
+
+	(void)from;
+	tui_wipe_passphrases(t);
+	ps->focus = 0;
+	ps->msg[0] = '\0';
+	return true;
+}
+
+const struct tui_screen_ops tui_screen_pass = {
+	.enter = pass_enter,
+	.draw = pass_draw,
+	.key = pass_key,
+	.state_size = sizeof(struct pass_state),
+	.text = true,
+};

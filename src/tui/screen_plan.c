@@ -12,14 +12,8 @@
 #include "curses.h"
 #include "tui.h"
 
-void tui_release_plan(struct tui *t)
-{
-	if (t->enc_open)
-		fdw_encrypt_close(&t->enc);
-	t->enc_open = false;
-}
-
-bool plan_enter(struct tui *t, const char *address)
+/* Prepare the conversion of @address; false (with a dialog) if it cannot be. */
+static bool plan_enter(struct tui *t, const char *address)
 {
 	struct fdw_encrypt_options o;
 	struct fdw_cipher_advice a;
@@ -47,18 +41,38 @@ bool plan_enter(struct tui *t, const char *address)
 	if (rc) {
 		fdw_encrypt_close(&t->enc);
 		tui_show_dialog(t, _("Cannot encrypt"), why);
-		tui_scan(t);
 		return false;
 	}
 	t->enc_open = true;
 	/* Each plan starts with the boot box off: it changes this system's files. */
 	t->boot_entries = false;
 	t->plan_focus = 0;
-	tui_go(t, TUI_PLAN);
 	return true;
 }
 
-const char *plan_boot_unavailable(const struct tui *t)
+/* Test-only: a benchmark scale for emulated machines ("tiny"), once the plan is made. */
+static void test_bench_scale(struct tui *t)
+{
+	const char *scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
+	enum fdw_bench_scale parsed;
+
+	if (t->enc_open && fdw_bench_scale_parse(scale, &parsed) == 0)
+		snprintf(t->enc.bench_scale, sizeof(t->enc.bench_scale), "%s", scale);
+}
+
+static bool plan_open(struct tui *t, enum tui_screen from)
+{
+	/* From the disks: a new plan; back from the passphrase: the same one. */
+	if (from == TUI_DISKS && !plan_enter(t, t->chosen)) {
+		tui_go(t, TUI_DISKS);	/* read again: what refused may have changed */
+		return false;
+	}
+	test_bench_scale(t);
+	return true;
+}
+
+/* Why the boot box cannot be ticked for the planned partition, or NULL when it can. */
+static const char *plan_boot_unavailable(const struct tui *t)
 {
 	if (!t->enc_open)
 		return _("No partition is planned.");
@@ -149,7 +163,7 @@ static int draw_boxes(struct tui *t, int y0)
 	return y - y0;
 }
 
-void plan_draw(struct tui *t)
+static void plan_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
 	const struct fdw_partition *p = t->enc.target.part;
@@ -224,9 +238,9 @@ void plan_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void plan_key(struct tui *t, int ch, bool is_key)
+static void plan_key(struct tui *t, struct tui_key k)
 {
-	if (!is_key && ch == ' ') {
+	if (tui_key_is(k, ' ')) {
 		if (t->plan_focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
 			fdw_encrypt_set_bench(&t->enc, t->bench_baseline, NULL);
@@ -236,19 +250,22 @@ void plan_key(struct tui *t, int ch, bool is_key)
 		} else {
 			t->boot_entries = !t->boot_entries;
 		}
-	} else if ((!is_key && ch == '\t') || (is_key && (ch == KEY_DOWN || ch == KEY_UP ||
-							   ch == KEY_BTAB))) {
+	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP ||
+		   k.kind == TUI_KEY_BACKTAB) {
 		t->plan_focus = !t->plan_focus;
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
-		tui_wipe_passphrases(t);
-		t->pass_msg[0] = '\0';
+	} else if (k.kind == TUI_KEY_ENTER) {
 		tui_go(t, TUI_PASS);
-	} else if ((!is_key && (ch == 27 || ch == 127 || ch == 8)) ||
-		   (is_key && ch == KEY_BACKSPACE)) {
+	} else if (k.kind == TUI_KEY_ESC || k.kind == TUI_KEY_BACKSPACE) {
 		/* Nothing changed: the disks are as they were, the selection too. */
 		tui_release_plan(t);
 		tui_go(t, TUI_DISKS);
-	} else if (!is_key && ch == 'q') {
+	} else if (tui_key_is(k, 'q')) {
 		t->quit = true;
 	}
 }
+
+const struct tui_screen_ops tui_screen_plan = {
+	.enter = plan_open,
+	.draw = plan_draw,
+	.key = plan_key,
+};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Progress screen: the header steps, the conversion's state, bar, speed, ETA and log
- * (refreshed 4 times a second); and the recovery key, shown once before it.
+ * (refreshed 4 times a second). The recovery key is made, tested and wiped here; its
+ * screen (screen_recovery.c) only shows it.
  */
 #include "config.h"
 
@@ -18,36 +19,6 @@
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
-
-const char *tui_state_label(enum fdw_job_state s)
-{
-	switch (s) {
-	case FDW_JOB_RUNNING:
-		return _("running");
-	case FDW_JOB_PAUSED:
-		return _("paused");
-	case FDW_JOB_INTERRUPTED:
-		return _("interrupted");
-	case FDW_JOB_NEEDS_REPAIR:
-		return _("needs repair");
-	case FDW_JOB_COMPLETE:
-		return _("complete");
-	case FDW_JOB_FAILED:
-		return _("failed");
-	default:
-		return "?";
-	}
-}
-
-void tui_open_job(struct tui *t, const struct fdw_job *job)
-{
-	t->job = *job;
-	t->have_job = true;
-	t->have_prog = false;
-	t->progress_msg[0] = '\0';
-	tui_go(t, TUI_PROGRESS);
-	progress_tick(t);
-}
 
 /* Called in the header thread: only publish the phase; the main loop draws it. */
 static void on_phase(enum fdw_phase phase, void *ctx)
@@ -123,7 +94,8 @@ static void boot_dialog(struct tui *t)
 				_("Boot entries"), t->boot_msg);
 }
 
-void progress_start(struct tui *t)
+/* After the typed confirmation: make room, write the header, start the worker. */
+static bool progress_start(struct tui *t)
 {
 	int rc;
 
@@ -138,7 +110,6 @@ void progress_start(struct tui *t)
 	t->have_job = false;
 	t->have_prog = false;
 	t->progress_msg[0] = '\0';
-	tui_go(t, TUI_PROGRESS);
 	rc = pthread_create(&t->begin_thread, NULL, begin_main, t);
 	if (rc) {
 		t->begin_phase = -1;
@@ -146,12 +117,16 @@ void progress_start(struct tui *t)
 		tui_release_plan(t);
 		tui_show_dialog(t, _("Not encrypted"), strerror(rc));
 		tui_go(t, TUI_DISKS);
-		return;
+		return false;
 	}
 	t->begin_running = true;
+	return true;
 }
 
-void progress_begin_poll(struct tui *t)
+static void progress_tick(struct tui *t);
+
+/* In the main loop: when the header steps have finished, launch the worker. */
+static void progress_begin_poll(struct tui *t)
 {
 	char why[1024] = "";
 	pid_t pid;
@@ -169,7 +144,6 @@ void progress_begin_poll(struct tui *t)
 		tui_release_plan(t);
 		recovery_wipe(t);
 		tui_show_dialog(t, _("Not encrypted"), t->begin_why);
-		tui_scan(t);
 		tui_go(t, TUI_DISKS);
 		return;
 	}
@@ -201,7 +175,7 @@ void progress_begin_poll(struct tui *t)
 	progress_tick(t);
 }
 
-void progress_tick(struct tui *t)
+static void progress_tick(struct tui *t)
 {
 	if (!t->have_job || t->begin_running)
 		return;
@@ -213,7 +187,7 @@ void progress_tick(struct tui *t)
 		/* The record now names the benchmark results. */
 		if (fdw_job_find_id(t->job.id, &again) == 0)
 			t->job = again;
-		results_enter(t);
+		tui_go(t, TUI_RESULTS);
 	}
 }
 
@@ -301,13 +275,64 @@ static void draw_preparing(struct tui *t, int y)
 				      "done; nothing is half-written."));
 }
 
-void progress_draw(struct tui *t)
+/* The conversion's state, bar, amounts, speed and times from @y; returns the next row. */
+static int draw_state(struct tui *t, int y)
 {
 	const struct fdw_progress *p = &t->prog;
-	char title[PATH_MAX + 64], line[512], a[32], b[32], c[48], eta[32], el[32];
-	char logs[TUI_LOG_LINES][200];
+	char line[512], a[32], b[32], c[48], eta[32], el[32];
 	double frac;
-	int y = 2, n, bw;
+	int bw;
+
+	frac = p->total ? (double)p->done / (double)p->total : 0;
+	snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
+		 tui_state_label(p->state), fdw_phase_label(p->phase));
+	tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
+		    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
+		    TUI_C_BAD : TUI_C_WARN);
+	tui_put(y, 2, COLS - 4, line, false);
+	tui_attr_off(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
+		     p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
+		     TUI_C_BAD : TUI_C_WARN);
+	y += 2;
+	bw = COLS - 12;
+	tui_bar(t, y, 2, bw, frac, TUI_C_GOOD);
+	snprintf(line, sizeof(line), "%5.1f%%", frac * 100);
+	tui_put(y, 3 + bw, 8, line, false);
+	y += 2;
+	snprintf(line, sizeof(line), _("%s of %s encrypted"),
+		 fdw_format_size(p->done, a, sizeof(a)),
+		 fdw_format_size(p->total, b, sizeof(b)));
+	tui_put(y++, 2, COLS - 4, line, false);
+	fmt_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, eta, sizeof(eta));
+	fmt_duration(p->elapsed, el, sizeof(el));
+	if (p->state == FDW_JOB_RUNNING && p->speed > 0)
+		snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,
+								  sizeof(a)));
+	else
+		snprintf(c, sizeof(c), "-");
+	snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
+		 el);
+	tui_put(y++, 2, COLS - 4, line, false);
+	if (p->message[0]) {
+		tui_attr_on(t, TUI_C_DIM);
+		y += tui_wrap(y, 2, COLS - 4, 2, p->message);
+		tui_attr_off(t, TUI_C_DIM);
+	}
+	if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
+	    p->state == FDW_JOB_NEEDS_REPAIR) {
+		tui_attr_on(t, TUI_C_WARN);
+		y += tui_wrap(y, 2, COLS - 4, 2, _("Stopped at a safe point: the data is "
+						   "intact. Press r to resume."));
+		tui_attr_off(t, TUI_C_WARN);
+	}
+	return y;
+}
+
+static void progress_draw(struct tui *t)
+{
+	char title[PATH_MAX + 64];
+	char logs[TUI_LOG_LINES][200];
+	int y = 2, n;
 
 	snprintf(title, sizeof(title), _("Encrypting %s"), t->have_job ? t->job.address :
 		 t->address);
@@ -320,48 +345,7 @@ void progress_draw(struct tui *t)
 		tui_wrap(y, 2, COLS - 4, 2, t->have_job ? _("Waiting for the worker's first "
 							    "report...") : _("No conversion."));
 	} else {
-		frac = p->total ? (double)p->done / (double)p->total : 0;
-		snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
-			 tui_state_label(p->state), fdw_phase_label(p->phase));
-		tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
-			    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
-			    TUI_C_BAD : TUI_C_WARN);
-		tui_put(y, 2, COLS - 4, line, false);
-		tui_attr_off(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
-			     p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
-			     TUI_C_BAD : TUI_C_WARN);
-		y += 2;
-		bw = COLS - 12;
-		tui_bar(t, y, 2, bw, frac, TUI_C_GOOD);
-		snprintf(line, sizeof(line), "%5.1f%%", frac * 100);
-		tui_put(y, 3 + bw, 8, line, false);
-		y += 2;
-		snprintf(line, sizeof(line), _("%s of %s encrypted"),
-			 fdw_format_size(p->done, a, sizeof(a)),
-			 fdw_format_size(p->total, b, sizeof(b)));
-		tui_put(y++, 2, COLS - 4, line, false);
-		fmt_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, eta, sizeof(eta));
-		fmt_duration(p->elapsed, el, sizeof(el));
-		if (p->state == FDW_JOB_RUNNING && p->speed > 0)
-			snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,
-									  sizeof(a)));
-		else
-			snprintf(c, sizeof(c), "-");
-		snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
-			 el);
-		tui_put(y++, 2, COLS - 4, line, false);
-		if (p->message[0]) {
-			tui_attr_on(t, TUI_C_DIM);
-			y += tui_wrap(y, 2, COLS - 4, 2, p->message);
-			tui_attr_off(t, TUI_C_DIM);
-		}
-		if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
-		    p->state == FDW_JOB_NEEDS_REPAIR) {
-			tui_attr_on(t, TUI_C_WARN);
-			y += tui_wrap(y, 2, COLS - 4, 2, _("Stopped at a safe point: the data is "
-							   "intact. Press r to resume."));
-			tui_attr_off(t, TUI_C_WARN);
-		}
+		y = draw_state(t, y);
 	}
 	if (t->progress_msg[0]) {
 		tui_attr_on(t, TUI_C_WARN);
@@ -392,21 +376,20 @@ void progress_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void progress_key(struct tui *t, int ch, bool is_key)
+static void progress_key(struct tui *t, struct tui_key k)
 {
 	bool running = t->have_prog && t->prog.state == FDW_JOB_RUNNING;
 	int rc;
 
-	(void)is_key;
-	if (is_key || t->begin_running)
+	if (t->begin_running)
 		return;
-	if (ch == 'b' || ch == 'q' || ch == 27) {
+	if (tui_key_is(k, 'b') || tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		if (running)
 			snprintf(t->farewell, sizeof(t->farewell),
 				 _("The conversion of %s continues in the background. Run fdewiz "
 				   "again (or fdewiz status) to see it."), t->job.address);
 		t->quit = true;
-	} else if (ch == 'p') {
+	} else if (tui_key_is(k, 'p')) {
 		if (!running) {
 			tui_set_status(t, false, "%s", _("It is not running."));
 			return;
@@ -423,7 +406,7 @@ void progress_key(struct tui *t, int ch, bool is_key)
 			tui_set_status(t, true, _("It did not pause in time (%s); it may still "
 						  "stop soon."), strerror(-rc));
 		progress_tick(t);
-	} else if (ch == 'r') {
+	} else if (tui_key_is(k, 'r')) {
 		if (running)
 			tui_set_status(t, false, "%s", _("It is running already."));
 		else if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE)
@@ -433,92 +416,26 @@ void progress_key(struct tui *t, int ch, bool is_key)
 	}
 }
 
-/* ---- the recovery key, shown once ---- */
-
-void recovery_draw(struct tui *t)
+static bool progress_enter(struct tui *t, enum tui_screen from)
 {
-	const char *lines[] = {
-		_("Write it down or print it now: it is shown only this once and is kept "
-		  "nowhere else."),
-		_("It opens the volume like the passphrase does; cryptsetup open accepts it "
-		  "exactly as printed, dashes included."),
-		_("Keep it away from this computer: whoever has it can read the data."),
-		_("The conversion is already running in the background; it does not wait for "
-		  "this screen."),
-	};
-	char line[PATH_MAX + 128];
-	int y = 2, kw, x, bottom, need = 0;
-	bool framed;
-
-	tui_title(t, _("Recovery key"));
-	if (!t->recovery)
-		return;
-	snprintf(line, sizeof(line), _("The recovery key of %s:"), t->address);
-	y += tui_wrap(y, 2, COLS - 4, 2, line);
-	bottom = LINES - 3;
-	for (size_t i = 0; i < 3; i++)
-		need += tui_wrap_count(COLS - 4, 3, lines[i]);
-	/* The key on a line of its own, centred; framed by rules when there is room. */
-	kw = (int)t->recovery->len;
-	x = (COLS - kw) / 2 > 0 ? (COLS - kw) / 2 : 0;
-	framed = y + 5 + need <= bottom;
-	if (framed) {
-		tui_hline(t, y + 1, x - 1 > 0 ? x - 1 : 0, kw + 2);
-		tui_hline(t, y + 3, x - 1 > 0 ? x - 1 : 0, kw + 2);
-		y += 2;
-	} else {
-		y++;
-	}
-	tui_attr_on(t, TUI_C_KEY);
-	attron(A_BOLD);
-	tui_put(y, x, kw, t->recovery->data, false);
-	attroff(A_BOLD);
-	tui_attr_off(t, TUI_C_KEY);
-	y += framed ? 3 : 2;
-	/* Whole sentences only, in order: the last one is the first to go. */
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		int n = tui_wrap_count(COLS - 4, 3, lines[i]);
-
-		if (y + n > bottom)
-			break;
-		if (i == 2)
-			tui_attr_on(t, TUI_C_WARN);
-		y += tui_wrap(y, 2, COLS - 4, n, lines[i]);
-		if (i == 2)
-			tui_attr_off(t, TUI_C_WARN);
-	}
-	tui_attr_on(t, TUI_C_KEY);
-	tui_put(LINES - 2, 2, COLS - 4, _("I have written it down: press Enter."), false);
-	tui_attr_off(t, TUI_C_KEY);
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: written down, go on  q: quit (the conversion goes "
-				      "on)"), true);
-	tui_attr_off(t, TUI_C_DIM);
-}
-
-void recovery_key(struct tui *t, int ch, bool is_key)
-{
-	if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
+	if (from == TUI_CONFIRM)
+		return progress_start(t);
+	if (from == TUI_RECOVERY) {
+		/* The key is written down: it goes from memory. */
 		recovery_wipe(t);
-		tui_go(t, TUI_PROGRESS);
 		tui_set_status(t, false, "%s", _("The recovery key was wiped from memory."));
 		boot_dialog(t);
-		progress_tick(t);
-	} else if (!is_key && (ch == 'q' || ch == 27)) {
-		if (!t->recovery_quit_asked) {
-			t->recovery_quit_asked = true;
-			tui_set_status(t, false, "%s", _("The key is not shown again. Press q "
-							 "again to quit anyway, Enter once it "
-							 "is written down."));
-			return;
-		}
-		snprintf(t->farewell, sizeof(t->farewell),
-			 _("The conversion of %s continues in the background. Run fdewiz again "
-			   "(or fdewiz status) to see it."), t->job.address);
-		t->quit = true;
 	} else {
-		t->recovery_quit_asked = false;
-		tui_set_status(t, false, "%s", _("Press Enter once the recovery key is written "
-						 "down."));
+		t->have_prog = false;
 	}
+	progress_tick(t);
+	return true;
 }
+
+const struct tui_screen_ops tui_screen_progress = {
+	.enter = progress_enter,
+	.draw = progress_draw,
+	.key = progress_key,
+	.poll = progress_begin_poll,
+	.tick = progress_tick,
+};

@@ -25,8 +25,9 @@ static struct fdw_bench_run *load(const char *path)
 	return r;
 }
 
-void results_enter(struct tui *t)
+static bool results_enter(struct tui *t, enum tui_screen from)
 {
+	(void)from;
 	for (int i = 0; i < 2; i++) {
 		free(t->bench[i]);
 		t->bench[i] = NULL;
@@ -34,7 +35,7 @@ void results_enter(struct tui *t)
 	t->bench[0] = load(t->job.bench_before);
 	t->bench[1] = load(t->job.bench_after);
 	t->res_top = 0;
-	tui_go(t, TUI_RESULTS);
+	return true;
 }
 
 static const struct fdw_bench_metric *headline(const struct fdw_bench_test *t)
@@ -102,7 +103,7 @@ static int title_width(const struct tui *t)
 	return w;
 }
 
-void results_draw(struct tui *t)
+static void results_draw(struct tui *t)
 {
 	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128], note[1024];
 	struct fdw_bench_delta d[FDW_BENCH_MAX_TESTS];
@@ -159,19 +160,23 @@ void results_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void results_key(struct tui *t, int ch, bool is_key)
+static void results_key(struct tui *t, struct tui_key k)
 {
-	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
+	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
 		if (t->res_top > 0)
 			t->res_top--;
-	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
+	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
 		t->res_top++;
-	} else if (!is_key && ch == 'd') {
-		tui_scan(t);
+	} else if (tui_key_is(k, 'd')) {
 		tui_go(t, TUI_DISKS);
-	} else if ((is_key && ch == KEY_ENTER) ||
-		   (!is_key && (ch == 'q' || ch == 27 || ch == '\r' || ch == '\n'))) {
+	} else if (k.kind == TUI_KEY_ENTER || k.kind == TUI_KEY_ESC || tui_key_is(k, 'q')) {
 		snprintf(t->farewell, sizeof(t->farewell), _("%s is encrypted."), t->job.address);
 		t->quit = true;
 	}
 }
+
+const struct tui_screen_ops tui_screen_results = {
+	.enter = results_enter,
+	.draw = results_draw,
+	.key = results_key,
+};

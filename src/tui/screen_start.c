@@ -12,6 +12,13 @@
 #include "curses.h"
 #include "tui.h"
 
+/* The unfinished conversions shown. */
+struct start_state {
+	struct fdw_job *jobs;
+	struct fdw_progress *progress;
+	size_t n, sel;
+};
+
 /* @address without a trailing ":N" (a partition of an image), resolved. */
 static void disk_of(const char *address, char *out, size_t len)
 {
@@ -45,7 +52,7 @@ static bool job_matches(const struct tui *t, const struct fdw_job *job)
 }
 
 /* Keep @job when it is unfinished and on this machine now, under the address it has now. */
-static void consider(struct tui *t, struct fdw_job *job)
+static void consider(struct tui *t, struct start_state *st, struct fdw_job *job)
 {
 	char where[PATH_MAX];
 	struct fdw_progress p;
@@ -58,20 +65,20 @@ static void consider(struct tui *t, struct fdw_job *job)
 	snprintf(job->address, sizeof(job->address), "%s", where);
 	if (!job_matches(t, job))
 		return;
-	t->jobs[t->n_jobs] = *job;
-	t->job_progress[t->n_jobs++] = p;
+	st->jobs[st->n] = *job;
+	st->progress[st->n++] = p;
 }
 
-void start_load(struct tui *t)
+static void start_load(struct tui *t, struct start_state *st)
 {
 	struct fdw_job *all = NULL, *other = NULL;
 	size_t n = 0, n_other = 0;
 
-	free(t->jobs);
-	free(t->job_progress);
-	t->jobs = NULL;
-	t->job_progress = NULL;
-	t->n_jobs = 0;
+	free(st->jobs);
+	free(st->progress);
+	st->jobs = NULL;
+	st->progress = NULL;
+	st->n = 0;
 	if (fdw_job_list(&all, &n) != 0)
 		n = 0;
 	/* Unfinished conversions another tool started: they have no record, only a header. */
@@ -79,16 +86,16 @@ void start_load(struct tui *t)
 		n_other = 0;
 	if (n + n_other == 0)
 		goto out;
-	t->jobs = calloc(n + n_other, sizeof(*t->jobs));
-	t->job_progress = calloc(n + n_other, sizeof(*t->job_progress));
-	if (!t->jobs || !t->job_progress)
+	st->jobs = calloc(n + n_other, sizeof(*st->jobs));
+	st->progress = calloc(n + n_other, sizeof(*st->progress));
+	if (!st->jobs || !st->progress)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		consider(t, &all[i]);
+		consider(t, st, &all[i]);
 	for (size_t i = 0; i < n_other; i++)
-		consider(t, &other[i]);
-	if (t->job_sel >= t->n_jobs)
-		t->job_sel = 0;
+		consider(t, st, &other[i]);
+	if (st->sel >= st->n)
+		st->sel = 0;
 out:
 	free(all);
 	free(other);
@@ -106,8 +113,9 @@ static void job_name(const struct fdw_job *job, char *buf, size_t len)
 		 job->id);
 }
 
-void start_draw(struct tui *t)
+static void start_draw(struct tui *t)
 {
+	struct start_state *st = t->state[TUI_START];
 	int y = 2, cw = COLS - 4;
 
 	tui_title(t, _("Unfinished conversions"));
@@ -115,23 +123,23 @@ void start_draw(struct tui *t)
 				     "progress, or resume one that stopped; a conversion "
 				     "continues where it stopped, the data stays intact."));
 	y++;
-	for (size_t i = 0; i < t->n_jobs && y < LINES - 3; i++, y++) {
-		const struct fdw_progress *p = &t->job_progress[i];
+	for (size_t i = 0; i < st->n && y < LINES - 3; i++, y++) {
+		const struct fdw_progress *p = &st->progress[i];
 		char line[PATH_MAX + 256];
 		double pct = p->total ? 100.0 * (double)p->done / (double)p->total : 0;
 
 		char name[160];
 
-		job_name(&t->jobs[i], name, sizeof(name));
-		snprintf(line, sizeof(line), "%s %s  %s", i == t->job_sel ? ">" : " ",
-			 t->jobs[i].address, name);
-		if (i == t->job_sel)
+		job_name(&st->jobs[i], name, sizeof(name));
+		snprintf(line, sizeof(line), "%s %s  %s", i == st->sel ? ">" : " ",
+			 st->jobs[i].address, name);
+		if (i == st->sel)
 			tui_attr_on(t, TUI_C_SELECT);
 		tui_put(y, 2, cw, line, true);
 		snprintf(line, sizeof(line), "%-12s %5.1f%%  %s", tui_state_label(p->state), pct,
 			 fdw_phase_label(p->phase));
 		tui_put(y, COLS - 40 > 30 ? COLS - 40 : 30, 38, line, false);
-		if (i == t->job_sel)
+		if (i == st->sel)
 			tui_attr_off(t, TUI_C_SELECT);
 	}
 	tui_attr_on(t, TUI_C_DIM);
@@ -140,29 +148,77 @@ void start_draw(struct tui *t)
 	tui_attr_off(t, TUI_C_DIM);
 }
 
-void start_key(struct tui *t, int ch, bool is_key)
+static void start_key(struct tui *t, struct tui_key k)
 {
-	if ((is_key && ch == KEY_UP) || (!is_key && ch == 'k')) {
-		if (t->job_sel > 0)
-			t->job_sel--;
-	} else if ((is_key && ch == KEY_DOWN) || (!is_key && ch == 'j')) {
-		if (t->job_sel + 1 < t->n_jobs)
-			t->job_sel++;
-	} else if ((is_key && ch == KEY_ENTER) || (!is_key && (ch == '\r' || ch == '\n'))) {
-		if (t->n_jobs)
-			tui_open_job(t, &t->jobs[t->job_sel]);
-	} else if (!is_key && ch == 'r') {
-		if (!t->n_jobs)
+	struct start_state *st = t->state[TUI_START];
+
+	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
+		if (st->sel > 0)
+			st->sel--;
+	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
+		if (st->sel + 1 < st->n)
+			st->sel++;
+	} else if (k.kind == TUI_KEY_ENTER) {
+		if (st->n)
+			tui_open_job(t, &st->jobs[st->sel]);
+	} else if (tui_key_is(k, 'r')) {
+		if (!st->n)
 			return;
-		if (t->job_progress[t->job_sel].state == FDW_JOB_RUNNING)
+		if (st->progress[st->sel].state == FDW_JOB_RUNNING)
 			tui_set_status(t, false, "%s", _("It is running already: press Enter to "
 							 "see its progress."));
 		else
-			tui_prompt_resume(t, &t->jobs[t->job_sel]);
-	} else if (!is_key && ch == 'n') {
-		tui_scan(t);
+			tui_prompt_resume(t, &st->jobs[st->sel]);
+	} else if (tui_key_is(k, 'n')) {
 		tui_go(t, TUI_DISKS);
-	} else if (!is_key && (ch == 'q' || ch == 27)) {
+	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		t->quit = true;
 	}
 }
+
+/* The wizard opens on a running conversion's progress, the unfinished ones, or the disks. */
+static bool first_screen(struct tui *t, struct start_state *st)
+{
+	size_t running = 0, first = 0;
+
+	for (size_t i = 0; i < st->n; i++)
+		if (st->progress[i].state == FDW_JOB_RUNNING && !running++)
+			first = i;
+	if (running == 1) {
+		tui_open_job(t, &st->jobs[first]);
+		return false;
+	}
+	if (st->n)
+		return true;
+	tui_go(t, TUI_DISKS);
+	return false;
+}
+
+static bool start_enter(struct tui *t, enum tui_screen from)
+{
+	struct start_state *st = t->state[TUI_START];
+
+	/* Back from the disks only when there were unfinished conversions to come back to. */
+	if (from == TUI_DISKS && !st->n)
+		return false;
+	start_load(t, st);
+	if (from == TUI__COUNT)
+		return first_screen(t, st);
+	return st->n > 0;
+}
+
+static void start_free(void *state)
+{
+	struct start_state *st = state;
+
+	free(st->jobs);
+	free(st->progress);
+}
+
+const struct tui_screen_ops tui_screen_start = {
+	.enter = start_enter,
+	.draw = start_draw,
+	.key = start_key,
+	.state_size = sizeof(struct start_state),
+	.free_state = start_free,
+};

@@ -17,6 +17,7 @@
 #include "core/i18n.h"
 #include "core/log.h"
 #include "curses.h"
+#include "textlayout.h"
 #include "tui.h"
 
 volatile sig_atomic_t tui_stop_signal;
@@ -29,83 +30,7 @@ static void on_stop_signal(int sig)
 	tui_stop_signal = sig;
 }
 
-/* ---- text and layout ---- */
-
-/* Append "\xHH" for each of @n bytes at @b, as far as @max allows; the new count. */
-static size_t escape_bytes(const char *b, size_t nb, wchar_t *out, size_t n, size_t max)
-{
-	static const wchar_t hex[] = L"0123456789abcdef";
-
-	for (size_t i = 0; i < nb && n + 4 <= max; i++) {
-		unsigned char c = (unsigned char)b[i];
-
-		out[n++] = L'\\';
-		out[n++] = L'x';
-		out[n++] = hex[c >> 4];
-		out[n++] = hex[c & 0xf];
-	}
-	return n;
-}
-
-/* Characters a terminal would act on: shown escaped, like the command line does. */
-static bool control_char(wchar_t wc)
-{
-	return wc < 0x20 || wc == 0x7f || (wc >= 0x80 && wc <= 0x9f) ||
-	       (wc >= 0x202a && wc <= 0x202e) || (wc >= 0x2066 && wc <= 0x2069);
-}
-
-/*
- * Decode @s into wide characters (at most @max); invalid bytes and control characters
- * (labels and names come from whoever made the disk) are shown as "\xHH".
- */
-static size_t decode(const char *s, wchar_t *out, size_t max)
-{
-	mbstate_t st;
-	size_t n = 0, len = strlen(s);
-
-	memset(&st, 0, sizeof(st));
-	while (len > 0 && n < max) {
-		wchar_t wc;
-		size_t used = mbrtowc(&wc, s, len, &st);
-
-		if (used == (size_t)-1 || used == (size_t)-2) {
-			memset(&st, 0, sizeof(st));
-			n = escape_bytes(s, 1, out, n, max);
-			s++;
-			len--;
-			continue;
-		} else if (used == 0) {
-			break;
-		}
-		if (wc == L'\t' || wc == L'\n')
-			out[n++] = L' ';
-		else if (control_char(wc))
-			n = escape_bytes(s, used, out, n, max);
-		else
-			out[n++] = wc;
-		s += used;
-		len -= used;
-	}
-	return n;
-}
-
-static int cell_width(wchar_t wc)
-{
-	int w = wcwidth(wc);
-
-	return w < 0 ? 1 : w;
-}
-
-int tui_width(const char *s)
-{
-	wchar_t buf[1024];
-	size_t n = decode(s, buf, 1024);
-	int w = 0;
-
-	for (size_t i = 0; i < n; i++)
-		w += cell_width(buf[i]);
-	return w;
-}
+/* ---- text on the screen (the layout itself is in textlayout.c) ---- */
 
 /* Print @n wide characters at (y, x); those wcwidth does not know become '?'. */
 static void put_wide(int y, int x, const wchar_t *s, size_t n)
@@ -120,8 +45,8 @@ static void put_wide(int y, int x, const wchar_t *s, size_t n)
 
 int tui_put(int y, int x, int w, const char *s, bool pad)
 {
-	wchar_t buf[1024];
-	size_t n = decode(s ? s : "", buf, 1024), i;
+	wchar_t buf[TUI_TEXT_MAX];
+	size_t n = tui_text_decode(s, buf, TUI_TEXT_MAX), i;
 	int used = 0;
 
 	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
@@ -129,7 +54,7 @@ int tui_put(int y, int x, int w, const char *s, bool pad)
 	if (x + w > COLS)
 		w = COLS - x;
 	for (i = 0; i < n; i++) {
-		int cw = cell_width(buf[i]);
+		int cw = tui_text_cell_width(buf[i]);
 
 		if (used + cw > w)
 			break;
@@ -142,69 +67,19 @@ int tui_put(int y, int x, int w, const char *s, bool pad)
 	return used;
 }
 
-/* Punctuation that must not start a line (Japanese kinsoku, and the usual Latin marks). */
-static bool no_line_start(wchar_t c)
-{
-	return c && wcschr(L"\u3001\u3002\uff09\u300d\u300f\uff0c\uff0e\uff01\uff1f\uff1a"
-			   L"\u30fc\u3063\u30c3,.;:!?)", c) != NULL;
-}
-
-/*
- * Where the line starting at @start ends (exclusive) in @w cells: at the last space that
- * fits, or after a double-width character (CJK text has no spaces between words), but
- * never before punctuation that may not start a line.
- */
-static size_t line_end(const wchar_t *buf, size_t n, size_t start, int w)
-{
-	size_t i = start, brk = 0;
-	int used = 0;
-
-	while (i < n && used + cell_width(buf[i]) <= w) {
-		used += cell_width(buf[i]);
-		if (buf[i] == L' ')
-			brk = i;
-		else if (cell_width(buf[i]) == 2 && i + 1 < n && !no_line_start(buf[i + 1]))
-			brk = i + 1;
-		i++;
-	}
-	if (i < n && brk > start)
-		i = brk;
-	return i == start ? i + 1 : i;
-}
-
 int tui_wrap(int y, int x, int w, int max_lines, const char *s)
 {
-	wchar_t buf[1024];
-	size_t n = decode(s ? s : "", buf, 1024), start = 0;
-	int lines = 0;
+	wchar_t buf[TUI_TEXT_MAX];
+	struct tui_text_line lines[TUI_TEXT_MAX];
+	size_t n = tui_text_decode(s, buf, TUI_TEXT_MAX);
+	int count;
 
-	while (start < n && lines < max_lines) {
-		size_t end = line_end(buf, n, start, w);
-
-		put_wide(y + lines, x, buf + start, end - start);
-		lines++;
-		start = end;
-		while (start < n && buf[start] == L' ')
-			start++;
-	}
-	return lines;
-}
-
-int tui_wrap_count(int w, int max_lines, const char *s)
-{
-	wchar_t buf[1024];
-	size_t n = decode(s ? s : "", buf, 1024), start = 0;
-	int lines = 0;
-
-	if (w <= 0)
-		return 0;
-	while (start < n && lines < max_lines) {
-		start = line_end(buf, n, start, w);
-		lines++;
-		while (start < n && buf[start] == L' ')
-			start++;
-	}
-	return lines;
+	if (max_lines > TUI_TEXT_MAX)
+		max_lines = TUI_TEXT_MAX;
+	count = tui_text_wrap(buf, n, w, max_lines, lines);
+	for (int i = 0; i < count; i++)
+		put_wide(y + i, x, buf + lines[i].start, lines[i].end - lines[i].start);
+	return count;
 }
 
 static const struct { short fg; attr_t mono; } palette[TUI_C__COUNT] = {
@@ -338,63 +213,27 @@ void tui_show_dialog(struct tui *t, const char *title, const char *msg)
 	capitalise(t->dialog);
 }
 
-void tui_go(struct tui *t, enum tui_screen s)
+/* The screens, in the order of enum tui_screen. */
+static const struct tui_screen_ops *const screens[TUI__COUNT] = {
+	[TUI_START] = &tui_screen_start,	[TUI_DISKS] = &tui_screen_disks,
+	[TUI_PLAN] = &tui_screen_plan,		[TUI_PASS] = &tui_screen_pass,
+	[TUI_CONFIRM] = &tui_screen_confirm,	[TUI_PROGRESS] = &tui_screen_progress,
+	[TUI_RESULTS] = &tui_screen_results,	[TUI_RECOVERY] = &tui_screen_recovery,
+};
+
+bool tui_go(struct tui *t, enum tui_screen s)
 {
-	t->screen = s;
+	enum tui_screen from = t->screen;
+	unsigned nav = ++t->nav;
+
 	t->status[0] = '\0';
 	curs_set(0);
-}
-
-/* ---- secrets typed into fields ---- */
-
-bool tui_secret_key(struct fdw_secret *s, int ch, bool is_key)
-{
-	if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
-		/* Drop the last character, whole: a UTF-8 lead byte and its continuations. */
-		while (s->len > 0) {
-			unsigned char c = (unsigned char)s->data[--s->len];
-
-			s->data[s->len] = '\0';
-			if ((c & 0xc0) != 0x80)
-				break;
-		}
-		return true;
-	}
-	if (!is_key && ch == 21) {	/* Ctrl-U: clear */
-		tui_secret_clear(s);
-		return true;
-	}
-	if (!is_key && ch >= 0x20 && ch != 127) {
-		char mb[MB_LEN_MAX];
-		mbstate_t st;
-		size_t n;
-
-		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, (wchar_t)ch, &st);
-		if (n != (size_t)-1 && s->len + n <= s->cap) {
-			memcpy(s->data + s->len, mb, n);
-			s->len += n;
-			s->data[s->len] = '\0';
-		}
-		explicit_bzero(mb, sizeof(mb));
-		return true;
-	}
-	return false;
-}
-
-void tui_secret_clear(struct fdw_secret *s)
-{
-	if (!s)
-		return;
-	explicit_bzero(s->data, s->cap);
-	s->len = 0;
-}
-
-void tui_wipe_passphrases(struct tui *t)
-{
-	tui_secret_clear(t->pass[0]);
-	tui_secret_clear(t->pass[1]);
-	t->pass_focus = 0;
+	if (screens[s]->enter && !screens[s]->enter(t, from))
+		return false;
+	/* An enter that went on to another screen itself (progress to results) has the say. */
+	if (t->nav == nav)
+		t->screen = s;
+	return true;
 }
 
 /* ---- the frame ---- */
@@ -422,35 +261,8 @@ static void draw_too_small(struct tui *t)
 static int draw_box(struct tui *t, const char *title, const char *msg, const char *hint,
 		    int extra)
 {
-	int w = COLS - 8 < 70 ? COLS - 8 : 70, lines = 0, h, y0, x0;
-	wchar_t buf[1024];
+	int w = tui_box_width(COLS), lines = tui_box_lines(msg, COLS, LINES, extra), h, y0, x0;
 
-	/* Count the lines the text wraps into, the same way tui_wrap will. */
-	{
-		size_t n = decode(msg, buf, 1024), start = 0;
-
-		while (start < n) {
-			size_t i = start, brk = 0;
-			int used = 0;
-
-			while (i < n && used + cell_width(buf[i]) <= w - 4) {
-				used += cell_width(buf[i]);
-				if (buf[i] == L' ')
-					brk = i;
-				i++;
-			}
-			if (i < n && brk > start)
-				i = brk;
-			if (i == start)
-				i++;
-			lines++;
-			start = i;
-			while (start < n && buf[start] == L' ')
-				start++;
-		}
-	}
-	if (lines > LINES - 8 - extra)
-		lines = LINES - 8 - extra;
 	h = lines + 5 + extra;
 	y0 = (LINES - h) / 2;
 	x0 = (COLS - w) / 2;
@@ -500,7 +312,7 @@ static void draw_help(struct tui *t)
 
 static void draw_prompt(struct tui *t)
 {
-	int w = COLS - 8 < 70 ? COLS - 8 : 70, x0 = (COLS - w) / 2, y;
+	int w = tui_box_width(COLS), x0 = (COLS - w) / 2, y;
 	char msg[PATH_MAX + 128];
 
 	snprintf(msg, sizeof(msg), _("Passphrase of %s (to resume its conversion):"),
@@ -515,15 +327,6 @@ static void draw_prompt(struct tui *t)
 	tui_masked(t, y + 1, x0 + 2, w - 4, t->prompt_pass, true);
 }
 
-static void (*const draw_fn[TUI__COUNT])(struct tui *t) = {
-	start_draw, disks_draw, plan_draw, pass_draw, confirm_draw, progress_draw,
-	results_draw, recovery_draw,
-};
-static void (*const key_fn[TUI__COUNT])(struct tui *t, int ch, bool is_key) = {
-	start_key, disks_key, plan_key, pass_key, confirm_key, progress_key, results_key,
-	recovery_key,
-};
-
 void tui_redraw(struct tui *t)
 {
 	t->rows = LINES;
@@ -535,7 +338,7 @@ void tui_redraw(struct tui *t)
 		refresh();
 		return;
 	}
-	draw_fn[t->screen](t);
+	screens[t->screen]->draw(t);
 	if (t->status[0]) {
 		int y, x;
 
@@ -554,22 +357,22 @@ void tui_redraw(struct tui *t)
 	refresh();
 }
 
-static void prompt_key(struct tui *t, int ch, bool is_key)
+static void prompt_key(struct tui *t, struct tui_key k)
 {
 	char why[512] = "";
 	struct fdw_resume r;
 	pid_t pid;
 	int rc;
 
-	if (!is_key && ch == 27) {
+	if (k.kind == TUI_KEY_ESC) {
 		tui_secret_clear(t->prompt_pass);
 		t->prompt = TUI_PROMPT_NONE;
 		t->prompt_msg[0] = '\0';
 		tui_set_status(t, false, "%s", _("Not resumed. Nothing was changed."));
 		return;
 	}
-	if (!(is_key && ch == KEY_ENTER) && !(!is_key && (ch == '\n' || ch == '\r'))) {
-		tui_secret_key(t->prompt_pass, ch, is_key);
+	if (k.kind != TUI_KEY_ENTER) {
+		tui_secret_key(t->prompt_pass, k);
 		return;
 	}
 	if (t->prompt_pass->len == 0) {
@@ -616,17 +419,17 @@ void tui_prompt_resume(struct tui *t, const struct fdw_job *job)
 	tui_secret_clear(t->prompt_pass);
 }
 
-static void dispatch(struct tui *t, int ch, bool is_key)
+static void dispatch(struct tui *t, struct tui_key k)
 {
-	if (is_key && ch == KEY_RESIZE)
+	if (k.kind == TUI_KEY_RESIZE)
 		return;
 	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
-		if (!is_key && (ch == 'q' || ch == 27))
+		if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC)
 			t->quit = true;
 		return;
 	}
 	if (t->prompt != TUI_PROMPT_NONE) {
-		prompt_key(t, ch, is_key);
+		prompt_key(t, k);
 		return;
 	}
 	if (t->dialog[0]) {
@@ -638,11 +441,11 @@ static void dispatch(struct tui *t, int ch, bool is_key)
 		return;
 	}
 	t->status[0] = '\0';
-	if (!is_key && ch == '?' && t->screen != TUI_PASS && t->screen != TUI_CONFIRM) {
+	if (tui_key_is(k, '?') && !screens[t->screen]->text) {
 		t->help = true;
 		return;
 	}
-	key_fn[t->screen](t, ch, is_key);
+	screens[t->screen]->key(t, k);
 }
 
 /* Engine warnings would scribble over the screen: keep the last few for the screens. */
@@ -720,29 +523,36 @@ static void tui_free(struct tui *t)
 	fdw_secret_free(t->recovery);
 	t->recovery = NULL;
 	fdw_start_result_wipe(&t->begin_res);
-	for (size_t i = 0; i < t->n_disks; i++)
-		fdw_disk_free(&t->disks[i]);
-	free(t->disks);
-	free(t->tree);
-	free(t->jobs);
-	free(t->job_progress);
+	for (int i = 0; i < TUI__COUNT; i++) {
+		if (t->state[i] && screens[i]->free_state)
+			screens[i]->free_state(t->state[i]);
+		free(t->state[i]);
+	}
 	free(t->bench[0]);
 	free(t->bench[1]);
 }
 
-/* Which screen to open: a running conversion's progress, the unfinished ones, or disks. */
-static void choose_first_screen(struct tui *t);
+/* Each screen's own state, zeroed. */
+static int alloc_states(struct tui *t)
+{
+	for (int i = 0; i < TUI__COUNT; i++) {
+		if (!screens[i]->state_size)
+			continue;
+		t->state[i] = calloc(1, screens[i]->state_size);
+		if (!t->state[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
 
-int tui_run(char **paths, int n)
+/* The wizard's state on @paths, with its screens' states and locked passphrase fields. */
+static struct tui *tui_new(char **paths, int n)
 {
 	struct tui *t = calloc(1, sizeof(*t));
 	const char *fast = getenv("FDEWIZ_TEST_FAST_PBKDF");
-	SCREEN *screen;
-	double last_tick = 0;
-	int rc, fd, exit_code;
 
 	if (!t)
-		return 1;
+		return NULL;
 	t->paths = paths;
 	t->n_paths = n;
 	t->bench_baseline = true;
@@ -750,23 +560,29 @@ int tui_run(char **paths, int n)
 	t->enc.lock_fd = -1;
 	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
 	t->fast_pbkdf = fast && !strcmp(fast, "1");
-	if (fdw_secret_new(&t->pass[0], TUI_PASS_MAX) ||
+	t->screen = TUI__COUNT;	/* none yet: the start screen chooses the first one */
+	if (alloc_states(t) || fdw_secret_new(&t->pass[0], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->pass[1], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->prompt_pass, TUI_PASS_MAX)) {
 		fprintf(stderr, _("%s: cannot lock memory for the passphrase. Nothing was "
 				  "changed.\n"), "fdewiz");
 		tui_free(t);
 		free(t);
-		return 1;
+		return NULL;
 	}
+	return t;
+}
+
+/* Signals, stderr away from the screen, and curses; NULL (and a message) if it cannot start. */
+static SCREEN *start_terminal(struct tui *t)
+{
+	SCREEN *screen;
+	int fd;
+
 	fdw_secret_harden_process();
 	t->utf8 = want_utf8();
-	rc = setup_signals();
-	if (rc) {
-		tui_free(t);
-		free(t);
-		return 1;
-	}
+	if (setup_signals())
+		return NULL;
 	/* Library and child-process stderr must not write over the screen. */
 	fflush(stderr);
 	saved_stderr = dup(STDERR_FILENO);
@@ -787,9 +603,7 @@ int tui_run(char **paths, int n)
 				  "or use 'fdewiz list'.\n"), "fdewiz",
 			getenv("TERM") ? getenv("TERM") : "");
 		fdw_log_set_sink(NULL, NULL);
-		tui_free(t);
-		free(t);
-		return 1;
+		return NULL;
 	}
 	set_term(screen);
 	curses_active = true;
@@ -801,21 +615,29 @@ int tui_run(char **paths, int n)
 	set_escdelay(50);
 	timeout(250);
 	curs_set(0);
+	return screen;
+}
 
-	choose_first_screen(t);
+static void key_loop(struct tui *t)
+{
+	double last_tick = 0;
+
 	/* A stop signal while the header steps run waits for them (they hold it back too). */
 	while ((!t->quit && !tui_stop_signal) || t->begin_running) {
 		struct timespec now;
 		wint_t wc;
 		double secs;
+		int rc;
 
-		progress_begin_poll(t);
+		for (int i = 0; i < TUI__COUNT; i++)
+			if (screens[i]->poll)
+				screens[i]->poll(t);
 		if (tui_stop_signal && t->begin_running)
 			tui_set_status(t, false, "%s", _("Stopping once the header is written..."));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		secs = (double)now.tv_sec + now.tv_nsec / 1e9;
-		if (t->screen == TUI_PROGRESS && secs - last_tick >= 0.2) {
-			progress_tick(t);
+		if (screens[t->screen]->tick && secs - last_tick >= 0.2) {
+			screens[t->screen]->tick(t);
 			last_tick = secs;
 		}
 		tui_redraw(t);
@@ -824,9 +646,13 @@ int tui_run(char **paths, int n)
 			break;
 		if (rc == ERR)
 			continue;
-		dispatch(t, (int)wc, rc == KEY_CODE_YES);
+		dispatch(t, tui_key_decode(rc, wc));
 	}
-	restore_terminal();
+}
+
+/* Once the terminal is restored: what goes on, what was not done, the engine's warnings. */
+static int farewell(struct tui *t)
+{
 	if (tui_stop_signal)
 		printf(_("Interrupted. %s\n"), t->have_job ?
 		       _("A conversion that was started continues in the background; run fdewiz "
@@ -840,34 +666,31 @@ int tui_run(char **paths, int n)
 		       t->address);
 	for (unsigned i = t->n_log; i > 0; i--)
 		fprintf(stderr, "fdewiz: %s\n", t->log[i - 1]);
-	exit_code = tui_stop_signal ? 130 : t->exit_code;
+	return tui_stop_signal ? 130 : t->exit_code;
+}
+
+int tui_run(char **paths, int n)
+{
+	struct tui *t = tui_new(paths, n);
+	SCREEN *screen;
+	int exit_code;
+
+	if (!t)
+		return 1;
+	screen = start_terminal(t);
+	if (!screen) {
+		tui_free(t);
+		free(t);
+		return 1;
+	}
+	/* A running conversion's progress, the unfinished ones, or the disks. */
+	tui_go(t, TUI_START);
+	key_loop(t);
+	restore_terminal();
+	exit_code = farewell(t);
 	fdw_log_set_sink(NULL, NULL);	/* its context is about to go */
 	delscreen(screen);
 	tui_free(t);
 	free(t);
 	return exit_code;
-}
-
-static void choose_first_screen(struct tui *t)
-{
-	size_t running = 0, unfinished = 0, first = 0;
-
-	start_load(t);
-	for (size_t i = 0; i < t->n_jobs; i++) {
-		if (t->job_progress[i].state == FDW_JOB_RUNNING) {
-			if (!running++)
-				first = i;
-		}
-		unfinished++;
-	}
-	if (running == 1) {
-		tui_open_job(t, &t->jobs[first]);
-		return;
-	}
-	if (unfinished) {
-		t->screen = TUI_START;
-		return;
-	}
-	tui_scan(t);
-	t->screen = TUI_DISKS;
 }

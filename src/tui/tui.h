@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <wchar.h>
 
 #include "core/bench.h"
 #include "core/disk.h"
@@ -15,6 +16,7 @@
 #include "core/job.h"
 #include "core/progress.h"
 #include "core/secret.h"
+#include "textlayout.h"
 
 /* Smallest terminal the layout fits. */
 #define TUI_MIN_COLS 60
@@ -34,10 +36,31 @@ enum tui_color {
 	TUI_C_DIM, TUI_C_BAR_PLAIN, TUI_C_BAR_ENC, TUI_C_KEY, TUI_C__COUNT
 };
 
-/* A row of the disks tree: a disk (part < 0) or one of its partitions. */
-struct tui_row {
-	int disk, part;
+/* A key as the screens see it: what it means, and the character when it is one. */
+enum tui_key_kind {
+	TUI_KEY_NONE,		/* nothing came (timeout, signal) */
+	TUI_KEY_CHAR,		/* a printable character, in @ch */
+	TUI_KEY_ENTER,		/* Enter, Return, the keypad's Enter */
+	TUI_KEY_ESC, TUI_KEY_TAB, TUI_KEY_BACKTAB, TUI_KEY_BACKSPACE,
+	TUI_KEY_CLEAR,		/* Ctrl-U: empty the field */
+	TUI_KEY_UP, TUI_KEY_DOWN, TUI_KEY_HOME, TUI_KEY_END, TUI_KEY_PAGE_UP, TUI_KEY_PAGE_DOWN,
+	TUI_KEY_RESIZE,		/* the terminal changed size */
+	TUI_KEY_OTHER		/* anything else: a control character, a function key */
 };
+
+struct tui_key {
+	enum tui_key_kind kind;
+	wchar_t ch;
+};
+
+/* What get_wch() returned (@rc: OK, KEY_CODE_YES or ERR; @wc) as a key (keys.c). */
+struct tui_key tui_key_decode(int rc, wint_t wc);
+
+/* Is @k the character @c? */
+static inline bool tui_key_is(struct tui_key k, wchar_t c)
+{
+	return k.kind == TUI_KEY_CHAR && k.ch == c;
+}
 
 /* Why the masked prompt is open. */
 enum tui_prompt_for { TUI_PROMPT_NONE, TUI_PROMPT_RESUME };
@@ -61,17 +84,12 @@ struct tui {
 	char **paths;
 	int n_paths;
 
-	/* Start: unfinished conversions. */
-	struct fdw_job *jobs;
-	struct fdw_progress *job_progress;
-	size_t n_jobs, job_sel;
+	/* Each screen's own state (its struct is in its file; NULL when it keeps none). */
+	void *state[TUI__COUNT];
+	unsigned nav;			/* counts tui_go(): an enter that went elsewhere */
 
-	/* Disks. */
-	struct fdw_disk *disks;
-	size_t n_disks;
-	char scan_errors[1024];
-	struct tui_row *tree;
-	size_t n_tree, sel, top;
+	/* Disks: the partition chosen for the plan. */
+	char chosen[PATH_MAX];
 
 	/* Plan: the prepared conversion holds the partition's lock until it is closed. */
 	struct fdw_encrypt enc;
@@ -87,9 +105,7 @@ struct tui {
 
 	/* Passphrase. */
 	struct fdw_secret *pass[2];
-	int pass_focus;			/* 0, 1: the fields; 2: the recovery key box */
 	bool recovery_key;
-	char pass_msg[256];
 
 	/* Recovery key: made and tested by the start, shown once, then wiped. */
 	struct fdw_secret *recovery;
@@ -133,7 +149,6 @@ struct tui {
 extern volatile sig_atomic_t tui_stop_signal;
 
 /* Drawing helpers (tui.c). */
-int tui_width(const char *s);
 /* Print @s at (@y, @x) in at most @w cells; pad with spaces when @pad. Returns cells used. */
 int tui_put(int y, int x, int w, const char *s, bool pad);
 /* Word-wrap @s into at most @max_lines lines of @w cells; returns lines used. */
@@ -148,56 +163,54 @@ void tui_bar(struct tui *t, int y, int x, int w, double fraction, enum tui_color
 void tui_masked(struct tui *t, int y, int x, int w, const struct fdw_secret *s, bool focus);
 /* "[x]" / "[ ]" */
 const char *tui_checkbox(bool on);
-/* How many lines tui_wrap() would use for @s in @w cells (at most @max_lines). */
-int tui_wrap_count(int w, int max_lines, const char *s);
 void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_show_dialog(struct tui *t, const char *title, const char *msg);
-void tui_go(struct tui *t, enum tui_screen s);
+/*
+ * The only way from one screen to another: runs @s's enter (which is told where the person
+ * came from) and shows @s. False when @s was not entered: its enter said no (and may have
+ * shown a dialog or gone to another screen itself).
+ */
+bool tui_go(struct tui *t, enum tui_screen s);
 /* Draw the whole screen now (used while the header steps block the loop). */
 void tui_redraw(struct tui *t);
 
-/* Text input into a secret: returns true when @ch was an editing key it used. */
-bool tui_secret_key(struct fdw_secret *s, int ch, bool is_key);
+/* Text input into a secret: returns true when @k was an editing key it used. */
+bool tui_secret_key(struct fdw_secret *s, struct tui_key k);
 void tui_secret_clear(struct fdw_secret *s);
 
-/* Shared engine glue. */
-int tui_scan(struct tui *t);
+/* What the screens share (session.c). */
 void tui_wipe_passphrases(struct tui *t);
 void tui_release_plan(struct tui *t);
+/* Show the progress of @job (the screen shows the results once it is complete). */
 void tui_open_job(struct tui *t, const struct fdw_job *job);
+/* Ask for the passphrase of @job over the screen, and resume it (tui.c). */
 void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
 const char *tui_state_label(enum fdw_job_state s);
 
-void start_load(struct tui *t);
-/* Prepare the conversion of @address and open the plan; false (with a dialog) if not. */
-bool plan_enter(struct tui *t, const char *address);
-/* After the typed confirmation: make room, write the header, start the worker. */
-void progress_start(struct tui *t);
-/* In the main loop: when the header steps have finished, launch the worker. */
-void progress_begin_poll(struct tui *t);
-void results_enter(struct tui *t);
+/*
+ * A screen. @enter runs on every arrival, told the screen the person comes from (TUI__COUNT
+ * when the wizard opens); it returns false when the screen is not to be shown (it may then
+ * have gone elsewhere with tui_go). @poll runs on every turn of the key loop, for every
+ * screen; @tick about five times a second while the screen is shown. @state_size bytes of
+ * state are kept for it in t->state[] (zeroed at the start), @free_state releases what
+ * they point to. @text: the screen takes typed text, so '?' is not the help key there.
+ */
+struct tui_screen_ops {
+	bool (*enter)(struct tui *t, enum tui_screen from);
+	void (*draw)(struct tui *t);
+	void (*key)(struct tui *t, struct tui_key k);
+	void (*poll)(struct tui *t);
+	void (*tick)(struct tui *t);
+	size_t state_size;
+	void (*free_state)(void *state);
+	bool text;
+};
 
-/* Screens: each draws from state and takes keys (@is_key: a KEY_* code). */
-void start_draw(struct tui *t);
-void start_key(struct tui *t, int ch, bool is_key);
-void disks_draw(struct tui *t);
-void disks_key(struct tui *t, int ch, bool is_key);
-void plan_draw(struct tui *t);
-void plan_key(struct tui *t, int ch, bool is_key);
-void pass_draw(struct tui *t);
-void pass_key(struct tui *t, int ch, bool is_key);
-void confirm_draw(struct tui *t);
-void confirm_key(struct tui *t, int ch, bool is_key);
-void progress_draw(struct tui *t);
-void progress_key(struct tui *t, int ch, bool is_key);
-void progress_tick(struct tui *t);
-void results_draw(struct tui *t);
-void results_key(struct tui *t, int ch, bool is_key);
-void recovery_draw(struct tui *t);
-void recovery_key(struct tui *t, int ch, bool is_key);
-/* Why the boot box cannot be ticked for the planned partition, or NULL when it can. */
-const char *plan_boot_unavailable(const struct tui *t);
+/* One per screen file; only tui.c's table names them. */
+extern const struct tui_screen_ops tui_screen_start, tui_screen_disks, tui_screen_plan,
+	tui_screen_pass, tui_screen_confirm, tui_screen_progress, tui_screen_results,
+	tui_screen_recovery;
 
 /* Entry point: the wizard on @paths (all disks when @n is 0). Returns an exit code. */
 int tui_run(char **paths, int n);

@@ -159,7 +159,9 @@ paused_at=$(percent)
 
 # 7. Resizing redraws a sane layout; too small says so and recovers.
 tmux_resize "$srv" 70 20
-tmux_wait_for "$srv" "State: paused" 10
+# The old frame's words stay on screen until the redraw; the percent after the bar, cut off
+# at the old width, shows the new frame is drawn.
+tmux_wait_for "$srv" "$paused_at%" 10
 s=$(tmux_capture "$srv")
 assert_eq "70x20: pane size" 70x20 "$(tmux_size "$srv")"
 assert_contains "70x20: percent after the bar" "$s" "$paused_at%"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The layout rules that keep the engine a library: src/core never includes curses and never
-# writes to the terminal; only src/tui/curses.h includes curses.
+# writes to the terminal; only src/tui/curses.h includes curses, and the text layout none.
 set -euo pipefail
 
 src=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/src
@@ -27,6 +27,23 @@ check_tree()
 	hits=$(grep -rnE --include='*.[ch]' "$sys_curses_re" "$dir/tui" 2>/dev/null |
 		grep -v '/tui/curses\.h:' || true)
 	[ -z "$hits" ] || { echo "src/tui includes curses other than through curses.h:"; echo "$hits"; bad=1; }
+	# The text layout is unit-tested without a terminal: it stays free of curses.
+	hits=$(grep -lE "$curses_re" "$dir"/tui/textlayout.[ch] 2>/dev/null || true)
+	[ -z "$hits" ] || { echo "the text layout includes curses:"; echo "$hits"; bad=1; }
+	return "$bad"
+}
+
+# check_screens DIR: a screen file defines only static functions and its one table, and only
+# tui.c names the tables: screens reach each other through tui_go(), never by a call.
+check_screens()
+{
+	local dir=$1 bad=0 hits
+	hits=$(grep -nE '^[a-z][a-z_ ]*[ *]\**[a-z_]+\(' "$dir"/tui/screen_*.c 2>/dev/null |
+		grep -vE ':[0-9]+:static ' || true)
+	[ -z "$hits" ] || { echo "a screen file exports a function (make it static):"; echo "$hits"; bad=1; }
+	hits=$(grep -nE '\btui_screen_[a-z]+\b' "$dir"/tui/*.c 2>/dev/null |
+		grep -vE '/tui\.c:|:const struct tui_screen_ops tui_screen_[a-z]+ = \{' || true)
+	[ -z "$hits" ] || { echo "a screen's table named outside tui.c:"; echo "$hits"; bad=1; }
 	return "$bad"
 }
 
@@ -38,6 +55,8 @@ check()
 
 desc="the source tree keeps the engine free of curses and terminal output"
 check check_tree "$src"
+desc="the wizard's screens reach each other only through tui_go()"
+check check_screens "$src"
 
 # Every C source says its licence on its first line (the project is GPL-3.0-or-later).
 no_spdx()
@@ -71,6 +90,20 @@ mkdir -p "$tmp/t/core" "$tmp/t/tui"
 printf '#include <ncursesw/ncurses.h>\n' >"$tmp/t/tui/screen_x.c"
 desc="a screen including curses around src/tui/curses.h is found"
 check eval '! check_tree "$tmp/t" >/dev/null'
+rm -rf "$tmp/t"
+mkdir -p "$tmp/t/core" "$tmp/t/tui"
+printf '#include "curses.h"\n' >"$tmp/t/tui/textlayout.c"
+desc="the text layout including curses is found"
+check eval '! check_tree "$tmp/t" >/dev/null'
+
+rm -rf "$tmp/t"
+mkdir -p "$tmp/t/tui"
+printf 'void disks_key(struct tui *t)\n{\n}\n' >"$tmp/t/tui/screen_x.c"
+desc="a screen function that is not static is found"
+check eval '! check_screens "$tmp/t" >/dev/null'
+printf 'static void x(struct tui *t)\n{\n\ttui_screen_plan.enter(t, 0);\n}\n' >"$tmp/t/tui/screen_x.c"
+desc="a screen calling another screen's table is found"
+check eval '! check_screens "$tmp/t" >/dev/null'
 
 echo "test-engine-rules: $((checks - fails)) passed, $fails failed"
 [ "$fails" = 0 ]

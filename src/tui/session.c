@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the wizard's screens share: typed secrets, the prepared plan, the job, labels. */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/i18n.h"
+#include "tui.h"
+
+bool tui_secret_key(struct fdw_secret *s, struct tui_key k)
+{
+	if (k.kind == TUI_KEY_BACKSPACE) {
+		/* Drop the last character, whole: a UTF-8 lead byte and its continuations. */
+		while (s->len > 0) {
+			unsigned char c = (unsigned char)s->data[--s->len];
+
+			s->data[s->len] = '\0';
+			if ((c & 0xc0) != 0x80)
+				break;
+		}
+		return true;
+	}
+	if (k.kind == TUI_KEY_CLEAR) {
+		tui_secret_clear(s);
+		return true;
+	}
+	if (k.kind == TUI_KEY_CHAR) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		size_t n;
+
+		memset(&st, 0, sizeof(st));
+		n = wcrtomb(mb, k.ch, &st);
+		if (n != (size_t)-1 && s->len + n <= s->cap) {
+			memcpy(s->data + s->len, mb, n);
+			s->len += n;
+			s->data[s->len] = '\0';
+		}
+		explicit_bzero(mb, sizeof(mb));
+		return true;
+	}
+	return false;
+}
+
+void tui_secret_clear(struct fdw_secret *s)
+{
+	if (!s)
+		return;
+	explicit_bzero(s->data, s->cap);
+	s->len = 0;
+}
+
+void tui_wipe_passphrases(struct tui *t)
+{
+	tui_secret_clear(t->pass[0]);
+	tui_secret_clear(t->pass[1]);
+}
+
+void tui_release_plan(struct tui *t)
+{
+	if (t->enc_open)
+		fdw_encrypt_close(&t->enc);
+	t->enc_open = false;
+}
+
+const char *tui_state_label(enum fdw_job_state s)
+{
+	switch (s) {
+	case FDW_JOB_RUNNING:
+		return _("running");
+	case FDW_JOB_PAUSED:
+		return _("paused");
+	case FDW_JOB_INTERRUPTED:
+		return _("interrupted");
+	case FDW_JOB_NEEDS_REPAIR:
+		return _("needs repair");
+	case FDW_JOB_COMPLETE:
+		return _("complete");
+	case FDW_JOB_FAILED:
+		return _("failed");
+	default:
+		return "?";
+	}
+}
+
+void tui_open_job(struct tui *t, const struct fdw_job *job)
+{
+	t->job = *job;
+	t->have_job = true;
+	t->progress_msg[0] = '\0';
+	tui_go(t, TUI_PROGRESS);
+}
