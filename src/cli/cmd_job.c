@@ -19,6 +19,7 @@
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/job.h"
+#include "core/luks2_progress.h"
 #include "core/procid.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -99,8 +100,12 @@ static void print_view_line(const struct view *v)
 		fdw_format_size((uint64_t)v->p.speed, speed, sizeof(speed));
 		fmt_duration(v->p.eta, eta, sizeof(eta));
 		fmt_duration(v->p.elapsed, elapsed, sizeof(elapsed));
-		printf(_("  %s/s  ETA %s  elapsed %s  worker %d"), speed, eta, elapsed,
-		       (int)v->p.pid);
+		/* Another program's run: its speed comes from two readings of the header. */
+		if (!v->p.pid)
+			printf(_("  %s/s  ETA %s"), speed, eta);
+		else
+			printf(_("  %s/s  ETA %s  elapsed %s  worker %d"), speed, eta, elapsed,
+			       (int)v->p.pid);
 	}
 	if (!v->recorded)
 		printf(_("  (started outside fdewiz)"));
@@ -203,6 +208,14 @@ static bool where_taken(const struct view *views, size_t n, const char *where)
 	return false;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Unfinished conversions on this machine that have no record (started by another tool). */
 static int collect_unrecorded(struct view **out, size_t *n)
 {
@@ -224,8 +237,10 @@ static int collect_unrecorded(struct view **out, size_t *n)
 
 		memset(v, 0, sizeof(*v));
 		v->job = jobs[i];
-		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0)
+		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0) {
+			fdw_outside_rate(&v->job, &v->p, now_s());
 			(*n)++;
+		}
 	}
 	free(jobs);
 	return 0;
@@ -248,6 +263,8 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 		rc = fdw_job_for_address(address, &v->job, &v->recorded);
 		if (!rc)
 			rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
+		if (!rc && !v->recorded)
+			fdw_outside_rate(&v->job, &v->p, now_s());
 		if (rc) {
 			free(v);
 			return rc == -ENODEV ? -ENOENT : rc;
@@ -282,10 +299,16 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 	return collect_unrecorded(out, n);
 }
 
-static bool any_running(const struct view *v, size_t n)
+/*
+ * Worth another look: a conversion running, or (@first look) one another program may be
+ * running, which only a second reading of its header can tell.
+ */
+static bool any_running(const struct view *v, size_t n, bool first)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i].p.state == FDW_JOB_RUNNING)
+		if (v[i].p.state == FDW_JOB_RUNNING ||
+		    (first && !v[i].recorded && v[i].p.state != FDW_JOB_COMPLETE &&
+		     v[i].p.state != FDW_JOB_FAILED))
 			return true;
 	return false;
 }
@@ -311,6 +334,7 @@ int cmd_status(int argc, char **argv)
 		{ 0 }
 	};
 	bool json = false, watch = false, all = false, tty = isatty(STDOUT_FILENO);
+	bool first = true;
 	const char *address;
 	struct view *views;
 	size_t n;
@@ -365,11 +389,12 @@ int cmd_status(int argc, char **argv)
 				print_view_line(&views[i]);
 		}
 		fflush(stdout);
-		if (!watch || !any_running(views, n)) {
+		if (!watch || !any_running(views, n, first)) {
 			free(views);
 			return FDW_EXIT_OK;
 		}
 		free(views);
+		first = false;
 		sleep(1);
 	}
 }
