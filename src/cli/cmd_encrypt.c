@@ -82,7 +82,7 @@ struct encrypt_opts {
 	const char *bench_scale;
 	struct fdw_boot_request boot;	/* --crypttab: root, name, discard */
 	bool crypttab, recovery_key;
-	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench;
+	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench, accept_weak;
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -129,6 +129,8 @@ static void encrypt_usage(FILE *out)
 		       "  --dry-run             print the plan and change nothing\n"
 		       "  --foreground          convert in this process with a progress line\n"
 		       "  --yes                 do not ask for the typed confirmation\n"
+		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied "
+		       "by --yes)\n"
 		       "  --offline             do not open the volume while it converts\n"
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --no-bench            skip the benchmark before and after\n"
@@ -202,7 +204,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		goto out;
 	}
 	pass = passphrase_get(o->key_file, true);
-	if (!pass)
+	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO)))
 		goto out;
 	if (o->recovery_key) {
 		rc = fdw_recovery_key_generate(&recovery);
@@ -256,7 +258,7 @@ int cmd_encrypt(int argc, char **argv)
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
 	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
 	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
-	       OPT_RECOVERY_KEY };
+	       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -268,6 +270,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 		{ "yes", no_argument, NULL, OPT_YES },
+		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "mount", required_argument, NULL, OPT_MOUNT },
@@ -314,6 +317,7 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_DRY_RUN: o.dry_run = true; break;
 		case OPT_FOREGROUND: o.foreground = true; break;
 		case OPT_YES: o.yes = true; break;
+		case OPT_ACCEPT_WEAK: o.accept_weak = true; break;
 		case OPT_FAST: o.fast_pbkdf = true; break;
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MOUNT: o.mount_at = optarg; break;

@@ -18,7 +18,7 @@
 #include "core/units.h"
 #include "passphrase.h"
 
-enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM };
+enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM, OPT_ACCEPT_WEAK };
 
 static void erase_usage(FILE *out)
 {
@@ -35,7 +35,9 @@ static void erase_usage(FILE *out)
 		       "  --key-size BITS        default 512\n"
 		       "  --yes-destroy-data     do not ask for the typed confirmation\n"
 		       "  --yes-destroy-random-data  also when the partition has no signature but\n"
-		       "                         looks like encrypted data (asked otherwise)\n"),
+		       "                         looks like encrypted data (asked otherwise)\n"
+		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied by\n"
+		       "                         --yes-destroy-data)\n"),
 		fdw_progname);
 }
 
@@ -57,7 +59,7 @@ struct erase_opts {
 	const char *fs, *label, *key_file;
 	char cipher[32], mode[64];
 	unsigned key_bits;
-	bool yes, fast, yes_random;
+	bool yes, fast, yes_random, accept_weak;
 };
 
 /*
@@ -155,7 +157,7 @@ static int do_erase(const char *address, const struct erase_opts *o)
 		goto out;
 	}
 	pass = passphrase_get(o->key_file, true);
-	if (!pass) {
+	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -193,6 +195,7 @@ int cmd_erase_encrypt(int argc, char **argv)
 		{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
 		{ "yes-destroy-data", no_argument, NULL, OPT_YES_DESTROY },
 		{ "yes-destroy-random-data", no_argument, NULL, OPT_RANDOM },
+		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },	/* tests only, not shown */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -241,6 +244,9 @@ int cmd_erase_encrypt(int argc, char **argv)
 			break;
 		case OPT_RANDOM:
 			o.yes_random = true;
+			break;
+		case OPT_ACCEPT_WEAK:
+			o.accept_weak = true;
 			break;
 		case 'h':
 			erase_usage(stdout);
