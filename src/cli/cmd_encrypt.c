@@ -26,6 +26,7 @@
 #include "core/target.h"
 #include "core/units.h"
 #include "conversion.h"
+#include "core/power.h"
 #include "passphrase.h"
 
 static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
@@ -83,6 +84,7 @@ struct encrypt_opts {
 	struct fdw_boot_request boot;	/* --crypttab: root, name, discard */
 	bool crypttab, recovery_key;
 	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench, accept_weak;
+	bool allow_low_battery;
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -132,6 +134,8 @@ static void encrypt_usage(FILE *out)
 		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied "
 		       "by --yes)\n"
 		       "  --offline             do not open the volume while it converts\n"
+		       "  --allow-low-battery   start even on a battery below %d %%, and do not\n"
+		       "                        pause when it runs low\n"
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --no-bench            skip the benchmark before and after\n"
 		       "  --bench-scale SCALE   tiny, quick (default), normal or full\n"
@@ -142,7 +146,7 @@ static void encrypt_usage(FILE *out)
 		       "  --discard             with --crypttab: pass TRIM through\n"
 		       "  --work-dir DIR        where the temporary header lives (default: %s)\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
-		fdw_progname, fdw_state_dir(), fdw_state_dir());
+		fdw_progname, fdw_state_dir(), FDW_BATTERY_START_PERCENT, fdw_state_dir());
 }
 
 /* The CLI's voice for each step the engine takes. */
@@ -175,6 +179,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		.rq = o->rq, .header_backup = o->header_backup, .work_dir = o->work_dir,
 		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
 		.bench_baseline = !o->no_bench, .bench_scale = o->bench_scale,
+		.allow_low_battery = o->allow_low_battery,
 	};
 	struct fdw_secret *pass = NULL, *recovery = NULL;
 	struct fdw_encrypt e;
@@ -258,7 +263,7 @@ int cmd_encrypt(int argc, char **argv)
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
 	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
 	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
-	       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK };
+	       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -271,6 +276,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 		{ "yes", no_argument, NULL, OPT_YES },
 		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
+		{ "allow-low-battery", no_argument, NULL, OPT_LOW_BATTERY },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "mount", required_argument, NULL, OPT_MOUNT },
@@ -318,6 +324,7 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_FOREGROUND: o.foreground = true; break;
 		case OPT_YES: o.yes = true; break;
 		case OPT_ACCEPT_WEAK: o.accept_weak = true; break;
+		case OPT_LOW_BATTERY: o.allow_low_battery = true; break;
 		case OPT_FAST: o.fast_pbkdf = true; break;
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MOUNT: o.mount_at = optarg; break;

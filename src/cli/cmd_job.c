@@ -20,6 +20,7 @@
 #include "core/i18n.h"
 #include "core/job.h"
 #include "core/luks2_progress.h"
+#include "core/power.h"
 #include "core/procid.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -119,6 +120,12 @@ static void print_view_line(const struct view *v)
 		return;
 	switch (v->p.state) {
 	case FDW_JOB_PAUSED:
+		if (v->p.pid) {
+			printf(_("    it goes on by itself once the charger is connected (worker "
+				 "%d)\n"), (int)v->p.pid);
+			break;
+		}
+		/* fall through */
 	case FDW_JOB_INTERRUPTED:
 		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
 		break;
@@ -410,11 +417,14 @@ static int simple_usage(const char *cmd, int c)
 			 "Stop a running conversion at its next safe point; resume continues "
 			 "it.\n"), fdw_progname);
 	else
-		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] DEVICE|IMAGE:N\n"
+		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] [--allow-low-battery] "
+			 "DEVICE|IMAGE:N\n"
 			 "Continue an unfinished conversion (repairing it first after a crash).\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
-			 "  --foreground        convert in this process with a progress line\n"),
-		       fdw_progname);
+			 "  --foreground        convert in this process with a progress line\n"
+			 "  --allow-low-battery start even on a battery below %d %%, and do not\n"
+			 "                      pause when it runs low\n"),
+		       fdw_progname, FDW_BATTERY_START_PERCENT);
 	return FDW_EXIT_OK;
 }
 
@@ -438,7 +448,8 @@ int cmd_pause(int argc, char **argv)
 			argv[optind]);
 		return FDW_EXIT_ERROR;
 	}
-	if (p.state != FDW_JOB_RUNNING) {
+	/* A worker waiting for the charger is stopped for good too. */
+	if (p.state != FDW_JOB_RUNNING && !(p.state == FDW_JOB_PAUSED && p.pid > 0)) {
 		fprintf(stderr, _("%s: the conversion of %s is not running (%s). Nothing was "
 				  "changed.\n"), fdw_progname, argv[optind], fdw_job_state_name(p.state));
 		return FDW_EXIT_ERROR;
@@ -466,11 +477,12 @@ int cmd_resume(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, 'k' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "allow-low-battery", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *key_file = NULL, *address;
-	bool foreground = false;
+	bool foreground = false, low_battery = false;
 	struct fdw_secret *pass;
 	struct fdw_resume r;
 	char why[1024];
@@ -481,6 +493,8 @@ int cmd_resume(int argc, char **argv)
 			key_file = optarg;
 		else if (c == 'f')
 			foreground = true;
+		else if (c == 'b')
+			low_battery = true;
 		else
 			return simple_usage("resume", c);
 	}
@@ -489,6 +503,8 @@ int cmd_resume(int argc, char **argv)
 	address = argv[optind];
 	fdw_secret_harden_process();
 	rc = fdw_resume_prepare(&r, address, why, sizeof(why));
+	if (!rc)
+		rc = fdw_power_start_check(low_battery, why, sizeof(why));
 	if (rc == -EALREADY)
 		fprintf(stderr, _("%s: %s Follow it with '%s status --watch %s'.\n"), fdw_progname,
 			cli_safe(why), fdw_progname, cli_safe(address));

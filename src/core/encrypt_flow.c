@@ -23,6 +23,7 @@
 #include "i18n.h"
 #include "holders.h"
 #include "log.h"
+#include "power.h"
 #include "loopdev.h"
 #include "partgrow.h"
 #include "units.h"
@@ -252,6 +253,7 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	e->excl_fd = -1;
 	e->offline = o->offline;
 	e->fast_pbkdf = o->fast_pbkdf;
+	e->allow_low_battery = o->allow_low_battery;
 	e->bench_baseline = o->bench_baseline;
 	e->recovery_key = o->recovery_key;
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "%s",
@@ -618,6 +620,9 @@ int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	sigset_t stop, old;
 	int rc;
 
+	rc = fdw_power_start_check(e->allow_low_battery, why, len);
+	if (rc)
+		return rc;
 	/*
 	 * From the first write on, Ctrl-C, Ctrl-\, Ctrl-Z, SIGTERM and a hang-up wait until
 	 * the header steps are done; the helpers (resize2fs) run in a process group of their

@@ -46,6 +46,9 @@ struct fdw_encrypt_options {
 	bool dry_run;			/* plan only: no lock, no path checks */
 	bool bench_baseline;		/* benchmark the plain filesystem first, and after */
 	const char *bench_scale;	/* NULL: "quick" */
+	/* Start even on a battery below FDW_BATTERY_START_PERCENT (power.h); the worker
+	 * then does not pause for the battery either. */
+	bool allow_low_battery;
 	/* A recovery key (fdw_recovery_key_generate) for a second keyslot, added with the
 	 * header before any data moves; the caller shows it. NULL: none. */
 	const struct fdw_secret *recovery_key;
@@ -60,7 +63,7 @@ struct fdw_encrypt {
 	struct fdw_job job;		/* filled by begin */
 	char header_backup[PATH_MAX];	/* absolute */
 	char work_dir[PATH_MAX];
-	bool offline, fast_pbkdf, bench_baseline;
+	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
 	char bench_scale[8];
 	const struct fdw_secret *recovery_key;
 	/* crypttab name from the filesystem's label or the partition's name, taken before
@@ -85,6 +88,7 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 /*
  * Make room for the header (shrink the filesystem or grow the partition), write the
  * header and its backup, and record the job. @phase, when set, hears each step.
+ * On a low battery (power.h) nothing starts: -EAGAIN with @why, unless allowed.
  * Returns 0; 1 when all is done but the job record could not be saved (@why warns;
  * the header alone still tells status and resume everything); or -errno with @why
  * saying what was changed (for example "the filesystem was shrunk; the data is intact

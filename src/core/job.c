@@ -283,7 +283,9 @@ int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *
 		memset(p, 0, sizeof(*p));
 	had = rc == 0;
 	said = p->state;
-	if (had && p->state == FDW_JOB_RUNNING && worker_alive(p)) {
+	/* Running, or paused by its worker for a low battery and waiting for the charger. */
+	if (had && (p->state == FDW_JOB_RUNNING || (p->state == FDW_JOB_PAUSED && p->pid > 0)) &&
+	    worker_alive(p)) {
 		if (where && len)
 			snprintf(where, len, "%s", job->address);
 		return 0;

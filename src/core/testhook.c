@@ -18,3 +18,10 @@ void fdw_test_point(const char *point)
 	fdw_log(FDW_LOG_WARN, "test hook: killed at '%s' (%s)", point, FDW_TEST_KILL_AT_ENV);
 	raise(SIGKILL);
 }
+
+const char *fdw_power_supply_root(void)
+{
+	const char *root = getenv(FDW_TEST_POWER_ROOT_ENV);
+
+	return root && root[0] ? root : "/sys/class/power_supply";
+}
