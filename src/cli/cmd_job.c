@@ -417,8 +417,8 @@ static int simple_usage(const char *cmd, int c)
 			 "Stop a running conversion at its next safe point; resume continues "
 			 "it.\n"), fdw_progname);
 	else
-		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] [--allow-low-battery] "
-			 "DEVICE|IMAGE:N\n"
+		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] "
+			 "[--allow-low-battery] DEVICE|IMAGE:N\n"
 			 "Continue an unfinished conversion (repairing it first after a crash).\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
 			 "  --foreground        convert in this process with a progress line\n"

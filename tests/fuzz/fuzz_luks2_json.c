@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Fuzz the LUKS2 JSON readers: the end window (luks2_final.c) and the progress (luks2_progress.c). */
+/* Fuzz the LUKS2 JSON readers: the end window (luks2_final.c) and progress (luks2_progress.c). */
 #include "fuzz_common.h"
 
 #include "core/luks2_final.h"

@@ -113,7 +113,8 @@ static void test_reencrypt_digest(void **state)
 		"\"flags\":[\"backup-previous\"]},"
 		"\"3\":{\"type\":\"crypt\",\"offset\":\"16777216\",\"size\":\"dynamic\","
 		"\"flags\":[\"backup-final\"]}},"
-		"\"digests\":{\"0\":{\"segments\":[\"1\",\"2\"]},\"1\":{\"segments\":[\"0\",\"3\"]}}}";
+		"\"digests\":{\"0\":{\"segments\":[\"1\",\"2\"]},"
+		"\"1\":{\"segments\":[\"0\",\"3\"]}}}";
 	uint64_t done, total;
 
 	(void)state;
@@ -134,7 +135,8 @@ static void test_malformed(void **state)
 		"\"size\":\"dynamic\",\"flags\":[\"backup-final\"]}}}",
 		"{\"segments\":{\"0\":{\"type\":\"crypt\",\"offset\":\"0\",\"size\":\"-5\","
 		"\"flags\":[\"backup-final\"]}}}",
-		"{\"segments\":{\"0\":{\"offset\":\"0\",\"size\":\"5\",\"flags\":[\"backup-final\"]}}}",
+		"{\"segments\":{\"0\":{\"offset\":\"0\",\"size\":\"5\","
+		"\"flags\":[\"backup-final\"]}}}",
 	};
 	uint64_t done, total;
 
