@@ -29,7 +29,8 @@
 #include "core/power.h"
 #include "passphrase.h"
 
-static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
+static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
+		       const char *cipher_why)
 {
 	char a[32], b[32], c[32];
 
@@ -56,6 +57,8 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
 	printf(_("  encrypted volume: %s\n"), fdw_format_size(pl->volume_size, a, sizeof(a)));
 	printf(_("  cipher:          %s-%s, %u-bit key\n"), pl->cipher, pl->cipher_mode,
 	       pl->key_bits);
+	if (cipher_why[0])
+		printf(_("                   advised for this CPU: %s\n"), cipher_why);
 	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
 	       (long long)t->part->fs_block_size);
 }
@@ -124,8 +127,10 @@ static void encrypt_usage(FILE *out)
 		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
 		       "  --key-file FILE|-     read the passphrase from FILE (or stdin)\n"
 		       "  --strategy auto|free-tail|shrink|grow|detached-header=FILE\n"
-		       "  --cipher SPEC         default aes-xts-plain64\n"
-		       "  --key-size BITS       default 512\n"
+		       "  --cipher SPEC         default: as advised for this CPU, aes-xts-plain64\n"
+		       "                        with AES instructions, else\n"
+		       "                        xchacha12,aes-adiantum-plain64\n"
+		       "  --key-size BITS       default 512 (256 for Adiantum)\n"
 		       "  --sector-size BYTES   default: 4096 when the filesystem allows it\n"
 		       "  --header-backup FILE  default %s/ADDRESS-TIME.header\n"
 		       "  --dry-run             print the plan and change nothing\n"
@@ -192,7 +197,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		goto out;
 	}
-	print_plan(&e.target, &e.plan);
+	print_plan(&e.target, &e.plan, e.cipher_why);
 	if (o->no_bench)
 		printf(_("  benchmark:       off\n"));
 	else

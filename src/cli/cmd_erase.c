@@ -31,8 +31,9 @@ static void erase_usage(FILE *out)
 		       "                         needs device-mapper, else only 'none')\n"
 		       "  --label LABEL          label of the new filesystem\n"
 		       "  --key-file FILE|-      passphrase from a file, byte for byte\n"
-		       "  --cipher SPEC          default aes-xts-plain64\n"
-		       "  --key-size BITS        default 512\n"
+		       "  --cipher SPEC          default: as advised for this CPU (aes-xts-plain64\n"
+		       "                         with AES instructions, else Adiantum)\n"
+		       "  --key-size BITS        default 512 (256 for Adiantum)\n"
 		       "  --yes-destroy-data     do not ask for the typed confirmation\n"
 		       "  --yes-destroy-random-data  also when the partition has no signature but\n"
 		       "                         looks like encrypted data (asked otherwise)\n"
@@ -95,7 +96,8 @@ static bool confirm_random(const char *address, const struct erase_opts *o)
 
 static int do_erase(const char *address, const struct erase_opts *o)
 {
-	struct fdw_erase_params p = { .cipher = o->cipher, .cipher_mode = o->mode,
+	struct fdw_erase_params p = { .cipher = o->cipher[0] ? o->cipher : NULL,
+				      .cipher_mode = o->mode,
 				      .key_bits = o->key_bits, .fs = o->fs, .label = o->label,
 				      .fast_pbkdf = o->fast };
 	struct fdw_secret *pass = NULL;
@@ -200,8 +202,8 @@ int cmd_erase_encrypt(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct erase_opts o = { .fs = "ext4", .cipher = "aes", .mode = "xts-plain64",
-				.key_bits = 512 };
+	/* No --cipher: the engine follows the advice for this CPU. */
+	struct erase_opts o = { .fs = "ext4" };
 	char *end;
 	long bits;
 	int c;

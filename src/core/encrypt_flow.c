@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cipher.h"
 #include "bench_flow.h"
 #include "convert.h"
 #include "crypttab.h"
@@ -241,6 +242,27 @@ static const char *what_changed(const struct fdw_encrypt *e, const struct fdw_ta
 	return NULL;
 }
 
+/* The plan for @rq; with no cipher asked for, the one the advisor recommends for this CPU. */
+static int plan_make(struct fdw_encrypt *e, const struct fdw_plan_request *asked,
+		     const char **why)
+{
+	struct fdw_plan_request rq = *asked;
+	struct fdw_cipher_advice a;
+	char spec[48];
+
+	if (!rq.cipher_spec) {
+		fdw_cipher_recommend(&a);
+		snprintf(spec, sizeof(spec), "%s-%s", a.cipher, a.mode);
+		rq.cipher_spec = spec;
+		if (!rq.key_bits)
+			rq.key_bits = a.key_bits;
+		snprintf(e->cipher_why, sizeof(e->cipher_why), "%s", a.why);
+		fdw_log(FDW_LOG_INFO, "cipher %s (%u-bit key), as advised for this CPU", spec,
+			rq.key_bits);
+	}
+	return fdw_plan_make(e->target.part, &rq, &e->plan, why);
+}
+
 static int prepare_steps(struct fdw_encrypt *e, const char *address,
 			 const struct fdw_encrypt_options *o, char *cleared, size_t cleared_len,
 			 char *why, size_t len)
@@ -297,7 +319,7 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 					     sizeof(e->boot_name));
 	if (!fdw_crypttab_name_valid(e->boot_name))
 		e->boot_name[0] = '\0';
-	rc = fdw_plan_make(e->target.part, &o->rq, &e->plan, &plan_why);
+	rc = plan_make(e, &o->rq, &plan_why);
 	if (rc) {
 		char detail[512];
 

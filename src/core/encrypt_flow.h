@@ -69,6 +69,8 @@ struct fdw_encrypt {
 	/* crypttab name from the filesystem's label or the partition's name, taken before
 	 * encryption hides the label; "" when neither gives one */
 	char boot_name[128];
+	/* Why the plan's cipher: the advisor's sentence when none was asked for, else "". */
+	char cipher_why[256];
 	/* What the plan was made for, checked again under the lock when begin starts:
 	 * the device number (or image inode), the partition's place and its UUID. */
 	dev_t ident_dev;
