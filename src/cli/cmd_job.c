@@ -449,7 +449,7 @@ int cmd_pause(int argc, char **argv)
 		return FDW_EXIT_ERROR;
 	}
 	/* A worker waiting for the charger is stopped for good too. */
-	if (p.state != FDW_JOB_RUNNING && !(p.state == FDW_JOB_PAUSED && p.pid > 0)) {
+	if (!fdw_job_has_worker(&p)) {
 		fprintf(stderr, _("%s: the conversion of %s is not running (%s). Nothing was "
 				  "changed.\n"), fdw_progname, argv[optind], fdw_job_state_name(p.state));
 		return FDW_EXIT_ERROR;

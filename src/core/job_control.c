@@ -92,8 +92,7 @@ int fdw_job_pause(const struct fdw_job *job, int timeout_s)
 	struct fdw_progress p;
 
 	/* pid 0 is no worker of ours (and kill(0) would signal our own group). */
-	if (fdw_job_observe(job, &p) != 0 || p.pid <= 0 ||
-	    (p.state != FDW_JOB_RUNNING && p.state != FDW_JOB_PAUSED))
+	if (fdw_job_observe(job, &p) != 0 || !fdw_job_has_worker(&p))
 		return -ESRCH;
 	worker.pid = p.pid;
 	worker.start_ticks = p.pid_start;
