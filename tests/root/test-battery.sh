@@ -7,7 +7,9 @@
 #    pulled at 12 %; status says "paused: battery low, waiting for the charger", the worker
 #    waits and nothing moves;
 #  - auto-resume: the charger back, it goes on by itself and completes; cryptsetup decrypts
-#    it to the same files.
+#    it to the same files;
+#  - resume of an unfinished conversion (cryptsetup --init-only) at 25 % on battery is
+#    refused with nothing changed; with --allow-low-battery it runs to the end and verifies.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -161,6 +163,42 @@ assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencry
 assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
 img_unloop "$dev"
 assert_true "$STEP: sha256 of every file" img_verify "$img" 1
+step_end
+
+step_begin "resume: refused on a low battery, and with --allow-low-battery it runs to the end"
+# An unfinished conversion made by cryptsetup --init-only (header in place, no data moved).
+B=$IMG_TMP/b.img
+img_new "$B" 202
+img_gpt "$B"
+img_part "$B" Data 1 end
+img_mkfs "$B" 1 ext4 bdata
+img_fill "$B" 1 20
+dev=$(img_loop "$B" 1)
+e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || { echo "FAIL: e2fsck before resize"; exit 1; }
+run_quiet resize2fs "$dev" $((($(img_part_size "$B" 1) - 32 * 1048576) / 1024))K ||
+	{ echo "FAIL: resize2fs"; exit 1; }
+run_quiet cryptsetup reencrypt --encrypt --init-only --type luks2 --reduce-device-size 32M \
+	--key-file "$key" --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --batch-mode "$dev" ||
+	{ echo "FAIL: cryptsetup --init-only"; exit 1; }
+img_unloop "$dev"
+set_power 0 25 Discharging
+before=$(sha256sum <"$B")
+fdw resume --foreground --key-file "$key" "$B:1"
+assert_eq "$STEP: resume at 25 % on battery: exit" 1 "$RUN_RC"
+assert_contains "$STEP: resume: why" "$(cat "$res.err")" "at 25 %"
+assert_contains "$STEP: resume: what to do" "$(cat "$res.err")" "Connect the charger"
+assert_eq "$STEP: image unchanged (sha256)" "$before" "$(sha256sum <"$B")"
+fdw resume --foreground --allow-low-battery --key-file "$key" "$B:1"
+assert_eq "$STEP: resume --allow-low-battery: exit" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+fdw status --json "$B:1"
+assert_json "$res.out" '.conversions[0].state' complete
+dev=$(img_loop "$B" 1)
+assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
+	--decrypt --header "$IMG_TMP/decrypt-b.hdr" --key-file "$key" --batch-mode "$dev"
+assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
+img_unloop "$dev"
+assert_true "$STEP: sha256 of every file" img_verify "$B" 1
 step_end
 
 echo "run time: $((SECONDS - t0)) s"
