@@ -48,16 +48,35 @@ static const struct fdw_bench_metric *headline(const struct fdw_bench_test *t)
 /* The title column: as wide as the longest (translated) title, within reason. */
 static int title_width(const struct fdw_bench_test *t, size_t n)
 {
-	size_t i, w = strlen(_("TEST"));
+	int w = cli_text_width(_("TEST"));
 
-	for (i = 0; i < n; i++)
-		if (strlen(_(t[i].title)) > w)
-			w = strlen(_(t[i].title));
-	return w > 60 ? 60 : (int)w;
+	for (size_t i = 0; i < n; i++)
+		if (cli_text_width(_(t[i].title)) > w)
+			w = cli_text_width(_(t[i].title));
+	return w > 60 ? 60 : w;
+}
+
+/*
+ * The header of a table: @title padded to @w, then each of the @n headings right-aligned in
+ * its column, widened in @widths where a translated heading is wider than the figures.
+ */
+static void print_header(FILE *out, int w, const char *const *heads, int *widths, size_t n)
+{
+	cli_pad(out, _("TEST"), w, false);
+	for (size_t i = 0; i < n; i++) {
+		if (cli_text_width(heads[i]) > widths[i])
+			widths[i] = cli_text_width(heads[i]);
+		fputc(' ', out);
+		cli_pad(out, heads[i], widths[i], true);
+	}
+	fputc('\n', out);
 }
 
 void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 {
+	const char *const heads[] = { _("RESULT"), _("SPREAD"), _("P50 us"), _("P99 us"),
+				      _("CPU") };
+	int cw[] = { 14, 7, 9, 9, 6 };
 	char date[40], val[32], p50[24], p99[24], cpu[24], spread[24];
 	size_t i, runs = 0;
 	int w;
@@ -73,13 +92,15 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 	}
 	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), cli_safe(r->target),
 		r->device[0] ? " (" : "", cli_safe(r->device), r->device[0] ? ")" : "", date);
-	fprintf(out, _("Scale %s, I/O engine %s, %zu run(s) per test, cipher %s; %s, kernel %s\n"),
+	fprintf(out, dngettext(PACKAGE, "Scale %s, I/O engine %s, %zu run per test, cipher %s; "
+			       "%s, kernel %s\n", "Scale %s, I/O engine %s, %zu runs per test, "
+			       "cipher %s; %s, kernel %s\n", runs),
 		r->scale[0] ? cli_safe(r->scale) : "-", r->io_engine[0] ? cli_safe(r->io_engine) : "-",
 		runs, r->cipher[0] ? cli_safe(r->cipher) : _("none (plain)"), cli_safe(r->cpu_model),
 		cli_safe(r->kernel));
 	w = title_width(r->tests, r->n_tests);
-	fprintf(out, "\n%-*s %14s %7s %9s %9s %6s\n", w, _("TEST"), _("RESULT"), _("SPREAD"),
-		_("P50 us"), _("P99 us"), _("CPU"));
+	fputc('\n', out);
+	print_header(out, w, heads, cw, 5);
 	for (i = 0; i < r->n_tests; i++) {
 		const struct fdw_bench_test *t = &r->tests[i];
 		const struct fdw_bench_metric *h = headline(t);
@@ -94,8 +115,9 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
 		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
 		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		fprintf(out, "%-*s %14s %7s %9s %9s %6s%s\n", w, cli_safe(_(t->title)), val, spread, p50,
-			p99, cpu, t->unstable ? _("  unstable") : "");
+		cli_pad(out, cli_safe(_(t->title)), w, false);
+		fprintf(out, " %*s %*s %*s %*s %*s%s\n", cw[0], val, cw[1], spread, cw[2], p50,
+			cw[3], p99, cw[4], cpu, t->unstable ? _("  unstable") : "");
 	}
 	for (i = 0; i < r->n_tests; i++)
 		if (r->tests[i].note[0])
@@ -137,21 +159,24 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 			       const struct fdw_bench_run *enc,
 			       const struct fdw_bench_delta *d, size_t n)
 {
-	char a[32], b[32], cpu[48];
+	const char *const heads[] = { _("PLAIN"), _("ENCRYPTED"), _("RATIO"), _("SLOWDOWN"),
+				      _("SPREAD"), _("CPU") };
+	int cw[] = { 12, 12, 7, 9, 7, 15 };
+	char a[32], b[32], cpu[48], ratio[16], slow[16], spread[16];
 	size_t i, flagged = 0;
-	int w = (int)strlen(_("TEST"));
+	int w = cli_text_width(_("TEST"));
 
 	fprintf(out, _("Plain:     %s (%s%s%s)\n"), cli_safe(plain->target),
 		cli_safe(plain->label), plain->cipher[0] ? ", " : "", cli_safe(plain->cipher));
 	fprintf(out, _("Encrypted: %s (%s%s%s)\n"), cli_safe(enc->target), cli_safe(enc->label),
 		enc->cipher[0] ? ", " : "", cli_safe(enc->cipher));
 	for (i = 0; i < n; i++)
-		if (strlen(_(d[i].plain->title)) > (size_t)w)
-			w = (int)strlen(_(d[i].plain->title));
+		if (cli_text_width(_(d[i].plain->title)) > w)
+			w = cli_text_width(_(d[i].plain->title));
 	if (w > 60)
 		w = 60;
-	fprintf(out, "\n%-*s %12s %12s %7s %9s %7s %15s\n", w, _("TEST"), _("PLAIN"),
-		_("ENCRYPTED"), _("RATIO"), _("SLOWDOWN"), _("SPREAD"), _("CPU"));
+	fputc('\n', out);
+	print_header(out, w, heads, cw, 6);
 	for (i = 0; i < n; i++) {
 		const struct fdw_bench_metric *hp = headline(d[i].plain);
 		const struct fdw_bench_metric *he = fdw_bench_metric_get(d[i].encrypted, hp->key);
@@ -159,9 +184,12 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 		fmt_value(hp->median, hp->unit, a, sizeof(a));
 		fmt_value(he->median, he->unit, b, sizeof(b));
 		fmt_cpu_pair(&d[i], cpu, sizeof(cpu));
-		fprintf(out, "%-*s %12s %12s %6.0f%% %8.1f%% %6.1f%% %15s%s%s\n",
-			w, cli_safe(_(d[i].plain->title)), a, b, d[i].ratio_pct, d[i].slowdown_pct,
-			d[i].spread_pct, cpu, d[i].suspicious ? "  !" : "",
+		snprintf(ratio, sizeof(ratio), "%.0f%%", d[i].ratio_pct);
+		snprintf(slow, sizeof(slow), "%.1f%%", d[i].slowdown_pct);
+		snprintf(spread, sizeof(spread), "%.1f%%", d[i].spread_pct);
+		cli_pad(out, cli_safe(_(d[i].plain->title)), w, false);
+		fprintf(out, " %*s %*s %*s %*s %*s %*s%s%s\n", cw[0], a, cw[1], b, cw[2], ratio,
+			cw[3], slow, cw[4], spread, cw[5], cpu, d[i].suspicious ? "  !" : "",
 			d[i].unstable ? _("  unstable") : "");
 		flagged += d[i].suspicious;
 	}

@@ -20,6 +20,11 @@ extern const char *fdw_progname;
  */
 const char *cli_safe(const char *s);
 
+/* Display width of UTF-8 @s (CJK takes two columns), or its byte length if invalid. */
+int cli_text_width(const char *s);
+/* @text padded with spaces to @width display columns: after it, or before it (@right). */
+void cli_pad(FILE *out, const char *text, int width, bool right);
+
 int cmd_list(int argc, char **argv);
 int cmd_encrypt(int argc, char **argv);
 int cmd_resume(int argc, char **argv);

@@ -67,9 +67,11 @@ int cli_boot_report(const char *address, const struct fdw_boot_request *rq, int 
 			 "such a line means this partition, change it to /dev/mapper/%s by hand.\n"),
 		       cli_safe(res->partlabel), res->partlabel_shared, res->name);
 	if (res->fstab.changed)
-		printf(_("fstab: %d line(s) that named the partition now name /dev/mapper/%s\n"
-			 "  (the old file is kept as %s)\n"), res->fstab.lines, res->name,
-		       res->fstab.backup);
+		printf(dngettext(PACKAGE, "fstab: %d line that named the partition now names "
+				 "/dev/mapper/%s\n  (the old file is kept as %s)\n",
+				 "fstab: %d lines that named the partition now name /dev/mapper/%s\n"
+				 "  (the old file is kept as %s)\n", (unsigned long)res->fstab.lines),
+		       res->fstab.lines, res->name, res->fstab.backup);
 	else
 		printf(_("fstab: no line names the partition itself; nothing to change.\n"));
 	return FDW_EXIT_OK;

@@ -25,9 +25,11 @@
 #include "core/target.h"
 #include "core/units.h"
 #include "conversion.h"
+#include "core/power.h"
 #include "passphrase.h"
 
-static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
+static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
+		       const char *cipher_why)
 {
 	char a[32], b[32], c[32];
 
@@ -54,6 +56,8 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
 	printf(_("  encrypted volume: %s\n"), fdw_format_size(pl->volume_size, a, sizeof(a)));
 	printf(_("  cipher:          %s-%s, %u-bit key\n"), pl->cipher, pl->cipher_mode,
 	       pl->key_bits);
+	if (cipher_why[0])
+		printf(_("                   advised for this CPU: %s\n"), cipher_why);
 	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
 	       (long long)t->part->fs_block_size);
 }
@@ -81,7 +85,8 @@ struct encrypt_opts {
 	const char *bench_scale;
 	struct fdw_boot_request boot;	/* --crypttab: root, name, discard */
 	bool crypttab, recovery_key;
-	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench;
+	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench, accept_weak;
+	bool allow_low_battery;
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -121,14 +126,20 @@ static void encrypt_usage(FILE *out)
 		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
 		       "  --key-file FILE|-     read the passphrase from FILE (or stdin)\n"
 		       "  --strategy auto|free-tail|shrink|grow|detached-header=FILE\n"
-		       "  --cipher SPEC         default aes-xts-plain64\n"
-		       "  --key-size BITS       default 512\n"
+		       "  --cipher SPEC         default: as advised for this CPU, aes-xts-plain64\n"
+		       "                        with AES instructions, else\n"
+		       "                        xchacha12,aes-adiantum-plain64\n"
+		       "  --key-size BITS       default 512 (256 for Adiantum)\n"
 		       "  --sector-size BYTES   default: 4096 when the filesystem allows it\n"
 		       "  --header-backup FILE  default %s/ADDRESS-TIME.header\n"
 		       "  --dry-run             print the plan and change nothing\n"
 		       "  --foreground          convert in this process with a progress line\n"
 		       "  --yes                 do not ask for the typed confirmation\n"
+		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied "
+		       "by --yes)\n"
 		       "  --offline             do not open the volume while it converts\n"
+		       "  --allow-low-battery   start even on a battery below %d %%, and do not\n"
+		       "                        pause when it runs low\n"
 		       "  --mount DIR           online: mount the opened volume at DIR\n"
 		       "  --no-bench            skip the benchmark before and after\n"
 		       "  --bench-scale SCALE   tiny, quick (default), normal or full\n"
@@ -139,7 +150,7 @@ static void encrypt_usage(FILE *out)
 		       "  --discard             with --crypttab: pass TRIM through\n"
 		       "  --work-dir DIR        where the temporary header lives (default: %s)\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
-		fdw_progname, fdw_state_dir(), fdw_state_dir());
+		fdw_progname, fdw_state_dir(), FDW_BATTERY_START_PERCENT, fdw_state_dir());
 }
 
 /* The CLI's voice for each step the engine takes. */
@@ -197,6 +208,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		.rq = o->rq, .header_backup = o->header_backup, .work_dir = o->work_dir,
 		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
 		.bench_baseline = !o->no_bench, .bench_scale = o->bench_scale,
+		.allow_low_battery = o->allow_low_battery,
 	};
 	struct fdw_start_options so = {
 		.recovery_key = o->recovery_key, .boot_entries = o->crypttab, .boot = o->boot,
@@ -221,7 +233,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 			no_boot);
 		goto out;
 	}
-	print_plan(&e.target, &e.plan);
+	print_plan(&e.target, &e.plan, e.cipher_why);
 	if (o->no_bench)
 		printf(_("  benchmark:       off\n"));
 	else
@@ -238,7 +250,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		goto out;
 	}
 	pass = passphrase_get(o->key_file, true);
-	if (!pass)
+	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO)))
 		goto out;
 	/* Held until the conversion runs, where a stop request means "at a safe point". */
 	conversion_defer_signals();
@@ -268,7 +280,7 @@ int cmd_encrypt(int argc, char **argv)
 	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
 	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
 	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
-	       OPT_RECOVERY_KEY };
+	       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -280,6 +292,8 @@ int cmd_encrypt(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 		{ "yes", no_argument, NULL, OPT_YES },
+		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
+		{ "allow-low-battery", no_argument, NULL, OPT_LOW_BATTERY },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "mount", required_argument, NULL, OPT_MOUNT },
@@ -326,6 +340,8 @@ int cmd_encrypt(int argc, char **argv)
 		case OPT_DRY_RUN: o.dry_run = true; break;
 		case OPT_FOREGROUND: o.foreground = true; break;
 		case OPT_YES: o.yes = true; break;
+		case OPT_ACCEPT_WEAK: o.accept_weak = true; break;
+		case OPT_LOW_BATTERY: o.allow_low_battery = true; break;
 		case OPT_FAST: o.fast_pbkdf = true; break;
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MOUNT: o.mount_at = optarg; break;

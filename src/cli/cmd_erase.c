@@ -18,7 +18,7 @@
 #include "core/units.h"
 #include "passphrase.h"
 
-enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM };
+enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM, OPT_ACCEPT_WEAK };
 
 static void erase_usage(FILE *out)
 {
@@ -31,11 +31,14 @@ static void erase_usage(FILE *out)
 		       "                         needs device-mapper, else only 'none')\n"
 		       "  --label LABEL          label of the new filesystem\n"
 		       "  --key-file FILE|-      passphrase from a file, byte for byte\n"
-		       "  --cipher SPEC          default aes-xts-plain64\n"
-		       "  --key-size BITS        default 512\n"
+		       "  --cipher SPEC          default: as advised for this CPU (aes-xts-plain64\n"
+		       "                         with AES instructions, else Adiantum)\n"
+		       "  --key-size BITS        default 512 (256 for Adiantum)\n"
 		       "  --yes-destroy-data     do not ask for the typed confirmation\n"
 		       "  --yes-destroy-random-data  also when the partition has no signature but\n"
-		       "                         looks like encrypted data (asked otherwise)\n"),
+		       "                         looks like encrypted data (asked otherwise)\n"
+		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied by\n"
+		       "                         --yes-destroy-data)\n"),
 		fdw_progname);
 }
 
@@ -57,7 +60,7 @@ struct erase_opts {
 	const char *fs, *label, *key_file;
 	char cipher[32], mode[64];
 	unsigned key_bits;
-	bool yes, fast, yes_random;
+	bool yes, fast, yes_random, accept_weak;
 };
 
 /*
@@ -93,7 +96,8 @@ static bool confirm_random(const char *address, const struct erase_opts *o)
 
 static int do_erase(const char *address, const struct erase_opts *o)
 {
-	struct fdw_erase_params p = { .cipher = o->cipher, .cipher_mode = o->mode,
+	struct fdw_erase_params p = { .cipher = o->cipher[0] ? o->cipher : NULL,
+				      .cipher_mode = o->mode,
 				      .key_bits = o->key_bits, .fs = o->fs, .label = o->label,
 				      .fast_pbkdf = o->fast };
 	struct fdw_secret *pass = NULL;
@@ -155,7 +159,7 @@ static int do_erase(const char *address, const struct erase_opts *o)
 		goto out;
 	}
 	pass = passphrase_get(o->key_file, true);
-	if (!pass) {
+	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -193,12 +197,13 @@ int cmd_erase_encrypt(int argc, char **argv)
 		{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
 		{ "yes-destroy-data", no_argument, NULL, OPT_YES_DESTROY },
 		{ "yes-destroy-random-data", no_argument, NULL, OPT_RANDOM },
+		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },	/* tests only, not shown */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct erase_opts o = { .fs = "ext4", .cipher = "aes", .mode = "xts-plain64",
-				.key_bits = 512 };
+	/* No --cipher: the engine follows the advice for this CPU. */
+	struct erase_opts o = { .fs = "ext4" };
 	char *end;
 	long bits;
 	int c;
@@ -241,6 +246,9 @@ int cmd_erase_encrypt(int argc, char **argv)
 			break;
 		case OPT_RANDOM:
 			o.yes_random = true;
+			break;
+		case OPT_ACCEPT_WEAK:
+			o.accept_weak = true;
 			break;
 		case 'h':
 			erase_usage(stdout);

@@ -19,6 +19,8 @@
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/job.h"
+#include "core/luks2_progress.h"
+#include "core/power.h"
 #include "core/procid.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -100,8 +102,12 @@ static void print_view_line(const struct view *v)
 		fdw_format_size((uint64_t)v->p.speed, speed, sizeof(speed));
 		fmt_duration(v->p.eta, eta, sizeof(eta));
 		fmt_duration(v->p.elapsed, elapsed, sizeof(elapsed));
-		printf(_("  %s/s  ETA %s  elapsed %s  worker %d"), speed, eta, elapsed,
-		       (int)v->p.pid);
+		/* Another program's run: its speed comes from two readings of the header. */
+		if (!v->p.pid)
+			printf(_("  %s/s  ETA %s"), speed, eta);
+		else
+			printf(_("  %s/s  ETA %s  elapsed %s  worker %d"), speed, eta, elapsed,
+			       (int)v->p.pid);
 	}
 	if (!v->recorded)
 		printf(_("  (started outside fdewiz)"));
@@ -115,6 +121,12 @@ static void print_view_line(const struct view *v)
 		return;
 	switch (v->p.state) {
 	case FDW_JOB_PAUSED:
+		if (v->p.pid) {
+			printf(_("    it goes on by itself once the charger is connected (worker "
+				 "%d)\n"), (int)v->p.pid);
+			break;
+		}
+		/* fall through */
 	case FDW_JOB_INTERRUPTED:
 		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
 		break;
@@ -204,6 +216,14 @@ static bool where_taken(const struct view *views, size_t n, const char *where)
 	return false;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Unfinished conversions on this machine that have no record (started by another tool). */
 static int collect_unrecorded(struct view **out, size_t *n)
 {
@@ -225,8 +245,10 @@ static int collect_unrecorded(struct view **out, size_t *n)
 
 		memset(v, 0, sizeof(*v));
 		v->job = jobs[i];
-		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0)
+		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0) {
+			fdw_outside_rate(&v->job, &v->p, now_s());
 			(*n)++;
+		}
 	}
 	free(jobs);
 	return 0;
@@ -249,6 +271,8 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 		rc = fdw_job_for_address(address, &v->job, &v->recorded);
 		if (!rc)
 			rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
+		if (!rc && !v->recorded)
+			fdw_outside_rate(&v->job, &v->p, now_s());
 		if (rc) {
 			free(v);
 			return rc == -ENODEV ? -ENOENT : rc;
@@ -283,10 +307,16 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 	return collect_unrecorded(out, n);
 }
 
-static bool any_running(const struct view *v, size_t n)
+/*
+ * Worth another look: a conversion running, or (@first look) one another program may be
+ * running, which only a second reading of its header can tell.
+ */
+static bool any_running(const struct view *v, size_t n, bool first)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i].p.state == FDW_JOB_RUNNING)
+		if (v[i].p.state == FDW_JOB_RUNNING ||
+		    (first && !v[i].recorded && v[i].p.state != FDW_JOB_COMPLETE &&
+		     v[i].p.state != FDW_JOB_FAILED))
 			return true;
 	return false;
 }
@@ -312,6 +342,7 @@ int cmd_status(int argc, char **argv)
 		{ 0 }
 	};
 	bool json = false, watch = false, all = false, tty = isatty(STDOUT_FILENO);
+	bool first = true;
 	const char *address;
 	struct view *views;
 	size_t n;
@@ -366,11 +397,12 @@ int cmd_status(int argc, char **argv)
 				print_view_line(&views[i]);
 		}
 		fflush(stdout);
-		if (!watch || !any_running(views, n)) {
+		if (!watch || !any_running(views, n, first)) {
 			free(views);
 			return FDW_EXIT_OK;
 		}
 		free(views);
+		first = false;
 		sleep(1);
 	}
 }
@@ -386,11 +418,14 @@ static int simple_usage(const char *cmd, int c)
 			 "Stop a running conversion at its next safe point; resume continues "
 			 "it.\n"), fdw_progname);
 	else
-		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] DEVICE|IMAGE:N\n"
+		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] "
+			 "[--allow-low-battery] DEVICE|IMAGE:N\n"
 			 "Continue an unfinished conversion (repairing it first after a crash).\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
-			 "  --foreground        convert in this process with a progress line\n"),
-		       fdw_progname);
+			 "  --foreground        convert in this process with a progress line\n"
+			 "  --allow-low-battery start even on a battery below %d %%, and do not\n"
+			 "                      pause when it runs low\n"),
+		       fdw_progname, FDW_BATTERY_START_PERCENT);
 	return FDW_EXIT_OK;
 }
 
@@ -414,7 +449,8 @@ int cmd_pause(int argc, char **argv)
 			argv[optind]);
 		return FDW_EXIT_ERROR;
 	}
-	if (p.state != FDW_JOB_RUNNING) {
+	/* A worker waiting for the charger is stopped for good too. */
+	if (!fdw_job_has_worker(&p)) {
 		fprintf(stderr, _("%s: the conversion of %s is not running (%s). Nothing was "
 				  "changed.\n"), fdw_progname, argv[optind], fdw_job_state_name(p.state));
 		return FDW_EXIT_ERROR;
@@ -442,11 +478,12 @@ int cmd_resume(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, 'k' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "allow-low-battery", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *key_file = NULL, *address;
-	bool foreground = false;
+	bool foreground = false, low_battery = false;
 	struct fdw_secret *pass;
 	struct fdw_resume r;
 	char why[1024];
@@ -457,6 +494,8 @@ int cmd_resume(int argc, char **argv)
 			key_file = optarg;
 		else if (c == 'f')
 			foreground = true;
+		else if (c == 'b')
+			low_battery = true;
 		else
 			return simple_usage("resume", c);
 	}
@@ -465,6 +504,8 @@ int cmd_resume(int argc, char **argv)
 	address = argv[optind];
 	fdw_secret_harden_process();
 	rc = fdw_resume_prepare(&r, address, why, sizeof(why));
+	if (!rc)
+		rc = fdw_power_start_check(low_battery, why, sizeof(why));
 	if (rc == -EALREADY)
 		fprintf(stderr, _("%s: %s Follow it with '%s status --watch %s'.\n"), fdw_progname,
 			cli_safe(why), fdw_progname, cli_safe(address));

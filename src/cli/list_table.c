@@ -11,27 +11,9 @@
 #include "core/job.h"
 #include "core/units.h"
 
-/* Display width of a UTF-8 string (CJK takes two columns), or its byte length if invalid. */
-static int text_width(const char *s)
-{
-	size_t n = mbstowcs(NULL, s, 0);
-	wchar_t *w;
-	int width;
-
-	if (n == (size_t)-1)
-		return (int)strlen(s);
-	w = malloc((n + 1) * sizeof(*w));
-	if (!w)
-		return (int)strlen(s);
-	mbstowcs(w, s, n + 1);
-	width = wcswidth(w, n);
-	free(w);
-	return width < 0 ? (int)strlen(s) : width;
-}
-
 static void cell(FILE *out, const char *text, int width)
 {
-	int pad = width - text_width(text);
+	int pad = width - cli_text_width(text);
 
 	fputs(text, out);
 	while (pad-- > 0)

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "core/i18n.h"
+#include "core/strength.h"
 #include "passphrase.h"
 
 /* What cryptsetup's own prompt reads, so a typed passphrase also works there. */
@@ -141,4 +142,30 @@ struct fdw_secret *passphrase_get(const char *key_file, bool confirm)
 		key_file, rc == -ENODATA ? _("it is empty") :
 		rc == -EFBIG ? _("it is longer than 8192 bytes") : strerror(-rc));
 	return NULL;
+}
+
+int passphrase_check_new(const struct fdw_secret *pass, bool accept_weak, bool may_ask)
+{
+	char why[512], prompt[768];
+	int rc = fdw_strength_check_new(pass->data, pass->len, accept_weak, why, sizeof(why));
+
+	if (!rc)
+		return 0;
+	if (rc == -EPERM && may_ask) {
+		/* TRANSLATORS: the word the person types to keep a weak passphrase. */
+		const char *word = _("weak");
+
+		snprintf(prompt, sizeof(prompt), _("Warning: %s\nType '%s' to use it anyway, or "
+						   "press Enter to stop: "), why, word);
+		if (cli_confirm_typed(prompt, word))
+			return 0;
+	}
+	if (rc == -EPERM)
+		fprintf(stderr, _("%s: %s\nNothing was changed. Choose a stronger passphrase "
+				  "(several unrelated words), or, to use this one anyway, add "
+				  "--accept-weak-passphrase (no --yes option accepts it).\n"),
+			fdw_progname, why);
+	else
+		fprintf(stderr, _("%s: %s. Nothing was changed.\n"), fdw_progname, why);
+	return -1;
 }

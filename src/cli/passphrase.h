@@ -13,4 +13,11 @@
  */
 struct fdw_secret *passphrase_get(const char *key_file, bool confirm);
 
+/*
+ * The passphrase @pass is to protect a new volume: refuse an empty one, and a weak one
+ * unless @accept_weak, or, when @may_ask (a person at a terminal, no --yes), unless they
+ * type the word asked for. Prints why and what to do; 0 when it may be used, -1 if not.
+ */
+int passphrase_check_new(const struct fdw_secret *pass, bool accept_weak, bool may_ask);
+
 #endif

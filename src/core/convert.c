@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "luks2_progress.h"
 #include "cryptglue.h"
 #include "durable.h"
 #include "final_window.h"
@@ -271,6 +272,19 @@ out:
 	return rc;
 }
 
+/* Bytes done and in all, from the header's segments (whichever program converts it). */
+static void segment_progress(struct crypt_device *cd, const struct fdw_volume *v,
+			     struct fdw_convert_status *st)
+{
+	const char *json = NULL;
+
+	if (crypt_dump_json(cd, &json, 0) < 0 || !json)
+		return;
+	if (fdw_luks2_progress(json, fdw_device_bytes(v->device), &st->done, &st->total) != 0)
+		fdw_log(FDW_LOG_DEBUG, "the segments of %s do not tell how far it got",
+			v->device);
+}
+
 int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st)
 {
 	struct crypt_params_reencrypt rp = { 0 };
@@ -300,6 +314,8 @@ int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st
 		snprintf(st->mode, sizeof(st->mode), "%s",
 			 rp.mode == CRYPT_REENCRYPT_ENCRYPT ? "encrypt" :
 			 rp.mode == CRYPT_REENCRYPT_DECRYPT ? "decrypt" : "reencrypt");
+	if (info == CRYPT_REENCRYPT_CLEAN || info == CRYPT_REENCRYPT_CRASH)
+		segment_progress(cd, v, st);
 	crypt_free(cd);
 	return rc;
 }

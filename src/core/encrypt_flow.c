@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cipher.h"
 #include "bench_flow.h"
 #include "convert.h"
 #include "crypttab.h"
@@ -23,6 +24,7 @@
 #include "i18n.h"
 #include "holders.h"
 #include "log.h"
+#include "power.h"
 #include "loopdev.h"
 #include "partgrow.h"
 #include "units.h"
@@ -220,6 +222,27 @@ static const char *what_changed(const struct fdw_encrypt *e, const struct fdw_ta
 	return NULL;
 }
 
+/* The plan for @rq; with no cipher asked for, the one the advisor recommends for this CPU. */
+static int plan_make(struct fdw_encrypt *e, const struct fdw_plan_request *asked,
+		     const char **why)
+{
+	struct fdw_plan_request rq = *asked;
+	struct fdw_cipher_advice a;
+	char spec[48];
+
+	if (!rq.cipher_spec) {
+		fdw_cipher_recommend(&a);
+		snprintf(spec, sizeof(spec), "%s-%s", a.cipher, a.mode);
+		rq.cipher_spec = spec;
+		if (!rq.key_bits)
+			rq.key_bits = a.key_bits;
+		snprintf(e->cipher_why, sizeof(e->cipher_why), "%s", a.why);
+		fdw_log(FDW_LOG_INFO, "cipher %s (%u-bit key), as advised for this CPU", spec,
+			rq.key_bits);
+	}
+	return fdw_plan_make(e->target.part, &rq, &e->plan, why);
+}
+
 static int prepare_steps(struct fdw_encrypt *e, const char *address,
 			 const struct fdw_encrypt_options *o, char *cleared, size_t cleared_len,
 			 char *why, size_t len)
@@ -232,6 +255,7 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	e->excl_fd = -1;
 	e->offline = o->offline;
 	e->fast_pbkdf = o->fast_pbkdf;
+	e->allow_low_battery = o->allow_low_battery;
 	e->bench_baseline = o->bench_baseline;
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
 	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
@@ -275,7 +299,7 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 					     sizeof(e->boot_name));
 	if (!fdw_crypttab_name_valid(e->boot_name))
 		e->boot_name[0] = '\0';
-	rc = fdw_plan_make(e->target.part, &o->rq, &e->plan, &plan_why);
+	rc = plan_make(e, &o->rq, &plan_why);
 	if (rc) {
 		char detail[512];
 
@@ -598,6 +622,9 @@ int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	sigset_t stop, old;
 	int rc;
 
+	rc = fdw_power_start_check(e->allow_low_battery, why, len);
+	if (rc)
+		return rc;
 	/*
 	 * From the first write on, Ctrl-C, Ctrl-\, Ctrl-Z, SIGTERM and a hang-up wait until
 	 * the header steps are done; the helpers (resize2fs) run in a process group of their

@@ -31,6 +31,9 @@ struct fdw_encrypt_options {
 	bool dry_run;			/* plan only: no lock, no path checks */
 	bool bench_baseline;		/* benchmark the plain filesystem first, and after */
 	const char *bench_scale;	/* NULL: "quick" */
+	/* Start even on a battery below FDW_BATTERY_START_PERCENT (power.h); the worker
+	 * then does not pause for the battery either. */
+	bool allow_low_battery;
 };
 
 /* One conversion being set up. Zero it, then prepare; always close. */
@@ -42,13 +45,15 @@ struct fdw_encrypt {
 	struct fdw_job job;		/* filled by begin */
 	char header_backup[PATH_MAX];	/* absolute */
 	char work_dir[PATH_MAX];
-	bool offline, fast_pbkdf, bench_baseline;
+	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
 	char bench_scale[8];
 	/* set by fdw_encrypt_start only, while begin writes the header */
 	const struct fdw_secret *recovery_key;
 	/* crypttab name from the filesystem's label or the partition's name, taken before
 	 * encryption hides the label; "" when neither gives one */
 	char boot_name[128];
+	/* Why the plan's cipher: the advisor's sentence when none was asked for, else "". */
+	char cipher_why[256];
 	/* What the plan was made for, checked again under the lock when begin starts:
 	 * the device number (or image inode), the partition's place and its UUID. */
 	dev_t ident_dev;
@@ -68,6 +73,7 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 /*
  * Make room for the header (shrink the filesystem or grow the partition), write the
  * header and its backup, and record the job. @phase, when set, hears each step.
+ * On a low battery (power.h) nothing starts: -EAGAIN with @why, unless allowed.
  * Returns 0; 1 when all is done but the job record could not be saved (@why warns;
  * the header alone still tells status and resume everything); or -errno with @why
  * saying what was changed (for example "the filesystem was shrunk; the data is intact

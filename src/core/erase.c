@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_cipher.h"
 #include "convert.h"
 #include "cryptglue.h"
 #include "erase.h"
@@ -147,6 +148,7 @@ int fdw_erase_encrypt(const struct fdw_erase_params *p, const struct fdw_secret 
 		      char *uuid, size_t uuid_len, char *why, size_t why_len)
 {
 	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size };
+	struct fdw_cipher_advice advice = { .key_bits = 512 };
 	struct crypt_device *cd = NULL;
 	char name[64], node[96];
 	bool with_fs = p->fs && strcmp(p->fs, "none");
@@ -163,10 +165,14 @@ int fdw_erase_encrypt(const struct fdw_erase_params *p, const struct fdw_secret 
 	}
 	if (p->fast_pbkdf)
 		rc = fdw_crypt_use_fast_pbkdf(cd);
+	/* No cipher asked for: the one the advisor recommends for this CPU. */
+	if (!p->cipher)
+		fdw_cipher_recommend(&advice);
 	if (!rc)
-		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher ? p->cipher : "aes",
-				  p->cipher_mode ? p->cipher_mode : "xts-plain64", NULL, NULL,
-				  (p->key_bits ? p->key_bits : 512) / 8, &luks2);
+		rc = crypt_format(cd, CRYPT_LUKS2, p->cipher ? p->cipher : advice.cipher,
+				  p->cipher ? p->cipher_mode : advice.mode, NULL, NULL,
+				  (p->key_bits ? p->key_bits : p->cipher ? 512 : advice.key_bits) / 8,
+				  &luks2);
 	if (rc) {
 		snprintf(why, why_len, _("libcryptsetup could not format %s (%s); its header "
 					 "area may have been partly written, so treat the old data "

@@ -11,9 +11,9 @@
 
 struct fdw_erase_params {
 	const char *device;		/* block device covering exactly the partition */
-	const char *cipher;		/* NULL: "aes" */
-	const char *cipher_mode;	/* NULL: "xts-plain64" */
-	unsigned key_bits;		/* 0: 512 */
+	const char *cipher;		/* NULL: as fdw_cipher_recommend() advises */
+	const char *cipher_mode;	/* with @cipher: "xts-plain64" */
+	unsigned key_bits;		/* 0: 512, or the advice's */
 	unsigned sector_size;		/* 0: libcryptsetup's choice for the device */
 	const char *fs;			/* "ext4", "xfs", "btrfs", "vfat" or "none" */
 	const char *label;		/* filesystem label, or NULL */

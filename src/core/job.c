@@ -283,7 +283,7 @@ int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *
 		memset(p, 0, sizeof(*p));
 	had = rc == 0;
 	said = p->state;
-	if (had && p->state == FDW_JOB_RUNNING && worker_alive(p)) {
+	if (had && fdw_job_has_worker(p) && worker_alive(p)) {
 		if (where && len)
 			snprintf(where, len, "%s", job->address);
 		return 0;
@@ -304,6 +304,12 @@ int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *
 	if (!rc)
 		note_disagreement(had, said, p);
 	return rc;
+}
+
+bool fdw_job_has_worker(const struct fdw_progress *p)
+{
+	/* Paused with a pid: its worker waits for the charger (worker.c) and goes on. */
+	return p->pid > 0 && (p->state == FDW_JOB_RUNNING || p->state == FDW_JOB_PAUSED);
 }
 
 int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p)

@@ -124,4 +124,11 @@ int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *
 		       size_t len);
 int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p);
 
+/*
+ * Does @p (as published) say a worker of ours is on the volume: converting, or paused for a
+ * low battery and waiting for the charger? (Whether that pid is still alive is checked by
+ * fdw_job_observe(), which reports it only then.)
+ */
+bool fdw_job_has_worker(const struct fdw_progress *p);
+
 #endif

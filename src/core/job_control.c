@@ -91,7 +91,8 @@ int fdw_job_pause(const struct fdw_job *job, int timeout_s)
 	struct fdw_proc_id worker = { 0 };
 	struct fdw_progress p;
 
-	if (fdw_job_observe(job, &p) != 0 || p.state != FDW_JOB_RUNNING)
+	/* pid 0 is no worker of ours (and kill(0) would signal our own group). */
+	if (fdw_job_observe(job, &p) != 0 || !fdw_job_has_worker(&p))
 		return -ESRCH;
 	worker.pid = p.pid;
 	worker.start_ticks = p.pid_start;

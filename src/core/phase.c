@@ -19,6 +19,7 @@ static const struct {
 	[FDW_PHASE_GROWING_FS] = { "growing", N_("growing") },
 	[FDW_PHASE_BENCHMARKING] = { "benchmarking", N_("benchmarking") },
 	[FDW_PHASE_DONE] = { "done", N_("done") },
+	[FDW_PHASE_ON_BATTERY] = { "on-battery", N_("waiting for the charger") },
 };
 
 const char *fdw_phase_key(enum fdw_phase p)

@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "i18n.h"
@@ -151,4 +153,22 @@ const char *fdw_strength_label(enum fdw_strength level)
 	default:
 		return "";
 	}
+}
+
+int fdw_strength_check_new(const char *pw, size_t len, bool accept_weak, char *why,
+			   size_t why_len)
+{
+	struct fdw_strength_result r;
+
+	fdw_strength_estimate(pw, len, &r);
+	if (r.level == FDW_STRENGTH_EMPTY) {
+		snprintf(why, why_len, _("the passphrase is empty"));
+		return -EINVAL;
+	}
+	if (r.level != FDW_STRENGTH_WEAK || accept_weak)
+		return 0;
+	snprintf(why, why_len, _("the passphrase is rated weak (about %.0f bits: someone who "
+				 "gets the disk could guess it, and then read everything on "
+				 "it). %s"), r.bits, r.advice);
+	return -EPERM;
 }

@@ -29,3 +29,10 @@ bool fdw_test_fail(const char *point)
 		FDW_TEST_FAIL_AT_ENV);
 	return true;
 }
+
+const char *fdw_power_supply_root(void)
+{
+	const char *root = getenv(FDW_TEST_POWER_ROOT_ENV);
+
+	return root && root[0] ? root : "/sys/class/power_supply";
+}

@@ -28,4 +28,9 @@ void fdw_test_point(const char *point);
  */
 bool fdw_test_fail(const char *point);
 
+/* Tests only: another folder to read as /sys/class/power_supply (the battery guard). */
+#define FDW_TEST_POWER_ROOT_ENV "FDEWIZ_TEST_POWER_SUPPLY"
+/* $FDEWIZ_TEST_POWER_SUPPLY, or /sys/class/power_supply. */
+const char *fdw_power_supply_root(void);
+
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "fsresize.h"
 #include "i18n.h"
 #include "log.h"
+#include "power.h"
 #include "procid.h"
 #include "progress.h"
 #include "units.h"
@@ -24,6 +26,8 @@
 
 /* Publish at most this often: a status file is for people, not a log. */
 #define PUBLISH_INTERVAL_S 0.25
+/* How often the battery is looked at while converting, and while waiting for the charger. */
+#define POWER_CHECK_S 1.0
 
 pid_t fdw_daemonize(void)
 {
@@ -79,6 +83,9 @@ struct publisher {
 	volatile sig_atomic_t *stop;
 	fdw_convert_progress_fn echo;
 	void *echo_ctx;
+	bool power_guard;	/* pause on a low battery (not when started on one by force) */
+	bool battery_low;	/* stopped for that: wait for the charger, then go on */
+	double last_power;
 };
 
 static double now_since(const struct timespec *t0)
@@ -113,7 +120,54 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 	}
 	if (pub->echo)
 		pub->echo(done, total, pub->echo_ctx);
+	/* Between hotzones is a safe point: stop here rather than when the battery is empty. */
+	if (pub->power_guard && t - pub->last_power >= POWER_CHECK_S) {
+		struct fdw_power pw;
+
+		pub->last_power = t;
+		fdw_power_read(&pw);
+		if (fdw_power_low(&pw, FDW_BATTERY_PAUSE_PERCENT)) {
+			fdw_log(FDW_LOG_WARN, "on battery at %d %%: pausing at a safe point until "
+				"the charger is connected", pw.charge);
+			pub->battery_low = true;
+			return 1;
+		}
+	}
 	return *pub->stop ? 1 : 0;
+}
+
+/*
+ * Paused for a low battery: say so, and wait (holding the volume, so nothing else starts
+ * on it) until mains power is back. 0 then; -EINTR when asked to stop meanwhile.
+ */
+static int wait_for_charger(struct publisher *pub)
+{
+	struct fdw_power pw;
+
+	pub->battery_low = false;
+	pub->p.state = FDW_JOB_PAUSED;
+	pub->p.speed = 0;
+	pub->p.eta = -1;
+	pub->p.phase = FDW_PHASE_ON_BATTERY;
+	snprintf(pub->p.message, sizeof(pub->p.message),
+		 _("paused: battery low, waiting for the charger"));
+	publish(pub);
+	for (;;) {
+		if (*pub->stop) {
+			pub->p.message[0] = '\0';
+			return -EINTR;
+		}
+		fdw_power_read(&pw);
+		if (!pw.on_battery)
+			break;
+		usleep((useconds_t)(POWER_CHECK_S * 1e6));
+	}
+	fdw_log(FDW_LOG_INFO, "mains power is back: the conversion goes on");
+	pub->p.state = FDW_JOB_RUNNING;
+	pub->p.message[0] = '\0';
+	pub->p.phase = FDW_PHASE_ENCRYPTING;
+	publish(pub);
+	return 0;
 }
 
 /* After an online shrink, give the filesystem its room back inside the volume. */
@@ -178,7 +232,21 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
 		v->active_name ? " (online)" : "");
 
-	rc = fdw_convert_run(v, pass, on_progress, &pub);
+	/* Started on a low battery by force: the person chose to run it on battery. */
+	{
+		struct fdw_power pw;
+
+		fdw_power_read(&pw);
+		pub.power_guard = !fdw_power_low(&pw, FDW_BATTERY_START_PERCENT);
+	}
+	for (;;) {
+		rc = fdw_convert_run(v, pass, on_progress, &pub);
+		if (rc != -EINTR || !pub.battery_low)
+			break;
+		rc = wait_for_charger(&pub);
+		if (rc)
+			break;
+	}
 	/* The keyslots are written: nothing after this needs the passphrase. */
 	fdw_secret_wipe(pass);
 

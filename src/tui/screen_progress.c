@@ -77,9 +77,12 @@ static void boot_entries(struct tui *t)
 		snprintf(fs, sizeof(fs), _("/etc/fstab was not changed: %s Fix it by hand, or "
 					   "run fdewiz crypttab %s later."), why, t->address);
 	else if (res->fstab.changed)
-		snprintf(fs, sizeof(fs), _("/etc/fstab: %d line(s) now name /dev/mapper/%s (old "
-					   "file kept as %s)."), res->fstab.lines, res->name,
-			 res->fstab.backup);
+		snprintf(fs, sizeof(fs),
+			 dngettext(PACKAGE, "/etc/fstab: %d line now names /dev/mapper/%s (old "
+					    "file kept as %s).",
+				   "/etc/fstab: %d lines now name /dev/mapper/%s (old file kept "
+				   "as %s).", (unsigned long)res->fstab.lines),
+			 res->fstab.lines, res->name, res->fstab.backup);
 	else
 		snprintf(fs, sizeof(fs), "%s", _("/etc/fstab: no line names the partition "
 						 "itself; unchanged."));

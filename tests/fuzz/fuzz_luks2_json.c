@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Fuzz the LUKS2 JSON reading and rewriting of the end-window code (src/core/luks2_final.c). */
+/* Fuzz the LUKS2 JSON readers: the end window (luks2_final.c) and progress (luks2_progress.c). */
 #include "fuzz_common.h"
 
 #include "core/luks2_final.h"
+#include "core/luks2_progress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fdw_final_window fw;
 	char *json = fuzz_cstr(data, size);
-	uint64_t off, len;
+	uint64_t off, len, done, total;
 
 	if (fdw_final_window_parse(json, &fw) == 1) {
 		/* What resume does next with a header found in the window. */
@@ -16,6 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fdw_final_window_reencrypt_area(json, 16384, &fw, &off, &len);
 	}
 	fdw_final_window_release(&fw);
+	if (fdw_luks2_progress(json, 1ULL << 30, &done, &total) == 0 && done > total)
+		abort();
 	free(json);
 	return 0;
 }

@@ -65,7 +65,7 @@ PARTLABEL=Plain /plain ext4 defaults 0 2
 #PARTUUID=$partuuid /old ext4 defaults 0 2"
 assert_eq "fstab: partition names rewritten, the rest byte for byte" "$expect_fstab" \
 	"$(cat "$root/etc/fstab")"
-assert_contains "fstab: message" "$(cat "$IMG_TMP/c1.out")" "3 line(s)"
+assert_contains "fstab: message" "$(cat "$IMG_TMP/c1.out")" "3 lines that named the partition now name"
 fbak=$(ls "$root/etc/" | grep -E '^fstab\.fdewiz-.*\.bak$' || true)
 assert_eq "fstab backup is the old file" "$fstab_old" "$(cat "$root/etc/$fbak")"
 assert_eq "no temporary files left" "" "$(ls -a "$root/etc" | grep -E '\.fdewiz-[A-Za-z0-9]{6}$' || true)"

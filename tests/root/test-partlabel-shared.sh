@@ -39,7 +39,7 @@ cat "$IMG_TMP/c1.err" >&2
 assert_contains "shared name: message" "$(cat "$IMG_TMP/c1.out")" \
 	"lines that say PARTLABEL=Shared were left alone: 2 partitions on this machine have that name"
 assert_contains "shared name: only the PARTUUID line moved" "$(cat "$IMG_TMP/c1.out")" \
-	"fstab: 1 line(s)"
+	"fstab: 1 line that named the partition now names"
 assert_eq "shared name: PARTLABEL lines unchanged, PARTUUID line rewritten" \
 	"PARTLABEL=Shared /data ext4 defaults 0 2
 /dev/disk/by-partlabel/Shared /data2 ext4 defaults 0 2

@@ -1,7 +1,9 @@
 #!/bin/bash
 # fdewiz and the cryptsetup program on the same LUKS2 headers:
-#  A. a conversion started by `cryptsetup reencrypt --encrypt` and killed with SIGKILL is
-#     shown by `fdewiz status` (source "header") and `fdewiz list` (luks-unfinished), and
+#  A. a conversion started by `cryptsetup reencrypt --encrypt` is shown running by
+#     `fdewiz status` while cryptsetup works (speed and ETA from two readings); killed
+#     with SIGKILL, status shows it (source "header", the percent of the segments
+#     `cryptsetup luksDump` prints, +-1) and `fdewiz list` (luks-unfinished), and
 #     `fdewiz resume` finishes it; cryptsetup then decrypts it to the same files.
 #  B. after a complete fdewiz conversion, cryptsetup sees a clean LUKS2 header (no
 #     reencryption requirement, one keyslot, the UUID fdewiz status reports as id) that
@@ -27,6 +29,7 @@ img_init
 cleanup()
 {
 	# A cryptsetup still running (the test failed half-way) holds a loop device.
+	[ -z "$throttle_pid" ] || kill "$throttle_pid" 2>/dev/null || true
 	if [ -n "$cs_pid" ] && kill -0 "$cs_pid" 2>/dev/null; then
 		kill -KILL "$cs_pid" 2>/dev/null || true
 		wait "$cs_pid" 2>/dev/null || true
@@ -126,8 +129,52 @@ reencrypt_pending()
 	return $rc
 }
 
-step_begin "cryptsetup reencrypt --encrypt stopped part-way (SIGKILL after it started)"
+# throttle PID: let cryptsetup run in short bursts, so that fdewiz can read its header
+# several times while it moves (a stopped process holds no lock for long: each burst ends
+# its header write). Runs until PID is gone; throttle_pid is this loop.
+throttle_pid=
+throttle()
+{
+	while kill -STOP "$1" 2>/dev/null; do
+		sleep 0.3
+		kill -CONT "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+}
+
+# expected_progress: percent (rounded down), bytes done and total of partition 1 of $A,
+# from the segments `cryptsetup luksDump` prints (cryptsetup's view, not fdewiz's parser):
+# the volume being made is the segment flagged backup-final (to the end of the device when
+# its length is "whole device"); done is every unflagged segment of that type (a hotzone
+# still being written is flagged in-reencryption). Output: "PERCENT DONE TOTAL".
+expected_progress()
+{
+	local d size
+
+	d=$(img_loop "$A" 1)
+	size=$(blockdev --getsize64 "$d")
+	cryptsetup luksDump "$d" | awk -v size="$size" '
+		/^Data segments:/ { seg = 1; next }
+		/^Keyslots:/ { seg = 0 }
+		seg && /^  [0-9]+: / { n++; type[n] = $2; flags[n] = "" }
+		seg && /offset:/ { off[n] = $2 }
+		seg && /length:/ { len[n] = ($2 == "(whole" ? "whole" : $2) }
+		seg && /flags :/ { flags[n] = $3 }
+		END {
+			for (i = 1; i <= n; i++) if (flags[i] == "backup-final") f = i
+			total = len[f] == "whole" ? size - off[f] : len[f]
+			for (i = 1; i <= n; i++)
+				if (flags[i] == "" && type[i] == type[f])
+					done += len[i] == "whole" ? size - off[i] : len[i]
+			printf "%d %d %d\n", int(100 * done / total), done, total
+		}'
+	img_unloop "$d"
+}
+
+step_begin "cryptsetup reencrypt --encrypt, read by fdewiz while it runs"
 start_cryptsetup
+throttle "$cs_pid" &
+throttle_pid=$!
 started=
 for _ in $(seq 1200); do
 	# Progress past zero: the header is in place and data is being moved.
@@ -138,10 +185,51 @@ for _ in $(seq 1200); do
 	kill -0 "$cs_pid" 2>/dev/null || break
 	sleep 0.05
 done
+# cryptsetup holds its reencryption lock: running (no worker of fdewiz's). Two readings
+# of the header a moment apart give the speed between them and an ETA.
+moving= first=
+for _ in $(seq 30); do
+	[ -n "$started" ] && kill -0 "$cs_pid" 2>/dev/null || break
+	fdw status --json "$A:1"
+	[ -n "$first" ] || first=$(jq -r '.conversions[0].state' "$res.out")
+	if jq -e '.conversions[0] | .state == "running" and .speed > 0' "$res.out" \
+		>/dev/null; then
+		moving=yes
+		break
+	fi
+	sleep 1
+done
+json_load "$res.out" '.conversions[0]'
+assert_eq "$STEP: the first reading (cryptsetup holds its lock)" running "$first"
+if [ -n "$moving" ]; then
+	assert_pass "$STEP: a later reading has a speed"
+	assert_field "$STEP" source header
+	assert_field "$STEP" pid null
+	ASSERT_CHECKS=$((ASSERT_CHECKS + 3))
+	if jq -e '.conversions[0] | .speed > 0 and .eta > 0 and .done > 0 and
+		  .done < .total' "$res.out" >/dev/null; then
+		assert_pass "$STEP: speed and ETA from two readings"
+	else
+		assert_fail "$STEP: no speed or ETA: $(cat "$res.out")"
+	fi
+	echo "    running: $(jq -c '.conversions[0] | {percent, done, total, speed, eta}' \
+		"$res.out")"
+	fdw status "$A:1"
+	assert_contains "$STEP: status (text)" "$(cat "$res.out")" "running"
+	assert_contains "$STEP: status (text)" "$(cat "$res.out")" "ETA"
+	assert_contains "$STEP: status (text)" "$(cat "$res.out")" "(started outside fdewiz)"
+	echo "    $(head -1 "$res.out")"
+	# The readings are fdewiz's own: nothing of it reaches the volume.
+	assert_true "$STEP: pause refuses what fdewiz does not run" \
+		sh -c "! timeout 60 '$FDEWIZ' pause '$A:1' >/dev/null 2>&1"
+else
+	assert_fail "$STEP: cryptsetup (progress seen: ${started:-no}) never showed moving"
+fi
 kill -KILL "$cs_pid" 2>/dev/null || true
 cs_rc=0
 { wait "$cs_pid"; } 2>/dev/null || cs_rc=$?
-cs_pid=
+wait "$throttle_pid" 2>/dev/null || true
+cs_pid= throttle_pid=
 img_unloop "$dev"
 echo "    cryptsetup: exit $cs_rc, progress seen before the kill: ${started:-no}"
 echo "    last progress: $(tail -1 "$IMG_TMP/cs.out")"
@@ -184,6 +272,25 @@ interrupted|needs-repair) assert_pass "$STEP: state $state" ;;
 *) assert_fail "$STEP: state: expected interrupted or needs-repair, found '$state'" ;;
 esac
 echo "    state: $state, percent ${JSON[percent]-?}, done ${JSON[done]-?} of ${JSON[total]-?}"
+read -r want_pct want_done want_total < <(expected_progress)
+echo "    cryptsetup luksDump: $want_done of $want_total bytes ($want_pct %)"
+assert_near "$STEP: percent (luksDump's segments)" "$want_pct" \
+	"$(jq '.conversions[0].percent | floor' "$res.out")" 1
+assert_field "$STEP" done "$want_done"
+assert_field "$STEP" total "$want_total"
+# Not behind what cryptsetup itself last reported before it was stopped.
+last_bytes=$(tail -1 "$IMG_TMP/cs.out" | jq -r '.device_bytes // 0' 2>/dev/null || echo 0)
+assert_true "$STEP: at least the $last_bytes bytes cryptsetup reported" \
+	test "${JSON[done]-0}" -ge "$last_bytes"
+if [ "$how" = SIGKILL ]; then
+	assert_true "$STEP: part-way (not 0 %, not 100 %)" \
+		test "$want_done" -gt 0 -a "$want_done" -lt "$want_total"
+fi
+# No movement since the last reading: no speed is made up.
+fdw status --json "$A:1"
+assert_json "$res.out" '.conversions[0].state' "$state"
+assert_json "$res.out" '.conversions[0].speed' 0
+assert_json "$res.out" '.conversions[0].eta' null
 step_end
 
 step_begin "fdewiz status (text) and fdewiz list"

@@ -283,7 +283,7 @@ assert_contains "B confirm: boot entries listed" "$(tmux_capture "$srv" -J)" \
 	"it opens at boot: an entry in /etc/crypttab"
 tmux_send "$srv" -l "YES"
 tmux_send "$srv" Enter
-wait_flat "/etc/fstab: 1 line(s) now name /dev/mapper/" 120
+wait_flat "/etc/fstab: 1 line now names /dev/mapper/" 120
 save b-2-boot-entries
 s=$(flat)
 assert_contains "B dialog: its title" "$s" "Boot entries"

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
 #include <cmocka.h>
 
 #include "core/strength.h"
@@ -83,6 +84,20 @@ static void test_utf8(void **state)
 			 FDW_STRENGTH_STRONG);
 }
 
+/* A new volume's passphrase: weak needs its own acceptance, empty never passes. */
+static void test_check_new(void **state)
+{
+	char why[512] = "";
+
+	(void)state;
+	assert_int_equal(fdw_strength_check_new("password1", 9, false, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "weak"));
+	assert_int_equal(fdw_strength_check_new("password1", 9, true, why, sizeof(why)), 0);
+	assert_int_equal(fdw_strength_check_new("", 0, true, why, sizeof(why)), -EINVAL);
+	assert_int_equal(fdw_strength_check_new("violet tractor ocean spoon", 26, false, why,
+						 sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_check_new),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

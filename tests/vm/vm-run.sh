@@ -20,6 +20,7 @@
 #   FDEWIZ_VM_PIDFILE  write qemu's pid here (removed on exit) so that a test can kill -9 it
 #   FDEWIZ_VM_CACHE    kernel/initramfs cache (see vm-prepare.sh)
 #   FDEWIZ_VM_APPEND   extra kernel command line (e.g. fdewiz.verbose to list module errors)
+#   FDEWIZ_VM_CPU      qemu CPU model (default max; max,aes=off: a CPU without AES instructions)
 #   FDEWIZ_VM_DISK_CACHE  qemu cache mode for disks (default none: O_DIRECT, so the image
 #                      file holds exactly what the guest flushed, like a real disk)
 set -euo pipefail
@@ -138,7 +139,7 @@ guest_sees "$cwd" || cwd=/
 } >"$work/job.sh"
 
 # shellcheck disable=SC2054 # the commas belong to qemu's option syntax
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" -no-reboot
+qemu=(qemu-system-x86_64 -accel tcg -cpu "${FDEWIZ_VM_CPU:-max}" -smp 2 -m "$mem" -no-reboot
 	-nodefaults -no-user-config -display none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 fdewiz.moddir=$moddir ${FDEWIZ_VM_APPEND:-}"

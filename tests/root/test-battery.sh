@@ -1,0 +1,205 @@
+#!/bin/bash
+# The battery guard, with a power-supply folder of the test's own (FDEWIZ_TEST_POWER_SUPPLY
+# in place of /sys/class/power_supply: a mains supply, the laptop's battery and a wireless
+# mouse's battery, which must not count):
+#  - refuse: on battery at 20 % `encrypt --yes` changes nothing and says why and what to do;
+#  - auto-pause: a conversion started on mains pauses at a safe point once the charger is
+#    pulled at 12 %; status says "paused: battery low, waiting for the charger", the worker
+#    waits and nothing moves;
+#  - auto-resume: the charger back, it goes on by itself and completes; cryptsetup decrypts
+#    it to the same files;
+#  - resume of an unfinished conversion (cryptsetup --init-only) at 25 % on battery is
+#    refused with nothing changed; with --allow-low-battery it runs to the end and verifies.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+. "$lib/jobs.sh"
+
+require_root
+require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum timeout
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+img_init
+worker=
+cleanup()
+{
+	# A worker still waiting for the charger (the test failed half-way) holds the image.
+	if [ -n "$worker" ] && kill -0 "$worker" 2>/dev/null; then
+		kill -TERM "$worker" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$worker" 2>/dev/null || break; sleep 0.2; done
+	fi
+	img_cleanup
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+export FDEWIZ_STATE_DIR=$IMG_TMP/state
+res=$IMG_TMP/res
+key=$IMG_TMP/key
+printf 'battery guard passphrase' >"$key"
+t0=$SECONDS
+
+power=$IMG_TMP/power_supply
+export FDEWIZ_TEST_POWER_SUPPLY=$power
+mkdir -p "$power/AC" "$power/BAT0" "$power/hidpp_battery_0"
+echo Mains >"$power/AC/type"
+echo Battery >"$power/BAT0/type"
+echo 1 >"$power/BAT0/present"
+echo System >"$power/BAT0/scope"
+# A mouse nearly empty: its battery says nothing about the computer's.
+echo Battery >"$power/hidpp_battery_0/type"
+echo Device >"$power/hidpp_battery_0/scope"
+echo 3 >"$power/hidpp_battery_0/capacity"
+echo Discharging >"$power/hidpp_battery_0/status"
+
+# set_power AC_ONLINE CAPACITY STATUS: as the kernel would show them (written whole, by
+# rename, so the worker never reads half a value).
+set_power()
+{
+	local f
+
+	for f in "AC/online:$1" "BAT0/capacity:$2" "BAT0/status:$3"; do
+		echo "${f#*:}" >"$power/${f%%:*}.new"
+		mv "$power/${f%%:*}.new" "$power/${f%%:*}"
+	done
+}
+
+# wait_status JQ_CONDITION SECONDS: poll `status --json` until the condition holds.
+wait_status()
+{
+	local i
+
+	for ((i = 0; i < $2 * 2; i++)); do
+		fdw status --json "$img:1"
+		jq -e ".conversions[0] | $1" "$res.out" >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+img=$IMG_TMP/disk.img
+img_new "$img" 1202
+img_gpt "$img"
+img_part "$img" Data 1 end
+img_mkfs "$img" 1 ext4 data
+img_fill "$img" 1 60
+echo "image built in $((SECONDS - t0)) s"
+
+step_begin "refuse: on battery at 20 % nothing starts"
+set_power 0 20 Discharging
+before=$(sha256sum <"$img")
+fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" "$img:1"
+assert_eq "$STEP: exit status" 1 "$RUN_RC"
+err=$(cat "$res.err")
+assert_contains "$STEP: the charge" "$err" "at 20 %"
+assert_contains "$STEP: the rule" "$err" "only from 30 %"
+assert_contains "$STEP: what to do" "$err" "Connect the charger"
+assert_contains "$STEP: nothing changed" "$err" "Nothing was changed"
+assert_eq "$STEP: image unchanged (sha256)" "$before" "$(sha256sum <"$img")"
+echo "    $(head -c 400 "$res.err")"
+fdw status --json "$img:1"
+assert_eq "$STEP: no conversion" 1 "$RUN_RC"
+# The mouse at 3 % is not the computer: on mains power it starts (checked with --dry-run,
+# which changes nothing; the refusal above is the battery's, not the plan's).
+set_power 1 20 Charging
+fdw encrypt --dry-run --key-file "$key" "$img:1"
+assert_eq "$STEP: the plan itself is fine (dry run)" 0 "$RUN_RC"
+step_end
+
+step_begin "auto-pause: the charger pulled at 12 % mid-conversion"
+set_power 1 12 Charging
+fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" "$img:1"
+assert_eq "$STEP: encrypt (on mains at 12 %) starts" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+assert_true "$STEP: the worker is converting" wait_status \
+	'.state == "running" and .done > 0' 300
+worker=$(jq -r '.conversions[0].pid // empty' "$res.out")
+echo "    running: $(jq -c '.conversions[0] | {percent, pid}' "$res.out")"
+set_power 0 12 Discharging
+assert_true "$STEP: paused for the battery" wait_status \
+	'.state == "paused" and (.message | test("battery low"))' 120
+json_load "$res.out" '.conversions[0]'
+assert_field "$STEP" message "paused: battery low, waiting for the charger"
+assert_field "$STEP" phase on-battery
+assert_field "$STEP" pid "$worker"
+done1=${JSON[done]-}
+echo "    paused at ${JSON[percent]-?} % ($done1 of ${JSON[total]-?} bytes), worker $worker"
+assert_true "$STEP: part-way" test "$done1" -gt 0 -a "$done1" -lt "${JSON[total]-0}"
+fdw status "$img:1"
+assert_contains "$STEP: status (text)" "$(cat "$res.out")" \
+	"paused: battery low, waiting for the charger"
+assert_contains "$STEP: status (text)" "$(cat "$res.out")" "once the charger is connected"
+echo "    $(head -1 "$res.out")"
+assert_true "$STEP: the worker waits" kill -0 "$worker"
+sleep 3
+fdw status --json "$img:1"
+assert_json "$res.out" '.conversions[0].state' paused
+assert_json "$res.out" '.conversions[0].done' "$done1"
+step_end
+
+step_begin "auto-resume: the charger back, it goes on by itself and completes"
+set_power 1 13 Charging
+assert_true "$STEP: complete" wait_status '.state == "complete"' 900
+json_load "$res.out" '.conversions[0]'
+assert_field "$STEP" percent 100
+assert_field "$STEP" message ""
+assert_field "$STEP" pid null
+echo "    $(jq -c '.conversions[0] | {state, percent, elapsed}' "$res.out")"
+grep -E "battery|mains" "$FDEWIZ_STATE_DIR"/jobs/*.log | sed 's/^/    log: /' || true
+for _ in $(seq 100); do kill -0 "$worker" 2>/dev/null || break; sleep 0.2; done
+assert_true "$STEP: the worker has ended" sh -c "! kill -0 $worker 2>/dev/null"
+worker=
+step_end
+
+step_begin "cryptsetup decrypts it to the same files"
+dev=$(img_loop "$img" 1)
+assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
+	--decrypt --header "$IMG_TMP/decrypt.hdr" --key-file "$key" --batch-mode "$dev"
+assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
+img_unloop "$dev"
+assert_true "$STEP: sha256 of every file" img_verify "$img" 1
+step_end
+
+step_begin "resume: refused on a low battery, and with --allow-low-battery it runs to the end"
+# An unfinished conversion made by cryptsetup --init-only (header in place, no data moved).
+B=$IMG_TMP/b.img
+img_new "$B" 202
+img_gpt "$B"
+img_part "$B" Data 1 end
+img_mkfs "$B" 1 ext4 bdata
+img_fill "$B" 1 20
+dev=$(img_loop "$B" 1)
+e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || { echo "FAIL: e2fsck before resize"; exit 1; }
+run_quiet resize2fs "$dev" $((($(img_part_size "$B" 1) - 32 * 1048576) / 1024))K ||
+	{ echo "FAIL: resize2fs"; exit 1; }
+run_quiet cryptsetup reencrypt --encrypt --init-only --type luks2 --reduce-device-size 32M \
+	--key-file "$key" --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --batch-mode "$dev" ||
+	{ echo "FAIL: cryptsetup --init-only"; exit 1; }
+img_unloop "$dev"
+set_power 0 25 Discharging
+before=$(sha256sum <"$B")
+fdw resume --foreground --key-file "$key" "$B:1"
+assert_eq "$STEP: resume at 25 % on battery: exit" 1 "$RUN_RC"
+assert_contains "$STEP: resume: why" "$(cat "$res.err")" "at 25 %"
+assert_contains "$STEP: resume: what to do" "$(cat "$res.err")" "Connect the charger"
+assert_eq "$STEP: image unchanged (sha256)" "$before" "$(sha256sum <"$B")"
+fdw resume --foreground --allow-low-battery --key-file "$key" "$B:1"
+assert_eq "$STEP: resume --allow-low-battery: exit" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+fdw status --json "$B:1"
+assert_json "$res.out" '.conversions[0].state' complete
+dev=$(img_loop "$B" 1)
+assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
+	--decrypt --header "$IMG_TMP/decrypt-b.hdr" --key-file "$key" --batch-mode "$dev"
+assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
+img_unloop "$dev"
+assert_true "$STEP: sha256 of every file" img_verify "$B" 1
+step_end
+
+echo "run time: $((SECONDS - t0)) s"
+assert_finish
