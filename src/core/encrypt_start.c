@@ -71,8 +71,9 @@ static void recovery_check(struct fdw_encrypt *e, struct fdw_start_result *res)
 	fdw_log(FDW_LOG_WARN, "%s: the recovery key was not shown: it did not pass its test "
 		"(%s)", e->job.address, strerror(-rc));
 	snprintf(res->recovery_why, sizeof(res->recovery_why),
-		 _("No recovery key was added (%s). Once the conversion is complete, add one "
-		   "with: fdewiz recovery-key add %s"),
+		 _("No recovery key is shown (%s): it could not be trusted. Its keyslot may stay "
+		   "in the header, unusable, since that key is wiped. Once the conversion is "
+		   "complete, add a new one with: fdewiz recovery-key add %s"),
 		 rc == -EPERM ? _("the key made does not open the volume") : why,
 		 e->job.address);
 	fdw_secret_free(res->recovery);

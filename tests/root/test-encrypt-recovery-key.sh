@@ -85,7 +85,7 @@ assert_eq "spoiled key: no key shown" "" "$(shown_key "$IMG_TMP/bad.out")"
 assert_not_contains "spoiled key: no keyslot announced" "$(cat "$IMG_TMP/bad.out")" \
 	"Recovery key for"
 assert_contains "spoiled key: says no key was added" "$(cat "$IMG_TMP/bad.err")" \
-	"No recovery key was added (the key made does not open the volume)"
+	"No recovery key is shown (the key made does not open the volume)"
 assert_contains "spoiled key: says what to do" "$(cat "$IMG_TMP/bad.err")" \
 	"fdewiz recovery-key add $img:1"
 assert_contains "spoiled key: completed" "$(cat "$IMG_TMP/bad.out")" "is now encrypted"

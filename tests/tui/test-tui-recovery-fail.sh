@@ -81,7 +81,7 @@ for _ in $(seq 1 1200); do
 	s=$(flat)
 	grep -qE "$key_re" <<<"$s" && seen_key=yes
 	[[ "$s" == *"I have written it down"* ]] && seen_key=yes
-	if [[ "$s" == *"No recovery key was added (the key made does not open the volume)"* ]]
+	if [[ "$s" == *"No recovery key is shown (the key made does not open the volume)"* ]]
 	then
 		said=yes
 		break
