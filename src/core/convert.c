@@ -271,39 +271,6 @@ out:
 	return rc;
 }
 
-int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st)
-{
-	struct crypt_params_reencrypt rp = { 0 };
-	struct crypt_device *cd = NULL;
-	crypt_reencrypt_info info;
-	int rc = 0;
-
-	memset(st, 0, sizeof(*st));
-	if (fdw_crypt_load(&cd, v->device, v->header) != 0)
-		return 0;	/* not LUKS2 */
-	info = crypt_reencrypt_status(cd, &rp);
-	switch (info) {
-	case CRYPT_REENCRYPT_NONE:
-		st->state = FDW_CONVERT_COMPLETE;
-		break;
-	case CRYPT_REENCRYPT_CLEAN:
-		st->state = FDW_CONVERT_IN_PROGRESS;
-		break;
-	case CRYPT_REENCRYPT_CRASH:
-		st->state = FDW_CONVERT_NEEDS_REPAIR;
-		break;
-	default:
-		rc = -EINVAL;
-		break;
-	}
-	if (info == CRYPT_REENCRYPT_CLEAN || info == CRYPT_REENCRYPT_CRASH)
-		snprintf(st->mode, sizeof(st->mode), "%s",
-			 rp.mode == CRYPT_REENCRYPT_ENCRYPT ? "encrypt" :
-			 rp.mode == CRYPT_REENCRYPT_DECRYPT ? "decrypt" : "reencrypt");
-	crypt_free(cd);
-	return rc;
-}
-
 int fdw_convert_activate(const struct fdw_volume *v, const struct fdw_secret *pass)
 {
 	struct crypt_device *cd = NULL;
