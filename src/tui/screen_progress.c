@@ -14,6 +14,7 @@
 
 #include "core/boot_entries.h"
 #include "core/i18n.h"
+#include "core/textsafe.h"
 #include "core/recovery.h"
 #include "core/units.h"
 #include "curses.h"
@@ -433,6 +434,7 @@ void progress_draw(struct tui *t)
 void progress_key(struct tui *t, int ch, bool is_key)
 {
 	bool running = t->have_prog && t->prog.state == FDW_JOB_RUNNING;
+	char note[512], safe[768];
 	int rc;
 
 	(void)is_key;
@@ -451,10 +453,17 @@ void progress_key(struct tui *t, int ch, bool is_key)
 		}
 		tui_set_status(t, false, "%s", _("Pausing at the next safe point..."));
 		tui_redraw(t);
-		rc = fdw_job_pause(&t->job, 60);
-		if (rc == 0)
+		rc = fdw_job_pause(&t->job, 60, note, sizeof(note));
+		if (rc == 0 && note[0])
+			tui_set_status(t, true, _("Paused: the data is intact. But something else "
+						  "holds it now, and resuming waits until that is "
+						  "gone: %s"), fdw_text_safe(note, safe, sizeof(safe)));
+		else if (rc == 0)
 			tui_set_status(t, false, "%s", _("Paused: the data is intact. Press r to "
 							 "resume."));
+		else if (rc == -ESTALE)
+			tui_set_status(t, true, "%s", _("The process on record is not converting "
+							"this volume; it was left alone."));
 		else if (rc == -ESRCH)
 			tui_set_status(t, false, "%s", _("It is not running."));
 		else
