@@ -25,6 +25,7 @@
 #include "log.h"
 #include "loopdev.h"
 #include "partgrow.h"
+#include "testhook.h"
 #include "units.h"
 #include "sysstate.h"
 
@@ -572,6 +573,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	rc = make_room(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
+	fdw_test_point("room-made");
 	announce(phase, ctx, FDW_PHASE_INITIALISING);
 	cp.device = e->target.device;
 	cp.detached_header = e->plan.detached_header;
