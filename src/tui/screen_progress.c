@@ -177,8 +177,10 @@ void progress_start(struct tui *t)
 	t->have_prog = false;
 	t->progress_msg[0] = '\0';
 	tui_go(t, TUI_PROGRESS);
+	tui_hold_suspend(true);
 	rc = pthread_create(&t->begin_thread, NULL, begin_main, t);
 	if (rc) {
+		tui_hold_suspend(false);
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
@@ -190,13 +192,12 @@ void progress_start(struct tui *t)
 	t->begin_running = true;
 }
 
-void progress_begin_poll(struct tui *t)
+/* The header steps are done: show how, and launch the worker when they succeeded. */
+static void begin_finish(struct tui *t)
 {
 	char why[1024] = "";
 	pid_t pid;
 
-	if (!t->begin_running || !__atomic_load_n(&t->begin_done, __ATOMIC_ACQUIRE))
-		return;
 	pthread_join(t->begin_thread, NULL);
 	t->begin_running = false;
 	if (t->begin_rc < 0) {
@@ -238,6 +239,15 @@ void progress_begin_poll(struct tui *t)
 	}
 	boot_dialog(t);
 	progress_tick(t);
+}
+
+void progress_begin_poll(struct tui *t)
+{
+	if (!t->begin_running || !__atomic_load_n(&t->begin_done, __ATOMIC_ACQUIRE))
+		return;
+	begin_finish(t);
+	/* The worker runs on its own now: a held Ctrl-Z may stop the wizard. */
+	tui_hold_suspend(false);
 }
 
 void progress_tick(struct tui *t)
