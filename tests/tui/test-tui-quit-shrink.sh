@@ -4,7 +4,7 @@
 # each key held back, writes the header, then stops cleanly (exit 130, the terminal
 # restored) and the conversion goes on in the background. cryptsetup decrypts the result:
 # e2fsck -fn and the sha256 of every file.
-# resize2fs is the real one behind a wrapper that waits 5 s before and after it (so the
+# resize2fs is the real one behind a wrapper that waits 8 s before and after it (so the
 # keys surely land while it runs), bind-mounted over the system's in a mount namespace of
 # this run's alone: fdewiz runs helpers only from the system's own directories.
 set -euo pipefail
@@ -53,10 +53,10 @@ cp "$sys_resize2fs" "$IMG_TMP/real/resize2fs"
 cat >"$IMG_TMP/bin/resize2fs" <<WRAP
 #!/bin/sh
 : >"$IMG_TMP/resize.started"
-sleep 5
+sleep 8
 "$IMG_TMP/real/resize2fs" "\$@"
 rc=\$?
-sleep 5
+sleep 8
 echo "\$rc" >"$IMG_TMP/resize.rc"
 exit \$rc
 WRAP
