@@ -105,7 +105,7 @@ int cmd_header_backup(int argc, char **argv)
 	};
 	struct fdw_target t;
 	char why[1024];
-	int c, rc;
+	int c, rc, lock;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -124,6 +124,16 @@ int cmd_header_backup(int argc, char **argv)
 	}
 	if (cli_open_target(argv[optind], &t))
 		return FDW_EXIT_ERROR;
+	/*
+	 * A backup copies keyslots and all through libcryptsetup, whose load may repair the
+	 * header in place: that is a write, made under the partition's lock like every other.
+	 * While a conversion holds it, the copy would be stale a moment later anyway.
+	 */
+	lock = cli_lock_target(&t, argv[optind]);
+	if (lock < 0) {
+		fdw_target_close(&t);
+		return FDW_EXIT_ERROR;
+	}
 	/* With a detached header, that file is the header to back up. */
 	rc = fdw_header_backup(t.part->detached_header ? t.part->detached_header : t.device,
 			       argv[optind + 1], why, sizeof(why));
@@ -135,6 +145,7 @@ int cmd_header_backup(int argc, char **argv)
 			 "Keep that file on another disk: with any passphrase that was valid when it "
 			 "was taken,\nit opens the volume, and header-restore puts it back.\n"),
 		       cli_safe(argv[optind]), cli_safe(argv[optind + 1]));
+	close(lock);
 	fdw_target_close(&t);
 	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
 }

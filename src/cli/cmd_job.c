@@ -435,6 +435,7 @@ int cmd_pause(int argc, char **argv)
 	struct fdw_job job;
 	struct fdw_progress p;
 	bool recorded;
+	char note[1024];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
@@ -455,7 +456,13 @@ int cmd_pause(int argc, char **argv)
 				  "changed.\n"), fdw_progname, argv[optind], fdw_job_state_name(p.state));
 		return FDW_EXIT_ERROR;
 	}
-	rc = fdw_job_pause(&job, 60);
+	rc = fdw_job_pause(&job, 60, note, sizeof(note));
+	if (rc == -ESTALE) {
+		fprintf(stderr, _("%s: worker %d on record is not converting %s (it does not hold "
+				  "its lock); it was not signalled. Nothing was changed.\n"),
+			fdw_progname, (int)p.pid, argv[optind]);
+		return FDW_EXIT_ERROR;
+	}
 	if (rc == -ETIMEDOUT) {
 		fprintf(stderr, _("%s: worker %d has not stopped after 60 s; it was asked to.\n"),
 			fdw_progname, (int)p.pid);
@@ -470,6 +477,10 @@ int cmd_pause(int argc, char **argv)
 		p.state = FDW_JOB_FAILED;
 	printf(_("%s: %s at %.1f%%. Continue with '%s resume %s'.\n"), argv[optind],
 	       fdw_job_state_name(p.state), percent_of(&p), fdw_progname, argv[optind]);
+	/* Paused all the same: pausing is always safe. Resume is what will refuse. */
+	if (note[0])
+		fprintf(stderr, _("%s: note: something else holds it now, and resume will refuse "
+				  "until that is gone: %s\n"), fdw_progname, cli_safe(note));
 	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
 }
 

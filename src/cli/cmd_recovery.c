@@ -119,12 +119,16 @@ static int do_test(const char *address, const char *key_file)
 	struct fdw_secret *typed = NULL, *key = NULL;
 	struct fdw_target t;
 	char why[1024];
-	int rc, slot = -1;
+	int rc, lock, slot = -1;
 
 	if (cli_open_target(address, &t))
 		return FDW_EXIT_ERROR;
+	/* Loading the header may repair it in place: only under the lock, as every write. */
+	lock = cli_lock_target(&t, address);
+	rc = lock < 0 ? lock : -EINVAL;
+	if (lock < 0)
+		goto out;
 	typed = passphrase_get(key_file, false);
-	rc = -EINVAL;
 	if (!typed)
 		goto out;
 	rc = fdw_recovery_key_canonicalize(typed->data, typed->len, &key, why, sizeof(why));
@@ -136,6 +140,8 @@ static int do_test(const char *address, const char *key_file)
 	else
 		printf(_("The recovery key opens keyslot %d of %s.\n"), slot, address);
 out:
+	if (lock >= 0)
+		close(lock);
 	fdw_secret_free(key);
 	fdw_secret_free(typed);
 	fdw_target_close(&t);

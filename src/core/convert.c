@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "convert.h"
-#include "luks2_progress.h"
 #include "cryptglue.h"
 #include "durable.h"
 #include "final_window.h"
@@ -269,54 +268,6 @@ out:
 	crypt_free(cd);
 	if (rc == 0 && stopped)
 		return -EINTR;
-	return rc;
-}
-
-/* Bytes done and in all, from the header's segments (whichever program converts it). */
-static void segment_progress(struct crypt_device *cd, const struct fdw_volume *v,
-			     struct fdw_convert_status *st)
-{
-	const char *json = NULL;
-
-	if (crypt_dump_json(cd, &json, 0) < 0 || !json)
-		return;
-	if (fdw_luks2_progress(json, fdw_device_bytes(v->device), &st->done, &st->total) != 0)
-		fdw_log(FDW_LOG_DEBUG, "the segments of %s do not tell how far it got",
-			v->device);
-}
-
-int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st)
-{
-	struct crypt_params_reencrypt rp = { 0 };
-	struct crypt_device *cd = NULL;
-	crypt_reencrypt_info info;
-	int rc = 0;
-
-	memset(st, 0, sizeof(*st));
-	if (fdw_crypt_load(&cd, v->device, v->header) != 0)
-		return 0;	/* not LUKS2 */
-	info = crypt_reencrypt_status(cd, &rp);
-	switch (info) {
-	case CRYPT_REENCRYPT_NONE:
-		st->state = FDW_CONVERT_COMPLETE;
-		break;
-	case CRYPT_REENCRYPT_CLEAN:
-		st->state = FDW_CONVERT_IN_PROGRESS;
-		break;
-	case CRYPT_REENCRYPT_CRASH:
-		st->state = FDW_CONVERT_NEEDS_REPAIR;
-		break;
-	default:
-		rc = -EINVAL;
-		break;
-	}
-	if (info == CRYPT_REENCRYPT_CLEAN || info == CRYPT_REENCRYPT_CRASH)
-		snprintf(st->mode, sizeof(st->mode), "%s",
-			 rp.mode == CRYPT_REENCRYPT_ENCRYPT ? "encrypt" :
-			 rp.mode == CRYPT_REENCRYPT_DECRYPT ? "decrypt" : "reencrypt");
-	if (info == CRYPT_REENCRYPT_CLEAN || info == CRYPT_REENCRYPT_CRASH)
-		segment_progress(cd, v, st);
-	crypt_free(cd);
 	return rc;
 }
 

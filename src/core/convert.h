@@ -73,20 +73,4 @@ int fdw_convert_deactivate(const char *name);
 /* Does this system have device-mapper (so conversions can run online)? */
 bool fdw_have_device_mapper(void);
 
-enum fdw_convert_state {
-	FDW_CONVERT_NONE,		/* not LUKS2 or no reencryption recorded */
-	FDW_CONVERT_IN_PROGRESS,	/* clean, resumable */
-	FDW_CONVERT_NEEDS_REPAIR,	/* interrupted without a clean stop */
-	FDW_CONVERT_COMPLETE,		/* LUKS2, nothing left to do */
-};
-
-struct fdw_convert_status {
-	enum fdw_convert_state state;
-	uint64_t done, total;		/* bytes, where known */
-	char mode[16];			/* "encrypt", "decrypt", "reencrypt" */
-};
-
-/* Read the state of a conversion from the volume's LUKS2 header, without a passphrase. */
-int fdw_convert_status(const struct fdw_volume *v, struct fdw_convert_status *st);
-
 #endif

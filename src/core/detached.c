@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <libcryptsetup.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +14,17 @@
 #include "disk.h"
 #include "job.h"
 #include "log.h"
+#include "luks2_peek.h"
 
 /* Every segment the header describes must lie inside the partition. */
-static int segments_fit(struct crypt_device *cd, uint64_t part_size)
+static int segments_fit(struct json_object *root, uint64_t part_size)
 {
-	struct json_object *root, *segs;
-	const char *text = NULL;
-	int rc = -EINVAL;
+	struct json_object *segs;
+	int rc = 0;
 
-	if (crypt_dump_json(cd, &text, 0) < 0 || !text)
+	if (!json_object_object_get_ex(root, "segments", &segs) ||
+	    !json_object_is_type(segs, json_type_object))
 		return -EINVAL;
-	root = json_tokener_parse(text);
-	if (!root)
-		return -EINVAL;
-	if (!json_object_object_get_ex(root, "segments", &segs))
-		goto out;
-	rc = 0;
 	json_object_object_foreach(segs, key, seg) {
 		struct json_object *off, *size;
 		uint64_t o, s = 0;
@@ -51,8 +45,6 @@ static int segments_fit(struct crypt_device *cd, uint64_t part_size)
 			break;
 		}
 	}
-out:
-	json_object_put(root);
 	return rc;
 }
 
@@ -60,12 +52,9 @@ int fdw_detached_lookup(const struct fdw_disk *d, const struct fdw_partition *p,
 			size_t len, bool *unfinished)
 {
 	const char *address = p->address;
-	uint64_t part_size = p->size;
-	struct crypt_device *cd = NULL;
 	struct fdw_volume_id now;
+	struct fdw_luks2_peek h;
 	struct fdw_job job;
-	uint32_t reqs = 0;
-	const char *uuid;
 	int rc;
 
 	fdw_volume_id_of(d, p, &now);
@@ -74,33 +63,31 @@ int fdw_detached_lookup(const struct fdw_disk *d, const struct fdw_partition *p,
 		return rc;
 	if (!job.detached_header[0])
 		return -ENOENT;
-	if (access(job.detached_header, R_OK) != 0)
-		return -errno;
-	/* The record is a claim; the header itself must agree before anyone trusts it. */
-	rc = crypt_init(&cd, job.detached_header);
-	if (!rc)
-		rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+	/*
+	 * The record is a claim; the header itself must agree before anyone trusts it. Read
+	 * by hand and read-only (see luks2_peek.h): a scan takes no lock, and crypt_load()
+	 * would repair the file in place if its two copies disagreed.
+	 */
+	rc = fdw_luks2_peek(job.detached_header, 0, 0, &h);
 	if (rc)
-		goto out;
-	uuid = crypt_get_uuid(cd);
-	if (!uuid || strcasecmp(uuid, job.id)) {
+		return rc;
+	if (strcasecmp(h.uuid, job.id)) {
 		fdw_log(FDW_LOG_WARN, "%s: header %s has UUID %s, its job record %s", address,
-			job.detached_header, uuid ? uuid : "(none)", job.id);
+			job.detached_header, h.uuid[0] ? h.uuid : "(none)", job.id);
 		rc = -ESTALE;
 		goto out;
 	}
-	rc = segments_fit(cd, part_size);
+	rc = segments_fit(h.json, p->size);
 	if (rc) {
 		fdw_log(FDW_LOG_WARN, "%s: header %s describes data beyond the partition",
 			address, job.detached_header);
 		goto out;
 	}
-	crypt_persistent_flags_get(cd, CRYPT_FLAGS_REQUIREMENTS, &reqs);
-	*unfinished = (reqs & CRYPT_REQUIREMENT_ONLINE_REENCRYPT) != 0;
+	*unfinished = h.reencrypt;
 	if ((size_t)snprintf(header, len, "%s", job.detached_header) >= len)
 		rc = -ENAMETOOLONG;
 out:
-	crypt_free(cd);
+	fdw_luks2_peek_release(&h);
 	return rc;
 }
 

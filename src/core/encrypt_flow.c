@@ -27,6 +27,7 @@
 #include "power.h"
 #include "loopdev.h"
 #include "partgrow.h"
+#include "testhook.h"
 #include "units.h"
 #include "sysstate.h"
 
@@ -576,6 +577,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	rc = make_room(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
+	fdw_test_point("room-made");
 	announce(phase, ctx, FDW_PHASE_INITIALISING);
 	cp.device = e->target.device;
 	cp.detached_header = e->plan.detached_header;

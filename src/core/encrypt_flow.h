@@ -191,10 +191,14 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 
 /*
  * Ask the running worker of @job to stop at its next safe point and wait (up to
- * @timeout_s) until it has released the device. 0 when paused; -ESRCH when not
- * running; -ETIMEDOUT.
+ * @timeout_s) until it has released the device. Only a worker that holds this volume's
+ * partition lock is signalled: a process the record names that is not converting these
+ * bytes is left alone (-ESTALE). Pausing is always safe, so a holder never stops it;
+ * but when something else holds the volume once the worker is gone (so resume would
+ * refuse), @note (if not NULL) says what, else it is "". 0 when paused; -ESRCH when not
+ * running; -ESTALE; -ETIMEDOUT; -errno.
  */
-int fdw_job_pause(const struct fdw_job *job, int timeout_s);
+int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t note_len);
 
 /*
  * The job of the volume on @t now: its own record (fdw_job_for_volume, so never one of a

@@ -14,10 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "convert.h"
 #include "i18n.h"
 #include "job.h"
 #include "jsonfile.h"
+#include "luks2_peek.h"
+#include "luks2_progress.h"
 #include "procid.h"
 #include "sysstate.h"
 #include "target.h"
@@ -212,40 +213,72 @@ static bool worker_alive(const struct fdw_progress *p)
 	return fdw_proc_id_alive(&id);
 }
 
-/* Without a worker, the header is the truth: clean, crashed or finished. */
-static int state_from_header(const struct fdw_job *job, struct fdw_target *t,
+/*
+ * Without a worker, the header is the truth: clean, crashed or finished. It is read by
+ * hand, O_RDONLY, straight from the partition's bytes (fdw_luks2_peek()), not through
+ * libcryptsetup on a loop device of our own, and without the partition lock:
+ *  - crypt_load() repairs a header whose two copies disagree, in place: a viewer (status,
+ *    list, pause, the wizard's screens) would write to a partition it holds no lock on,
+ *    maybe while a `resume` repairs the same header under that lock;
+ *  - taking the lock for a look, even shared, would make an `encrypt` or `resume` that
+ *    starts in that instant refuse as if another run held the partition, and a look must
+ *    work while a conversion runs, also one `cryptsetup reencrypt` started;
+ *  - a loop device attached for the look is itself a holder a starting `resume` refuses.
+ * Each copy of the header carries its own checksum: one caught mid-write is passed over
+ * for the other, and when both fail the header is being written right now: busy.
+ */
+static void segment_progress(json_object *json, uint64_t device_size, struct fdw_progress *p)
+{
+	uint64_t done = 0, total = 0;
+	const char *text = json_object_to_json_string_ext(json, JSON_C_TO_STRING_PLAIN);
+
+	if (text && !fdw_luks2_progress(text, device_size, &done, &total) && total) {
+		p->done = done;
+		p->total = total;
+	}
+}
+
+static int state_from_header(const struct fdw_job *job, const struct fdw_target *t,
 			     struct fdw_progress *p)
 {
-	struct fdw_convert_status cs;
-	struct fdw_volume v = { 0 };
 	bool detached = job->detached_header[0] != '\0';
+	const char *path = detached ? job->detached_header :
+			   t->part->node ? t->part->node : t->disk.path;
+	uint64_t off = detached || t->part->node ? 0 : t->part->start;
+	struct fdw_luks2_peek h;
 	int rc;
 
 	/* A detached header leaves no signature on the device: the file tells. */
 	if (!detached && !t->part->luks_version)
 		return -ENOENT;
-	if (!detached && !t->part->luks_reencrypt_unfinished) {
-		p->state = FDW_JOB_COMPLETE;
+	rc = fdw_luks2_peek(path, off, detached ? 0 : t->part->size, &h);
+	if (rc == -EAGAIN) {
+		p->state = p->state == FDW_JOB_PAUSED ? FDW_JOB_PAUSED : FDW_JOB_INTERRUPTED;
+		snprintf(p->message, sizeof(p->message), _("busy: neither copy of its LUKS2 "
+			 "header reads whole right now: being converted (written this moment), "
+			 "or damaged; look again in a moment"));
 		return 0;
 	}
-	/* Telling a crash from a clean stop needs libcryptsetup and a device. */
-	rc = fdw_target_attach(t);
-	v.device = t->device;
-	v.header = detached ? job->detached_header : NULL;
-	if (!rc)
-		rc = fdw_convert_status(&v, &cs);
-	if (rc)
+	if (rc == -EIO)
 		return rc;
-	if (cs.state == FDW_CONVERT_COMPLETE || cs.state == FDW_CONVERT_NONE) {
-		p->state = cs.state == FDW_CONVERT_COMPLETE ? FDW_JOB_COMPLETE : FDW_JOB_FAILED;
+	if (rc) {
+		p->state = FDW_JOB_FAILED;
 		return 0;
 	}
-	if (cs.total) {
-		p->done = cs.done;
-		p->total = cs.total;
-	}
-	p->state = cs.state == FDW_CONVERT_NEEDS_REPAIR ? FDW_JOB_NEEDS_REPAIR :
-		   p->state == FDW_JOB_PAUSED ? FDW_JOB_PAUSED : FDW_JOB_INTERRUPTED;
+	if (!h.reencrypt)
+		p->state = FDW_JOB_COMPLETE;
+	else if (h.crashed)
+		p->state = FDW_JOB_NEEDS_REPAIR;
+	else
+		p->state = p->state == FDW_JOB_PAUSED ? FDW_JOB_PAUSED : FDW_JOB_INTERRUPTED;
+	/* How far it got, from the segments: the same for a run of ours and one of cryptsetup's. */
+	if (h.reencrypt && h.json)
+		segment_progress(h.json, t->part->size, p);
+	fdw_luks2_peek_release(&h);
+	/* Someone holds the partition now: a `resume` or `encrypt` on its way, say so. */
+	if (p->state != FDW_JOB_COMPLETE && fdw_target_lock_held(t))
+		snprintf(p->message, sizeof(p->message), _("busy: another fdewiz is working on "
+			 "it right now (being converted); look again in a moment"));
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "encrypt_flow.h"
 #include "holders.h"
 #include "i18n.h"
+#include "log.h"
 #include "procid.h"
 
 /*
@@ -86,28 +87,50 @@ int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded
 	return rc;
 }
 
-int fdw_job_pause(const struct fdw_job *job, int timeout_s)
+int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t note_len)
 {
 	struct fdw_proc_id worker = { 0 };
 	struct fdw_progress p;
+	struct fdw_target t;
+	bool located;
+	int rc = 0;
 
-	/* pid 0 is no worker of ours (and kill(0) would signal our own group). */
+	if (note && note_len)
+		note[0] = '\0';
 	if (fdw_job_observe(job, &p) != 0 || !fdw_job_has_worker(&p))
 		return -ESRCH;
 	worker.pid = p.pid;
 	worker.start_ticks = p.pid_start;
 	snprintf(worker.boot_id, sizeof(worker.boot_id), "%s", p.boot_id);
+	/*
+	 * The record names the worker; the lock proves it. The run converting these bytes
+	 * keeps their lock file open (a forked worker inherits it): a process that does not
+	 * is no worker of this volume, whatever a record says, and gets no signal.
+	 */
+	located = fdw_job_locate(job, &t) == 0;
+	if (located && !fdw_target_lock_open_in(&t, p.pid)) {
+		fdw_log(FDW_LOG_WARN, "%s: worker %d named by job %s holds no lock of it",
+			t.part->address, (int)p.pid, job->id);
+		fdw_target_close(&t);
+		return -ESTALE;
+	}
 	if (kill(p.pid, SIGTERM) != 0)
-		return -errno;
+		rc = -errno;
 	/*
 	 * The worker finishes the hotzone it is writing, records where it stopped and
 	 * releases the device; paused means all of that is done.
 	 */
-	for (int i = 0; i < timeout_s * 10 && fdw_proc_id_alive(&worker); i++)
+	for (int i = 0; !rc && i < timeout_s * 10 && fdw_proc_id_alive(&worker); i++)
 		usleep(100000);
-	if (fdw_proc_id_alive(&worker))
-		return -ETIMEDOUT;
-	return 0;
+	if (!rc && fdw_proc_id_alive(&worker))
+		rc = -ETIMEDOUT;
+	/* A holder that appeared while it ran is not the pause's business, but resume's. */
+	if (!rc && located && note && note_len &&
+	    fdw_holders_check(&t, job->active_name, note, note_len) == 0)
+		note[0] = '\0';
+	if (located)
+		fdw_target_close(&t);
+	return rc;
 }
 
 int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len)

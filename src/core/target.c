@@ -2,6 +2,7 @@
 /* Resolves a partition address to scanned facts and a block device covering it. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -109,26 +110,34 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 	return 0;
 }
 
-int fdw_target_lock(const struct fdw_target *t)
+/* The lock file of @t's bytes, however the user named them. */
+static int lock_path(const struct fdw_target *t, char *path, size_t len)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64];
 	struct stat st;
-	int fd, rc;
 
-	/* The key names the bytes on disk, however the user named them. */
 	if (stat(t->part->node ? t->part->node : t->disk.path, &st) != 0)
 		return -errno;
-	/* Locks only matter while processes live: /run (a tmpfs) forgets them at boot. */
-	snprintf(dir, sizeof(dir), "%s", FDW_LOCK_DIR);
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return -errno;
 	if (t->part->node)
-		snprintf(path, sizeof(path), "%s/blk-%u-%u.lock", dir, major(st.st_rdev),
+		snprintf(path, len, "%s/blk-%u-%u.lock", FDW_LOCK_DIR, major(st.st_rdev),
 			 minor(st.st_rdev));
 	else
-		snprintf(path, sizeof(path), "%s/img-%llu-%llu-%llu.lock", dir,
+		snprintf(path, len, "%s/img-%llu-%llu-%llu.lock", FDW_LOCK_DIR,
 			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 			 (unsigned long long)t->part->start);
+	return 0;
+}
+
+int fdw_target_lock(const struct fdw_target *t)
+{
+	char path[PATH_MAX + 64];
+	int fd, rc;
+
+	rc = lock_path(t, path, sizeof(path));
+	if (rc)
+		return rc;
+	/* Locks only matter while processes live: /run (a tmpfs) forgets them at boot. */
+	if (mkdir(FDW_LOCK_DIR, 0700) != 0 && errno != EEXIST)
+		return -errno;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
@@ -138,6 +147,68 @@ int fdw_target_lock(const struct fdw_target *t)
 		return rc;
 	}
 	return fd;
+}
+
+/* Is @line of /proc/locks a flock held (not waited for) on inode @ino of device @dev? */
+static bool locks_line_holds(const char *line, const char *dev, unsigned long long ino)
+{
+	/* "1: FLOCK  ADVISORY  WRITE 1234 00:19:5678 0 EOF"; a waiter has "->" first. */
+	const char *p = strchr(line, ':');
+	char kind[16], id[64], *last;
+
+	if (!p || strstr(line, "->") ||
+	    sscanf(p + 1, "%15s %*s %*s %*d %63[0-9a-f:]", kind, id) != 2 || strcmp(kind, "FLOCK"))
+		return false;
+	last = strrchr(id, ':');
+	if (!last)
+		return false;
+	*last = '\0';
+	return strtoull(last + 1, NULL, 10) == ino && !strcmp(id, dev);
+}
+
+bool fdw_target_lock_held(const struct fdw_target *t)
+{
+	char path[PATH_MAX + 64], line[256], dev[32];
+	bool held = false;
+	struct stat st;
+	FILE *f;
+
+	if (lock_path(t, path, sizeof(path)) || lstat(path, &st) != 0)
+		return false;
+	snprintf(dev, sizeof(dev), "%02x:%02x", major(st.st_dev), minor(st.st_dev));
+	f = fopen("/proc/locks", "re");
+	if (!f)
+		return false;
+	while (!held && fgets(line, sizeof(line), f))
+		held = locks_line_holds(line, dev, (unsigned long long)st.st_ino);
+	fclose(f);
+	return held;
+}
+
+bool fdw_target_lock_open_in(const struct fdw_target *t, pid_t pid)
+{
+	char path[PATH_MAX + 64], fd_path[64 + NAME_MAX];
+	struct stat lock, st;
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (pid <= 0 || lock_path(t, path, sizeof(path)) || lstat(path, &lock) != 0)
+		return false;
+	snprintf(fd_path, sizeof(fd_path), "/proc/%d/fd", (int)pid);
+	d = opendir(fd_path);
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fd_path, sizeof(fd_path), "/proc/%d/fd/%s", (int)pid, de->d_name);
+		/* stat() follows the descriptor's link to the open file itself. */
+		found = stat(fd_path, &st) == 0 && st.st_dev == lock.st_dev &&
+			st.st_ino == lock.st_ino;
+	}
+	closedir(d);
+	return found;
 }
 
 int fdw_target_attach(struct fdw_target *t)

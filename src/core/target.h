@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "disk.h"
 
@@ -37,6 +38,17 @@ int fdw_target_attach(struct fdw_target *t);
  * to keep open while converting (a forked worker inherits it) or -EBUSY.
  */
 int fdw_target_lock(const struct fdw_target *t);
+/*
+ * Does some process hold the partition's conversion lock right now? Read from /proc/locks
+ * without taking the lock, not even shared: a viewer that took it for an instant would make
+ * an `encrypt` or `resume` starting in that instant refuse as if the partition were busy.
+ */
+bool fdw_target_lock_held(const struct fdw_target *t);
+/*
+ * Has process @pid the partition's lock file open (as the run converting it keeps it, a
+ * forked worker by inheritance)? Tells that a process works on these bytes, not others.
+ */
+bool fdw_target_lock_open_in(const struct fdw_target *t, pid_t pid);
 void fdw_target_close(struct fdw_target *t);
 
 #endif

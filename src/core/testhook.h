@@ -13,6 +13,8 @@
  * power cut or `kill -9` would end it. Points:
  *   "last-hotzone": libcryptsetup reported every hotzone done; its final header step
  *                   has not run yet (the end window, final_window.c).
+ *   "room-made":    the header's room is made (the filesystem shrunk by resize2fs, or the
+ *                   partition grown); the LUKS2 header is not written yet.
  */
 void fdw_test_point(const char *point);
 

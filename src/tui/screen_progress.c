@@ -15,6 +15,7 @@
 
 #include "core/boot_entries.h"
 #include "core/i18n.h"
+#include "core/textsafe.h"
 #include "core/recovery.h"
 #include "core/units.h"
 #include "curses.h"
@@ -113,8 +114,10 @@ static bool progress_start(struct tui *t)
 	t->have_job = false;
 	t->have_prog = false;
 	t->progress_msg[0] = '\0';
+	tui_hold_suspend(true);
 	rc = pthread_create(&t->begin_thread, NULL, begin_main, t);
 	if (rc) {
+		tui_hold_suspend(false);
 		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
@@ -128,14 +131,12 @@ static bool progress_start(struct tui *t)
 
 static void progress_tick(struct tui *t);
 
-/* In the main loop: when the header steps have finished, launch the worker. */
-static void progress_begin_poll(struct tui *t)
+/* The header steps are done: show how, and launch the worker when they succeeded. */
+static void begin_finish(struct tui *t)
 {
 	char why[1024] = "";
 	pid_t pid;
 
-	if (!t->begin_running || !__atomic_load_n(&t->begin_done, __ATOMIC_ACQUIRE))
-		return;
 	pthread_join(t->begin_thread, NULL);
 	t->begin_running = false;
 	/* The key, when the start handed one out (added and tested), is this screen's now. */
@@ -176,6 +177,16 @@ static void progress_begin_poll(struct tui *t)
 	}
 	boot_dialog(t);
 	progress_tick(t);
+}
+
+/* In the main loop: when the header steps have finished, launch the worker. */
+static void progress_begin_poll(struct tui *t)
+{
+	if (!t->begin_running || !__atomic_load_n(&t->begin_done, __ATOMIC_ACQUIRE))
+		return;
+	begin_finish(t);
+	/* The worker runs on its own now: a held Ctrl-Z may stop the wizard. */
+	tui_hold_suspend(false);
 }
 
 static void progress_tick(struct tui *t)
@@ -382,6 +393,7 @@ static void progress_draw(struct tui *t)
 static void progress_key(struct tui *t, struct tui_key k)
 {
 	bool running = t->have_prog && t->prog.state == FDW_JOB_RUNNING;
+	char note[512], safe[768];
 	int rc;
 
 	if (t->begin_running)
@@ -399,10 +411,17 @@ static void progress_key(struct tui *t, struct tui_key k)
 		}
 		tui_set_status(t, false, "%s", _("Pausing at the next safe point..."));
 		tui_redraw(t);
-		rc = fdw_job_pause(&t->job, 60);
-		if (rc == 0)
+		rc = fdw_job_pause(&t->job, 60, note, sizeof(note));
+		if (rc == 0 && note[0])
+			tui_set_status(t, true, _("Paused: the data is intact. But something else "
+						  "holds it now, and resuming waits until that is "
+						  "gone: %s"), fdw_text_safe(note, safe, sizeof(safe)));
+		else if (rc == 0)
 			tui_set_status(t, false, "%s", _("Paused: the data is intact. Press r to "
 							 "resume."));
+		else if (rc == -ESTALE)
+			tui_set_status(t, true, "%s", _("The process on record is not converting "
+							"this volume; it was left alone."));
 		else if (rc == -ESRCH)
 			tui_set_status(t, false, "%s", _("It is not running."));
 		else

@@ -30,6 +30,38 @@ static void on_stop_signal(int sig)
 	tui_stop_signal = sig;
 }
 
+/* Ctrl-Z while the header steps run: held back, and acted on once they are done. */
+static volatile sig_atomic_t suspend_held;
+static struct sigaction suspend_saved;
+static bool suspend_swapped;
+
+static void on_held_suspend(int sig)
+{
+	(void)sig;
+	suspend_held = 1;
+}
+
+void tui_hold_suspend(bool hold)
+{
+	struct sigaction sa;
+
+	if (hold && !suspend_swapped) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_held_suspend;
+		sigemptyset(&sa.sa_mask);
+		suspend_held = 0;
+		suspend_swapped = sigaction(SIGTSTP, &sa, &suspend_saved) == 0;
+	} else if (!hold && suspend_swapped) {
+		/* curses' own handler again: it restores the terminal before stopping. */
+		sigaction(SIGTSTP, &suspend_saved, NULL);
+		suspend_swapped = false;
+		/* Held back, not dropped; unless the wizard is quitting anyway. */
+		if (suspend_held && !tui_stop_signal)
+			raise(SIGTSTP);
+		suspend_held = 0;
+	}
+}
+
 /* ---- text on the screen (the layout itself is in textlayout.c) ---- */
 
 /* Print @n wide characters at (y, x); those wcwidth does not know become '?'. */
@@ -507,8 +539,9 @@ static int setup_signals(void)
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a blocked read returns and the loop sees the flag. */
+	/* SIGQUIT (Ctrl-\ ) too: its default, a core dump, would end the run in the middle of a step. */
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL))
+	    sigaction(SIGHUP, &sa, NULL) || sigaction(SIGQUIT, &sa, NULL))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
@@ -634,6 +667,9 @@ static void key_loop(struct tui *t)
 				screens[i]->poll(t);
 		if (tui_stop_signal && t->begin_running)
 			tui_set_status(t, false, "%s", _("Stopping once the header is written..."));
+		else if (suspend_held && t->begin_running)
+			tui_set_status(t, false, "%s", _("Ctrl-Z waits until the header is "
+							 "written..."));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		secs = (double)now.tv_sec + now.tv_nsec / 1e9;
 		if (screens[t->screen]->tick && secs - last_tick >= 0.2) {

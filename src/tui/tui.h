@@ -147,6 +147,11 @@ struct tui {
 };
 
 extern volatile sig_atomic_t tui_stop_signal;
+/*
+ * Hold Ctrl-Z back while the header steps run (@hold), and give it its usual effect once
+ * they are done (curses' suspend), unless the wizard is quitting then anyway.
+ */
+void tui_hold_suspend(bool hold);
 
 /* Drawing helpers (tui.c). */
 /* Print @s at (@y, @x) in at most @w cells; pad with spaces when @pad. Returns cells used. */

@@ -6,13 +6,14 @@
 # benchmark mount an older fdewiz left in this namespace (made here by hand, through a loop
 # device without autoclear) is cleared by the next encrypt, whose message says so when it
 # then refuses. Finally encrypt converts: cryptsetup decrypts it, fsck is clean, every file
-# equal.
+# equal. Ten points in all: four of the baseline, five while e2fsck or resize2fs runs, and
+# one between the shrink and the header.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
 require_root
-require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup timeout pgrep
+require_cmds cryptsetup parted mkfs.ext4 e2fsck dumpe2fs sha256sum losetup timeout pgrep
 FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
 
 img_init
@@ -164,6 +165,32 @@ for point in 0 1 2 3 4; do
 	wait "$pid" 2>/dev/null || true
 	check_left_nothing "shrink point $point ($tool, +$pre s, then +$post s)"
 done
+
+# 2b. The tenth point: between the shrink and the header. resize2fs has finished and
+# fdewiz dies (FDEWIZ_TEST_KILL_AT=room-made) before a byte of LUKS2 is written. The
+# filesystem stays shrunk (smaller than before, plain, intact); the next encrypt (section
+# 4, after section 3 refuses) starts from there and completes.
+cp --sparse=always "$IMG_TMP/pristine.img" "$img"
+blocks_of() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p'; }
+loop=$(img_loop "$img" 1)
+before_blocks=$(blocks_of "$loop")
+img_unloop "$loop"
+FDEWIZ_TEST_KILL_AT=room-made "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/h" "$img:1" \
+	>"$IMG_TMP/run.out" 2>&1 &
+pid=$!
+rc=0
+wait "$pid" || rc=$?
+assert_eq "shrink point 5 (resize2fs done, header not written): killed by SIGKILL" 137 "$rc"
+[ "$rc" = 137 ] || cat "$IMG_TMP/run.out"
+check_left_nothing "shrink point 5 (resize2fs done, header not written)"
+loop=$(img_loop "$img" 1)
+after_blocks=$(blocks_of "$loop")
+img_unloop "$loop"
+assert_true "shrink point 5: the filesystem was shrunk ($before_blocks -> $after_blocks blocks)" \
+	test "${after_blocks:-0}" -gt 0 -a "${after_blocks:-0}" -lt "${before_blocks:-0}"
+assert_eq "shrink point 5: no mount of the image left anywhere here" "" \
+	"$(grep -F "$IMG_TMP/" /proc/mounts || true)"
 
 # 3. A stale benchmark mount of an older fdewiz, in this namespace, over a loop device
 # without autoclear; plus a loop device of the user's: encrypt clears the stale mount but

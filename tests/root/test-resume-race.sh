@@ -1,0 +1,144 @@
+#!/bin/bash
+# Two `resume`s of a crashed conversion (its worker SIGKILLed) started at the same moment,
+# watched all along by `status` in a tight loop and then by `status --watch`: exactly one
+# resume goes on and the other is refused with a clear message, status never fails (every
+# exit code 0, nothing on stderr), and at the end the cryptsetup program decrypts the
+# volume: e2fsck -fn and the sha256 of every file.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+. "$lib/jobs.sh"
+
+require_root
+require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+img_init
+pids=()
+cleanup()
+{
+	: >"$IMG_TMP/stop"
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	[ -e "$IMG_TMP/vol.img" ] &&
+		"$FDEWIZ" pause "$IMG_TMP/vol.img" >/dev/null 2>&1 || true
+	img_cleanup
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+export FDEWIZ_STATE_DIR=$IMG_TMP/state
+export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}
+key=$IMG_TMP/key
+printf 'race passphrase' >"$key"
+res=$IMG_TMP/res
+img=$IMG_TMP/vol.img
+t0=$SECONDS
+state_of() { "$FDEWIZ" status --json "$img" 2>/dev/null | jq -r '.conversions[0].state // ""'; }
+
+step_begin "a conversion whose worker is killed"
+fs_image "$img" 2048 race-vol 48
+fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" "$img"
+assert_eq "$STEP: background encrypt" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+worker=
+for _ in $(seq 1200); do
+	"$FDEWIZ" status --json "$img" >"$res.poll" 2>/dev/null || true
+	if [ "$(jq -r '.conversions[0].state' "$res.poll")" = running ] &&
+		[ "$(jq -r '.conversions[0].done' "$res.poll")" -gt 0 ]; then
+		worker=$(jq -r '.conversions[0].pid' "$res.poll")
+		break
+	fi
+	sleep 0.05
+done
+assert_true "$STEP: the worker runs" test -n "$worker"
+kill -KILL "$worker"
+while kill -0 "$worker" 2>/dev/null; do sleep 0.05; done
+crashed=$(state_of)
+echo "    after SIGKILL: $crashed"
+assert_true "$STEP: status says it must be resumed ($crashed)" \
+	test "$crashed" = interrupted -o "$crashed" = needs-repair
+step_end
+
+step_begin "two resumes, status all along"
+# status, text and JSON by turns, as fast as it goes, until told to stop.
+(
+	n=0
+	while [ ! -e "$IMG_TMP/stop" ]; do
+		n=$((n + 1))
+		rc=0
+		if [ $((n % 2)) = 0 ]; then
+			"$FDEWIZ" status "$img" >"$IMG_TMP/w.out" 2>"$IMG_TMP/w.err" || rc=$?
+		else
+			"$FDEWIZ" status --json "$img" >"$IMG_TMP/w.out" 2>"$IMG_TMP/w.err" || rc=$?
+		fi
+		echo "$rc" >>"$IMG_TMP/w.rcs"
+		if [ "$rc" != 0 ] || [ -s "$IMG_TMP/w.err" ]; then
+			{ echo "status run $n: exit $rc"; cat "$IMG_TMP/w.out" "$IMG_TMP/w.err"; } \
+				>>"$IMG_TMP/w.bad"
+		fi
+	done
+) &
+pids+=("$!")
+for i in 1 2; do
+	(
+		while [ ! -e "$IMG_TMP/go" ]; do sleep 0.01; done
+		rc=0
+		"$FDEWIZ" resume --key-file "$key" "$img" >"$IMG_TMP/r$i.out" \
+			2>"$IMG_TMP/r$i.err" || rc=$?
+		echo "$rc" >"$IMG_TMP/r$i.rc"
+	) &
+	pids+=("$!")
+done
+sleep 1
+: >"$IMG_TMP/go"
+for i in 1 2; do
+	for _ in $(seq 6000); do [ -e "$IMG_TMP/r$i.rc" ] && break; sleep 0.1; done
+done
+r1=$(cat "$IMG_TMP/r1.rc" 2>/dev/null || echo none)
+r2=$(cat "$IMG_TMP/r2.rc" 2>/dev/null || echo none)
+echo "    resume exits: $r1 and $r2"
+assert_eq "$STEP: exactly one resume goes on" "0 1" "$(printf '%s\n' "$r1" "$r2" | sort | xargs)"
+loser=1
+[ "$r1" = 1 ] || loser=2
+msg=$(cat "$IMG_TMP/r$loser.err")
+echo "    the other says: $msg"
+assert_true "$STEP: the other says another run has it" \
+	grep -qE "another fdewiz is converting|is already running" "$IMG_TMP/r$loser.err"
+assert_true "$STEP: ... and that nothing was changed, or how to follow it" \
+	grep -qE "Nothing was changed|status --watch" "$IMG_TMP/r$loser.err"
+step_end
+
+step_begin "status --watch to the end"
+rc=0
+timeout 1200 "$FDEWIZ" status --watch "$img" >"$IMG_TMP/watch.out" 2>"$IMG_TMP/watch.err" ||
+	rc=$?
+assert_eq "$STEP: exit" 0 "$rc"
+assert_eq "$STEP: stderr" "" "$(cat "$IMG_TMP/watch.err")"
+for _ in $(seq 1200); do
+	[ "$(state_of)" = complete ] && break
+	sleep 0.5
+done
+: >"$IMG_TMP/stop"
+wait "${pids[0]}" || true
+assert_eq "$STEP: complete" complete "$(state_of)"
+runs=$(wc -l <"$IMG_TMP/w.rcs")
+echo "    status ran $runs times alongside"
+assert_true "$STEP: status ran alongside ($runs times)" test "$runs" -gt 5
+assert_eq "$STEP: every status exit 0 with nothing on stderr" "" \
+	"$(cat "$IMG_TMP/w.bad" 2>/dev/null)"
+step_end
+
+step_begin "the data"
+verify_decrypt "$img"
+step_end
+
+echo "run time: $((SECONDS - t0)) s"
+assert_finish

@@ -1,0 +1,128 @@
+#!/bin/bash
+# Ctrl-Z and Ctrl-\ in the wizard while resize2fs shrinks the filesystem: resize2fs (in a
+# process group of its own) is neither stopped nor killed and finishes; the wizard shows
+# each key held back, writes the header, then stops cleanly (exit 130, the terminal
+# restored) and the conversion goes on in the background. cryptsetup decrypts the result:
+# e2fsck -fn and the sha256 of every file.
+# resize2fs is the real one behind a wrapper that waits 8 s before and after it (so the
+# keys surely land while it runs), bind-mounted over the system's in a mount namespace of
+# this run's alone: fdewiz runs helpers only from the system's own directories.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
+lib=$FDEWIZ_SRCDIR/tests/lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+. "$lib/tmux.sh"
+
+require_root
+require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck resize2fs sha256sum blkid \
+	unshare pgrep
+[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+
+srv=fdewiz-test-quit-$$
+state=
+cleanup()
+{
+	tmux_stop "$srv"
+	if [ -n "$state" ] && [ -e "$IMG_TMP/quit.img" ]; then
+		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/quit.img:1" >/dev/null 2>&1 ||
+			true
+		img_detach_all "$IMG_TMP/quit.img"
+	fi
+	img_cleanup
+}
+img_init
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+img=$IMG_TMP/quit.img
+state=$IMG_TMP/state
+pass="correct horse battery staple"
+img_new "$img" 400
+img_gpt "$img"
+img_part "$img" Data 1 399
+img_mkfs "$img" 1 ext4 Data
+img_fill "$img" 1 40
+
+mkdir -p "$IMG_TMP/bin" "$IMG_TMP/real"
+sys_resize2fs=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v resize2fs)
+cp "$sys_resize2fs" "$IMG_TMP/real/resize2fs"
+cat >"$IMG_TMP/bin/resize2fs" <<WRAP
+#!/bin/sh
+: >"$IMG_TMP/resize.started"
+sleep 8
+"$IMG_TMP/real/resize2fs" "\$@"
+rc=\$?
+sleep 8
+echo "\$rc" >"$IMG_TMP/resize.rc"
+exit \$rc
+WRAP
+chmod +x "$IMG_TMP/bin/resize2fs"
+
+# shellcheck disable=SC2016 # expanded by the pane's shells
+tmux_start "$srv" 100 30 sh -c 'trap : INT QUIT; "$@"; rc=$?; echo "exit=$rc"
+	echo "modes: $(stty -a | tr " ;" "\n\n" | grep -xE -- "-?(icanon|echo|isig)" |
+		tr "\n" " ")"; exit $rc' sh \
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" || exit 99; shift 2
+		exec "$@"' sh "$IMG_TMP/bin/resize2fs" "$sys_resize2fs" \
+	env FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 "$FDEWIZ" "$img"
+tmux_wait_for "$srv" "Choose a partition" 30
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Plan for $img:1" 30
+assert_contains "the plan shrinks the filesystem" "$(tmux_capture "$srv" -J)" "hrink"
+# Without the baseline benchmark: the header steps come at once.
+tmux_send "$srv" Space
+tmux_wait_for "$srv" "[ ] Measure the speed" 10
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Choose the passphrase" 10
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Tab
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Type YES" 10
+tmux_send "$srv" -l "YES"
+tmux_send "$srv" Enter
+for _ in $(seq 1 1200); do
+	[ -e "$IMG_TMP/resize.started" ] && break
+	sleep 0.1
+done
+assert_true "resize2fs started" test -e "$IMG_TMP/resize.started"
+tmux_send "$srv" C-z
+tmux_wait_for "$srv" "Ctrl-Z waits until the header is written" 10 ||
+	assert_fail "Ctrl-Z: not shown as held back"
+tmux_send "$srv" 'C-\'
+tmux_wait_for "$srv" "Stopping once the header is written" 10 ||
+	assert_fail "Ctrl-\\: not shown as held back"
+assert_true "resize2fs still runs after both keys" \
+	bash -c "pgrep -f '$IMG_TMP/bin/resize2fs' >/dev/null"
+tmux_wait_exit "$srv" 300
+s=$(tmux_capture "$srv" -J -S -)
+assert_eq "resize2fs finished, exit status" 0 "$(cat "$IMG_TMP/resize.rc" 2>/dev/null)"
+assert_eq "exit status after Ctrl-\\" 130 "$(tmux_exit_status "$srv")"
+[ "$(tmux_exit_status "$srv")" = 130 ] || printf '%s\n' "$s" | tail -40 | sed 's/^/    | /' >&2
+assert_contains "says it goes on" "$s" "continues in the background"
+assert_contains "terminal modes restored" "$s" "modes: isig icanon echo"
+assert_not_contains "curses screen left behind" "$s" "Phase: "
+assert_not_contains "no core dump" "$s" "core dumped"
+
+# The worker finishes on its own.
+for _ in $(seq 1 1200); do
+	st=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:1" |
+		jq -r '.conversions[0].state // empty')
+	[ "$st" = complete ] && break
+	sleep 0.5
+done
+assert_eq "conversion state" complete "$st"
+
+loop=$(img_loop "$img" 1)
+assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
+printf '%s' "$pass" >"$IMG_TMP/key"
+assert_true "cryptsetup decrypts it" run_quiet cryptsetup reencrypt --decrypt \
+	--header "$IMG_TMP/dec.hdr" --key-file "$IMG_TMP/key" --batch-mode "$loop"
+assert_true "fsck after decryption" run_quiet e2fsck -fn "$loop"
+img_unloop "$loop"
+assert_true "file checksums after decryption" img_verify "$img" 1
+assert_finish
