@@ -187,3 +187,12 @@ attach_as()
 	done
 	img_register loop "$1"
 }
+
+# True when process PID has ended: gone, or a zombie its parent has not reaped yet (the
+# worker's parent is whatever adopted it, and on some machines that reaps late).
+proc_ended()
+{
+	local st
+	st=$(sed -n 's/^[0-9]* (.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
+}

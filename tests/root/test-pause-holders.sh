@@ -74,7 +74,7 @@ assert_eq "$STEP: pause exit" 0 "$RUN_RC"
 assert_contains "$STEP: pause says paused" "$(cat "$res.out")" "paused"
 assert_contains "$STEP: pause names the holder" "$(cat "$res.err")" "${holder#/dev/}"
 assert_eq "$STEP: A paused" paused "$(state_of "$A")"
-assert_true "$STEP: A's worker gone" test ! -d "/proc/$worker"
+assert_true "$STEP: A's worker gone" proc_ended "$worker"
 before=$(sum "$A")
 fdw resume --key-file "$key" "$A"
 assert_eq "$STEP: resume refused" 1 "$RUN_RC"
