@@ -16,7 +16,9 @@
 #include "bench_report.h"
 #include "cli.h"
 #include "core/bench.h"
+#include "core/clock.h"
 #include "core/i18n.h"
+#include "core/stopsig.h"
 
 enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7 };
 
@@ -27,12 +29,6 @@ enum {
 };
 
 static volatile sig_atomic_t bench_stop;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	bench_stop = 1;
-}
 
 static void bench_usage(FILE *out)
 {
@@ -201,15 +197,14 @@ static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int k
 	int rc;
 
 	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
-		struct timespec t0, t1;
+		double t0;
 
 		if (!(kinds & list[i].kind))
 			continue;
 		pl->kind = list[i].name;
 		why[0] = '\0';
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = fdw_now_s();
 		rc = list[i].fn(o, r, why, sizeof(why));
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		end_progress(pl);
 		if (rc) {
 			fprintf(stderr, "%s: bench: %s\n", fdw_progname,
@@ -217,7 +212,7 @@ static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int k
 			return rc;
 		}
 		fprintf(stderr, _("%s: bench: %s took %.0f s\n"), fdw_progname, list[i].name,
-			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+			fdw_now_s() - t0);
 	}
 	return 0;
 }
@@ -227,7 +222,7 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 {
 	struct fdw_bench_run *r = calloc(1, sizeof(*r));
 	struct progress_line pl = { .tty = isatty(STDERR_FILENO) == 1 };
-	struct sigaction sa = { .sa_handler = on_stop }, old[3];
+	struct fdw_stop_signals old;
 	char why[512], path[PATH_MAX];
 	struct stat st;
 	int rc, ret = FDW_EXIT_ERROR;
@@ -274,17 +269,12 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 	o->stop = &bench_stop;
 	o->progress = show_progress;
 	o->progress_ctx = &pl;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
-	sigaction(SIGHUP, &sa, &old[2]);
+	fdw_stop_signals_catch(&bench_stop, true, &old);
 	rc = run_kinds(o, r, kinds, &pl);
 	/* @pl lives on this stack: the caller's options must not keep pointing at it. */
 	o->progress = NULL;
 	o->progress_ctx = NULL;
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
-	sigaction(SIGHUP, &old[2], NULL);
+	fdw_stop_signals_restore(&old);
 	if (rc)
 		goto out;
 
