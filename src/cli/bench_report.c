@@ -56,10 +56,69 @@ static int title_width(const struct fdw_bench_test *t, size_t n)
 	return w > 60 ? 60 : (int)w;
 }
 
+/* I/O tests: throughput and IOPS side by side, as the usual disk benchmarks show them. */
+static void print_io_rows(FILE *out, const struct fdw_bench_run *r, int w)
+{
+	char mbps[24], iops[24], p50[24], p99[24], cpu[24], spread[24];
+	size_t i;
+
+	fprintf(out, "\n%-*s %10s %10s %7s %9s %9s %6s\n", w, _("TEST"), _("MB/s"), _("IOPS"),
+		_("SPREAD"), _("P50 us"), _("P99 us"), _("CPU"));
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+		const struct fdw_bench_metric *h = headline(t);
+
+		if (strcmp(t->kind, "io"))
+			continue;
+		fmt_metric(t, "mbps", mbps, sizeof(mbps));
+		fmt_metric(t, "iops", iops, sizeof(iops));
+		snprintf(spread, sizeof(spread), "%.1f%%", h && h->n ? h->spread_pct : 0.0);
+		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
+		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
+		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+		fprintf(out, "%-*s %10s %10s %7s %9s %9s %6s%s\n", w, cli_safe(_(t->title)), mbps,
+			iops, spread, p50, p99, cpu, t->unstable ? _("  unstable") : "");
+	}
+}
+
+/* Build and cipher tests: the headline; a row without a figure says why in words. */
+static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
+{
+	char val[32], cpu[24], spread[24];
+	size_t i;
+
+	fprintf(out, "\n%-*s %14s %7s %6s\n", w, _("TEST"), _("RESULT"), _("SPREAD"), _("CPU"));
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+		const struct fdw_bench_metric *h = headline(t);
+
+		if (!strcmp(t->kind, "io"))
+			continue;
+		if (!strcmp(t->id, "cipher.recommended")) {
+			fprintf(out, "%-*s %s\n", w, cli_safe(_(t->title)),
+				_("advice from the figures above, not a measurement (why: below)"));
+			continue;
+		}
+		if (!h || !h->n) {
+			fprintf(out, "%-*s %s\n", w, cli_safe(_(t->title)),
+				_("not measured here (why: below)"));
+			continue;
+		}
+		fmt_value(h->median, h->unit, val, sizeof(val));
+		snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
+		if (fdw_bench_metric_get(t, "cpu_pct"))
+			fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+		else
+			cpu[0] = '\0';
+		fprintf(out, "%-*s %14s %7s %6s%s\n", w, cli_safe(_(t->title)), val, spread, cpu,
+			t->unstable ? _("  unstable") : "");
+	}
+}
+
 void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 {
-	char date[40], val[32], p50[24], p99[24], cpu[24], spread[24];
-	size_t i, runs = 0;
+	char date[40];
+	size_t i, runs = 0, n_io = 0;
 	int w;
 	struct tm tm;
 
@@ -70,6 +129,7 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 
 		if (h && h->n > runs)
 			runs = h->n;
+		n_io += !strcmp(r->tests[i].kind, "io");
 	}
 	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), cli_safe(r->target),
 		r->device[0] ? " (" : "", cli_safe(r->device), r->device[0] ? ")" : "", date);
@@ -78,25 +138,10 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 		runs, r->cipher[0] ? cli_safe(r->cipher) : _("none (plain)"), cli_safe(r->cpu_model),
 		cli_safe(r->kernel));
 	w = title_width(r->tests, r->n_tests);
-	fprintf(out, "\n%-*s %14s %7s %9s %9s %6s\n", w, _("TEST"), _("RESULT"), _("SPREAD"),
-		_("P50 us"), _("P99 us"), _("CPU"));
-	for (i = 0; i < r->n_tests; i++) {
-		const struct fdw_bench_test *t = &r->tests[i];
-		const struct fdw_bench_metric *h = headline(t);
-
-		if (h && h->n) {
-			fmt_value(h->median, h->unit, val, sizeof(val));
-			snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
-		} else {
-			snprintf(val, sizeof(val), "-");
-			snprintf(spread, sizeof(spread), "-");
-		}
-		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
-		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
-		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		fprintf(out, "%-*s %14s %7s %9s %9s %6s%s\n", w, cli_safe(_(t->title)), val, spread, p50,
-			p99, cpu, t->unstable ? _("  unstable") : "");
-	}
+	if (n_io)
+		print_io_rows(out, r, w);
+	if (n_io < r->n_tests)
+		print_other_rows(out, r, w);
 	for (i = 0; i < r->n_tests; i++)
 		if (r->tests[i].note[0])
 			fprintf(out, "  %s: %s\n", cli_safe(_(r->tests[i].title)),

@@ -489,45 +489,7 @@ static int step_clean(struct build_ctx *c)
 	return rc ? rc : sync_tree(c->root);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0)
-		fdw_log(FDW_LOG_WARN, "build benchmark: cannot remove %s: %s", path,
-			strerror(errno));
-	return 0;
-}
-
-static int remove_tree(const char *root)
-{
-	struct stat st;
-
-	if (lstat(root, &st) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	return lstat(root, &st) == 0 ? -ENOTEMPTY : 0;
-}
-
 /* ---- the benchmark ---- */
-
-static bool cc_in_path(void)
-{
-	const char *env = getenv("PATH");
-	char *dirs, *d, *save = NULL, p[PATH_MAX];
-	bool found = false;
-
-	if (!env || !*env)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	dirs = strdup(env);
-	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
-	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(p, sizeof(p), "%s/cc", *d ? d : ".");
-		found = access(p, X_OK) == 0;
-	}
-	free(dirs);
-	return found;
-}
 
 static void add_metric(struct fdw_bench_test *t, const char *key, const char *unit, bool higher,
 		       double v)
@@ -626,7 +588,7 @@ out:
 			fdw_log(FDW_LOG_WARN, "build benchmark: cannot keep the tree at %s: %s",
 				keep, strerror(errno));
 	}
-	if (c->root[0] && remove_tree(c->root) != 0)
+	if (c->root[0] && build_remove_tree(c->root) != 0)
 		fdw_log(FDW_LOG_WARN, "build benchmark: %s could not be removed entirely",
 			c->root);
 	return rc;
@@ -680,17 +642,12 @@ static int check_space(const struct fdw_bench_options *o, const struct build_pla
 	return 0;
 }
 
-int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, char *why,
-		    size_t len)
+/* What the build benchmark needs before it plans anything; 0 or -errno and a sentence. */
+static int check_options(const struct fdw_bench_options *o, const struct fdw_bench_run *r,
+			 char *why, size_t len)
 {
-	struct fdw_bench_test tests[N_STEPS];
-	struct build_plan plan;
-	struct build_ctx c;
 	struct stat st;
-	const char *keep = getenv(BUILD_KEEP_ENV), *failed = "";
-	int repeats = o->repeats > 0 ? o->repeats : 3, rep, k, rc;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char sz[32];
+	int rc;
 
 	if (!o->dir) {
 		snprintf(why, len, "%s", _("The build benchmark needs a directory on a mounted "
@@ -709,7 +666,7 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 					   "was changed. Give a shorter path."));
 		return -ENAMETOOLONG;
 	}
-	if (o->real_cc && !cc_in_path()) {
+	if (o->real_cc && !build_cc_in_path()) {
 		snprintf(why, len, "%s", _("No C compiler (cc) was found in PATH, so the build "
 					   "benchmark cannot compile for real; nothing was "
 					   "changed. Install gcc, or run it without the real "
@@ -721,6 +678,44 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 					   "benchmark was not run. Run it on its own."));
 		return -ENOSPC;
 	}
+	return 0;
+}
+
+/* The steps' ids, kinds and titles (English, as saved). */
+static void name_steps(struct fdw_bench_test *tests, const struct build_plan *plan,
+		       const struct build_ctx *c)
+{
+	char sz[32];
+	int k;
+
+	memset(tests, 0, sizeof(*tests) * N_STEPS);
+	for (k = 0; k < N_STEPS; k++) {
+		snprintf(tests[k].id, sizeof(tests[k].id), "%s", step_ids[k]);
+		snprintf(tests[k].kind, sizeof(tests[k].kind), "build");
+	}
+	snprintf(tests[STEP_GENERATE].title, sizeof(tests[0].title),
+		 "generate %zu files, %s, syncfs", plan->n_src + plan->n_hdr,
+		 fdw_format_size(plan->src_bytes + plan->hdr_bytes, sz, sizeof(sz)));
+	snprintf(tests[STEP_COMPILE].title, sizeof(tests[0].title), "%s, -j%d, cold cache",
+		 c->real_cc ? "compile with cc -c -O2" : "compile-like jobs", c->jobs);
+	snprintf(tests[STEP_LINK].title, sizeof(tests[0].title),
+		 "link: read all objects, write one, fsync");
+	snprintf(tests[STEP_CLEAN].title, sizeof(tests[0].title), "clean: unlink the objects");
+}
+
+int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, char *why,
+		    size_t len)
+{
+	struct fdw_bench_test tests[N_STEPS];
+	struct build_plan plan;
+	struct build_ctx c;
+	const char *keep = getenv(BUILD_KEEP_ENV), *failed = "";
+	int repeats = o->repeats > 0 ? o->repeats : 3, rep, k, rc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	rc = check_options(o, r, why, len);
+	if (rc)
+		return rc;
 	if (repeats > FDW_BENCH_MAX_REPEATS)
 		repeats = FDW_BENCH_MAX_REPEATS;
 	rc = build_plan_make(o->scale, &plan);
@@ -739,19 +734,7 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 	c.p = &plan;
 	c.real_cc = o->real_cc;
 	c.jobs = cpus < 1 ? 1 : cpus > MAX_JOBS ? MAX_JOBS : (int)cpus;
-	memset(tests, 0, sizeof(tests));
-	for (k = 0; k < N_STEPS; k++) {
-		snprintf(tests[k].id, sizeof(tests[k].id), "%s", step_ids[k]);
-		snprintf(tests[k].kind, sizeof(tests[k].kind), "build");
-	}
-	snprintf(tests[STEP_GENERATE].title, sizeof(tests[0].title),
-		 "generate %zu files, %s, syncfs", plan.n_src + plan.n_hdr,
-		 fdw_format_size(plan.src_bytes + plan.hdr_bytes, sz, sizeof(sz)));
-	snprintf(tests[STEP_COMPILE].title, sizeof(tests[0].title), "%s, -j%d, cold cache",
-		 c.real_cc ? "compile with cc -c -O2" : "compile-like jobs", c.jobs);
-	snprintf(tests[STEP_LINK].title, sizeof(tests[0].title),
-		 "link: read all objects, write one, fsync");
-	snprintf(tests[STEP_CLEAN].title, sizeof(tests[0].title), "clean: unlink the objects");
+	name_steps(tests, &plan, &c);
 
 	for (rep = 0; rep < repeats; rep++) {
 		rc = build_once(&c, tests, rep, repeats, rep + 1 == repeats ? keep : NULL,

@@ -3,6 +3,7 @@
 #ifndef FDW_BENCH_BUILD_H
 #define FDW_BENCH_BUILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -56,5 +57,9 @@ void build_path_join(char *out, size_t len, const char *root, const char *rel);
 void build_obj_path(char *out, size_t len, const char *root, const char *rel);
 uint64_t build_obj_size_of(uint64_t src);
 uint64_t build_round4k(uint64_t n);
+/* Remove the tree under @root (not following links); 0, or -ENOTEMPTY when some stayed. */
+int build_remove_tree(const char *root);
+/* Is there a cc in PATH? */
+bool build_cc_in_path(void);
 
 #endif

@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,4 +429,42 @@ uint64_t build_obj_size_of(uint64_t src)
 uint64_t build_round4k(uint64_t n)
 {
 	return (n + 4095) & ~4095ULL;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0)
+		fdw_log(FDW_LOG_WARN, "build benchmark: cannot remove %s: %s", path,
+			strerror(errno));
+	return 0;
+}
+
+int build_remove_tree(const char *root)
+{
+	struct stat st;
+
+	if (lstat(root, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	return lstat(root, &st) == 0 ? -ENOTEMPTY : 0;
+}
+
+bool build_cc_in_path(void)
+{
+	const char *env = getenv("PATH");
+	char *dirs, *d, *save = NULL, p[PATH_MAX];
+	bool found = false;
+
+	if (!env || !*env)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	dirs = strdup(env);
+	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(p, sizeof(p), "%s/cc", *d ? d : ".");
+		found = access(p, X_OK) == 0;
+	}
+	free(dirs);
+	return found;
 }

@@ -111,7 +111,7 @@ bench data-read "${FAST[@]}" --json "$data_dev"
 assert_eq "read-only device bench: exit status" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || cat "$IMG_TMP/data-read.err" >&2
 assert_json "$IMG_TMP/data-read.out" '[.tests[].id] | join(",")' \
-	"io.seqread.qd1,io.seqread.qd32,io.randread.qd1,io.randread.qd32"
+	"io.seqread.qd8,io.seqread.qd1,io.randread.qd32,io.randread.qd1"
 assert_json "$IMG_TMP/data-read.out" .device "$data_dev"
 assert_contains "read-only run note" "$(jq -r .note "$IMG_TMP/data-read.out")" \
 	"Write tests left out"
