@@ -96,7 +96,7 @@ static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
 			continue;
 		if (!strcmp(t->id, "cipher.recommended")) {
 			fprintf(out, "%-*s %s\n", w, cli_safe(_(t->title)),
-				_("advice from the figures above, not a measurement (why: below)"));
+				_("advice, not a measurement (why: below)"));
 			continue;
 		}
 		if (!h || !h->n) {

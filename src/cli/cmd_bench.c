@@ -19,6 +19,7 @@
 #include "core/clock.h"
 #include "core/i18n.h"
 #include "core/stopsig.h"
+#include "core/units.h"
 
 enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7 };
 
@@ -157,17 +158,36 @@ struct progress_line {
 	const char *kind;
 	bool tty;
 	bool shown;
+	double start;		/* fdw_now_s() when the benchmark began */
+	double base, weight;	/* the share of the whole done before this kind, and its own */
 };
 
+#define BAR_WIDTH 20
+
+/* On a terminal: the test running, a bar for the whole benchmark, and the time left. */
 static int show_progress(const char *what, double fraction, void *ctx)
 {
 	struct progress_line *p = ctx;
+	double whole = p->base + p->weight * fraction, took = fdw_now_s() - p->start;
+	char bar[BAR_WIDTH + 1], left[32];
+	int i, filled;
 
-	if (p->tty) {
-		fprintf(stderr, "\r\033[K%s: %s %3.0f%%", p->kind, _(what), fraction * 100.0);
-		fflush(stderr);
-		p->shown = true;
-	}
+	if (!p->tty)
+		return bench_stop != 0;
+	whole = whole < 0 ? 0 : whole > 1 ? 1 : whole;
+	filled = (int)(whole * BAR_WIDTH + 0.5);
+	for (i = 0; i < BAR_WIDTH; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[BAR_WIDTH] = '\0';
+	/* The time left only once there is something to go by. */
+	if (whole >= 0.03 && took >= 2)
+		fdw_format_duration(took / whole * (1 - whole), "?", left, sizeof(left));
+	else
+		snprintf(left, sizeof(left), "?");
+	fprintf(stderr, _("\r\033[K%s: %.40s [%s] %3.0f%%, about %s left"), p->kind, _(what),
+		bar, whole * 100.0, left);
+	fflush(stderr);
+	p->shown = true;
 	return bench_stop != 0;
 }
 
@@ -184,25 +204,34 @@ typedef int (*bench_fn)(const struct fdw_bench_options *, struct fdw_bench_run *
 static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int kinds,
 		     struct progress_line *pl)
 {
+	/* weight: each kind's rough share of the time, for the bar over the whole run */
 	static const struct {
 		int kind;
 		const char *name;
 		bench_fn fn;
+		double weight;
 	} list[] = {
-		{ KIND_IO, "io", fdw_bench_io },
-		{ KIND_BUILD, "build", fdw_bench_build },
-		{ KIND_CIPHER, "cipher", fdw_bench_cipher },
+		{ KIND_IO, "io", fdw_bench_io, 6 },
+		{ KIND_BUILD, "build", fdw_bench_build, 3 },
+		{ KIND_CIPHER, "cipher", fdw_bench_cipher, 1 },
 	};
 	char why[512];
 	size_t i;
+	double total = 0;
 	int rc;
 
+	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		total += kinds & list[i].kind ? list[i].weight : 0;
+	pl->start = fdw_now_s();
+	pl->base = 0;
 	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
 		double t0;
 
 		if (!(kinds & list[i].kind))
 			continue;
 		pl->kind = list[i].name;
+		pl->base += pl->weight;
+		pl->weight = list[i].weight / total;
 		why[0] = '\0';
 		t0 = fdw_now_s();
 		rc = list[i].fn(o, r, why, sizeof(why));
