@@ -72,13 +72,76 @@ static void print_header(FILE *out, int w, const char *const *heads, int *widths
 	fputc('\n', out);
 }
 
+/* I/O tests: throughput and IOPS side by side, as the usual disk benchmarks show them. */
+static void print_io_rows(FILE *out, const struct fdw_bench_run *r, int w)
+{
+	const char *const heads[] = { _("MB/s"), _("IOPS"), _("SPREAD"), _("P50 us"),
+				      _("P99 us"), _("CPU") };
+	int cw[] = { 10, 10, 7, 9, 9, 6 };
+	char mbps[24], iops[24], p50[24], p99[24], cpu[24], spread[24];
+	size_t i;
+
+	fputc('\n', out);
+	print_header(out, w, heads, cw, 6);
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+		const struct fdw_bench_metric *h = headline(t);
+
+		if (strcmp(t->kind, "io"))
+			continue;
+		fmt_metric(t, "mbps", mbps, sizeof(mbps));
+		fmt_metric(t, "iops", iops, sizeof(iops));
+		snprintf(spread, sizeof(spread), "%.1f%%", h && h->n ? h->spread_pct : 0.0);
+		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
+		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
+		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+		cli_pad(out, cli_safe(_(t->title)), w, false);
+		fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], mbps, cw[1], iops, cw[2],
+			spread, cw[3], p50, cw[4], p99, cw[5], cpu,
+			t->unstable ? _("  unstable") : "");
+	}
+}
+
+/* Build and cipher tests: the headline; a row without a figure says why in words. */
+static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
+{
+	const char *const heads[] = { _("RESULT"), _("SPREAD"), _("CPU") };
+	int cw[] = { 14, 7, 6 };
+	char val[32], cpu[24], spread[24];
+	size_t i;
+
+	fputc('\n', out);
+	print_header(out, w, heads, cw, 3);
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+		const struct fdw_bench_metric *h = headline(t);
+
+		if (!strcmp(t->kind, "io"))
+			continue;
+		cli_pad(out, cli_safe(_(t->title)), w, false);
+		if (!strcmp(t->id, "cipher.recommended")) {
+			fprintf(out, " %s\n", _("advice, not a measurement (why: below)"));
+			continue;
+		}
+		if (!h || !h->n) {
+			fprintf(out, " %s\n", _("not measured here (why: below)"));
+			continue;
+		}
+		fmt_value(h->median, h->unit, val, sizeof(val));
+		snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
+		if (fdw_bench_metric_get(t, "cpu_pct"))
+			fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+		else
+			cpu[0] = '\0';
+		fprintf(out, " %*s %*s %*s%s\n", cw[0], val, cw[1], spread, cw[2], cpu,
+			t->unstable ? _("  unstable") : "");
+	}
+}
+
 void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 {
-	const char *const heads[] = { _("RESULT"), _("SPREAD"), _("P50 us"), _("P99 us"),
-				      _("CPU") };
-	int cw[] = { 14, 7, 9, 9, 6 };
-	char date[40], val[32], p50[24], p99[24], cpu[24], spread[24];
-	size_t i, runs = 0;
+	char date[40];
+	size_t i, runs = 0, n_io = 0;
 	int w;
 	struct tm tm;
 
@@ -89,6 +152,7 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 
 		if (h && h->n > runs)
 			runs = h->n;
+		n_io += !strcmp(r->tests[i].kind, "io");
 	}
 	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), cli_safe(r->target),
 		r->device[0] ? " (" : "", cli_safe(r->device), r->device[0] ? ")" : "", date);
@@ -99,26 +163,10 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 		runs, r->cipher[0] ? cli_safe(r->cipher) : _("none (plain)"), cli_safe(r->cpu_model),
 		cli_safe(r->kernel));
 	w = title_width(r->tests, r->n_tests);
-	fputc('\n', out);
-	print_header(out, w, heads, cw, 5);
-	for (i = 0; i < r->n_tests; i++) {
-		const struct fdw_bench_test *t = &r->tests[i];
-		const struct fdw_bench_metric *h = headline(t);
-
-		if (h && h->n) {
-			fmt_value(h->median, h->unit, val, sizeof(val));
-			snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
-		} else {
-			snprintf(val, sizeof(val), "-");
-			snprintf(spread, sizeof(spread), "-");
-		}
-		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
-		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
-		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		cli_pad(out, cli_safe(_(t->title)), w, false);
-		fprintf(out, " %*s %*s %*s %*s %*s%s\n", cw[0], val, cw[1], spread, cw[2], p50,
-			cw[3], p99, cw[4], cpu, t->unstable ? _("  unstable") : "");
-	}
+	if (n_io)
+		print_io_rows(out, r, w);
+	if (n_io < r->n_tests)
+		print_other_rows(out, r, w);
 	for (i = 0; i < r->n_tests; i++)
 		if (r->tests[i].note[0])
 			fprintf(out, "  %s: %s\n", cli_safe(_(r->tests[i].title)),

@@ -16,7 +16,10 @@
 #include "bench_report.h"
 #include "cli.h"
 #include "core/bench.h"
+#include "core/clock.h"
 #include "core/i18n.h"
+#include "core/stopsig.h"
+#include "core/units.h"
 
 enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7 };
 
@@ -28,12 +31,6 @@ enum {
 
 static volatile sig_atomic_t bench_stop;
 
-static void on_stop(int sig)
-{
-	(void)sig;
-	bench_stop = 1;
-}
-
 static void bench_usage(FILE *out)
 {
 	fprintf(out, _("Usage: %s bench [--quick|--full] [--kind io,build,cipher] [--repeats N]\n"
@@ -44,7 +41,8 @@ static void bench_usage(FILE *out)
 		       "TARGET, a directory on a mounted filesystem or a block device (read-only\n"
 		       "unless --allow-write), and save the result; or compare a plain and an\n"
 		       "encrypted result.\n"
-		       "  --quick, --full   shorter or longer tests (default: in between)\n"
+		       "  --quick, --full   shorter tests, or the usual disk-benchmark settings\n"
+		       "                    (--full: 1 GiB, 5 s per test, 5 runs, 5 s pauses)\n"
 		       "  --kind LIST       which benchmarks, of io, build, cipher (default: all)\n"
 		       "  --repeats N       runs of each test, 1 to 9 (default 3)\n"
 		       "  --json            machine-readable output (the saved format)\n"
@@ -160,17 +158,36 @@ struct progress_line {
 	const char *kind;
 	bool tty;
 	bool shown;
+	double start;		/* fdw_now_s() when the benchmark began */
+	double base, weight;	/* the share of the whole done before this kind, and its own */
 };
 
+#define BAR_WIDTH 20
+
+/* On a terminal: the test running, a bar for the whole benchmark, and the time left. */
 static int show_progress(const char *what, double fraction, void *ctx)
 {
 	struct progress_line *p = ctx;
+	double whole = p->base + p->weight * fraction, took = fdw_now_s() - p->start;
+	char bar[BAR_WIDTH + 1], left[32];
+	int i, filled;
 
-	if (p->tty) {
-		fprintf(stderr, "\r\033[K%s: %s %3.0f%%", p->kind, _(what), fraction * 100.0);
-		fflush(stderr);
-		p->shown = true;
-	}
+	if (!p->tty)
+		return bench_stop != 0;
+	whole = whole < 0 ? 0 : whole > 1 ? 1 : whole;
+	filled = (int)(whole * BAR_WIDTH + 0.5);
+	for (i = 0; i < BAR_WIDTH; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[BAR_WIDTH] = '\0';
+	/* The time left only once there is something to go by. */
+	if (whole >= 0.03 && took >= 2)
+		fdw_format_duration(took / whole * (1 - whole), "?", left, sizeof(left));
+	else
+		snprintf(left, sizeof(left), "?");
+	fprintf(stderr, _("\r\033[K%s: %.40s [%s] %3.0f%%, about %s left"), p->kind, _(what),
+		bar, whole * 100.0, left);
+	fflush(stderr);
+	p->shown = true;
 	return bench_stop != 0;
 }
 
@@ -187,29 +204,37 @@ typedef int (*bench_fn)(const struct fdw_bench_options *, struct fdw_bench_run *
 static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int kinds,
 		     struct progress_line *pl)
 {
+	/* weight: each kind's rough share of the time, for the bar over the whole run */
 	static const struct {
 		int kind;
 		const char *name;
 		bench_fn fn;
+		double weight;
 	} list[] = {
-		{ KIND_IO, "io", fdw_bench_io },
-		{ KIND_BUILD, "build", fdw_bench_build },
-		{ KIND_CIPHER, "cipher", fdw_bench_cipher },
+		{ KIND_IO, "io", fdw_bench_io, 6 },
+		{ KIND_BUILD, "build", fdw_bench_build, 3 },
+		{ KIND_CIPHER, "cipher", fdw_bench_cipher, 1 },
 	};
 	char why[512];
 	size_t i;
+	double total = 0;
 	int rc;
 
+	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		total += kinds & list[i].kind ? list[i].weight : 0;
+	pl->start = fdw_now_s();
+	pl->base = 0;
 	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
-		struct timespec t0, t1;
+		double t0;
 
 		if (!(kinds & list[i].kind))
 			continue;
 		pl->kind = list[i].name;
+		pl->base += pl->weight;
+		pl->weight = list[i].weight / total;
 		why[0] = '\0';
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = fdw_now_s();
 		rc = list[i].fn(o, r, why, sizeof(why));
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		end_progress(pl);
 		if (rc) {
 			fprintf(stderr, "%s: bench: %s\n", fdw_progname,
@@ -217,7 +242,7 @@ static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int k
 			return rc;
 		}
 		fprintf(stderr, _("%s: bench: %s took %.0f s\n"), fdw_progname, list[i].name,
-			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+			fdw_now_s() - t0);
 	}
 	return 0;
 }
@@ -227,7 +252,7 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 {
 	struct fdw_bench_run *r = calloc(1, sizeof(*r));
 	struct progress_line pl = { .tty = isatty(STDERR_FILENO) == 1 };
-	struct sigaction sa = { .sa_handler = on_stop }, old[3];
+	struct fdw_stop_signals old;
 	char why[512], path[PATH_MAX];
 	struct stat st;
 	int rc, ret = FDW_EXIT_ERROR;
@@ -274,17 +299,12 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 	o->stop = &bench_stop;
 	o->progress = show_progress;
 	o->progress_ctx = &pl;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
-	sigaction(SIGHUP, &sa, &old[2]);
+	fdw_stop_signals_catch(&bench_stop, true, &old);
 	rc = run_kinds(o, r, kinds, &pl);
 	/* @pl lives on this stack: the caller's options must not keep pointing at it. */
 	o->progress = NULL;
 	o->progress_ctx = NULL;
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
-	sigaction(SIGHUP, &old[2], NULL);
+	fdw_stop_signals_restore(&old);
 	if (rc)
 		goto out;
 

@@ -38,18 +38,6 @@ struct view {
 	char where[PATH_MAX];	/* the address its volume is on now; empty: not found */
 };
 
-static void fmt_duration(double s, char *buf, size_t len)
-{
-	long v = s < 0 ? -1 : (long)(s + 0.5);
-
-	if (v < 0)
-		snprintf(buf, len, "?");
-	else if (v >= 3600)
-		snprintf(buf, len, "%ld:%02ld:%02ld", v / 3600, v / 60 % 60, v % 60);
-	else
-		snprintf(buf, len, "%ld:%02ld", v / 60, v % 60);
-}
-
 static double percent_of(const struct fdw_progress *p)
 {
 	return p->total ? 100.0 * (double)p->done / (double)p->total : 0.0;
@@ -100,8 +88,8 @@ static void print_view_line(const struct view *v)
 	}
 	if (v->p.state == FDW_JOB_RUNNING) {
 		fdw_format_size((uint64_t)v->p.speed, speed, sizeof(speed));
-		fmt_duration(v->p.eta, eta, sizeof(eta));
-		fmt_duration(v->p.elapsed, elapsed, sizeof(elapsed));
+		fdw_format_duration(v->p.eta, "?", eta, sizeof(eta));
+		fdw_format_duration(v->p.elapsed, "?", elapsed, sizeof(elapsed));
 		/* Another program's run: its speed comes from two readings of the header. */
 		if (!v->p.pid)
 			printf(_("  %s/s  ETA %s"), speed, eta);

@@ -13,19 +13,15 @@
 
 #include "cli.h"
 #include "conversion.h"
+#include "core/clock.h"
 #include "core/convert.h"
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
+#include "core/stopsig.h"
 #include "core/units.h"
 #include "core/worker.h"
 
 static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 /* SIGINT/SIGTERM stop at the next safe point; SIGHUP is ignored so a closed terminal
  * does not end a foreground run half-way (the worker has no terminal at all). */
@@ -45,33 +41,15 @@ void conversion_defer_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	sigset_t set;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &ign, NULL);
-	/* A Ctrl-C that came while the header was being written is honoured now. */
-	stop_signal_set(&set);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
 struct progress_line {
-	struct timespec start;
+	double start;
 	double last_print;
 	uint64_t done, total;	/* the last step seen: where a failed run stopped */
 };
 
-static double seconds_since(const struct timespec *t0)
+static double seconds_since(const double *t0)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+	return fdw_now_s() - *t0;
 }
 
 static int print_progress(uint64_t done, uint64_t total, void *ctx)
@@ -188,8 +166,9 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
 	else if (mount_at && v.active_name)
 		printf(_("Mounted at %s; usable while it converts.\n"), mount_at);
-	catch_stop_signals();
-	clock_gettime(CLOCK_MONOTONIC, &pl.start);
+	/* A Ctrl-C that came while the header was being written is honoured now. */
+	fdw_stop_signals_catch(&stop_requested, false, NULL);
+	pl.start = fdw_now_s();
 	rc = fdw_worker_run(job, &v, pass, &stop_requested, print_progress, &pl);
 	fputc('\n', stderr);
 	return report(job, &v, rc, &pl);

@@ -22,39 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_build.h"
+#include "clock.h"
+#include "dropcache.h"
 #include "i18n.h"
 #include "log.h"
 #include "units.h"
 
 extern char **environ;
-
-/* Test hooks: move the source tree of the last repetition here instead of deleting it; */
-#define BUILD_KEEP_ENV "FDEWIZ_BENCH_KEEP_TREE"
-/* and use only the first N sources of the tree (a real compile of all of it takes minutes). */
-#define BUILD_SOURCES_ENV "FDEWIZ_BENCH_BUILD_SOURCES"
-
-#define MAX_INCLUDES 16
-/* Mixing rounds per 8 source bytes: the CPU work of the simulated compiler. */
-#define SRC_ROUNDS 300
-#define IO_CHUNK (1024 * 1024)
-#define MAX_JOBS 64
-
-struct build_file {
-	char *rel;		/* path below the tree root */
-	uint64_t size;		/* exact size of the generated file */
-	uint64_t seed;
-	unsigned n_inc;
-	unsigned inc[MAX_INCLUDES];	/* headers included (sources only) */
-};
-
-struct build_plan {
-	struct build_file *src, *hdr;
-	size_t n_src, n_hdr;
-	char **dirs;		/* every directory, parents first */
-	size_t n_dirs;
-	uint64_t src_bytes, hdr_bytes;
-};
 
 /* Per-step measurement. */
 struct step_time {
@@ -76,433 +51,9 @@ struct build_ctx {
 	char errpath[PATH_MAX];
 };
 
-/* ---- deterministic generation ---- */
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rnd(uint64_t *s, uint64_t n)
-{
-	return n ? splitmix(s) % n : 0;
-}
-
-/* File sizes shaped like a kernel tree: per size class (KiB), the share in percent. */
-struct size_bin {
-	unsigned lo_kib, hi_kib, pct;
-};
-
-static const struct size_bin src_bins[] = {
-	{ 1, 2, 8 }, { 2, 4, 12 }, { 4, 8, 20 }, { 8, 16, 22 }, { 16, 32, 19 },
-	{ 32, 64, 12 }, { 64, 128, 5 }, { 128, 256, 2 },
-};
-
-static const struct size_bin hdr_bins[] = {
-	{ 1, 2, 30 }, { 2, 4, 20 }, { 4, 8, 20 }, { 8, 16, 15 }, { 16, 32, 10 },
-	{ 32, 64, 5 },
-};
-
-static uint64_t pick_size(uint64_t *s, const struct size_bin *bins, size_t n)
-{
-	unsigned r = (unsigned)rnd(s, 100), acc = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		acc += bins[i].pct;
-		if (r < acc)
-			break;
-	}
-	if (i == n)
-		i = n - 1;
-	return bins[i].lo_kib * 1024ULL + rnd(s, (bins[i].hi_kib - bins[i].lo_kib) * 1024ULL);
-}
-
-static const char *const top_dirs[] = {
-	"drivers", "drivers", "drivers", "drivers", "drivers", "drivers", "drivers", "drivers",
-	"arch", "arch", "fs", "fs", "net", "net", "sound", "kernel", "mm", "lib", "crypto",
-	"block", "security",
-};
-
-static const char *const words[] = {
-	"core", "host", "gadget", "serial", "phy", "pci", "i2c", "spi", "gpu", "drm", "media",
-	"input", "hid", "scsi", "ata", "char", "tty", "mmc", "nvme", "usb", "soc", "codecs",
-	"power", "clk", "irq", "dma", "iio", "thermal", "hwmon", "leds", "rtc", "video", "misc",
-	"firmware", "acpi", "platform", "bus", "regulator", "pinctrl", "watchdog", "sched",
-	"trace", "ext4", "xfs", "btrfs", "ipv4", "ipv6", "bridge", "wireless", "bluetooth",
-};
-#define N_WORDS (sizeof(words) / sizeof(words[0]))
-
-static void plan_free(struct build_plan *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n_src; i++)
-		free(p->src[i].rel);
-	for (i = 0; i < p->n_hdr; i++)
-		free(p->hdr[i].rel);
-	for (i = 0; i < p->n_dirs; i++)
-		free(p->dirs[i]);
-	free(p->src);
-	free(p->hdr);
-	free(p->dirs);
-	memset(p, 0, sizeof(*p));
-}
-
-static int plan_add_dir(struct build_plan *p, size_t cap, const char *d)
-{
-	size_t i;
-
-	for (i = 0; i < p->n_dirs; i++)
-		if (!strcmp(p->dirs[i], d))
-			return 0;
-	if (p->n_dirs >= cap)
-		return -ENOMEM;
-	p->dirs[p->n_dirs] = strdup(d);
-	if (!p->dirs[p->n_dirs])
-		return -ENOMEM;
-	p->n_dirs++;
-	return 0;
-}
-
-/* The whole tree, decided before anything is written (same scale, same tree). */
-static int plan_make(enum fdw_bench_scale scale, struct build_plan *p)
-{
-	static const size_t srcs[] = { [FDW_BENCH_TINY] = 150, [FDW_BENCH_QUICK] = 1800,
-				       [FDW_BENCH_NORMAL] = 7000, [FDW_BENCH_FULL] = 24000 };
-	static const size_t hdrs[] = { [FDW_BENCH_TINY] = 40, [FDW_BENCH_QUICK] = 400,
-				       [FDW_BENCH_NORMAL] = 1000, [FDW_BENCH_FULL] = 2400 };
-	size_t n_src, n_hdr;
-	size_t dir_cap, i = 0, j, leaf = 0;
-	uint64_t s = 0x66646577697a0001ULL;	/* fixed: the tree must not vary between runs */
-	char path[256], name[64];
-	int rc;
-
-	if ((size_t)scale >= sizeof(srcs) / sizeof(srcs[0]))
-		scale = FDW_BENCH_QUICK;
-	n_src = srcs[scale];
-	n_hdr = hdrs[scale];
-	dir_cap = 2 * n_src + 16;
-	memset(p, 0, sizeof(*p));
-	p->src = calloc(n_src, sizeof(*p->src));
-	p->hdr = calloc(n_hdr, sizeof(*p->hdr));
-	p->dirs = calloc(dir_cap, sizeof(*p->dirs));
-	if (!p->src || !p->hdr || !p->dirs)
-		goto nomem;
-	if (plan_add_dir(p, dir_cap, "include") || plan_add_dir(p, dir_cap, "include/gen"))
-		goto nomem;
-	for (j = 0; j < n_hdr; j++) {
-		struct build_file *f = &p->hdr[j];
-
-		snprintf(path, sizeof(path), "include/gen/%s%zu.h", words[j % N_WORDS], j);
-		f->rel = strdup(path);
-		if (!f->rel)
-			goto nomem;
-		p->n_hdr++;
-		f->size = pick_size(&s, hdr_bins, sizeof(hdr_bins) / sizeof(hdr_bins[0]));
-		f->seed = splitmix(&s);
-		p->hdr_bytes += f->size;
-	}
-	/* Leaf directories of 4..40 files, one to three levels below a top directory. */
-	while (i < n_src) {
-		const char *top = top_dirs[rnd(&s, sizeof(top_dirs) / sizeof(top_dirs[0]))];
-		size_t depth = 1 + rnd(&s, 3), k, in_dir = 4 + rnd(&s, 37);
-		int len = snprintf(path, sizeof(path), "%s", top);
-
-		if (plan_add_dir(p, dir_cap, path))
-			goto nomem;
-		for (k = 0; k < depth; k++) {
-			/* The leaf gets a number: every leaf directory is a new one. */
-			len += snprintf(path + len, sizeof(path) - len, "/%s",
-					words[rnd(&s, N_WORDS)]);
-			if (k + 1 == depth)
-				len += snprintf(path + len, sizeof(path) - len, "%zu", leaf++);
-			if (plan_add_dir(p, dir_cap, path))
-				goto nomem;
-		}
-		for (k = 0; k < in_dir && i < n_src; k++, i++) {
-			struct build_file *f = &p->src[i];
-			unsigned n_inc = 4 + (unsigned)rnd(&s, MAX_INCLUDES - 3), m;
-
-			snprintf(name, sizeof(name), "%s_%zu.c", words[rnd(&s, N_WORDS)], i);
-			f->rel = malloc(strlen(path) + strlen(name) + 2);
-			if (!f->rel)
-				goto nomem;
-			sprintf(f->rel, "%s/%s", path, name);
-			p->n_src++;
-			f->size = pick_size(&s, src_bins, sizeof(src_bins) / sizeof(src_bins[0]));
-			f->seed = splitmix(&s);
-			/* A few headers are included everywhere, most only here and there. */
-			for (m = 0; m < n_inc; m++) {
-				unsigned h = (unsigned)(rnd(&s, n_hdr) * rnd(&s, n_hdr) / n_hdr), q;
-
-				for (q = 0; q < f->n_inc && f->inc[q] != h; q++)
-					;
-				if (q == f->n_inc)
-					f->inc[f->n_inc++] = h;
-			}
-			p->src_bytes += f->size;
-		}
-	}
-	return 0;
-nomem:
-	rc = -ENOMEM;
-	plan_free(p);
-	return rc;
-}
-
-static void plan_limit(struct build_plan *p, const char *env)
-{
-	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
-
-	if (n == 0 || n >= p->n_src)
-		return;
-	fdw_log(FDW_LOG_INFO, "build benchmark: only the first %lu sources (%s)", n,
-		BUILD_SOURCES_ENV);
-	while (p->n_src > n) {
-		p->n_src--;
-		p->src_bytes -= p->src[p->n_src].size;
-		free(p->src[p->n_src].rel);
-		p->src[p->n_src].rel = NULL;
-	}
-}
-
-/* ---- file text ---- */
-
-struct text {
-	char *buf;
-	size_t len, cap;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->len >= t->cap)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-	va_end(ap);
-	t->len = n < 0 ? t->cap : t->len + (size_t)n;
-	if (t->len > t->cap)
-		t->len = t->cap;
-}
-
-static void text_comment(struct text *t, uint64_t *s, unsigned n_words)
-{
-	unsigned k;
-
-	text_add(t, "/*\n *");
-	for (k = 0; k < n_words; k++) {
-		text_add(t, " %s", words[rnd(s, N_WORDS)]);
-		if (k % 10 == 9)
-			text_add(t, "\n *");
-	}
-	text_add(t, "\n */\n");
-}
-
-/* Pad to exactly @size with a comment (or newlines when too little room is left). */
-static void text_pad(struct text *t, uint64_t size)
-{
-	size_t room = size > t->len ? size - t->len : 0, k;
-
-	if (room >= 6) {
-		t->buf[t->len++] = '/';
-		t->buf[t->len++] = '*';
-		for (k = 0; k < room - 5; k++)
-			t->buf[t->len++] = (k % 72 == 71) ? '\n' : "padding "[k % 8];
-		memcpy(t->buf + t->len, "*/\n", 3);
-		t->len += 3;
-	} else {
-		while (t->len < size)
-			t->buf[t->len++] = '\n';
-	}
-}
-
-/* Room a piece may take before the padding; pieces are at most this long. */
-#define PIECE_MAX 2048
-
-static void gen_header(const struct build_file *f, unsigned idx, struct text *t)
-{
-	uint64_t s = f->seed;
-	unsigned k = 0;
-
-	text_add(t, "/* SPDX-License-Identifier: GPL-2.0 */\n#ifndef GEN_H%u\n#define GEN_H%u\n\n",
-		 idx, idx);
-	while (t->len + PIECE_MAX + 32 < f->size || k == 0) {
-		if (rnd(&s, 3) == 0)
-			text_comment(t, &s, 8 + (unsigned)rnd(&s, 40));
-		text_add(t, "#define H%u_C%u 0x%016llxUL\n\n", idx, k,
-			 (unsigned long long)splitmix(&s));
-		text_add(t, "struct h%u_s%u {\n\tunsigned long a, b;\n\tint c;\n"
-			 "\tvoid *priv;\n};\n\n",
-			 idx, k);
-		text_add(t, "static inline unsigned long h%u_fn%u(unsigned long x)\n{\n"
-			 "\treturn ((x ^ H%u_C%u) * 0x9e3779b97f4a7c15UL) + %uUL;\n}\n\n",
-			 idx, k, idx, k, k);
-		k++;
-	}
-	text_add(t, "#endif\n");
-	text_pad(t, f->size);
-}
-
-static void gen_source(const struct build_plan *p, size_t idx, struct text *t)
-{
-	const struct build_file *f = &p->src[idx];
-	uint64_t s = f->seed;
-	unsigned k = 0, m;
-
-	text_add(t, "// SPDX-License-Identifier: GPL-2.0\n");
-	text_comment(t, &s, 12 + (unsigned)rnd(&s, 30));
-	for (m = 0; m < f->n_inc; m++)
-		text_add(t, "#include \"%s\"\n", p->hdr[f->inc[m]].rel + strlen("include/"));
-	text_add(t, "\nstatic const unsigned long f%zu_tab[4] = "
-		 "{ %lluUL, %lluUL, %lluUL, %lluUL };\n\n",
-		 idx, (unsigned long long)rnd(&s, 1000000), (unsigned long long)rnd(&s, 1000000),
-		 (unsigned long long)rnd(&s, 1000000), (unsigned long long)rnd(&s, 1000000));
-	while (t->len + PIECE_MAX + 32 < f->size || k == 0) {
-		unsigned h = f->inc[rnd(&s, f->n_inc)];
-
-		/* Most kernel functions carry a kernel-doc comment. */
-		if (rnd(&s, 4) != 0)
-			text_comment(t, &s, 15 + (unsigned)rnd(&s, 60));
-		/* Kernel-style: a struct pointer, checks, field updates, sometimes a loop. */
-		text_add(t, "int f%zu_%u(struct h%u_s0 *st, unsigned long v);\n", idx, k, h);
-		text_add(t, "int f%zu_%u(struct h%u_s0 *st, unsigned long v)\n{\n"
-			 "\tunsigned long x = v ^ 0x%llxUL;\n\n"
-			 "\tif (!st)\n\t\treturn -22;\n"
-			 "\tx = h%u_fn0(x) + f%zu_tab[%u];\n"
-			 "\tst->a += x >> %u;\n",
-			 idx, k, h, (unsigned long long)splitmix(&s), h, idx, k & 3,
-			 1 + (unsigned)rnd(&s, 40));
-		if (rnd(&s, 4) == 0)
-			text_add(t, "\tfor (int i = 0; i < st->c; i++)\n"
-				 "\t\tst->b ^= f%zu_tab[i & 3] + x;\n", idx);
-		text_add(t, "\tif (st->b > x)\n\t\tst->b = x >> 3;\n\telse\n"
-			 "\t\tst->c ^= (int)(x & 0x%x);\n"
-			 "\treturn (int)(st->a & 0x7f);\n}\n\n", 1 + (unsigned)rnd(&s, 255));
-		k++;
-	}
-	text_pad(t, f->size);
-}
-
-/* ---- small file helpers ---- */
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_file(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = write_all(fd, buf, len);
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	return rc;
-}
-
-/* Read all of @path into *@buf (grown as needed); the length read, or -errno. */
-static ssize_t read_file(const char *path, char **buf, size_t *cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0)
-		goto fail;
-	if ((size_t)st.st_size + 1 > *cap) {
-		char *nb = realloc(*buf, (size_t)st.st_size + 1);
-
-		if (!nb) {
-			close(fd);
-			return -ENOMEM;
-		}
-		*buf = nb;
-		*cap = (size_t)st.st_size + 1;
-	}
-	while (len < *cap - 1 && (n = read(fd, *buf + len, *cap - 1 - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		len += (size_t)n;
-	}
-	(*buf)[len] = '\0';
-	close(fd);
-	return (ssize_t)len;
-fail:
-	n = -errno;
-	close(fd);
-	return n;
-}
-
-/* @root/@rel; "" (which no open() accepts) if it does not fit. */
-static void path_join(char *out, size_t len, const char *root, const char *rel)
-{
-	int n = snprintf(out, len, "%s/%s", root, rel);
-
-	if (n < 0 || (size_t)n >= len)
-		out[0] = '\0';
-}
-
-/* foo.c -> foo.o */
-static void obj_path(char *out, size_t len, const char *root, const char *rel)
-{
-	size_t n;
-
-	path_join(out, len, root, rel);
-	n = strlen(out);
-	if (n > 2 && out[n - 2] == '.')
-		out[n - 1] = 'o';
-}
-
-static uint64_t obj_size_of(uint64_t src)
-{
-	return src * 3 / 4 + 1024;
-}
-
-static uint64_t round4k(uint64_t n)
-{
-	return (n + 4095) & ~4095ULL;
-}
 
 /* ---- timing ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double tv_s(struct timeval tv)
 {
@@ -519,7 +70,7 @@ static void mark(struct clock_mark *m)
 
 	getrusage(RUSAGE_SELF, &self);
 	getrusage(RUSAGE_CHILDREN, &kids);
-	m->wall = now_s();
+	m->wall = fdw_now_s();
 	m->user = tv_s(self.ru_utime) + tv_s(kids.ru_utime);
 	m->sys = tv_s(self.ru_stime) + tv_s(kids.ru_stime);
 }
@@ -568,15 +119,15 @@ static int step_generate(struct build_ctx *c, double f0, double f1)
 	if (!t.buf)
 		return -ENOMEM;
 	for (i = 0; i < p->n_dirs && !rc; i++) {
-		path_join(path, sizeof(path), c->root, p->dirs[i]);
+		build_path_join(path, sizeof(path), c->root, p->dirs[i]);
 		if (mkdir(path, 0755) != 0)
 			rc = -errno;
 	}
 	for (i = 0; i < p->n_hdr && !rc; i++) {
 		t.len = 0;
-		gen_header(&p->hdr[i], (unsigned)i, &t);
-		path_join(path, sizeof(path), c->root, p->hdr[i].rel);
-		rc = write_file(path, t.buf, t.len);
+		build_gen_header(&p->hdr[i], (unsigned)i, &t);
+		build_path_join(path, sizeof(path), c->root, p->hdr[i].rel);
+		rc = build_write_file(path, t.buf, t.len);
 	}
 	for (i = 0; i < p->n_src && !rc; i++) {
 		if (i % 64 == 0 && want_stop(c, N_("generating the source tree"),
@@ -585,9 +136,9 @@ static int step_generate(struct build_ctx *c, double f0, double f1)
 		if (rc)
 			break;
 		t.len = 0;
-		gen_source(p, i, &t);
-		path_join(path, sizeof(path), c->root, p->src[i].rel);
-		rc = write_file(path, t.buf, t.len);
+		build_gen_source(p, i, &t);
+		build_path_join(path, sizeof(path), c->root, p->src[i].rel);
+		rc = build_write_file(path, t.buf, t.len);
 	}
 	if (rc && rc != -EINTR)
 		fdw_log(FDW_LOG_ERROR, "build benchmark: writing %s: %s", path, strerror(-rc));
@@ -601,7 +152,7 @@ static void fadvise_drop(const char *path)
 
 	if (fd < 0)
 		return;
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	fdw_drop_caches(fd, false);
 	close(fd);
 }
 
@@ -615,18 +166,18 @@ static void drop_caches(struct build_ctx *c, bool objects)
 
 	sync_tree(c->root);
 	for (i = 0; i < p->n_hdr; i++) {
-		path_join(path, sizeof(path), c->root, p->hdr[i].rel);
+		build_path_join(path, sizeof(path), c->root, p->hdr[i].rel);
 		fadvise_drop(path);
 	}
 	for (i = 0; i < p->n_src; i++) {
 		if (objects)
-			obj_path(path, sizeof(path), c->root, p->src[i].rel);
+			build_obj_path(path, sizeof(path), c->root, p->src[i].rel);
 		else
-			path_join(path, sizeof(path), c->root, p->src[i].rel);
+			build_path_join(path, sizeof(path), c->root, p->src[i].rel);
 		fadvise_drop(path);
 	}
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	c->dropped_global = fd >= 0 && write(fd, "3", 1) == 1;
+	fd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->dropped_global = fdw_drop_caches(fd, true);
 	if (fd >= 0)
 		close(fd);
 }
@@ -661,12 +212,12 @@ static int fake_compile(struct build_ctx *c, size_t idx, char **buf, size_t *cap
 	ssize_t n;
 	size_t i;
 
-	path_join(path, sizeof(path), c->root, p->src[idx].rel);
-	n = read_file(path, buf, cap);
+	build_path_join(path, sizeof(path), c->root, p->src[idx].rel);
+	n = build_read_file(path, buf, cap);
 	if (n < 0)
 		return (int)n;
 	h = mix(*buf, (size_t)n, SRC_ROUNDS, h);
-	osize = obj_size_of((uint64_t)n);
+	osize = build_obj_size_of((uint64_t)n);
 	/* Read the headers it names, as a preprocessor would. */
 	for (line = strstr(*buf, "#include \""); line; line = strstr(line + 1, "#include \"")) {
 		char inc[256], hpath[PATH_MAX], *hb = NULL, *q = line + 10;
@@ -677,8 +228,8 @@ static int fake_compile(struct build_ctx *c, size_t idx, char **buf, size_t *cap
 			inc[k++] = *q++;
 		inc[k] = '\0';
 		snprintf(path, sizeof(path), "include/%s", inc);
-		path_join(hpath, sizeof(hpath), c->root, path);
-		hn = read_file(hpath, &hb, &hc);
+		build_path_join(hpath, sizeof(hpath), c->root, path);
+		hn = build_read_file(hpath, &hb, &hc);
 		if (hn >= 0)
 			h = mix(hb, (size_t)hn, 1, h);
 		free(hb);
@@ -689,18 +240,18 @@ static int fake_compile(struct build_ctx *c, size_t idx, char **buf, size_t *cap
 		osize = obj_cap;
 	s = h;
 	for (i = 0; i + 8 <= osize; i += 8) {
-		uint64_t w = splitmix(&s);
+		uint64_t w = build_splitmix(&s);
 
 		memcpy(obj + i, &w, 8);
 	}
-	obj_path(path, sizeof(path), c->root, p->src[idx].rel);
-	return write_file(path, obj, (size_t)osize);
+	build_obj_path(path, sizeof(path), c->root, p->src[idx].rel);
+	return build_write_file(path, obj, (size_t)osize);
 }
 
 static void *compile_worker(void *arg)
 {
 	struct build_ctx *c = arg;
-	size_t cap = 0, obj_cap = obj_size_of(256 * 1024) + 8;
+	size_t cap = 0, obj_cap = build_obj_size_of(256 * 1024) + 8;
 	char *buf = NULL, *obj = malloc(obj_cap);
 
 	for (;;) {
@@ -785,8 +336,8 @@ static int spawn_cc(struct build_ctx *c, size_t idx, pid_t *pid)
 	int e;
 
 	snprintf(inc, sizeof(inc), "-I%s/include", c->root);
-	path_join(src, sizeof(src), c->root, c->p->src[idx].rel);
-	obj_path(obj, sizeof(obj), c->root, c->p->src[idx].rel);
+	build_path_join(src, sizeof(src), c->root, c->p->src[idx].rel);
+	build_obj_path(obj, sizeof(obj), c->root, c->p->src[idx].rel);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, c->errpath,
@@ -811,7 +362,7 @@ static int compile_cc(struct build_ctx *c, double f0, double f1)
 	size_t next = 0, done = 0;
 	int running = 0, rc = 0, k, blocking;
 
-	path_join(c->errpath, sizeof(c->errpath), c->root, "cc-messages.log");
+	build_path_join(c->errpath, sizeof(c->errpath), c->root, "cc-messages.log");
 	for (k = 0; k < c->jobs; k++) {
 		kids[k] = 0;
 		pfd[k].fd = -1;
@@ -879,7 +430,7 @@ static int step_link(struct build_ctx *c, double f0, double f1)
 
 	if (!buf)
 		return -ENOMEM;
-	path_join(path, sizeof(path), c->root, "vmlinux.o");
+	build_path_join(path, sizeof(path), c->root, "vmlinux.o");
 	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		free(buf);
@@ -893,7 +444,7 @@ static int step_link(struct build_ctx *c, double f0, double f1)
 			rc = -EINTR;
 			break;
 		}
-		obj_path(path, sizeof(path), c->root, p->src[i].rel);
+		build_obj_path(path, sizeof(path), c->root, p->src[i].rel);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			rc = -errno;
@@ -906,7 +457,7 @@ static int step_link(struct build_ctx *c, double f0, double f1)
 				rc = -errno;
 				break;
 			}
-			rc = write_all(out, buf, (size_t)n);
+			rc = build_write_all(out, buf, (size_t)n);
 			if (rc)
 				break;
 		}
@@ -928,55 +479,17 @@ static int step_clean(struct build_ctx *c)
 	int rc = 0;
 
 	for (i = 0; i < p->n_src; i++) {
-		obj_path(path, sizeof(path), c->root, p->src[i].rel);
+		build_obj_path(path, sizeof(path), c->root, p->src[i].rel);
 		if (unlink(path) != 0 && errno != ENOENT && !rc)
 			rc = -errno;
 	}
-	path_join(path, sizeof(path), c->root, "vmlinux.o");
+	build_path_join(path, sizeof(path), c->root, "vmlinux.o");
 	if (unlink(path) != 0 && errno != ENOENT && !rc)
 		rc = -errno;
 	return rc ? rc : sync_tree(c->root);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0)
-		fdw_log(FDW_LOG_WARN, "build benchmark: cannot remove %s: %s", path,
-			strerror(errno));
-	return 0;
-}
-
-static int remove_tree(const char *root)
-{
-	struct stat st;
-
-	if (lstat(root, &st) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	return lstat(root, &st) == 0 ? -ENOTEMPTY : 0;
-}
-
 /* ---- the benchmark ---- */
-
-static bool cc_in_path(void)
-{
-	const char *env = getenv("PATH");
-	char *dirs, *d, *save = NULL, p[PATH_MAX];
-	bool found = false;
-
-	if (!env || !*env)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	dirs = strdup(env);
-	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
-	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(p, sizeof(p), "%s/cc", *d ? d : ".");
-		found = access(p, X_OK) == 0;
-	}
-	free(dirs);
-	return found;
-}
 
 static void add_metric(struct fdw_bench_test *t, const char *key, const char *unit, bool higher,
 		       double v)
@@ -1067,7 +580,7 @@ out:
 	if (!rc && keep) {
 		char msgs[PATH_MAX];
 
-		path_join(msgs, sizeof(msgs), c->root, "cc-messages.log");
+		build_path_join(msgs, sizeof(msgs), c->root, "cc-messages.log");
 		unlink(msgs);
 		if (rename(c->root, keep) == 0)
 			c->root[0] = '\0';
@@ -1075,7 +588,7 @@ out:
 			fdw_log(FDW_LOG_WARN, "build benchmark: cannot keep the tree at %s: %s",
 				keep, strerror(errno));
 	}
-	if (c->root[0] && remove_tree(c->root) != 0)
+	if (c->root[0] && build_remove_tree(c->root) != 0)
 		fdw_log(FDW_LOG_WARN, "build benchmark: %s could not be removed entirely",
 			c->root);
 	return rc;
@@ -1090,10 +603,10 @@ static int check_space(const struct fdw_bench_options *o, const struct build_pla
 	size_t i;
 
 	for (i = 0; i < p->n_src; i++)
-		need += round4k(p->src[i].size) + round4k(obj_size_of(p->src[i].size));
+		need += build_round4k(p->src[i].size) + build_round4k(build_obj_size_of(p->src[i].size));
 	for (i = 0; i < p->n_hdr; i++)
-		need += round4k(p->hdr[i].size);
-	need += round4k(p->src_bytes * 3 / 4 + p->n_src * 1024);	/* the link output */
+		need += build_round4k(p->hdr[i].size);
+	need += build_round4k(p->src_bytes * 3 / 4 + p->n_src * 1024);	/* the link output */
 	need += p->n_dirs * 4096ULL;
 	need += need / 10 + (16ULL << 20);				/* metadata, journal */
 	if (statvfs(o->dir, &vfs) != 0) {
@@ -1129,17 +642,12 @@ static int check_space(const struct fdw_bench_options *o, const struct build_pla
 	return 0;
 }
 
-int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, char *why,
-		    size_t len)
+/* What the build benchmark needs before it plans anything; 0 or -errno and a sentence. */
+static int check_options(const struct fdw_bench_options *o, const struct fdw_bench_run *r,
+			 char *why, size_t len)
 {
-	struct fdw_bench_test tests[N_STEPS];
-	struct build_plan plan;
-	struct build_ctx c;
 	struct stat st;
-	const char *keep = getenv(BUILD_KEEP_ENV), *failed = "";
-	int repeats = o->repeats > 0 ? o->repeats : 3, rep, k, rc;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char sz[32];
+	int rc;
 
 	if (!o->dir) {
 		snprintf(why, len, "%s", _("The build benchmark needs a directory on a mounted "
@@ -1158,7 +666,7 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 					   "was changed. Give a shorter path."));
 		return -ENAMETOOLONG;
 	}
-	if (o->real_cc && !cc_in_path()) {
+	if (o->real_cc && !build_cc_in_path()) {
 		snprintf(why, len, "%s", _("No C compiler (cc) was found in PATH, so the build "
 					   "benchmark cannot compile for real; nothing was "
 					   "changed. Install gcc, or run it without the real "
@@ -1170,15 +678,53 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 					   "benchmark was not run. Run it on its own."));
 		return -ENOSPC;
 	}
+	return 0;
+}
+
+/* The steps' ids, kinds and titles (English, as saved). */
+static void name_steps(struct fdw_bench_test *tests, const struct build_plan *plan,
+		       const struct build_ctx *c)
+{
+	char sz[32];
+	int k;
+
+	memset(tests, 0, sizeof(*tests) * N_STEPS);
+	for (k = 0; k < N_STEPS; k++) {
+		snprintf(tests[k].id, sizeof(tests[k].id), "%s", step_ids[k]);
+		snprintf(tests[k].kind, sizeof(tests[k].kind), "build");
+	}
+	snprintf(tests[STEP_GENERATE].title, sizeof(tests[0].title),
+		 "generate %zu files, %s, syncfs", plan->n_src + plan->n_hdr,
+		 fdw_format_size(plan->src_bytes + plan->hdr_bytes, sz, sizeof(sz)));
+	snprintf(tests[STEP_COMPILE].title, sizeof(tests[0].title), "%s, -j%d, cold cache",
+		 c->real_cc ? "compile with cc -c -O2" : "compile-like jobs", c->jobs);
+	snprintf(tests[STEP_LINK].title, sizeof(tests[0].title),
+		 "link: read all objects, write one, fsync");
+	snprintf(tests[STEP_CLEAN].title, sizeof(tests[0].title), "clean: unlink the objects");
+}
+
+int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, char *why,
+		    size_t len)
+{
+	struct fdw_bench_test tests[N_STEPS];
+	struct build_plan plan;
+	struct build_ctx c;
+	const char *keep = getenv(BUILD_KEEP_ENV), *failed = "";
+	int repeats = o->repeats > 0 ? o->repeats : 3, rep, k, rc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	rc = check_options(o, r, why, len);
+	if (rc)
+		return rc;
 	if (repeats > FDW_BENCH_MAX_REPEATS)
 		repeats = FDW_BENCH_MAX_REPEATS;
-	rc = plan_make(o->scale, &plan);
+	rc = build_plan_make(o->scale, &plan);
 	if (rc) {
 		snprintf(why, len, "%s", _("Out of memory while planning the build benchmark; "
 					   "nothing was changed."));
 		return rc;
 	}
-	plan_limit(&plan, getenv(BUILD_SOURCES_ENV));
+	build_plan_limit(&plan, getenv(BUILD_SOURCES_ENV));
 	rc = check_space(o, &plan, why, len);
 	if (rc)
 		goto out;
@@ -1188,19 +734,7 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 	c.p = &plan;
 	c.real_cc = o->real_cc;
 	c.jobs = cpus < 1 ? 1 : cpus > MAX_JOBS ? MAX_JOBS : (int)cpus;
-	memset(tests, 0, sizeof(tests));
-	for (k = 0; k < N_STEPS; k++) {
-		snprintf(tests[k].id, sizeof(tests[k].id), "%s", step_ids[k]);
-		snprintf(tests[k].kind, sizeof(tests[k].kind), "build");
-	}
-	snprintf(tests[STEP_GENERATE].title, sizeof(tests[0].title),
-		 "generate %zu files, %s, syncfs", plan.n_src + plan.n_hdr,
-		 fdw_format_size(plan.src_bytes + plan.hdr_bytes, sz, sizeof(sz)));
-	snprintf(tests[STEP_COMPILE].title, sizeof(tests[0].title), "%s, -j%d, cold cache",
-		 c.real_cc ? "compile with cc -c -O2" : "compile-like jobs", c.jobs);
-	snprintf(tests[STEP_LINK].title, sizeof(tests[0].title),
-		 "link: read all objects, write one, fsync");
-	snprintf(tests[STEP_CLEAN].title, sizeof(tests[0].title), "clean: unlink the objects");
+	name_steps(tests, &plan, &c);
 
 	for (rep = 0; rep < repeats; rep++) {
 		rc = build_once(&c, tests, rep, repeats, rep + 1 == repeats ? keep : NULL,
@@ -1236,6 +770,6 @@ int fdw_bench_build(const struct fdw_bench_options *o, struct fdw_bench_run *r, 
 		r->tests[r->n_tests++] = tests[k];
 	}
 out:
-	plan_free(&plan);
+	build_plan_free(&plan);
 	return rc;
 }

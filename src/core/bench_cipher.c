@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench_cipher.h"
+#include "clock.h"
 #include "cpuinfo.h"
 #include "i18n.h"
 #include "log.h"
@@ -54,14 +55,6 @@ static const char *const why_measured_adiantum =
 static const char *const why_measured_aes =
 	N_("Measured on this machine, AES-XTS is clearly faster than Adiantum, so it is the "
 	   "better choice here.");
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void advice_set(struct fdw_cipher_advice *a, bool aes, const char *why)
 {
@@ -216,7 +209,7 @@ static int userspace_measure(const struct cipher_case *c, double min_s, double *
 	} while (!memcmp(key, key + c->key_bytes / 2, c->key_bytes / 2));
 	memset(a, 0x5a, CIPHER_BUFFER);
 	for (pass = 0; pass < 2 && !rc; pass++) {
-		double start = now_s(), took;
+		double start = fdw_now_s(), took;
 		size_t bytes = 0;
 
 		do {
@@ -224,7 +217,7 @@ static int userspace_measure(const struct cipher_case *c, double min_s, double *
 						      pass ? b : a, pass ? a : b, CIPHER_BUFFER,
 						      pass == 0);
 			bytes += CIPHER_BUFFER;
-			took = now_s() - start;
+			took = fdw_now_s() - start;
 		} while (!rc && took < min_s);
 		if (!rc)
 			*(pass ? dec : enc) = (double)bytes / (1024.0 * 1024.0) / took;

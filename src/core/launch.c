@@ -16,6 +16,7 @@
 #include "encrypt_flow.h"
 #include "i18n.h"
 #include "log.h"
+#include "stopsig.h"
 #include "worker.h"
 
 int fdw_job_open_volume(const struct fdw_job *job, struct fdw_target *t,
@@ -63,30 +64,6 @@ int fdw_job_open_volume(const struct fdw_job *job, struct fdw_target *t,
 }
 
 static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-/* SIGTERM (pause) and SIGINT stop at the next safe point; there is no terminal to hang up. */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	sigset_t set;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &ign, NULL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
 
 /* The worker has no terminal: its messages go to syslog and to the job's log file. */
 struct worker_log {
@@ -145,7 +122,9 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 	/* The worker. Memory locks do not survive fork: lock the secret again. */
 	if (fdw_secret_relock((struct fdw_secret *)pass) != 0)
 		_exit(1);
-	catch_stop_signals();
+	/* SIGTERM (pause) and SIGINT stop at the next safe point; there is no terminal to
+	 * hang up. */
+	fdw_stop_signals_catch(&stop_requested, false, NULL);
 	openlog("fdewiz", LOG_PID, LOG_DAEMON);
 	fdw_job_log_path(job, log_path, sizeof(log_path));
 	wl.fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);

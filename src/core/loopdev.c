@@ -13,7 +13,16 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "loopdev.h"
+
+bool fdw_loop_direct_io(int loop_fd)
+{
+	struct loop_info64 info;
+
+	return ioctl(loop_fd, LOOP_GET_STATUS64, &info) == 0 &&
+	       (info.lo_flags & LO_FLAGS_DIRECT_IO);
+}
 
 int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev, size_t len)
 {
@@ -44,10 +53,18 @@ int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev,
 		cfg.fd = (uint32_t)file_fd;
 		cfg.info.lo_offset = offset;
 		cfg.info.lo_sizelimit = size;
-		/* Detached by the kernel when its last user closes it, a killed one too. */
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		/* Detached by the kernel when its last user closes it, a killed one too.
+		 * Direct I/O keeps the image's pages out of the host's page cache: what is
+		 * read through the device comes from the disk (a benchmark measures the
+		 * disk, not memory), and data is not cached twice. The kernel drops the flag
+		 * where the image's filesystem or alignment does not allow it. */
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
 		if (ioctl(loop_fd, LOOP_CONFIGURE, &cfg) == 0) {
 			rc = 0;
+			if (!fdw_loop_direct_io(loop_fd))
+				fdw_log(FDW_LOG_INFO, "%s: no direct I/O on %s (its filesystem or "
+					"alignment does not allow it); reads may come from the "
+					"page cache", dev, file);
 			break;
 		}
 		rc = -errno;

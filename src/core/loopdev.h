@@ -3,16 +3,24 @@
 #ifndef FDW_LOOPDEV_H
 #define FDW_LOOPDEV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /*
- * Attach a loop device covering @size bytes at @offset of @file (read-write), with
- * autoclear: it lives exactly as long as the returned descriptor (and copies of it that
+ * Attach a loop device covering @size bytes at @offset of @file (read-write), with direct
+ * I/O where the kernel allows it, and autoclear: it lives exactly as long as the returned descriptor (and copies of it that
  * a forked worker inherits) or anything built on it stays open, so a killed process
  * leaves none behind. Writes its path to @dev; returns the descriptor or -errno.
  */
 int fdw_loop_attach(const char *file, uint64_t offset, uint64_t size, char *dev, size_t len);
+
+/*
+ * Does the loop device open at @loop_fd use direct I/O on its image? fdw_loop_attach asks
+ * for it; the kernel refuses where the image's filesystem (tmpfs, say) or the alignment
+ * does not allow it, and then the host's page cache holds the image's pages.
+ */
+bool fdw_loop_direct_io(int loop_fd);
 
 /*
  * If @dev still maps exactly @size bytes at @offset of @backing (by its inode or block

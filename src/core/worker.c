@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench_flow.h"
+#include "clock.h"
 #include "convert.h"
 #include "fsresize.h"
 #include "i18n.h"
@@ -78,7 +79,7 @@ struct publisher {
 	char path[PATH_MAX];
 	struct fdw_progress p;
 	struct fdw_speed_window window;
-	struct timespec start;
+	double start;
 	double last_publish;
 	volatile sig_atomic_t *stop;
 	fdw_convert_progress_fn echo;
@@ -88,12 +89,9 @@ struct publisher {
 	double last_power;
 };
 
-static double now_since(const struct timespec *t0)
+static double now_since(const double *t0)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+	return fdw_now_s() - *t0;
 }
 
 static void publish(struct publisher *pub)
@@ -217,7 +215,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	/* Keep the last known position, so a resumed run does not start at 0 %. */
 	if (fdw_progress_read(pub.path, &pub.p) != 0)
 		memset(&pub.p, 0, sizeof(pub.p));
-	clock_gettime(CLOCK_MONOTONIC, &pub.start);
+	pub.start = fdw_now_s();
 	pub.p.state = FDW_JOB_RUNNING;
 	if (fdw_proc_id_self(&self) == 0) {
 		pub.p.pid = self.pid;

@@ -205,18 +205,6 @@ static void progress_tick(struct tui *t)
 	}
 }
 
-static void fmt_duration(double secs, char *buf, size_t len)
-{
-	long s = secs < 0 ? -1 : (long)(secs + 0.5);
-
-	if (s < 0)
-		snprintf(buf, len, "%s", "--:--");
-	else if (s >= 3600)
-		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-	else
-		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
-}
-
 /* The last @max lines of the worker's log, oldest first, into @lines. */
 static int log_tail(const struct fdw_job *job, char lines[][200], int max)
 {
@@ -317,8 +305,8 @@ static int draw_state(struct tui *t, int y)
 		 fdw_format_size(p->done, a, sizeof(a)),
 		 fdw_format_size(p->total, b, sizeof(b)));
 	tui_put(y++, 2, COLS - 4, line, false);
-	fmt_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, eta, sizeof(eta));
-	fmt_duration(p->elapsed, el, sizeof(el));
+	fdw_format_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, "--:--", eta, sizeof(eta));
+	fdw_format_duration(p->elapsed, "--:--", el, sizeof(el));
 	if (p->state == FDW_JOB_RUNNING && p->speed > 0)
 		snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,
 								  sizeof(a)));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "core/clock.h"
 #include "core/i18n.h"
 #include "core/log.h"
 #include "curses.h"
@@ -657,7 +658,6 @@ static void key_loop(struct tui *t)
 
 	/* A stop signal while the header steps run waits for them (they hold it back too). */
 	while ((!t->quit && !tui_stop_signal) || t->begin_running) {
-		struct timespec now;
 		wint_t wc;
 		double secs;
 		int rc;
@@ -670,8 +670,7 @@ static void key_loop(struct tui *t)
 		else if (suspend_held && t->begin_running)
 			tui_set_status(t, false, "%s", _("Ctrl-Z waits until the header is "
 							 "written..."));
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		secs = (double)now.tv_sec + now.tv_nsec / 1e9;
+		secs = fdw_now_s();
 		if (screens[t->screen]->tick && secs - last_tick >= 0.2) {
 			screens[t->screen]->tick(t);
 			last_tick = secs;

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Stop signals: SIGINT and SIGTERM (and SIGHUP where asked) ask a long run to stop. */
+#ifndef FDW_STOPSIG_H
+#define FDW_STOPSIG_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+/* What was installed before, to put back. */
+struct fdw_stop_signals {
+	struct sigaction old[3];	/* SIGINT, SIGTERM, SIGHUP */
+};
+
+/*
+ * From now on SIGINT and SIGTERM set *@flag to 1 (the handler does nothing else), and so
+ * does SIGHUP when @hup_stops; otherwise SIGHUP is ignored (a closed terminal must not end
+ * a conversion half-way). The three are unblocked, so one that came while they were
+ * blocked is delivered now. @saved (may be NULL) keeps the previous handlers.
+ */
+void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
+			    struct fdw_stop_signals *saved);
+/* Put back the handlers @saved kept. */
+void fdw_stop_signals_restore(const struct fdw_stop_signals *saved);
+
+#endif
