@@ -21,6 +21,7 @@
 #include "core/boot_entries.h"
 #include "core/encrypt_flow.h"
 #include "core/recovery.h"
+#include "core/system_boot.h"
 #include "core/i18n.h"
 #include "core/plan.h"
 #include "core/target.h"
@@ -57,6 +58,21 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl)
 	       pl->key_bits);
 	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
 	       (long long)t->part->fs_block_size);
+	if (t->part->os.found) {
+		char os[192], name[64], steps[2048];
+
+		fdw_installed_os_describe(&t->part->os, os, sizeof(os));
+		fdw_system_boot_name(t, name, sizeof(name));
+		fdw_system_boot_steps(&t->part->os, name, steps, sizeof(steps));
+		printf(_("  installed system: %s; after the conversion, in that system:\n"),
+		       cli_safe(os));
+		for (char *line = steps, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			printf("    - %s\n", cli_safe(line));
+		}
+	}
 }
 
 static bool confirm_typed(const char *address)

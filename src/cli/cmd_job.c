@@ -20,6 +20,7 @@
 #include "core/i18n.h"
 #include "core/job.h"
 #include "core/procid.h"
+#include "core/system_boot.h"
 #include "core/units.h"
 #include "passphrase.h"
 
@@ -436,6 +437,24 @@ int cmd_pause(int argc, char **argv)
 	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
 }
 
+/* The conversion is complete; an installed system's boot step is left. */
+static int resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
+{
+	struct fdw_system_boot_result res;
+	char why[1024];
+
+	printf(_("%s is encrypted; setting up the installed system's boot.\n"), r->job.address);
+	fdw_target_close(&r->target);
+	r->target_open = false;
+	if (fdw_system_boot_finish(&r->job, NULL, pass, &res, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	if (res.loader_note[0])
+		printf("%s\n", cli_safe(res.loader_note));
+	return conversion_report_system(&r->job);
+}
+
 int cmd_resume(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -477,6 +496,8 @@ int cmd_resume(int argc, char **argv)
 	exit_code = FDW_EXIT_ERROR;
 	if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+	else if (pass && r.boot_only)
+		exit_code = resume_boot_step(&r, pass);
 	else if (pass)
 		exit_code = conversion_start(&r.job, &r.target, pass, foreground, NULL);
 	fdw_secret_free(pass);

@@ -25,4 +25,8 @@ void conversion_defer_signals(void);
 int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
 		     bool foreground, const char *mount_at);
 
+/* After a complete conversion of an installed system's root: what its boot step changed,
+ * or that it is still to do. FDW_EXIT_OK, or FDW_EXIT_ERROR when it is not done. */
+int conversion_report_system(const struct fdw_job *job);
+
 #endif

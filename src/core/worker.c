@@ -20,6 +20,7 @@
 #include "procid.h"
 #include "progress.h"
 #include "units.h"
+#include "system_boot.h"
 #include "worker.h"
 
 /* Publish at most this often: a status file is for people, not a log. */
@@ -193,6 +194,15 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		snprintf(pub.p.phase, sizeof(pub.p.phase), "growing");
 		publish(&pub);
 		grow_back(job, v);
+	}
+	if (rc == 0 && fdw_system_boot_pending(job)) {
+		struct fdw_system_boot_result res;
+
+		snprintf(pub.p.phase, sizeof(pub.p.phase), "boot-setup");
+		publish(&pub);
+		if (fdw_system_boot_finish(job, v->active_name, NULL, &res, pub.p.message,
+					   sizeof(pub.p.message)) != 0)
+			fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub.p.message);
 	}
 	if (rc == 0 && job->bench_before[0]) {
 		struct fdw_job updated = *job;
