@@ -1,0 +1,58 @@
+#!/bin/bash
+# Guest half of test-vm-system-boot.sh, the "live" system: /dev/vda is the installed
+# Debian's disk, /dev/vdb a persistent disk for fdewiz's state (a USB stick). Encrypt the
+# installed system's root (/dev/vda2) in place; fdewiz sets up its boot. Then check from
+# here: the volume opens with the cryptsetup program, fsck is clean, crypttab names it.
+# MODE: "encrypt" (all of it), "refuse-state" (state folder on tmpfs: refused first),
+# "powercut" (killed by the host after the conversion), "resume" (after the power cut).
+set -euo pipefail
+fdewiz=$1
+work=$2
+mode=${3:-encrypt}
+say() { echo "system-boot: $*"; }
+die() { echo "system-boot: FAIL: $*"; exit 1; }
+t0=$(date +%s)
+phase() { say "PHASE $1 $(($(date +%s) - t0))s"; }
+
+mkdir -p /mnt/state /mnt/check
+mount /dev/vdb /mnt/state
+export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
+
+if [ "$mode" = resume ]; then
+	phase resume-start
+	"$fdewiz" resume --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/resume.log 2>&1 ||
+		{ cat /run/resume.log; die "resume"; }
+	cat /run/resume.log
+	phase resume-done
+else
+	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | .verdict')"
+	sums_before=$(sha256sum /dev/vda1 | cut -d' ' -f1)
+	phase encrypt-start
+	rc=0
+	FDEWIZ_TEST_KILL_AT=${FDEWIZ_TEST_KILL_AT:-} \
+		"$fdewiz" encrypt --yes --fast-pbkdf --no-bench --foreground \
+		--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
+		<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
+	cat /run/encrypt.log
+	phase encrypt-done
+	[ "$rc" = 0 ] || die "encrypt exited $rc"
+	[ "$(sha256sum /dev/vda1 | cut -d' ' -f1)" != "$sums_before" ] ||
+		say "note: /boot unchanged (no initramfs rebuilt?)"
+fi
+
+say "record: $(cat /mnt/state/fdewiz/jobs/*.system | tr '\n' '|')"
+cryptsetup open --key-file "$work/key" /dev/vda2 check || die "cryptsetup open"
+rc=0
+e2fsck -fn /dev/mapper/check >/run/fsck.log 2>&1 || rc=$?
+say "FSCK rc=$rc"
+[ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
+mount -o ro /dev/mapper/check /mnt/check
+mount -o ro /dev/vda1 /mnt/check/boot
+say "CRYPTTAB $(grep -v '^#' /mnt/check/etc/crypttab | tr -s ' \t' ' ')"
+say "LUKSUUID $(cryptsetup luksUUID /dev/vda2)"
+say "BACKUPS $(cd /mnt/check/boot && ls ./*.fdewiz-bak | tr '\n' ' ')"
+umount /mnt/check/boot /mnt/check
+cryptsetup close check
+phase checked
+umount /mnt/state
+echo FDEWIZ-SYSTEM-BOOT-OK
