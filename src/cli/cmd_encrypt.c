@@ -135,7 +135,9 @@ static int parse_strategy(const char *s, enum fdw_strategy *out)
 static void encrypt_usage(FILE *out)
 {
 	fprintf(out, _("Usage: %s encrypt [OPTIONS] DEVICE|IMAGE:N\n"
-		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
+		       "Encrypt a partition in place with LUKS2, keeping its data. An installed\n"
+		       "system's root (run from another system) also gets its crypttab and a new\n"
+		       "initramfs, listed in the plan, so that it asks for the passphrase at boot.\n"
 		       "  --key-file FILE|-     read the passphrase from FILE (or stdin)\n"
 		       "  --strategy auto|free-tail|shrink|grow|detached-header=FILE\n"
 		       "  --cipher SPEC         default aes-xts-plain64\n"

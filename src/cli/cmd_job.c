@@ -387,7 +387,8 @@ static int simple_usage(const char *cmd, int c)
 			 "it.\n"), fdw_progname);
 	else
 		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] DEVICE|IMAGE:N\n"
-			 "Continue an unfinished conversion (repairing it first after a crash).\n"
+			 "Continue an unfinished conversion (repairing it first after a crash), or\n"
+			 "the boot steps of an installed system's root left by a power cut.\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
 			 "  --foreground        convert in this process with a progress line\n"),
 		       fdw_progname);
