@@ -41,6 +41,12 @@ else
 fi
 
 say "record: $(cat /mnt/state/fdewiz/jobs/*.system | tr '\n' '|')"
+# An online conversion leaves the volume open under fdewiz's name: close it, as a person
+# would before shutting the live system down.
+for m in $(dmsetup ls --target crypt | awk '{print $1}'); do
+	say "closing $m"
+	cryptsetup close "$m" || die "cannot close $m"
+done
 cryptsetup open --key-file "$work/key" /dev/vda2 check || die "cryptsetup open"
 rc=0
 e2fsck -fn /dev/mapper/check >/run/fsck.log 2>&1 || rc=$?
