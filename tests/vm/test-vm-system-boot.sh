@@ -31,6 +31,38 @@ state=$VM_WORK/state.img
 truncate -s 64M "$state"
 mkfs.ext4 -q -F -L fdw-state "$state"
 
+# 0. Refusals on this real system, each with every byte unchanged: without
+# cryptsetup-initramfs (its hook removed), and with a boot loader fdewiz does not know
+# (GRUB's modules removed). The partition is changed with debugfs in a copy.
+root_off=$(vm_parted -m "$img" unit B print | awk -F: '$1 == "2" { sub("B", "", $2); print $2 }')
+root_len=$(vm_parted -m "$img" unit B print | awk -F: '$1 == "2" { sub("B", "", $4); print $4 }')
+refusal() # NAME DEBUGFS-COMMANDS EXPECTED-TEXT
+{
+	local bad=$VM_WORK/refuse-$1.img fs=$VM_WORK/refuse-$1.fs out rc=0 sum
+	cp --sparse=always "$img" "$bad"
+	dd if="$bad" of="$fs" bs=1M iflag=skip_bytes,count_bytes skip="$root_off" \
+		count="$root_len" status=none
+	printf '%s\n' "$2" | debugfs -w -f - "$fs" >/dev/null 2>&1
+	dd if="$fs" of="$bad" bs=1M oflag=seek_bytes seek="$root_off" conv=notrunc,sparse status=none
+	rm -f "$fs"
+	sum=$(sha256sum <"$bad")
+	out=$(FDEWIZ_STATE_DIR=$VM_WORK/state-$1 "$FDEWIZ" encrypt --yes --foreground --no-bench \
+		--fast-pbkdf --key-file - --header-backup "$VM_WORK/$1.hdr" "$bad:2" \
+		<"$VM_WORK/key" 2>&1) || rc=$?
+	echo "$VM_NAME: refusal ($1): $out"
+	vm_check "$1: encrypt refuses (exit $rc)" [ "$rc" != 0 ]
+	vm_check "$1: it says why and what to do" grep -qF "$3" <<<"$out"
+	vm_check "$1: it says nothing was changed" grep -qF "Nothing was changed" <<<"$out"
+	vm_check "$1: every byte of the image is unchanged" [ "$(sha256sum <"$bad")" = "$sum" ]
+	vm_check "$1: no header backup was written" [ ! -e "$VM_WORK/$1.hdr" ]
+	rm -f "$bad"
+}
+refusal no-cryptsetup-initramfs "rm /usr/share/initramfs-tools/hooks/cryptroot" \
+	"install cryptsetup-initramfs"
+refusal unknown-boot-loader "$(printf '%s\n' 'link /usr/lib/grub/i386-pc /usr/lib/grub/gone' \
+	'unlink /usr/lib/grub/i386-pc')" "boot loader is not one fdewiz knows"
+phase "refusals"
+
 # 1. The installed system boots, unencrypted, from its own disk.
 vm_boot_installed "$img" "$VM_WORK/boot0.log" "" 900
 res=$(vm_boot_result "$VM_WORK/boot0.log")
@@ -47,8 +79,11 @@ vm_run --timeout 2400 --mem 1024 --disk "$img" --disk "$state" \
 phase "encrypt-in-live-vm"
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "guest printed FDEWIZ-SYSTEM-BOOT-OK" grep -q '^FDEWIZ-SYSTEM-BOOT-OK' "$VM_LOG"
+vm_check "a state folder on tmpfs is refused, with what to do" \
+	grep -q '^system-boot: VOLATILE rc=1 .*held in memory.*FDEWIZ_STATE_DIR.*Nothing was changed' "$VM_LOG"
+vm_check "that refusal left the root partition unchanged" grep -q '^system-boot: VOLATILE-UNCHANGED' "$VM_LOG"
 vm_check "the verdict offered the installed system's root" \
-	grep -q '^system-boot: verdict: {"eligible":true' "$VM_LOG"
+	grep -q '^system-boot: verdict: \[true,"ok",true,"grub-bios"\]' "$VM_LOG"
 vm_check "the plan listed the boot steps" grep -q 'rebuild its initramfs in a chroot' "$VM_LOG"
 vm_check "encrypt listed the files it changed" grep -q '^  /etc/crypttab (new file)' "$VM_LOG"
 luks=$(tr -d '\r' <"$VM_LOG" | sed -n 's/^system-boot: LUKSUUID //p')

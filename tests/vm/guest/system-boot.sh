@@ -25,8 +25,18 @@ if [ "$mode" = resume ]; then
 	cat /run/resume.log
 	phase resume-done
 else
-	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | .verdict')"
+	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .installed_system.luks_in_initramfs, .installed_system.boot_loader]')"
 	sums_before=$(sha256sum /dev/vda1 | cut -d' ' -f1)
+	# A state folder held in memory (a live system's /var/lib) is refused before anything
+	# changes: a power cut would take the job record.
+	root_sum=$(sha256sum /dev/vda2 | cut -d' ' -f1)
+	rc=0
+	FDEWIZ_STATE_DIR=/run/fdewiz-volatile "$fdewiz" encrypt --yes --fast-pbkdf --no-bench \
+		--foreground --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/volatile.log 2>&1 || rc=$?
+	say "VOLATILE rc=$rc $(tr '\n' ' ' </run/volatile.log)"
+	[ "$rc" != 0 ] || die "a state folder on tmpfs was accepted"
+	[ "$(sha256sum /dev/vda2 | cut -d' ' -f1)" = "$root_sum" ] || die "the refusal changed /dev/vda2"
+	say "VOLATILE-UNCHANGED"
 	phase encrypt-start
 	rc=0
 	FDEWIZ_TEST_KILL_AT=${FDEWIZ_TEST_KILL_AT:-} \
