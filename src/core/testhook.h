@@ -11,6 +11,8 @@
  * power cut or `kill -9` would end it. Points:
  *   "last-hotzone": libcryptsetup reported every hotzone done; its final header step
  *                   has not run yet (the end window, final_window.c).
+ *   "before-system-boot": an installed system's root is converted (and its filesystem
+ *                   grown back); its boot step (crypttab, initramfs) has not started.
  */
 void fdw_test_point(const char *point);
 

@@ -21,6 +21,7 @@
 #include "progress.h"
 #include "units.h"
 #include "system_boot.h"
+#include "testhook.h"
 #include "worker.h"
 
 /* Publish at most this often: a status file is for people, not a log. */
@@ -200,6 +201,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 
 		snprintf(pub.p.phase, sizeof(pub.p.phase), "boot-setup");
 		publish(&pub);
+		fdw_test_point("before-system-boot");
 		if (fdw_system_boot_finish(job, v->active_name, NULL, &res, pub.p.message,
 					   sizeof(pub.p.message)) != 0)
 			fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub.p.message);

@@ -45,6 +45,14 @@ else
 		<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
 	cat /run/encrypt.log
 	phase encrypt-done
+	if [ "$mode" = powercut ]; then
+		# fdewiz was killed at its test point; the host now cuts the power.
+		grep -q "test hook: killed at 'before-system-boot'" /run/encrypt.log ||
+			die "fdewiz was not stopped at before-system-boot (exit $rc)"
+		echo "system-boot: POWERCUT-NOW"
+		sleep 600
+		die "still running after the power cut"
+	fi
 	[ "$rc" = 0 ] || die "encrypt exited $rc"
 	[ "$(sha256sum /dev/vda1 | cut -d' ' -f1)" != "$sums_before" ] ||
 		say "note: /boot unchanged (no initramfs rebuilt?)"
