@@ -85,7 +85,22 @@ size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name
 			 os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
 			 fdw_boot_loader_text(os->loader));
 
-	return n < 0 ? 0 : (size_t)n;
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : len - 1;
+	if (os->n_swaps && fdw_system_boot_swap_planned(os))
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      _("swap: a new random key at every boot (crypttab by PARTUUID); the "
+				"plain swap partition is overwritten; no hibernation"));
+	else if (os->n_swaps)
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      _("swap stays as it is: the system hibernates to it, and a swap with "
+				"a random key cannot hold a hibernation image"));
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os)
+{
+	return os->n_swaps > 0 && !os->hibernates && os->initramfs == FDW_INITRAMFS_TOOLS;
 }
 
 /* A place a power cut empties: tmpfs, ramfs, or an overlay (a live system's root). */
@@ -183,6 +198,7 @@ int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job
 	snprintf(r.fs_uuid, sizeof(r.fs_uuid), "%s", t->part->uuid ? t->part->uuid : "");
 	r.initramfs = t->part->os.initramfs;
 	r.loader = t->part->os.loader;
+	r.swap = fdw_system_boot_swap_planned(&t->part->os);
 	rc = fdw_system_boot_save(job, &r);
 	if (rc)
 		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
@@ -204,9 +220,9 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 	int n;
 
 	n = snprintf(text, sizeof(text),
-		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\ndone=%d\n%s", r->name,
-		     r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader, r->done ? 1 : 0,
-		     r->changed);
+		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\ndone=%d\n%s",
+		     r->name, r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader,
+		     r->swap ? 1 : 0, r->done ? 1 : 0, r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
 	fdw_system_boot_record_path(job, path, sizeof(path));
@@ -236,6 +252,8 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 			r->initramfs = (enum fdw_initramfs_kind)v;
 		else if (sscanf(line, "loader=%d", &v) == 1)
 			r->loader = (enum fdw_boot_loader)v;
+		else if (sscanf(line, "swap=%d", &v) == 1)
+			r->swap = v == 1;
 		else if (sscanf(line, "done=%d", &v) == 1)
 			r->done = v == 1;
 		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))

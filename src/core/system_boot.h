@@ -36,6 +36,9 @@ const char *fdw_system_boot_refusal_text(enum fdw_sysboot_refusal r);
 size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
 			     size_t len);
 
+/* Will its swap get a random key? Only when it does not hibernate (initramfs-tools). */
+bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os);
+
 /*
  * Before a byte changes: find the system's separate /boot, and refuse a state folder or
  * header backup on a filesystem a power cut empties (tmpfs, ramfs, an overlay). 0, or

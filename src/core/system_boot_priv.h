@@ -14,6 +14,7 @@ struct fdw_sysboot_record {
 	char fs_uuid[40];		/* the filesystem's UUID, kept inside the volume */
 	enum fdw_initramfs_kind initramfs;
 	enum fdw_boot_loader loader;
+	bool swap;			/* encrypt its swap with a random key */
 	bool done;
 	char changed[2048];		/* "changed=PATH backup=PATH" lines */
 };
@@ -23,5 +24,9 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r);
 /* The device of an fstab spec (UUID=, LABEL=, PARTUUID=, /dev/...): 0 or -ENODEV. */
 int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len);
+
+/* Its swap partitions: crypttab by PARTUUID with a random key, fstab, RESUME=none, the
+ * plain swap overwritten. 0 (also when there is none), or -errno. */
+int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r);
 
 #endif

@@ -260,6 +260,13 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	}
 	if (tab.changed)
 		note_changed(r, "/etc/fstab", tab.backup + (tab.backup[0] ? strlen(t.root) : 0));
+	if (r->swap) {
+		rc = fdw_system_swap_step(t.root, r);
+		if (rc) {
+			fdw_log(FDW_LOG_ERROR, "system boot: swap: %s", strerror(-rc));
+			goto out;
+		}
+	}
 	rc = backup_initramfs(&t, r);
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "system boot: no initramfs backed up in /boot: %s",

@@ -85,13 +85,19 @@ vm_check "that refusal left the root partition unchanged" grep -q '^system-boot:
 vm_check "the verdict offered the installed system's root" \
 	grep -q '^system-boot: verdict: \[true,"ok",true,"grub-bios"\]' "$VM_LOG"
 vm_check "the plan listed the boot steps" grep -q 'rebuild its initramfs in a chroot' "$VM_LOG"
-vm_check "encrypt listed the files it changed" grep -q '^  /etc/crypttab (new file)' "$VM_LOG"
+vm_check "encrypt listed the files it changed" grep -q '^  /etc/crypttab (' "$VM_LOG"
 luks=$(tr -d '\r' <"$VM_LOG" | sed -n 's/^system-boot: LUKSUUID //p')
 vm_check "crypttab names the volume by its LUKS UUID" \
 	grep -q "^system-boot: CRYPTTAB vda2_crypt UUID=$luks none luks" "$VM_LOG"
 vm_check "e2fsck of the encrypted root is clean" grep -q '^system-boot: FSCK rc=0' "$VM_LOG"
 vm_check "the old initramfs is kept as a backup" \
 	grep -q '^system-boot: BACKUPS .*initrd.img-.*\.fdewiz-bak' "$VM_LOG"
+vm_check "crypttab gives the swap a random key by PARTUUID" \
+	grep -q '^system-boot: CRYPTTAB .*cryptswap1 PARTUUID=[0-9a-f]*-03 /dev/urandom swap,' "$VM_LOG"
+vm_check "fstab names the encrypted swap" grep -q '^system-boot: FSTAB-SWAP /dev/mapper/cryptswap1$' "$VM_LOG"
+vm_check "the old swap signature is gone" grep -q '^system-boot: OLD-SWAP-SIGNATURE none$' "$VM_LOG"
+vm_check "the plain swap partition is overwritten" grep -q '^system-boot: SWAP-ZEROS yes$' "$VM_LOG"
+vm_check "the initramfs waits for no hibernation image" grep -q '^system-boot: RESUME RESUME=none$' "$VM_LOG"
 vm_check "the image changed" [ "$(sha256sum <"$img")" != "$plain_sum" ]
 
 # 3. It boots encrypted: the passphrase is typed at the initramfs prompt on the serial line.
@@ -105,6 +111,8 @@ vm_check "the encrypted system boots and all 3000 files check out" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
 vm_check "its root is /dev/mapper/vda2_crypt" \
 	grep -aq '^FDW-ROOT source=/dev/mapper/vda2_crypt type=crypt' <(tr -d '\r' <"$VM_WORK/boot1.log")
+vm_check "swapon --show lists a dm-crypt swap" \
+	grep -aq '^FDW-SWAP name=/dev/dm-[0-9]* type=partition dmtype=crypt' <(tr -d '\r' <"$VM_WORK/boot1.log")
 vm_check "the kernel still finds the root by the filesystem UUID" \
 	grep -aq "^FDW-CMDLINE .*root=UUID=$root_uuid" <(tr -d '\r' <"$VM_WORK/boot1.log")
 if [ "$VM_FAILED" != 0 ]; then
