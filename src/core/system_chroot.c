@@ -347,13 +347,33 @@ static int rename_dm(const char *from, const char *to)
 	return rc == 0 && access(path, F_OK) == 0 ? 0 : -EIO;
 }
 
-static int open_volume(const struct fdw_job *job, const struct fdw_sysboot_record *r,
-		       const char *open_name, const struct fdw_secret *pass, bool *renamed,
-		       bool *opened)
+/* Open @job's volume as @name with @pass. */
+static int activate(const struct fdw_job *job, const char *name, const struct fdw_secret *pass)
 {
 	struct fdw_volume v = { .header = job->detached_header[0] ? job->detached_header : NULL,
-				.active_name = r->name };
+				.active_name = name };
 	struct fdw_target t;
+	int rc = fdw_job_locate(job, &t);
+
+	if (rc)
+		return rc;
+	rc = fdw_target_attach(&t);
+	v.device = t.device;
+	if (!rc)
+		rc = fdw_convert_activate(&v, pass);
+	fdw_target_close(&t);
+	return rc;
+}
+
+/*
+ * The volume as /dev/mapper/NAME: already so, or the online conversion's mapping closed
+ * and the volume opened again under NAME (*@reopen: give @open_name back afterwards), or,
+ * when that mapping is busy (mounted), renamed (*@renamed), or opened with @pass (*@opened).
+ */
+static int open_volume(const struct fdw_job *job, const struct fdw_sysboot_record *r,
+		       const char *open_name, const struct fdw_secret *pass, bool *renamed,
+		       bool *opened, bool *reopen)
+{
 	char path[PATH_MAX];
 	int rc;
 
@@ -363,21 +383,18 @@ static int open_volume(const struct fdw_job *job, const struct fdw_sysboot_recor
 	if (open_name) {
 		snprintf(path, sizeof(path), "/dev/mapper/%s", open_name);
 		if (access(path, F_OK) == 0) {
-			rc = rename_dm(open_name, r->name);
-			*renamed = rc == 0;
-			return rc;
+			if (pass && fdw_convert_deactivate(open_name) == 0) {
+				*reopen = true;
+			} else {
+				rc = rename_dm(open_name, r->name);
+				*renamed = rc == 0;
+				return rc;
+			}
 		}
 	}
-	if (!pass)
+	if (!pass || !pass->len)
 		return -ENOKEY;
-	rc = fdw_job_locate(job, &t);
-	if (rc)
-		return rc;
-	rc = fdw_target_attach(&t);
-	v.device = t.device;
-	if (!rc)
-		rc = fdw_convert_activate(&v, pass);
-	fdw_target_close(&t);
+	rc = activate(job, r->name, pass);
 	*opened = rc == 0;
 	return rc;
 }
@@ -387,7 +404,7 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 			   char *why, size_t len)
 {
 	struct fdw_sysboot_record r;
-	bool renamed = false, opened = false;
+	bool renamed = false, opened = false, reopen = false;
 	char mapper[PATH_MAX];
 	int rc;
 
@@ -403,7 +420,10 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 		return 0;
 	}
 	fdw_log(FDW_LOG_INFO, "%s: setting up the installed system's boot", job->address);
-	rc = open_volume(job, &r, open_name, pass, &renamed, &opened);
+	rc = open_volume(job, &r, open_name, pass, &renamed, &opened, &reopen);
+	if (rc && reopen && activate(job, open_name, pass) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s could not be opened again",
+			open_name);
 	if (rc) {
 		snprintf(why, len, _("the volume could not be opened as /dev/mapper/%s (%s). The "
 				     "data is intact; 'fdewiz resume %s' sets up the boot."),
@@ -417,6 +437,10 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 			r.name);
 	if (opened)
 		fdw_convert_deactivate(r.name);
+	/* The online conversion's own mapping, as it was: the caller may still use it. */
+	if (reopen && activate(job, open_name, pass) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s could not be opened again",
+			open_name);
 	if (rc) {
 		snprintf(why, len, _("the installed system's boot could not be set up (%s; the "
 				     "log says which step). The data is intact and encrypted; "

@@ -181,8 +181,10 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		v->active_name ? " (online)" : "");
 
 	rc = fdw_convert_run(v, pass, on_progress, &pub);
-	/* The keyslots are written: nothing after this needs the passphrase. */
-	fdw_secret_wipe(pass);
+	/* The keyslots are written: nothing after this needs the passphrase, but an installed
+	 * system's boot step, which opens the volume under its crypttab name. */
+	if (rc != 0 || !fdw_system_boot_pending(job))
+		fdw_secret_wipe(pass);
 
 	pub.p.speed = 0;
 	pub.p.eta = rc == 0 ? 0 : -1;
@@ -202,9 +204,10 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		snprintf(pub.p.phase, sizeof(pub.p.phase), "boot-setup");
 		publish(&pub);
 		fdw_test_point("before-system-boot");
-		if (fdw_system_boot_finish(job, v->active_name, NULL, &res, pub.p.message,
+		if (fdw_system_boot_finish(job, v->active_name, pass, &res, pub.p.message,
 					   sizeof(pub.p.message)) != 0)
 			fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub.p.message);
+		fdw_secret_wipe(pass);
 	}
 	if (rc == 0 && job->bench_before[0]) {
 		struct fdw_job updated = *job;

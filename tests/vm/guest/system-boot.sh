@@ -20,11 +20,18 @@ export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
 
 if [ "$mode" = resume ]; then
 	phase resume-start
-	"$fdewiz" resume --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/resume.log 2>&1 ||
+	"$fdewiz" --verbose resume --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/resume.log 2>&1 ||
 		{ cat /run/resume.log; die "resume"; }
 	cat /run/resume.log
 	phase resume-done
 else
+	# The system was booted since its last check: resize2fs wants a fresh e2fsck before it
+	# measures how far the root can shrink, as fdewiz's verdict says.
+	rc=0
+	e2fsck -f -p /dev/vda2 >/run/fsck0.log 2>&1 || rc=$?
+	e2fsck -f -p /dev/vda1 >>/run/fsck0.log 2>&1 || rc=$((rc | $?))
+	say "FSCK-BEFORE rc=$rc"
+	[ "$rc" -le 1 ] || { cat /run/fsck0.log; die "e2fsck before"; }
 	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .installed_system.luks_in_initramfs, .installed_system.boot_loader]')"
 	sums_before=$(sha256sum /dev/vda1 | cut -d' ' -f1)
 	# A state folder held in memory (a live system's /var/lib) is refused before anything
@@ -40,7 +47,7 @@ else
 	phase encrypt-start
 	rc=0
 	FDEWIZ_TEST_KILL_AT=${FDEWIZ_TEST_KILL_AT:-} \
-		"$fdewiz" encrypt --yes --fast-pbkdf --no-bench --foreground \
+		"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
 		--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
 		<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
 	cat /run/encrypt.log
