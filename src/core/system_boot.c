@@ -80,7 +80,7 @@ size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name
 			   "root\n"
 			   "%s: the kernel finds the root by its filesystem UUID, kept inside the "
 			   "volume\n"
-			   "every file changed is kept as FILE.fdewiz-bak"),
+			   "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
 			 name, os->boot_spec, name,
 			 os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
 			 fdw_boot_loader_text(os->loader));

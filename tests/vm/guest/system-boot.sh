@@ -79,10 +79,11 @@ say "FSCK rc=$rc"
 [ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
 mount -o ro /dev/mapper/check /mnt/check
 mount -o ro /dev/vda1 /mnt/check/boot
-say "CRYPTTAB $(grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ')"
+grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-boot: CRYPTTAB /'
 say "LUKSUUID $(cryptsetup luksUUID /dev/vda2)"
 say "FSTAB-SWAP $(awk '$3 == "swap" { print $1 }' /mnt/check/etc/fstab)"
-say "OLD-SWAP-SIGNATURE $(blkid -p -o value -s TYPE /dev/vda3 || echo none)"
+sig=$(blkid -p -o value -s TYPE /dev/vda3 || true)
+say "OLD-SWAP-SIGNATURE ${sig:-none}"
 say "SWAP-ZEROS $(cmp -s -n 67108864 /dev/vda3 /dev/zero && echo yes || echo no)"
 say "RESUME $(cat /mnt/check/etc/initramfs-tools/conf.d/resume)"
 say "BACKUPS $(cd /mnt/check/boot && ls ./*.fdewiz-bak | tr '\n' ' ')"
