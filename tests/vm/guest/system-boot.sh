@@ -68,7 +68,7 @@ fi
 say "record: $(cat /mnt/state/fdewiz/jobs/*.system | tr '\n' '|')"
 # An online conversion leaves the volume open under fdewiz's name: close it, as a person
 # would before shutting the live system down.
-for m in $(dmsetup ls --target crypt | awk '{print $1}'); do
+for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
 	say "closing $m"
 	cryptsetup close "$m" || die "cannot close $m"
 done
