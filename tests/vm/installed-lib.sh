@@ -1,5 +1,5 @@
 # fdewiz VM tests: boot an installed-system image from its own disk (source it after lib.sh).
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # VM_BOOT_* variables are for the sourcing test
 #
 # vm_boot_installed IMG LOG [KEYFILE] [TIMEOUT]: QEMU with SeaBIOS boots IMG (GRUB in its
 # MBR), the serial console goes to LOG. When the initramfs asks for a passphrase on that
