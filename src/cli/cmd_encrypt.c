@@ -20,6 +20,7 @@
 #include "core/bench.h"
 #include "core/boot_entries.h"
 #include "core/encrypt_flow.h"
+#include "core/system_boot.h"
 #include "core/i18n.h"
 #include "core/plan.h"
 #include "core/target.h"
@@ -60,6 +61,21 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 		printf(_("                   advised for this CPU: %s\n"), cipher_why);
 	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
 	       (long long)t->part->fs_block_size);
+	if (t->part->os.found) {
+		char os[192], name[64], steps[2048];
+
+		fdw_installed_os_describe(&t->part->os, os, sizeof(os));
+		fdw_system_boot_name(t, name, sizeof(name));
+		fdw_system_boot_steps(&t->part->os, name, steps, sizeof(steps));
+		printf(_("  installed system: %s; after the conversion, in that system:\n"),
+		       cli_safe(os));
+		for (char *line = steps, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			printf("    - %s\n", cli_safe(line));
+		}
+	}
 }
 
 static bool confirm_typed(const char *address)
@@ -123,7 +139,9 @@ static int parse_strategy(const char *s, enum fdw_strategy *out)
 static void encrypt_usage(FILE *out)
 {
 	fprintf(out, _("Usage: %s encrypt [OPTIONS] DEVICE|IMAGE:N\n"
-		       "Encrypt a partition in place with LUKS2, keeping its data.\n"
+		       "Encrypt a partition in place with LUKS2, keeping its data. An installed\n"
+		       "system's root (run from another system) also gets its crypttab and a new\n"
+		       "initramfs, listed in the plan, so that it asks for the passphrase at boot.\n"
 		       "  --key-file FILE|-     read the passphrase from FILE (or stdin)\n"
 		       "  --strategy auto|free-tail|shrink|grow|detached-header=FILE\n"
 		       "  --cipher SPEC         default: as advised for this CPU, aes-xts-plain64\n"

@@ -22,6 +22,7 @@
 #include "core/luks2_progress.h"
 #include "core/power.h"
 #include "core/procid.h"
+#include "core/system_boot.h"
 #include "core/units.h"
 #include "passphrase.h"
 
@@ -408,7 +409,8 @@ static int simple_usage(const char *cmd, int c)
 	else
 		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] "
 			 "[--allow-low-battery] DEVICE|IMAGE:N\n"
-			 "Continue an unfinished conversion (repairing it first after a crash).\n"
+			 "Continue an unfinished conversion (repairing it first after a crash), or\n"
+			 "the boot steps of an installed system's root left by a power cut.\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
 			 "  --foreground        convert in this process with a progress line\n"
 			 "  --allow-low-battery start even on a battery below %d %%, and do not\n"
@@ -472,6 +474,24 @@ int cmd_pause(int argc, char **argv)
 	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
 }
 
+/* The conversion is complete; an installed system's boot step is left. */
+static int resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
+{
+	struct fdw_system_boot_result res;
+	char why[1024];
+
+	printf(_("%s is encrypted; setting up the installed system's boot.\n"), r->job.address);
+	fdw_target_close(&r->target);
+	r->target_open = false;
+	if (fdw_system_boot_finish(&r->job, NULL, pass, &res, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	if (res.loader_note[0])
+		printf("%s\n", cli_safe(res.loader_note));
+	return conversion_report_system(&r->job);
+}
+
 int cmd_resume(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -516,7 +536,13 @@ int cmd_resume(int argc, char **argv)
 	}
 	pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;
-	if (pass && !foreground)
+	if (pass && r.boot_only) {
+		/* Only the installed system's boot step is left: it runs here, not in a worker. */
+		if (fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
+			fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		else
+			exit_code = resume_boot_step(&r, pass);
+	} else if (pass && !foreground)
 		exit_code = conversion_resume(&r, pass);
 	else if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "conversion.h"
 #include "core/clock.h"
+#include "core/system_boot.h"
 #include "core/convert.h"
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
@@ -171,5 +172,33 @@ int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw
 	pl.start = fdw_now_s();
 	rc = fdw_worker_run(job, &v, pass, &stop_requested, print_progress, &pl);
 	fputc('\n', stderr);
-	return report(job, &v, rc, &pl);
+	rc = report(job, &v, rc, &pl);
+	if (rc == FDW_EXIT_OK)
+		rc = conversion_report_system(job);
+	return rc;
+}
+
+int conversion_report_system(const struct fdw_job *job)
+{
+	struct fdw_system_boot_result res;
+	bool done = false;
+
+	if (fdw_system_boot_status(job, &res, &done) != 0)
+		return FDW_EXIT_OK;
+	if (!done) {
+		fprintf(stderr, _("%s: the installed system's boot is not set up yet (the log "
+				  "says why); the data is intact and encrypted. Run '%s resume %s' "
+				  "before starting that system.\n"), fdw_progname, fdw_progname,
+			job->address);
+		return FDW_EXIT_ERROR;
+	}
+	printf(_("The installed system's boot is set up. Files changed (each kept as a "
+		 "backup):\n"));
+	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		printf("  %s\n", cli_safe(line));
+	}
+	return FDW_EXIT_OK;
 }

@@ -33,4 +33,8 @@ int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, cons
 struct fdw_resume;
 int conversion_resume(struct fdw_resume *r, const struct fdw_secret *pass);
 
+/* After a complete conversion of an installed system's root: what its boot step changed,
+ * or that it is still to do. FDW_EXIT_OK, or FDW_EXIT_ERROR when it is not done. */
+int conversion_report_system(const struct fdw_job *job);
+
 #endif

@@ -30,6 +30,7 @@
 #include "testhook.h"
 #include "units.h"
 #include "sysstate.h"
+#include "system_boot.h"
 
 /* @path made absolute against the current directory (the file need not exist yet). */
 static int absolute_path(const char *path, char *out, size_t len)
@@ -333,7 +334,11 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 			 fdw_state_dir(), strerror(-rc));
 		return rc;
 	}
-	return check_paths(e, o, why, len);
+	rc = check_paths(e, o, why, len);
+	/* An installed system's root: its /boot and a persistent state folder, checked now. */
+	if (!rc && e->target.part->os.found)
+		rc = fdw_system_boot_prepare(&e->target, e->header_backup, why, len);
+	return rc;
 }
 
 int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
@@ -564,6 +569,15 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	/* Who the volume is, taken while its filesystem still says (label, UUID). */
 	fdw_volume_id_of(&e->target.disk, e->target.part, &job->ident);
 	snprintf(job->fstype, sizeof(job->fstype), "%s", e->target.part->fstype);
+	if (e->target.part->os.found) {
+		char name[64];
+
+		/* Recorded before a byte changes: a power cut from here on leaves it to resume. */
+		fdw_system_boot_name(&e->target, name, sizeof(name));
+		rc = fdw_system_boot_record(&e->target, job, name, why, len);
+		if (rc)
+			return rc;
+	}
 	snprintf(job->cipher, sizeof(job->cipher), "%s-%s, %u-bit key", e->plan.cipher,
 		 e->plan.cipher_mode, e->plan.key_bits);
 	if (e->bench_baseline) {

@@ -144,6 +144,8 @@ struct fdw_resume {
 	struct fdw_job job;
 	bool recorded;			/* false: started by another tool, found in the header */
 	bool moved;			/* the record named another address: saved anew */
+	bool boot_only;			/* converted; only an installed system's boot step
+					 * is left (fdw_system_boot_finish) */
 	struct fdw_target target;
 	bool target_open;
 	int lock_fd;

@@ -184,6 +184,7 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 			out->fstab_names_it |= spec_names(spec, fs_uuid, label);
 		} else if (!strcmp(dir, "/boot")) {
 			out->boot_separate = true;
+			snprintf(out->boot_spec, sizeof(out->boot_spec), "%s", spec);
 		} else if (!strcmp(dir, "/usr")) {
 			out->usr_separate = true;
 		} else if (!strcmp(dir, "/home")) {

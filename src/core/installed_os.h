@@ -25,6 +25,7 @@ struct fdw_installed_os {
 	bool fstab_names_it;		/* ... and names this very filesystem */
 	char name[128];			/* PRETTY_NAME of os-release (outside text), or "" */
 	bool boot_separate;		/* /boot is another filesystem */
+	char boot_spec[128];		/* its fstab spec (UUID=..., outside text), or "" */
 	bool usr_separate;		/* /usr is another filesystem */
 	bool home_separate;		/* /home is another filesystem */
 	bool has_kernels;		/* boot/vmlinuz-* on this filesystem */

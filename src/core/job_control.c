@@ -13,6 +13,7 @@
 
 #include "convert.h"
 #include "encrypt_flow.h"
+#include "system_boot.h"
 #include "holders.h"
 #include "i18n.h"
 #include "log.h"
@@ -185,6 +186,11 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 		snprintf(why, len, _("cannot read the state of %s: %s. Nothing was changed; try "
 				     "again."), address, strerror(-rc));
 		return rc;
+	}
+	if (!rc && p.state == FDW_JOB_COMPLETE && fdw_system_boot_pending(&r->job)) {
+		/* A power cut between the conversion and the boot step: that step is left. */
+		r->boot_only = true;
+		return fdw_holders_check(&r->target, r->job.active_name, why, len);
 	}
 	if (rc || p.state == FDW_JOB_COMPLETE) {
 		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),

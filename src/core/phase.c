@@ -20,6 +20,7 @@ static const struct {
 	[FDW_PHASE_BENCHMARKING] = { "benchmarking", N_("benchmarking") },
 	[FDW_PHASE_DONE] = { "done", N_("done") },
 	[FDW_PHASE_ON_BATTERY] = { "on-battery", N_("waiting for the charger") },
+	[FDW_PHASE_BOOT_SETUP] = { "boot-setup", N_("setting up the boot") },
 };
 
 const char *fdw_phase_key(enum fdw_phase p)

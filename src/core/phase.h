@@ -20,6 +20,7 @@ enum fdw_phase {
 	FDW_PHASE_BENCHMARKING,
 	FDW_PHASE_DONE,			/* the worker finished everything */
 	FDW_PHASE_ON_BATTERY,		/* paused on a low battery, waiting for the charger */
+	FDW_PHASE_BOOT_SETUP,		/* an installed system's crypttab and initramfs */
 	FDW_PHASE__COUNT
 };
 

@@ -15,6 +15,8 @@
  *                   has not run yet (the end window, final_window.c).
  *   "room-made":    the header's room is made (the filesystem shrunk by resize2fs, or the
  *                   partition grown); the LUKS2 header is not written yet.
+ *   "before-system-boot": an installed system's root is converted (and its filesystem
+ *                   grown back); its boot step (crypttab, initramfs) has not started.
  */
 void fdw_test_point(const char *point);
 

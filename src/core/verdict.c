@@ -7,6 +7,7 @@
 
 #include "disk.h"
 #include "i18n.h"
+#include "system_boot.h"
 #include "units.h"
 
 static const struct {
@@ -52,8 +53,8 @@ static const struct {
 		N_("No filesystem found, so there is nothing to keep: erase and encrypt it instead.") },
 	[FDW_REASON_INSTALLED_SYSTEM] = { "installed-system",
 		N_("Holds an installed system: encrypting it in place would leave that system "
-		   "unable to start, and fdewiz cannot yet set up its boot (crypttab, an initramfs "
-		   "with LUKS support, the boot loader).") },
+		   "unable to start, and fdewiz cannot set up its boot (crypttab, an initramfs "
+		   "with LUKS support, the boot loader) the way it is installed.") },
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
@@ -155,7 +156,7 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_SWAP;
 	/* Its own root: converting it without its boot set up leaves a machine that cannot
 	 * start (a live system sees it unmounted). */
-	if (p->os.found)
+	if (p->os.found && fdw_system_boot_check(&p->os) != FDW_SYSBOOT_OK)
 		return FDW_REASON_INSTALLED_SYSTEM;
 	if (p->size < FDW_MIN_PARTITION)
 		return FDW_REASON_TOO_SMALL;
@@ -328,10 +329,8 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 
 		fdw_installed_os_describe(&p->os, os, sizeof(os));
 		n = snprintf(buf, len, _("Holds %s: encrypting it in place would leave that system "
-					 "unable to start, and fdewiz cannot yet set up its boot "
-					 "(crypttab, an initramfs with LUKS support, the boot loader). "
-					 "Encrypt its data partitions, or reinstall onto an encrypted "
-					 "disk."), os);
+					 "unable to start: %s"), os,
+			     fdw_system_boot_refusal_text(fdw_system_boot_check(&p->os)));
 		break;
 	}
 	default:

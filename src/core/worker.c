@@ -23,6 +23,8 @@
 #include "procid.h"
 #include "progress.h"
 #include "units.h"
+#include "system_boot.h"
+#include "testhook.h"
 #include "worker.h"
 
 /* Publish at most this often: a status file is for people, not a log. */
@@ -245,8 +247,10 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		if (rc)
 			break;
 	}
-	/* The keyslots are written: nothing after this needs the passphrase. */
-	fdw_secret_wipe(pass);
+	/* The keyslots are written: nothing after this needs the passphrase, but an installed
+	 * system's boot step, which opens the volume under its crypttab name. */
+	if (rc != 0 || !fdw_system_boot_pending(job))
+		fdw_secret_wipe(pass);
 
 	pub.p.speed = 0;
 	pub.p.eta = rc == 0 ? 0 : -1;
@@ -259,6 +263,17 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		pub.p.phase = FDW_PHASE_GROWING_FS;
 		publish(&pub);
 		grow_back(job, v);
+	}
+	if (rc == 0 && fdw_system_boot_pending(job)) {
+		struct fdw_system_boot_result res;
+
+		pub.p.phase = FDW_PHASE_BOOT_SETUP;
+		publish(&pub);
+		fdw_test_point("before-system-boot");
+		if (fdw_system_boot_finish(job, v->active_name, pass, &res, pub.p.message,
+					   sizeof(pub.p.message)) != 0)
+			fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub.p.message);
+		fdw_secret_wipe(pass);
 	}
 	if (rc == 0 && job->bench_before[0]) {
 		struct fdw_job updated = *job;

@@ -8,6 +8,8 @@
 
 #include "core/bench_cipher.h"
 #include "core/i18n.h"
+#include "core/system_boot.h"
+#include "core/textsafe.h"
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
@@ -163,6 +165,19 @@ static int draw_boxes(struct tui *t, int y0)
 	return y - y0;
 }
 
+/* An installed system's root: what is done in it after the conversion, one line. */
+static int system_steps(struct tui *t, int y, int lw, const char *label)
+{
+	char name[64], steps[2048], safe[4096];
+
+	fdw_system_boot_name(&t->enc.target, name, sizeof(name));
+	fdw_system_boot_steps(&t->enc.target.part->os, name, steps, sizeof(steps));
+	for (char *c = steps; *c; c++)
+		if (*c == '\n')
+			*c = ';';
+	return field(t, y, lw, label, fdw_text_safe(steps, safe, sizeof(safe)), 6);
+}
+
 static void plan_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
@@ -223,6 +238,8 @@ static void plan_draw(struct tui *t)
 	}
 	snprintf(v, sizeof(v), _("%u bytes"), pl->sector_size);
 	y += field(t, y, lw, labels[7], v, 1);
+	if (p->os.found)
+		y += system_steps(t, y, lw, _("Boot setup"));
 	y++;
 	y += draw_boxes(t, y);
 	if (y < LINES - 2) {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A partition that holds an installed system (its etc/fstab mounts it at /) is recognised,
 # read without mounting, described in list and list --json, and refused by encrypt with
-# every byte of the image unchanged: converting it would leave a machine that cannot start.
-# A data partition beside it is still offered.
+# every byte of the image unchanged when its initramfs cannot open LUKS: converting it would
+# leave a machine that cannot start. A system whose boot fdewiz can set up is offered, with
+# the boot steps in its plan. A data partition beside them is still offered.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
@@ -91,18 +92,32 @@ assert_json "$IMG_TMP/list.json" "$(p 1) | .verdict.reason" installed-system
 msg=$(jq -r "$(p 1) | .verdict.message" "$IMG_TMP/list.json")
 assert_contains "the verdict names the system" "$msg" "Debian GNU/Linux 12 (bookworm) (/, /boot inside)"
 assert_contains "the verdict says why" "$msg" "unable to start"
+assert_contains "the verdict says what to do" "$msg" "install cryptsetup-initramfs"
 # The data partition beside it: nothing installed, still offered.
 assert_json "$IMG_TMP/list.json" "$(p 2) | .installed_system" null
 assert_json "$IMG_TMP/list.json" "$(p 2) | .verdict.eligible" true
-# Another system (its fstab names another UUID, /boot elsewhere, LUKS in its initramfs):
-# still refused, since fdewiz cannot yet set up its boot.
+# Another system (/boot elsewhere, LUKS in its initramfs, GRUB): the pre-flight on what is
+# inside passes, so the verdict offers it and the plan lists the boot steps. encrypt
+# still refuses before anything changes: its /boot is on no disk here, and a partition
+# of an image file is no disk the system boots from.
 assert_json "$IMG_TMP/list.json" "$(p 3) | .installed_system.fstab_names_it" true
 assert_json "$IMG_TMP/list.json" "$(p 3) | .installed_system.boot_separate" true
 assert_json "$IMG_TMP/list.json" "$(p 3) | .installed_system.has_kernels" false
 assert_json "$IMG_TMP/list.json" "$(p 3) | .installed_system.luks_in_initramfs" true
-assert_json "$IMG_TMP/list.json" "$(p 3) | .verdict.reason" installed-system
-msg=$(jq -r "$(p 3) | .verdict.message" "$IMG_TMP/list.json")
-assert_contains "a separate /boot is said" "$msg" "/boot on another partition"
+assert_json "$IMG_TMP/list.json" "$(p 3) | .verdict.reason" ok
+assert_json "$IMG_TMP/list.json" "$(p 3) | .verdict.eligible" true
+plan=$("$FDEWIZ" encrypt --dry-run --key-file "$key" "$img:3" 2>&1)
+assert_contains "the plan names the system" "$plan" "/boot on another partition"
+assert_contains "the plan lists the crypttab step" "$plan" "to its etc/crypttab"
+assert_contains "the plan lists the initramfs step" "$plan" "rebuild its initramfs in a chroot"
+rc=0
+out=$("$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" --header-backup "$IMG_TMP/p3.hdr" "$img:3" 2>&1) || rc=$?
+assert_true "encrypt of the other system's root refuses (exit $rc)" test "$rc" -ne 0
+assert_contains "it says why" "$out" "image file"
+assert_contains "it says nothing changed" "$out" "Nothing was changed"
+assert_true "no header backup was written" test ! -e "$IMG_TMP/p3.hdr"
+assert_eq "the image is unchanged after that refusal" "$before" "$(sha256sum <"$img")"
 
 # 2. The table says it too.
 table=$("$FDEWIZ" list "$img" 2>&1)

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "core/installed_os.h"
+#include "core/system_boot.h"
 
 #define UUID "5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d"
 
@@ -42,6 +43,46 @@ static void test_debian_fstab(void **state)
 	assert_true(os.home_separate);
 	assert_false(os.usr_separate);
 	assert_int_equal(os.n_swaps, 1);
+	assert_string_equal(os.boot_spec, "UUID=0b0e-1234");
+}
+
+/* The pre-flight on what is inside: only a setup fdewiz can make boot passes. */
+static void test_system_boot_check(void **state)
+{
+	struct fdw_installed_os os = fstab("UUID=" UUID " / ext4 defaults 0 1\n"
+					   "UUID=0b0e-1234 /boot ext4 defaults 0 2\n", NULL);
+
+	(void)state;
+	os.initramfs = FDW_INITRAMFS_TOOLS;
+	os.luks_in_initramfs = true;
+	os.loader = FDW_LOADER_GRUB_BIOS;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_OK);
+	os.loader = FDW_LOADER_GRUB_EFI;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_OK);
+	os.loader = FDW_LOADER_UNKNOWN;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_UNKNOWN_LOADER);
+	os.loader = FDW_LOADER_SYSTEMD_BOOT;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_SYSTEMD_BOOT);
+	os.loader = FDW_LOADER_GRUB_BIOS;
+	os.luks_in_initramfs = false;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_NO_LUKS_INITRAMFS);
+	os.luks_in_initramfs = true;
+	os.initramfs = FDW_INITRAMFS_UNKNOWN;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_UNKNOWN_INITRAMFS);
+	os.initramfs = FDW_INITRAMFS_DRACUT;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_OK);
+	os.usr_separate = true;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_USR_SEPARATE);
+	os.usr_separate = false;
+	os.boot_separate = false;
+	os.boot_spec[0] = '\0';
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_BOOT_INSIDE);
+	os.boot_separate = true;
+	strcpy(os.boot_spec, "UUID=0b0e-1234");
+	os.fstab_names_it = false;
+	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_NOT_ITS_ROOT);
+	for (int r = FDW_SYSBOOT_NOT_ITS_ROOT; r <= FDW_SYSBOOT_USR_SEPARATE; r++)
+		assert_true(fdw_system_boot_refusal_text(r)[0] != '\0');
 }
 
 static void test_names_it(void **state)
@@ -136,6 +177,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_debian_fstab),
+		cmocka_unit_test(test_system_boot_check),
 		cmocka_unit_test(test_names_it),
 		cmocka_unit_test(test_not_a_system),
 		cmocka_unit_test(test_hostile_fstab),

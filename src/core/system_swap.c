@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* An installed system's swap partitions: a random key at every boot, the plain swap wiped. */
+#include "config.h"
+
+#include <blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "durable.h"
+#include "i18n.h"
+#include "log.h"
+#include "system_boot_priv.h"
+
+#define MAX_SWAPS 4
+
+struct swap_part {
+	char spec[256];			/* as its fstab names it */
+	char dev[256];
+	char partuuid[64];
+	char name[32];			/* cryptswap1, ... */
+};
+
+static char *read_text(const char *path)
+{
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *n = realloc(buf, cap = len + 65536);
+
+			if (!n) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = n;
+		}
+		size_t got = fread(buf + len, 1, 4096, f);
+
+		len += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The swap partitions its fstab names that are on a partition with a PARTUUID here. */
+static int find_swaps(const char *fstab, struct swap_part *sw)
+{
+	char *copy = strdup(fstab), *save = NULL;
+	int n = 0;
+
+	if (!copy)
+		return 0;
+	for (char *line = strtok_r(copy, "\n", &save); line && n < MAX_SWAPS;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char spec[256], dir[256], type[64], *pu;
+
+		if (line[0] == '#' || sscanf(line, "%255s %255s %63s", spec, dir, type) != 3 ||
+		    strcmp(type, "swap") || !strncmp(spec, "/dev/mapper/", 12))
+			continue;
+		if (fdw_system_boot_find_boot(spec, sw[n].dev, sizeof(sw[n].dev)) != 0) {
+			fdw_log(FDW_LOG_WARN, "system boot: swap %s is on no disk here; left as it is",
+				spec);
+			continue;
+		}
+		pu = blkid_get_tag_value(NULL, "PARTUUID", sw[n].dev);
+		if (!pu) {
+			fdw_log(FDW_LOG_WARN, "system boot: swap %s has no PARTUUID; left as it is",
+				sw[n].dev);
+			continue;
+		}
+		snprintf(sw[n].spec, sizeof(sw[n].spec), "%s", spec);
+		snprintf(sw[n].partuuid, sizeof(sw[n].partuuid), "%s", pu);
+		snprintf(sw[n].name, sizeof(sw[n].name), "cryptswap%d", n + 1);
+		free(pu);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+/* Overwrite the whole partition: plaintext swap may hold anything that was in memory. */
+static int wipe(const char *dev)
+{
+	static char zeros[1 << 20];
+	uint64_t size = 0, done = 0;
+	int fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, &size) != 0)
+		rc = -errno;
+	while (!rc && done < size) {
+		size_t chunk = size - done < sizeof(zeros) ? (size_t)(size - done) : sizeof(zeros);
+		ssize_t w = pwrite(fd, zeros, chunk, (off_t)done);
+
+		if (w <= 0)
+			rc = w < 0 ? -errno : -EIO;
+		else
+			done += (uint64_t)w;
+	}
+	if (!rc && fsync(fd) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Write @text to @root@rel, the old file kept as FILE.fdewiz-bak (once). */
+static int replace(const char *root, const char *rel, const char *text,
+		   struct fdw_sysboot_record *r)
+{
+	char path[4096], bak[4200];
+	size_t used;
+	char *old;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(bak, sizeof(bak), "%s.fdewiz-bak", path);
+	old = read_text(path);
+	if (old && !strcmp(old, text)) {
+		free(old);
+		return 0;
+	}
+	if (old && access(bak, F_OK) != 0) {
+		rc = fdw_write_file_atomic(bak, old, strlen(old), 0644);
+		if (rc) {
+			free(old);
+			return rc;
+		}
+	}
+	rc = fdw_write_file_atomic(path, text, strlen(text), 0644);
+	used = strlen(r->changed);
+	if (!rc)
+		snprintf(r->changed + used, sizeof(r->changed) - used, "%s (%s%s)\n", rel,
+			 old ? rel : _("new file"), old ? ".fdewiz-bak" : "");
+	free(old);
+	return rc;
+}
+
+int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r)
+{
+	struct swap_part sw[MAX_SWAPS];
+	char path[4096], *fstab, *crypttab, *out = NULL, *save = NULL;
+	size_t cap;
+	int n, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/etc/fstab", root);
+	fstab = read_text(path);
+	if (!fstab)
+		return -errno;
+	n = find_swaps(fstab, sw);
+	if (n == 0) {
+		free(fstab);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/etc/crypttab", root);
+	crypttab = read_text(path);
+	cap = strlen(fstab) + (crypttab ? strlen(crypttab) : 0) + 1024 * MAX_SWAPS;
+	out = calloc(1, cap);
+	if (!out) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* crypttab: a fresh random key at every boot, by the partition's stable PARTUUID. */
+	snprintf(out, cap, "%s", crypttab ? crypttab : "");
+	for (int i = 0; i < n; i++) {
+		char line[512];
+
+		snprintf(line, sizeof(line),
+			 "%s PARTUUID=%s /dev/urandom swap,cipher=aes-xts-plain64,size=512\n",
+			 sw[i].name, sw[i].partuuid);
+		if (!strstr(out, line)) {
+			if (out[0] && out[strlen(out) - 1] != '\n')
+				strcat(out, "\n");
+			strcat(out, line);
+		}
+	}
+	rc = replace(root, "/etc/crypttab", out, r);
+	/* fstab: the swap lines name the mapping; every other line stays (blank ones go). */
+	out[0] = '\0';
+	for (char *line = strtok_r(fstab, "\n", &save); !rc && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int hit = -1;
+
+		for (int i = 0; i < n; i++)
+			if (!strncmp(line, sw[i].spec, strlen(sw[i].spec)) &&
+			    (line[strlen(sw[i].spec)] == ' ' || line[strlen(sw[i].spec)] == '\t'))
+				hit = i;
+		if (hit >= 0)
+			snprintf(out + strlen(out), cap - strlen(out), "/dev/mapper/%s%s\n",
+				 sw[hit].name, line + strlen(sw[hit].spec));
+		else
+			snprintf(out + strlen(out), cap - strlen(out), "%s\n", line);
+	}
+	if (!rc)
+		rc = replace(root, "/etc/fstab", out, r);
+	/* No hibernation image can come from a swap with a random key: the initramfs must not
+	 * wait for one. */
+	if (!rc)
+		rc = replace(root, "/etc/initramfs-tools/conf.d/resume", "RESUME=none\n", r);
+	for (int i = 0; !rc && i < n; i++) {
+		rc = wipe(sw[i].dev);
+		if (rc)
+			fdw_log(FDW_LOG_ERROR, "system boot: cannot overwrite the swap %s: %s",
+				sw[i].dev, strerror(-rc));
+		else
+			fdw_log(FDW_LOG_INFO, "system boot: swap %s overwritten; it is %s from now on",
+				sw[i].dev, sw[i].name);
+	}
+out:
+	free(out);
+	free(fstab);
+	free(crypttab);
+	return rc;
+}

@@ -1,0 +1,94 @@
+#!/bin/bash
+# Guest half of test-vm-system-boot.sh, the "live" system: /dev/vda is the installed
+# Debian's disk, /dev/vdb a persistent disk for fdewiz's state (a USB stick). Encrypt the
+# installed system's root (/dev/vda2) in place; fdewiz sets up its boot. Then check from
+# here: the volume opens with the cryptsetup program, fsck is clean, crypttab names it.
+# MODE: "encrypt" (all of it), "refuse-state" (state folder on tmpfs: refused first),
+# "powercut" (killed by the host after the conversion), "resume" (after the power cut).
+set -euo pipefail
+fdewiz=$1
+work=$2
+mode=${3:-encrypt}
+say() { echo "system-boot: $*"; }
+die() { echo "system-boot: FAIL: $*"; exit 1; }
+t0=$(date +%s)
+phase() { say "PHASE $1 $(($(date +%s) - t0))s"; }
+
+mkdir -p /mnt/state /mnt/check
+mount /dev/vdb /mnt/state
+export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
+
+if [ "$mode" = resume ]; then
+	phase resume-start
+	"$fdewiz" --verbose resume --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/resume.log 2>&1 ||
+		{ cat /run/resume.log; die "resume"; }
+	cat /run/resume.log
+	phase resume-done
+else
+	# The system was booted since its last check: resize2fs wants a fresh e2fsck before it
+	# measures how far the root can shrink, as fdewiz's verdict says.
+	rc=0
+	e2fsck -f -p /dev/vda2 >/run/fsck0.log 2>&1 || rc=$?
+	e2fsck -f -p /dev/vda1 >>/run/fsck0.log 2>&1 || rc=$((rc | $?))
+	say "FSCK-BEFORE rc=$rc"
+	[ "$rc" -le 1 ] || { cat /run/fsck0.log; die "e2fsck before"; }
+	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .installed_system.luks_in_initramfs, .installed_system.boot_loader]')"
+	sums_before=$(sha256sum /dev/vda1 | cut -d' ' -f1)
+	# A state folder held in memory (a live system's /var/lib) is refused before anything
+	# changes: a power cut would take the job record.
+	root_sum=$(sha256sum /dev/vda2 | cut -d' ' -f1)
+	rc=0
+	FDEWIZ_STATE_DIR=/run/fdewiz-volatile "$fdewiz" encrypt --yes --fast-pbkdf --no-bench \
+		--foreground --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/volatile.log 2>&1 || rc=$?
+	say "VOLATILE rc=$rc $(tr '\n' ' ' </run/volatile.log)"
+	[ "$rc" != 0 ] || die "a state folder on tmpfs was accepted"
+	[ "$(sha256sum /dev/vda2 | cut -d' ' -f1)" = "$root_sum" ] || die "the refusal changed /dev/vda2"
+	say "VOLATILE-UNCHANGED"
+	phase encrypt-start
+	rc=0
+	FDEWIZ_TEST_KILL_AT=${FDEWIZ_TEST_KILL_AT:-} \
+		"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
+		--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
+		<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
+	cat /run/encrypt.log
+	phase encrypt-done
+	if [ "$mode" = powercut ]; then
+		# fdewiz was killed at its test point; the host now cuts the power.
+		grep -q "test hook: killed at 'before-system-boot'" /run/encrypt.log ||
+			die "fdewiz was not stopped at before-system-boot (exit $rc)"
+		echo "system-boot: POWERCUT-NOW"
+		sleep 600
+		die "still running after the power cut"
+	fi
+	[ "$rc" = 0 ] || die "encrypt exited $rc"
+	[ "$(sha256sum /dev/vda1 | cut -d' ' -f1)" != "$sums_before" ] ||
+		say "note: /boot unchanged (no initramfs rebuilt?)"
+fi
+
+say "record: $(cat /mnt/state/fdewiz/jobs/*.system | tr '\n' '|')"
+# An online conversion leaves the volume open under fdewiz's name: close it, as a person
+# would before shutting the live system down.
+for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
+	say "closing $m"
+	cryptsetup close "$m" || die "cannot close $m"
+done
+cryptsetup open --key-file "$work/key" /dev/vda2 check || die "cryptsetup open"
+rc=0
+e2fsck -fn /dev/mapper/check >/run/fsck.log 2>&1 || rc=$?
+say "FSCK rc=$rc"
+[ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
+mount -o ro /dev/mapper/check /mnt/check
+mount -o ro /dev/vda1 /mnt/check/boot
+grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-boot: CRYPTTAB /'
+say "LUKSUUID $(cryptsetup luksUUID /dev/vda2)"
+say "FSTAB-SWAP $(awk '$3 == "swap" { print $1 }' /mnt/check/etc/fstab)"
+sig=$(blkid -p -o value -s TYPE /dev/vda3 || true)
+say "OLD-SWAP-SIGNATURE ${sig:-none}"
+say "SWAP-ZEROS $(cmp -s -n 67108864 /dev/vda3 /dev/zero && echo yes || echo no)"
+say "RESUME $(cat /mnt/check/etc/initramfs-tools/conf.d/resume)"
+say "BACKUPS $(cd /mnt/check/boot && ls ./*.fdewiz-bak | tr '\n' ' ')"
+umount /mnt/check/boot /mnt/check
+cryptsetup close check
+phase checked
+umount /mnt/state
+echo FDEWIZ-SYSTEM-BOOT-OK

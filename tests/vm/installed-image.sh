@@ -1,0 +1,285 @@
+#!/bin/bash
+# fdewiz VM tests: build (once) a disk image holding a real installed Debian 12.
+#
+# Usage: installed-image.sh [--quiet]
+# Prints "image=PATH" (read-only cache: copy it before booting or changing it) and
+# "layout=..." lines on stdout; progress goes to stderr.
+#
+# The image: an MBR with GRUB (i386-pc, for SeaBIOS) in front of partition 1, which is
+# /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all three by
+# UUID; the kernel line says console=ttyS0. Debian comes from mmdebstrap with the apt
+# mirror this machine already uses (read from /etc/apt/sources.list*), with
+# linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc and e2fsprogs.
+# A few thousand files go into /srv/fdw-data; their sha256 list is
+# /var/lib/fdw-check/sums. The unit fdw-boot-check.service checks them at every boot,
+# reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...") and powers off.
+#
+# Cache: ${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/<hash of this
+# script>/disk.img. A lock makes concurrent callers wait for one build.
+set -euo pipefail
+
+cache=${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}
+quiet=0
+[ "${1:-}" = --quiet ] && quiet=1
+MiB=$((1024 * 1024))
+
+say()
+{
+	[ "$quiet" = 1 ] || echo "installed-image: $*" >&2
+}
+
+die()
+{
+	echo "installed-image: error: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot, ownership of the files)"
+key=$(sha256sum "$0" | cut -c1-16)
+dir=$cache/$key
+img=$dir/disk.img
+
+report()
+{
+	echo "image=$img"
+	cat "$dir/layout"
+}
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if [ -s "$img" ] && [ -s "$dir/layout" ]; then
+	report
+	exit 0
+fi
+
+need=()
+for p in mmdebstrap e2fsprogs parted; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	say "installing ${need[*]}"
+	apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+fi
+
+# The mirror this machine uses for bookworm: the first deb822 URIs or one-line "deb" entry
+# whose suite is bookworm (not the security archive).
+mirror()
+{
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		case "$f" in
+		*.sources)
+			awk '/^URIs:/ {u=$2} /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") { print u; exit } }' "$f"
+			;;
+		*)
+			awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == "bookworm") { print ($2 ~ /^\[/ ? $3 : $2); exit } }' "$f"
+			;;
+		esac
+	done | head -n1
+}
+url=$(mirror)
+[ -n "$url" ] || die "no bookworm entry in /etc/apt/sources.list*: cannot tell which mirror to use"
+
+rm -rf "$dir"
+mkdir -p "$dir"
+tmp=$(mktemp -d "$dir/build.XXXXXX")
+# Never remove through a mount left inside the new root (/proc, /sys, /dev).
+cleanup()
+{
+	local m
+	for m in $(findmnt -rn -o TARGET | grep -F "$tmp/" | sort -r); do
+		umount -l "$m" || true
+	done
+	rm -rf --one-file-system "$tmp"
+}
+trap cleanup EXIT
+root=$tmp/root
+# Packages downloaded before are kept beside the images, so a rebuild downloads only
+# what changed.
+debs=$cache/debs
+mkdir -p "$debs"
+
+say "mmdebstrap bookworm from the configured mirror (a few minutes)"
+excl=()
+for p in '/usr/share/doc/*' '/usr/share/man/*' '/usr/share/locale/*' \
+	'/lib/modules/*/kernel/drivers/gpu/*' '/lib/modules/*/kernel/drivers/net/wireless/*' \
+	'/lib/modules/*/kernel/drivers/media/*' '/lib/modules/*/kernel/drivers/infiniband/*' \
+	'/lib/modules/*/kernel/sound/*' '/lib/modules/*/kernel/drivers/staging/*'; do
+	excl+=(--dpkgopt="path-exclude=$p")
+done
+# The initramfs takes the modules listed in etc/initramfs-tools/modules plus what its
+# hooks add (cryptsetup adds dm-crypt and the cipher): built in minutes, not hours, under
+# QEMU without KVM, where the boot test rebuilds it in a chroot.
+mmdebstrap --variant=minbase --mode=root --format=directory \
+	--aptopt='APT::Install-Recommends "false"' "${excl[@]}" --skip=download/empty \
+	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" \"\$1/etc/initramfs-tools/conf.d\" && find '$debs' -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} + && echo MODULES=list >\"\$1/etc/initramfs-tools/conf.d/modules-list\"" \
+	--include=linux-image-amd64,cryptsetup-initramfs,cryptsetup,systemd-sysv,udev,grub-pc,e2fsprogs,kmod,initramfs-tools,util-linux \
+	bookworm "$root" "$url" >&2 || die "mmdebstrap failed"
+find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
+find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -delete
+
+boot_uuid=$(cat /proc/sys/kernel/random/uuid)
+root_uuid=$(cat /proc/sys/kernel/random/uuid)
+swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+kver=$(basename "$(ls -d "$root"/lib/modules/*)")
+
+say "configuring the system (kernel $kver)"
+echo fdw-installed >"$root/etc/hostname"
+cat >"$root/etc/fstab" <<EOF
+# /etc/fstab: static file system information.
+UUID=$root_uuid / ext4 errors=remount-ro 0 1
+UUID=$boot_uuid /boot ext4 defaults 0 2
+UUID=$swap_uuid none swap sw 0 0
+EOF
+echo 'root:fdw' | chroot "$root" chpasswd
+cat >"$root/etc/default/grub" <<'EOF'
+GRUB_DEFAULT=0
+GRUB_TIMEOUT=0
+GRUB_DISTRIBUTOR=Debian
+GRUB_CMDLINE_LINUX_DEFAULT=""
+GRUB_CMDLINE_LINUX="console=ttyS0,115200"
+GRUB_TERMINAL=serial
+GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
+EOF
+# What this machine's disks and root need (virtio, ext4, the serial console is built in).
+printf '%s\n' virtio_pci virtio_blk virtio_scsi sd_mod ext4 crc32c_generic \
+	>>"$root/etc/initramfs-tools/modules"
+
+mkdir -p "$root/srv/fdw-data" "$root/var/lib/fdw-check"
+say "writing the data files"
+for d in $(seq 0 29); do
+	mkdir -p "$root/srv/fdw-data/d$d"
+	for i in $(seq 0 99); do
+		head -c $(((d * 100 + i) * 37 % 12000 + 1)) /dev/urandom >"$root/srv/fdw-data/d$d/f$i"
+	done
+done
+(cd "$root" && find srv/fdw-data -type f -print0 | sort -z | xargs -0 sha256sum) \
+	>"$root/var/lib/fdw-check/sums"
+
+install -m 0755 /dev/stdin "$root/usr/local/sbin/fdw-boot-check" <<'EOF'
+#!/bin/sh
+# Reports on the serial console what this boot found, then powers off.
+out=/dev/ttyS0
+n=$(wc -l </var/lib/fdw-check/sums)
+if (cd / && sha256sum --quiet -c /var/lib/fdw-check/sums) >/run/fdw-sums.log 2>&1; then
+	sums="sums=ok files=$n"
+else
+	sums="sums=bad files=$n bad=$(grep -c FAILED /run/fdw-sums.log)"
+fi
+src=$(findmnt -no SOURCE /)
+rtype=$(lsblk -ndo TYPE "$src" 2>/dev/null)
+echo "FDW-ROOT source=$src type=$rtype" >$out
+swapon --show=NAME,TYPE --noheadings | while read -r name type; do
+	echo "FDW-SWAP name=$name type=$type dmtype=$(lsblk -ndo TYPE "$name" 2>/dev/null)"
+done >$out
+echo "FDW-CMDLINE $(cat /proc/cmdline)" >$out
+case "$sums" in
+sums=ok*) echo "FDW-BOOT-OK $sums root=$rtype" >$out ;;
+*) echo "FDW-BOOT-FAIL $sums root=$rtype" >$out; head -n 5 /run/fdw-sums.log >$out ;;
+esac
+systemctl --no-block poweroff
+EOF
+cat >"$root/etc/systemd/system/fdw-boot-check.service" <<'EOF'
+[Unit]
+Description=fdewiz test: check the data files and report on the serial console
+After=local-fs.target swap.target
+Wants=swap.target
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/fdw-boot-check
+
+[Install]
+WantedBy=multi-user.target
+EOF
+chroot "$root" systemctl enable fdw-boot-check.service >&2
+chroot "$root" systemctl mask getty@tty1.service serial-getty@ttyS0.service >&2 || true
+
+say "initramfs"
+for m in proc sys dev; do mount --bind "/$m" "$root/$m"; done
+set +e
+chroot "$root" update-initramfs -u -k all >&2
+irc=$?
+set -e
+for m in dev sys proc; do umount "$root/$m"; done
+[ "$irc" = 0 ] || die "update-initramfs failed in the new system"
+
+say "GRUB"
+grub_dir=$root/boot/grub
+mkdir -p "$grub_dir/i386-pc"
+cp "$root"/usr/lib/grub/i386-pc/*.mod "$root"/usr/lib/grub/i386-pc/*.lst "$grub_dir/i386-pc/"
+cat >"$grub_dir/grub.cfg" <<EOF
+# Written like grub-mkconfig's output for one kernel.
+serial --unit=0 --speed=115200
+terminal_input serial
+terminal_output serial
+set timeout=0
+set default=0
+insmod part_msdos
+insmod ext2
+search --no-floppy --fs-uuid --set=root $boot_uuid
+menuentry 'Debian GNU/Linux' {
+	insmod part_msdos
+	insmod ext2
+	search --no-floppy --fs-uuid --set=root $boot_uuid
+	linux /vmlinuz-$kver root=UUID=$root_uuid ro console=ttyS0,115200
+	initrd /initrd.img-$kver
+}
+EOF
+# core.img: diskboot + kernel with what it needs to read partition 1; grub-mkimage fills
+# in the block list for a core.img that starts at sector 1, which is where boot.img looks.
+chroot "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/grub' \
+	biosdisk part_msdos ext2 search search_fs_uuid serial >&2
+cp "$root/tmp/core.img" "$root/usr/lib/grub/i386-pc/boot.img" "$tmp/"
+rm -f "$root/tmp/core.img"
+core_sectors=$((($(stat -c %s "$tmp/core.img") + 511) / 512))
+[ "$core_sectors" -lt 2000 ] || die "core.img does not fit before the first partition"
+
+say "filesystems and the disk image"
+boot_mib=192
+swap_mib=64
+root_used=$(du -sm --exclude=./boot "$root" | cut -f1)
+root_mib=$(((root_used * 14 / 10 + 160 + 63) / 64 * 64))
+disk_mib=$((1 + boot_mib + root_mib + swap_mib + 1))
+mkdir -p "$tmp/bootfs"
+mv "$root"/boot/* "$tmp/bootfs/"
+mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M"
+mkfs.ext4 -q -F -b 4096 -U "$root_uuid" -L root -d "$root" "$tmp/root.fs" "${root_mib}M"
+truncate -s "${swap_mib}M" "$tmp/swap.fs"
+mkswap -q -U "$swap_uuid" "$tmp/swap.fs"
+e2fsck -fn "$tmp/boot.fs" >&2
+e2fsck -fn "$tmp/root.fs" >&2
+
+part=$tmp/disk.img
+truncate -s "${disk_mib}M" "$part"
+p1=1
+p2=$((p1 + boot_mib))
+p3=$((p2 + root_mib))
+parted -s "$part" mklabel msdos \
+	mkpart primary ext4 "${p1}MiB" "${p2}MiB" \
+	mkpart primary ext4 "${p2}MiB" "${p3}MiB" \
+	mkpart primary linux-swap "${p3}MiB" "$((p3 + swap_mib))MiB" \
+	set 1 boot on 2> >(grep -v 'udevadm: not found' >&2)
+dd if="$tmp/boot.fs" of="$part" bs=1M seek="$p1" conv=notrunc,sparse status=none
+dd if="$tmp/root.fs" of="$part" bs=1M seek="$p2" conv=notrunc,sparse status=none
+dd if="$tmp/swap.fs" of="$part" bs=1M seek="$p3" conv=notrunc status=none
+dd if="$tmp/boot.img" of="$part" bs=440 count=1 conv=notrunc status=none
+dd if="$tmp/core.img" of="$part" bs=512 seek=1 conv=notrunc status=none
+
+cat >"$tmp/layout" <<EOF
+kernel=$kver
+boot_uuid=$boot_uuid
+root_uuid=$root_uuid
+swap_uuid=$swap_uuid
+boot_part=1
+root_part=2
+swap_part=3
+root_mib=$root_mib
+EOF
+chmod 0444 "$part"
+mv "$tmp/layout" "$dir/layout"
+mv "$part" "$img"
+say "built $img (${disk_mib} MiB, root ${root_mib} MiB)"
+report

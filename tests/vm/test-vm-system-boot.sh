@@ -1,0 +1,122 @@
+#!/bin/bash
+# fdewiz VM tests: encrypt an installed system's root in place and keep it booting.
+# A real Debian 12 (tests/vm/installed-image.sh: mmdebstrap, GRUB for BIOS in the MBR,
+# /boot, /, swap; built once and cached) boots from its own disk under QEMU and its check
+# unit reports the sha256 of 3000 files. The 9p "live" VM then runs fdewiz encrypt on its
+# root partition (passphrase from a pipe) with the state folder on a disk of its own;
+# fdewiz writes the system's crypttab and rebuilds its initramfs in a chroot. The live VM
+# checks the volume with the cryptsetup program and e2fsck. The image boots again: the
+# initramfs asks for the passphrase on the serial console, the test types it, and the
+# unit reports every file intact on a dm-crypt root. Each phase's time is printed.
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-boot
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap
+vm_find_fdewiz
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image=//p' <<<"$prep")
+root_uuid=$(sed -n 's/^root_uuid=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/installed.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'correct horse battery staple 12' >"$VM_WORK/key"
+state=$VM_WORK/state.img
+truncate -s 64M "$state"
+mkfs.ext4 -q -F -L fdw-state "$state"
+
+# 0. Refusals on this real system, each with every byte unchanged: without
+# cryptsetup-initramfs (its hook removed), and with a boot loader fdewiz does not know
+# (GRUB's modules removed). The partition is changed with debugfs in a copy.
+root_off=$(vm_parted -m "$img" unit B print | awk -F: '$1 == "2" { sub("B", "", $2); print $2 }')
+root_len=$(vm_parted -m "$img" unit B print | awk -F: '$1 == "2" { sub("B", "", $4); print $4 }')
+refusal() # NAME DEBUGFS-COMMANDS EXPECTED-TEXT
+{
+	local bad=$VM_WORK/refuse-$1.img fs=$VM_WORK/refuse-$1.fs out rc=0 sum
+	cp --sparse=always "$img" "$bad"
+	dd if="$bad" of="$fs" bs=1M iflag=skip_bytes,count_bytes skip="$root_off" \
+		count="$root_len" status=none
+	printf '%s\n' "$2" | debugfs -w -f - "$fs" >/dev/null 2>&1
+	dd if="$fs" of="$bad" bs=1M oflag=seek_bytes seek="$root_off" conv=notrunc,sparse status=none
+	rm -f "$fs"
+	sum=$(sha256sum <"$bad")
+	out=$(FDEWIZ_STATE_DIR=$VM_WORK/state-$1 "$FDEWIZ" encrypt --yes --foreground --no-bench \
+		--fast-pbkdf --key-file - --header-backup "$VM_WORK/$1.hdr" "$bad:2" \
+		<"$VM_WORK/key" 2>&1) || rc=$?
+	echo "$VM_NAME: refusal ($1): $out"
+	vm_check "$1: encrypt refuses (exit $rc)" [ "$rc" != 0 ]
+	vm_check "$1: it says why and what to do" grep -qF "$3" <<<"$out"
+	vm_check "$1: it says nothing was changed" grep -qF "Nothing was changed" <<<"$out"
+	vm_check "$1: every byte of the image is unchanged" [ "$(sha256sum <"$bad")" = "$sum" ]
+	vm_check "$1: no header backup was written" [ ! -e "$VM_WORK/$1.hdr" ]
+	rm -f "$bad"
+}
+refusal no-cryptsetup-initramfs "rm /usr/share/initramfs-tools/hooks/cryptroot" \
+	"install cryptsetup-initramfs"
+refusal unknown-boot-loader "$(printf '%s\n' 'link /usr/lib/grub/i386-pc /usr/lib/grub/gone' \
+	'unlink /usr/lib/grub/i386-pc')" "boot loader is not one fdewiz knows"
+phase "refusals"
+
+# 1. The installed system boots, unencrypted, from its own disk.
+vm_boot_installed "$img" "$VM_WORK/boot0.log" "" 900
+res=$(vm_boot_result "$VM_WORK/boot0.log")
+phase "boot-plain (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: plain boot: $res"
+vm_check "the plain system boots from its own disk and its files check out" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$res"
+vm_check "no passphrase was asked for the plain system" [ "$VM_BOOT_PROMPTS" = 0 ]
+plain_sum=$(sha256sum <"$img")
+
+# 2. The live VM encrypts its root partition; fdewiz sets up the system's boot.
+vm_run --timeout 2400 --mem 1024 --disk "$img" --disk "$state" \
+	"$VM_HERE/guest/system-boot.sh" "$FDEWIZ" "$VM_WORK" encrypt
+phase "encrypt-in-live-vm"
+vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "guest printed FDEWIZ-SYSTEM-BOOT-OK" grep -q '^FDEWIZ-SYSTEM-BOOT-OK' "$VM_LOG"
+vm_check "a state folder on tmpfs is refused, with what to do" \
+	grep -q '^system-boot: VOLATILE rc=1 .*held in memory.*FDEWIZ_STATE_DIR.*Nothing was changed' "$VM_LOG"
+vm_check "that refusal left the root partition unchanged" grep -q '^system-boot: VOLATILE-UNCHANGED' "$VM_LOG"
+vm_check "the verdict offered the installed system's root" \
+	grep -q '^system-boot: verdict: \[true,"ok",true,"grub-bios"\]' "$VM_LOG"
+vm_check "the plan listed the boot steps" grep -q 'rebuild its initramfs in a chroot' "$VM_LOG"
+vm_check "encrypt listed the files it changed" grep -q '^  /etc/crypttab (' "$VM_LOG"
+luks=$(tr -d '\r' <"$VM_LOG" | sed -n 's/^system-boot: LUKSUUID //p')
+vm_check "crypttab names the volume by its LUKS UUID" \
+	grep -q "^system-boot: CRYPTTAB vda2_crypt UUID=$luks none luks" "$VM_LOG"
+vm_check "e2fsck of the encrypted root is clean" grep -q '^system-boot: FSCK rc=0' "$VM_LOG"
+vm_check "the old initramfs is kept as a backup" \
+	grep -q '^system-boot: BACKUPS .*initrd.img-.*\.fdewiz-bak' "$VM_LOG"
+vm_check "crypttab gives the swap a random key by PARTUUID" \
+	grep -q '^system-boot: CRYPTTAB cryptswap1 PARTUUID=[0-9a-f]*-03 /dev/urandom swap,' "$VM_LOG"
+vm_check "fstab names the encrypted swap" grep -q '^system-boot: FSTAB-SWAP /dev/mapper/cryptswap1$' "$VM_LOG"
+vm_check "the old swap signature is gone" grep -q '^system-boot: OLD-SWAP-SIGNATURE none$' "$VM_LOG"
+vm_check "the plain swap partition is overwritten" grep -q '^system-boot: SWAP-ZEROS yes$' "$VM_LOG"
+vm_check "the initramfs waits for no hibernation image" grep -q '^system-boot: RESUME RESUME=none$' "$VM_LOG"
+vm_check "the image changed" [ "$(sha256sum <"$img")" != "$plain_sum" ]
+
+# 3. It boots encrypted: the passphrase is typed at the initramfs prompt on the serial line.
+vm_boot_installed "$img" "$VM_WORK/boot1.log" "$VM_WORK/key" 1200
+res=$(vm_boot_result "$VM_WORK/boot1.log")
+phase "boot-encrypted (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: encrypted boot: $res"
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-\|Please unlock' || true
+vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "the encrypted system boots and all 3000 files check out" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
+vm_check "its root is /dev/mapper/vda2_crypt" \
+	grep -aq '^FDW-ROOT source=/dev/mapper/vda2_crypt type=crypt' <(tr -d '\r' <"$VM_WORK/boot1.log")
+vm_check "swapon --show lists a dm-crypt swap" \
+	grep -aq '^FDW-SWAP name=/dev/dm-[0-9]* type=partition dmtype=crypt' <(tr -d '\r' <"$VM_WORK/boot1.log")
+vm_check "the kernel still finds the root by the filesystem UUID" \
+	grep -aq "^FDW-CMDLINE .*root=UUID=$root_uuid" <(tr -d '\r' <"$VM_WORK/boot1.log")
+if [ "$VM_FAILED" != 0 ]; then
+	echo "--- last lines of the encrypted boot ---"
+	tr -d '\r' <"$VM_WORK/boot1.log" | tail -n 40
+fi
+vm_finish
