@@ -184,8 +184,10 @@ static int show_progress(const char *what, double fraction, void *ctx)
 		fdw_format_duration(took / whole * (1 - whole), "?", left, sizeof(left));
 	else
 		snprintf(left, sizeof(left), "?");
-	fprintf(stderr, _("\r\033[K%s: %.40s [%s] %3.0f%%, about %s left"), p->kind, _(what),
-		bar, whole * 100.0, left);
+	/* The line is redrawn in place; the control codes stay out of the translated text. */
+	fputs("\r\033[K", stderr);
+	fprintf(stderr, _("%s: %.40s [%s] %3.0f%%, about %s left"), p->kind, _(what), bar,
+		whole * 100.0, left);
 	fflush(stderr);
 	p->shown = true;
 	return bench_stop != 0;
