@@ -292,13 +292,113 @@ out:
 	return exit_code;
 }
 
+enum encrypt_option { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
+       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
+       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
+       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
+       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY };
+
+/* Take option @c of encrypt into @o: -1, or the exit code when the command ends here. */
+static int take_option(int c, struct encrypt_opts *o)
+{
+	switch (c) {
+	case OPT_KEY_FILE: o->key_file = optarg; break;
+	case OPT_STRATEGY:
+		if (parse_strategy(optarg, &o->rq.strategy)) {
+			fprintf(stderr, _("%s: unknown strategy '%s'.\n"), fdw_progname,
+				optarg);
+			cli_usage_error("encrypt");
+			return FDW_EXIT_USAGE;
+		}
+		if (o->rq.strategy == FDW_STRATEGY_DETACHED)
+			o->rq.detached_header = optarg + 16;
+		break;
+	case OPT_CIPHER: o->rq.cipher_spec = optarg; break;
+	case OPT_KEY_SIZE:
+	case OPT_SECTOR:
+		if (parse_count(optarg, c == OPT_SECTOR ? &o->rq.sector_size :
+				&o->rq.key_bits) != 0) {
+			fprintf(stderr, _("%s: '%s' is not a valid number for --%s.\n"),
+				fdw_progname, optarg, c == OPT_SECTOR ? "sector-size" :
+				"key-size");
+			cli_usage_error("encrypt");
+			return FDW_EXIT_USAGE;
+		}
+		break;
+	case OPT_BACKUP: o->header_backup = optarg; break;
+	case OPT_WORK: o->work_dir = optarg; break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_FOREGROUND: o->foreground = true; break;
+	case OPT_YES: o->yes = true; break;
+	case OPT_ACCEPT_WEAK: o->accept_weak = true; break;
+	case OPT_LOW_BATTERY: o->allow_low_battery = true; break;
+	case OPT_FAST: o->fast_pbkdf = true; break;
+	case OPT_OFFLINE: o->offline = true; break;
+	case OPT_MOUNT: o->mount_at = optarg; break;
+	case OPT_NO_BENCH: o->no_bench = true; break;
+	case OPT_CRYPTTAB: o->crypttab = true; break;
+	case OPT_RECOVERY_KEY: o->recovery_key = true; break;
+	case OPT_ROOT: o->boot.root = optarg; break;
+	case OPT_NAME: o->boot.name = optarg; break;
+	case OPT_DISCARD: o->boot.discard = true; break;
+	case OPT_BENCH_SCALE: {
+		enum fdw_bench_scale scale;
+
+		if (fdw_bench_scale_parse(optarg, &scale) != 0) {
+			fprintf(stderr, _("%s: unknown benchmark scale '%s'.\n"),
+				fdw_progname, optarg);
+			cli_usage_error("encrypt");
+			return FDW_EXIT_USAGE;
+		}
+		o->bench_scale = optarg;
+		break;
+	}
+	case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
+	default: cli_usage_error("encrypt"); return FDW_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The options together: -1 when they make sense, else the exit code (nothing changed). */
+static int check_options(struct encrypt_opts *o)
+{
+	/* Both would read stdin: the confirmation could swallow part of the key. */
+	if (o->key_file && !strcmp(o->key_file, "-") && !o->yes && !o->dry_run) {
+		fprintf(stderr, _("%s: --key-file - reads the key from stdin, where the typed "
+				  "confirmation is read too; add --yes. Nothing was changed.\n"),
+			fdw_progname);
+		return FDW_EXIT_USAGE;
+	}
+	if (!o->crypttab && (o->boot.root || o->boot.name || o->boot.discard)) {
+		fprintf(stderr, _("%s: --root, --name and --discard go with --crypttab. Nothing "
+				  "was changed.\n"), fdw_progname);
+		return FDW_EXIT_USAGE;
+	}
+	if (o->boot.name && !fdw_crypttab_name_valid(o->boot.name)) {
+		fprintf(stderr, _("%s: --name %s: use letters, digits, '-', '_' and '.' (at most "
+				  "127). Nothing was changed.\n"), fdw_progname, o->boot.name);
+		return FDW_EXIT_USAGE;
+	}
+	if (!o->boot.root)
+		o->boot.root = "/";
+	o->boot.fstab = true;
+	if (o->crypttab) {
+		char etc[PATH_MAX];
+
+		/* Checked now: finding out after the header went on would be too late to ask. */
+		snprintf(etc, sizeof(etc), "%s/etc", o->boot.root);
+		if (access(etc, W_OK | X_OK) != 0) {
+			fprintf(stderr, _("%s: --crypttab: %s cannot be written (%s). Nothing was "
+					  "changed; check --root.\n"), fdw_progname, etc,
+				strerror(errno));
+			return FDW_EXIT_ERROR;
+		}
+	}
+	return -1;
+}
+
 int cmd_encrypt(int argc, char **argv)
 {
-	enum { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
-	       OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
-	       OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
-	       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
-	       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY };
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -326,101 +426,20 @@ int cmd_encrypt(int argc, char **argv)
 		{ 0 }
 	};
 	struct encrypt_opts o = { 0 };
-	int c;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_KEY_FILE: o.key_file = optarg; break;
-		case OPT_STRATEGY:
-			if (parse_strategy(optarg, &o.rq.strategy)) {
-				fprintf(stderr, _("%s: unknown strategy '%s'.\n"), fdw_progname,
-					optarg);
-				cli_usage_error("encrypt");
-				return FDW_EXIT_USAGE;
-			}
-			if (o.rq.strategy == FDW_STRATEGY_DETACHED)
-				o.rq.detached_header = optarg + 16;
-			break;
-		case OPT_CIPHER: o.rq.cipher_spec = optarg; break;
-		case OPT_KEY_SIZE:
-		case OPT_SECTOR:
-			if (parse_count(optarg, c == OPT_SECTOR ? &o.rq.sector_size :
-					&o.rq.key_bits) != 0) {
-				fprintf(stderr, _("%s: '%s' is not a valid number for --%s.\n"),
-					fdw_progname, optarg, c == OPT_SECTOR ? "sector-size" :
-					"key-size");
-				cli_usage_error("encrypt");
-				return FDW_EXIT_USAGE;
-			}
-			break;
-		case OPT_BACKUP: o.header_backup = optarg; break;
-		case OPT_WORK: o.work_dir = optarg; break;
-		case OPT_DRY_RUN: o.dry_run = true; break;
-		case OPT_FOREGROUND: o.foreground = true; break;
-		case OPT_YES: o.yes = true; break;
-		case OPT_ACCEPT_WEAK: o.accept_weak = true; break;
-		case OPT_LOW_BATTERY: o.allow_low_battery = true; break;
-		case OPT_FAST: o.fast_pbkdf = true; break;
-		case OPT_OFFLINE: o.offline = true; break;
-		case OPT_MOUNT: o.mount_at = optarg; break;
-		case OPT_NO_BENCH: o.no_bench = true; break;
-		case OPT_CRYPTTAB: o.crypttab = true; break;
-		case OPT_RECOVERY_KEY: o.recovery_key = true; break;
-		case OPT_ROOT: o.boot.root = optarg; break;
-		case OPT_NAME: o.boot.name = optarg; break;
-		case OPT_DISCARD: o.boot.discard = true; break;
-		case OPT_BENCH_SCALE: {
-			enum fdw_bench_scale scale;
-
-			if (fdw_bench_scale_parse(optarg, &scale) != 0) {
-				fprintf(stderr, _("%s: unknown benchmark scale '%s'.\n"),
-					fdw_progname, optarg);
-				cli_usage_error("encrypt");
-				return FDW_EXIT_USAGE;
-			}
-			o.bench_scale = optarg;
-			break;
-		}
-		case 'h': encrypt_usage(stdout); return FDW_EXIT_OK;
-		default: cli_usage_error("encrypt"); return FDW_EXIT_USAGE;
-		}
+		rc = take_option(c, &o);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind != argc - 1) {
 		encrypt_usage(stderr);
 		return FDW_EXIT_USAGE;
 	}
-	/* Both would read stdin: the confirmation could swallow part of the key. */
-	if (o.key_file && !strcmp(o.key_file, "-") && !o.yes && !o.dry_run) {
-		fprintf(stderr, _("%s: --key-file - reads the key from stdin, where the typed "
-				  "confirmation is read too; add --yes. Nothing was changed.\n"),
-			fdw_progname);
-		return FDW_EXIT_USAGE;
-	}
-	if (!o.crypttab && (o.boot.root || o.boot.name || o.boot.discard)) {
-		fprintf(stderr, _("%s: --root, --name and --discard go with --crypttab. Nothing "
-				  "was changed.\n"), fdw_progname);
-		return FDW_EXIT_USAGE;
-	}
-	if (o.boot.name && !fdw_crypttab_name_valid(o.boot.name)) {
-		fprintf(stderr, _("%s: --name %s: use letters, digits, '-', '_' and '.' (at most "
-				  "127). Nothing was changed.\n"), fdw_progname, o.boot.name);
-		return FDW_EXIT_USAGE;
-	}
-	if (!o.boot.root)
-		o.boot.root = "/";
-	o.boot.fstab = true;
-	if (o.crypttab) {
-		char etc[PATH_MAX];
-
-		/* Checked now: finding out after the header went on would be too late to ask. */
-		snprintf(etc, sizeof(etc), "%s/etc", o.boot.root);
-		if (access(etc, W_OK | X_OK) != 0) {
-			fprintf(stderr, _("%s: --crypttab: %s cannot be written (%s). Nothing was "
-					  "changed; check --root.\n"), fdw_progname, etc,
-				strerror(errno));
-			return FDW_EXIT_ERROR;
-		}
-	}
+	rc = check_options(&o);
+	if (rc >= 0)
+		return rc;
 	fdw_secret_harden_process();
 	return do_encrypt(argv[optind], &o);
 }
