@@ -152,8 +152,9 @@ int passphrase_check_new(const struct fdw_secret *pass, bool accept_weak, bool m
 	if (!rc)
 		return 0;
 	if (rc == -EPERM && may_ask) {
-		/* TRANSLATORS: the word the person types to keep a weak passphrase. */
-		const char *word = _("weak");
+		/* TRANSLATORS: the word the person types to keep a weak passphrase, in capitals
+		 * like YES; not the strength label "weak". */
+		const char *word = _("WEAK");
 
 		snprintf(prompt, sizeof(prompt), _("Warning: %s\nType '%s' to use it anyway, or "
 						   "press Enter to stop: "), why, word);
