@@ -32,7 +32,9 @@ cmp=$VM_WORK/compare.json
 sed -n 's/^COMPARE-JSON //p' "$VM_LOG" | tr -d '\r' >"$cmp"
 vm_check "comparison printed as JSON" jq -e '.tests | length > 0' "$cmp"
 n=$(jq '[.tests[] | select(.id | startswith("io."))] | length' "$cmp" 2>/dev/null || echo 0)
-vm_check "8 I/O tests compared plain against encrypted (got $n)" [ "$n" = 8 ]
+# The default I/O set: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 and RND4K Q1T1, each read and
+# write, and RND4K Q32T1 mix 70/30.
+vm_check "9 I/O tests compared plain against encrypted (got $n)" [ "$n" = 9 ]
 n=$(jq '[.tests[] | select(.id | startswith("build."))] | length' "$cmp" 2>/dev/null || echo 0)
 vm_check "build steps compared (got $n)" [ "$n" -ge 3 ]
 echo "comparison table from the guest:"
