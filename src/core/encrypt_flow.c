@@ -618,7 +618,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	if (e->plan.strategy == FDW_STRATEGY_SHRINK)
 		snprintf(job->fs_to_grow, sizeof(job->fs_to_grow), "%s",
 			 e->target.part->fstype);
-	if (fdw_have_device_mapper() && !e->offline)
+	if (!fdw_encrypt_closed_why(e))
 		snprintf(job->active_name, sizeof(job->active_name), "fdewiz-%.8s", job->id);
 	job->created = (int64_t)time(NULL);
 	rc = fdw_job_save(job);

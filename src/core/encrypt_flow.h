@@ -90,6 +90,13 @@ void fdw_encrypt_close(struct fdw_encrypt *e);
  */
 int fdw_encrypt_set_bench(struct fdw_encrypt *e, bool baseline, const char *scale);
 
+/*
+ * Why the volume will not be open while it converts, nor when it is done (so the worker
+ * cannot measure the encrypted filesystem after the baseline, nor grow a shrunk one),
+ * as one translated phrase; NULL when it will be open. Decided by what begin records.
+ */
+const char *fdw_encrypt_closed_why(const struct fdw_encrypt *e);
+
 /* What fdw_encrypt_start does beyond the header. */
 struct fdw_start_options {
 	bool recovery_key;		/* make a recovery key, add it with the header, test it */

@@ -27,6 +27,16 @@ const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char
 	return NULL;
 }
 
+const char *fdw_encrypt_closed_why(const struct fdw_encrypt *e)
+{
+	if (e->offline)
+		return _("the volume stays closed while it converts, as asked (offline)");
+	if (!fdw_have_device_mapper())
+		return _("this system has no device-mapper, so the encrypted volume cannot be "
+			 "opened");
+	return NULL;
+}
+
 int fdw_encrypt_set_bench(struct fdw_encrypt *e, bool baseline, const char *scale)
 {
 	enum fdw_bench_scale parsed;

@@ -2,8 +2,11 @@
 /* Passphrase screen: typed twice into locked memory, with a strength hint. */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "core/i18n.h"
 #include "core/strength.h"
@@ -14,7 +17,49 @@
 struct pass_state {
 	int focus;			/* 0, 1: the fields; 2: the recovery key box */
 	char msg[256];
+	/* The engine rated the passphrase weak: @weak_why says why, and it is taken only
+	 * once the person types the word in @word (Esc: choose another one). */
+	bool weak_ask;
+	char weak_why[768];
+	char word[64];
+	size_t word_len;
 };
+
+/* TRANSLATORS: the word typed to keep a weak passphrase (the command line asks the same). */
+#define WEAK_WORD _("weak")
+
+/* The weak passphrase's second confirmation, from @y to the bottom. */
+static void draw_weak(struct tui *t, int y)
+{
+	struct pass_state *ps = t->state[TUI_PASS];
+	char line[1024];
+	int fx;
+
+	snprintf(line, sizeof(line), _("Weak passphrase: %s"), ps->weak_why);
+	tui_attr_on(t, TUI_C_BAD);
+	y += tui_wrap(y, 2, COLS - 4, 4, line);
+	tui_attr_off(t, TUI_C_BAD);
+	snprintf(line, sizeof(line), _("To use it anyway, type %s and press Enter. Esc: choose "
+				       "another one."), WEAK_WORD);
+	tui_attr_on(t, TUI_C_WARN);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	tui_attr_off(t, TUI_C_WARN);
+	if (ps->msg[0] && y + 1 < LINES - 1) {
+		tui_attr_on(t, TUI_C_BAD);
+		tui_wrap(y + 1, 2, COLS - 4, 1, ps->msg);
+		tui_attr_off(t, TUI_C_BAD);
+	}
+	fx = 2 + tui_put(y, 2, COLS - 4, "> ", false);
+	tui_attr_on(t, TUI_C_SELECT);
+	tui_put(y, fx, 20, ps->word, true);
+	tui_attr_off(t, TUI_C_SELECT);
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("Enter: use it if the word is right  Esc: choose another "
+				      "passphrase"), true);
+	tui_attr_off(t, TUI_C_DIM);
+	curs_set(1);
+	move(y, fx + tui_width(ps->word) < COLS - 1 ? fx + tui_width(ps->word) : COLS - 1);
+}
 
 static void pass_draw(struct tui *t)
 {
@@ -54,6 +99,10 @@ static void pass_draw(struct tui *t)
 		tui_wrap(y + 1, 2, COLS - 4, 2, s.advice);
 	}
 	y += 3;
+	if (ps->weak_ask) {
+		draw_weak(t, y);
+		return;
+	}
 	if (ps->msg[0]) {
 		tui_attr_on(t, TUI_C_BAD);
 		tui_wrap(y, 2, COLS - 4, 2, ps->msg);
@@ -102,12 +151,78 @@ static void validate(struct tui *t)
 		return;
 	}
 	ps->msg[0] = '\0';
+	/* The engine decides: a weak one needs its own, explicit yes. */
+	if (fdw_strength_check_new(t->pass[0]->data, t->pass[0]->len, false, ps->weak_why,
+				   sizeof(ps->weak_why)) == -EPERM) {
+		ps->weak_ask = true;
+		ps->word_len = 0;
+		ps->word[0] = '\0';
+		return;
+	}
 	tui_go(t, TUI_CONFIRM);
+}
+
+static void weak_clear(struct pass_state *ps)
+{
+	ps->weak_ask = false;
+	ps->weak_why[0] = '\0';
+	ps->word_len = 0;
+	ps->word[0] = '\0';
+}
+
+/* Keys while the weak passphrase waits for its typed word. */
+static void weak_key(struct tui *t, struct tui_key k)
+{
+	struct pass_state *ps = t->state[TUI_PASS];
+	char why[768];
+
+	if (k.kind == TUI_KEY_ESC) {
+		/* Back to the fields, emptied: a stronger one is typed afresh. */
+		weak_clear(ps);
+		tui_wipe_passphrases(t);
+		ps->focus = 0;
+		snprintf(ps->msg, sizeof(ps->msg), "%s", _("Type a stronger passphrase (several "
+							   "unrelated words)."));
+	} else if (k.kind == TUI_KEY_ENTER) {
+		if (strcmp(ps->word, WEAK_WORD) ||
+		    fdw_strength_check_new(t->pass[0]->data, t->pass[0]->len, true, why,
+					   sizeof(why)) != 0) {
+			snprintf(ps->msg, sizeof(ps->msg), _("Not accepted: that was not %s."),
+				 WEAK_WORD);
+			ps->word_len = 0;
+			ps->word[0] = '\0';
+			return;
+		}
+		weak_clear(ps);
+		ps->msg[0] = '\0';
+		tui_go(t, TUI_CONFIRM);
+	} else if (k.kind == TUI_KEY_BACKSPACE) {
+		while (ps->word_len > 0 && ((unsigned char)ps->word[--ps->word_len] & 0xc0) == 0x80)
+			;
+		ps->word[ps->word_len] = '\0';
+	} else if (k.kind == TUI_KEY_CHAR) {
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		size_t n;
+
+		memset(&st, 0, sizeof(st));
+		n = wcrtomb(mb, k.ch, &st);
+		if (n != (size_t)-1 && ps->word_len + n < sizeof(ps->word)) {
+			memcpy(ps->word + ps->word_len, mb, n);
+			ps->word_len += n;
+			ps->word[ps->word_len] = '\0';
+		}
+	}
 }
 
 static void pass_key(struct tui *t, struct tui_key k)
 {
 	struct pass_state *ps = t->state[TUI_PASS];
+
+	if (ps->weak_ask) {
+		weak_key(t, k);
+		return;
+	}
 	if (k.kind == TUI_KEY_ESC) {
 		tui_wipe_passphrases(t);
 		ps->msg[0] = '\0';
@@ -139,6 +254,7 @@ static bool pass_enter(struct tui *t, enum tui_screen from)
 	tui_wipe_passphrases(t);
 	ps->focus = 0;
 	ps->msg[0] = '\0';
+	weak_clear(ps);
 	return true;
 }
 

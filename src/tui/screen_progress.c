@@ -277,6 +277,12 @@ static void draw_preparing(struct tui *t, int y)
 				      "done; nothing is half-written."));
 }
 
+/* Paused by the worker itself for a low battery, waiting (alive) for the charger. */
+static bool on_battery(const struct fdw_progress *p)
+{
+	return p->state == FDW_JOB_PAUSED && p->phase == FDW_PHASE_ON_BATTERY;
+}
+
 /* The conversion's state, bar, amounts, speed and times from @y; returns the next row. */
 static int draw_state(struct tui *t, int y)
 {
@@ -320,8 +326,15 @@ static int draw_state(struct tui *t, int y)
 		y += tui_wrap(y, 2, COLS - 4, 2, p->message);
 		tui_attr_off(t, TUI_C_DIM);
 	}
-	if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
-	    p->state == FDW_JOB_NEEDS_REPAIR) {
+	if (on_battery(p)) {
+		/* The worker waits by itself and goes on with the charger: nothing to press. */
+		tui_attr_on(t, TUI_C_WARN);
+		y += tui_wrap(y, 2, COLS - 4, 3, _("Paused at a safe point because the battery is "
+						   "low: the data is intact. Connect the "
+						   "charger; the conversion goes on by itself."));
+		tui_attr_off(t, TUI_C_WARN);
+	} else if (p->state == FDW_JOB_PAUSED || p->state == FDW_JOB_INTERRUPTED ||
+		   p->state == FDW_JOB_NEEDS_REPAIR) {
 		tui_attr_on(t, TUI_C_WARN);
 		y += tui_wrap(y, 2, COLS - 4, 2, _("Stopped at a safe point: the data is "
 						   "intact. Press r to resume."));
@@ -421,6 +434,9 @@ static void progress_key(struct tui *t, struct tui_key k)
 			tui_set_status(t, false, "%s", _("It is running already."));
 		else if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE)
 			tui_set_status(t, false, "%s", _("It is complete."));
+		else if (t->have_prog && on_battery(&t->prog))
+			tui_set_status(t, false, "%s", _("It waits for the charger and goes on by "
+							 "itself once it is connected."));
 		else if (t->have_job)
 			tui_prompt_resume(t, &t->job);
 	}
