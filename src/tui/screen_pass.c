@@ -28,21 +28,31 @@ struct pass_state {
 /* TRANSLATORS: the word typed to keep a weak passphrase (the command line asks the same). */
 #define WEAK_WORD _("weak")
 
-/* The weak passphrase's second confirmation, from @y to the bottom. */
+/*
+ * The weak passphrase's second confirmation, from @y to the bottom. The question and its
+ * field always fit (the smallest terminal included); the reason takes the rows left.
+ */
 static void draw_weak(struct tui *t, int y)
 {
 	struct pass_state *ps = t->state[TUI_PASS];
-	char line[1024];
-	int fx;
+	char why[1024], ask[512];
+	int fx, ask_rows, why_rows;
 
-	snprintf(line, sizeof(line), _("Weak passphrase: %s"), ps->weak_why);
-	tui_attr_on(t, TUI_C_BAD);
-	y += tui_wrap(y, 2, COLS - 4, 4, line);
-	tui_attr_off(t, TUI_C_BAD);
-	snprintf(line, sizeof(line), _("To use it anyway, type %s and press Enter. Esc: choose "
-				       "another one."), WEAK_WORD);
+	snprintf(why, sizeof(why), _("Weak passphrase: %s"), ps->weak_why);
+	snprintf(ask, sizeof(ask), _("To use it anyway, type %s and press Enter. Esc: choose "
+				     "another one."), WEAK_WORD);
+	ask_rows = tui_wrap_count(COLS - 4, 3, ask);
+	/* Rows below: the field, and the message under it. */
+	why_rows = LINES - 1 - y - ask_rows - 2;
+	if (why_rows > 5)
+		why_rows = 5;
+	if (why_rows > 0) {
+		tui_attr_on(t, TUI_C_BAD);
+		y += tui_wrap(y, 2, COLS - 4, why_rows, why);
+		tui_attr_off(t, TUI_C_BAD);
+	}
 	tui_attr_on(t, TUI_C_WARN);
-	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	y += tui_wrap(y, 2, COLS - 4, 3, ask);
 	tui_attr_off(t, TUI_C_WARN);
 	if (ps->msg[0] && y + 1 < LINES - 1) {
 		tui_attr_on(t, TUI_C_BAD);
@@ -88,6 +98,11 @@ static void pass_draw(struct tui *t)
 	tui_masked(t, y, 3 + lw, fw, t->pass[0], false);
 	y += 4;
 
+	/* The engine's reason repeats the strength and its advice: it takes their place. */
+	if (ps->weak_ask) {
+		draw_weak(t, y);
+		return;
+	}
 	fdw_strength_estimate(t->pass[0]->data, t->pass[0]->len, &s);
 	if (s.level != FDW_STRENGTH_EMPTY) {
 		snprintf(line, sizeof(line), _("Strength: %s."), fdw_strength_label(s.level));
@@ -99,10 +114,6 @@ static void pass_draw(struct tui *t)
 		tui_wrap(y + 1, 2, COLS - 4, 2, s.advice);
 	}
 	y += 3;
-	if (ps->weak_ask) {
-		draw_weak(t, y);
-		return;
-	}
 	if (ps->msg[0]) {
 		tui_attr_on(t, TUI_C_BAD);
 		tui_wrap(y, 2, COLS - 4, 2, ps->msg);

@@ -136,6 +136,17 @@ tmux_send "$srv" Tab
 tmux_send "$srv" -l "$weak"
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "To use it anyway, type weak and press Enter." 10
+# On the smallest terminal the question and its field still fit.
+tmux_resize "$srv" 60 18
+tmux_wait_for "$srv" "Enter: use it if the word is right" 10
+s=$(flat)
+save guards-1-weak-60x18
+assert_contains "60x18: the question whole" "$s" \
+	"To use it anyway, type weak and press Enter. Esc: choose another one."
+assert_contains "60x18: its field" "$s" "> "
+assert_contains "60x18: the reason" "$s" "Weak passphrase:"
+tmux_resize "$srv" 100 30
+tmux_wait_for "$srv" "To use it anyway, type weak and press Enter." 10
 tmux_send "$srv" -l "weak"
 tmux_send "$srv" Enter
 
