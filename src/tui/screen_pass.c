@@ -64,8 +64,7 @@ static void draw_weak(struct tui *t, int y)
 	tui_put(y, fx, 20, ps->word, true);
 	tui_attr_off(t, TUI_C_SELECT);
 	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: use it if the word is right  Esc: choose another "
-				      "passphrase"), true);
+	tui_put(LINES - 1, 0, COLS, _("Enter: use it if the word is right  Esc: back"), true);
 	tui_attr_off(t, TUI_C_DIM);
 	curs_set(1);
 	move(y, fx + tui_width(ps->word) < COLS - 1 ? fx + tui_width(ps->word) : COLS - 1);
@@ -80,10 +79,12 @@ static void pass_draw(struct tui *t)
 	int y = 2, lw = 0, fw, field_y;
 
 	tui_title(t, _("Choose the passphrase"));
-	y += tui_wrap(y, 2, COLS - 4, 3,
-		      _("The passphrase unlocks the encrypted partition at every start. Without "
-			"it the data cannot be read by anyone, you included: keep it safe."));
-	y++;
+	/* While a weak one waits for its word, its reason takes this paragraph's room. */
+	if (!ps->weak_ask)
+		y += tui_wrap(y, 2, COLS - 4, 3,
+			      _("The passphrase unlocks the encrypted partition at every start. "
+				"Without it the data cannot be read by anyone, you included: keep "
+				"it safe.")) + 1;
 	for (int i = 0; i < 2; i++)
 		if (tui_width(labels[i]) > lw)
 			lw = tui_width(labels[i]);

@@ -144,7 +144,8 @@ save guards-1-weak-60x18
 assert_contains "60x18: the question whole" "$s" \
 	"To use it anyway, type weak and press Enter. Esc: choose another one."
 assert_contains "60x18: its field" "$s" "> "
-assert_contains "60x18: the reason" "$s" "Weak passphrase:"
+assert_contains "60x18: the reason, whole" "$s" \
+	"Weak passphrase: the passphrase is rated weak (about 10 bits: someone who gets the disk could guess it, and then read everything on it). This is one of the most common passwords; it is tried first."
 tmux_resize "$srv" 100 30
 tmux_wait_for "$srv" "To use it anyway, type weak and press Enter." 10
 tmux_send "$srv" -l "weak"
