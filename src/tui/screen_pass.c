@@ -25,8 +25,9 @@ struct pass_state {
 	size_t word_len;
 };
 
-/* TRANSLATORS: the word typed to keep a weak passphrase (the command line asks the same). */
-#define WEAK_WORD _("weak")
+/* TRANSLATORS: the word the person types to keep a weak passphrase, in capitals
+ * like YES; not the strength label "weak". */
+#define WEAK_WORD _("WEAK")
 
 /*
  * The weak passphrase's second confirmation, from @y to the bottom. The question and its
