@@ -47,10 +47,10 @@ vm_check "progress capture: running" grep -qF "State: running" <<<"$progress"
 vm_check "progress capture: a percent" grep -qE '[0-9]+\.[0-9]%' <<<"$progress"
 vm_check "results capture: the title" grep -qF "Results for /dev/vda2" <<<"$results"
 vm_check "results capture: a test with its plain row" \
-	grep -qE 'sequential read 1 MiB, QD1 +plain ' <<<"$results"
+	grep -qE 'SEQ1M Q1T1 read +plain ' <<<"$results"
 vm_check "results capture: its encrypted row with a percent" \
 	grep -qE '[0-9]+\.[0-9]% (slower|faster)( \([a-z]+\))? +encrypted ' <<<"$results"
-vm_check "results capture: more I/O rows" grep -qF "random read 4 KiB, QD1" <<<"$results"
+vm_check "results capture: more I/O rows" grep -qF "RND4K Q1T1 read" <<<"$results"
 echo "progress screen in the VM:"
 printf '%s\n' "$progress"
 echo "results screen in the VM:"

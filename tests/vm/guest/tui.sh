@@ -134,7 +134,7 @@ step "results shown"
 sleep 1
 print_capture RESULTS
 s=$(tmux_capture "$srv")
-for want in "is encrypted (LUKS2" "sequential read 1 MiB, QD1" "random write 4 KiB, QD1" \
+for want in "is encrypted (LUKS2" "SEQ1M Q1T1 read" "RND4K Q1T1 write" \
 	"plain" "encrypted" "Saved: "; do
 	grep -qF -- "$want" <<<"$s" || die "results: no '$want'"
 done
