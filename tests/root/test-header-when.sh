@@ -19,9 +19,11 @@ img=$IMG_TMP/disk.img
 key=$IMG_TMP/pass
 backup=$IMG_TMP/start.hdr
 printf 'header when passphrase' >"$key"
-img_new "$img" 400
+# Large enough that the conversion is still running when the pause arrives, also on a
+# loaded machine (400 MiB once finished first).
+img_new "$img" 1200
 img_gpt "$img"
-img_part "$img" Data 1 399
+img_part "$img" Data 1 1199
 img_mkfs "$img" 1 ext4 Data
 img_fill "$img" 1 200
 part_sum() {
@@ -40,6 +42,8 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 run_cmd "$IMG_TMP/p" "$FDEWIZ" pause "$img:1"
+assert_eq "pause: exit" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || sed "s/^/    | /" "$IMG_TMP/p.out" "$IMG_TMP/p.err" >&2
 assert_eq "paused" paused "$(state)"
 assert_true "encrypt's backup exists" test -s "$backup"
 
