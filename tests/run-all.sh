@@ -64,18 +64,21 @@ if [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
 	run_tier vmsys 1
 else
 	# The installed Debian that the boot tests (tier vmsys) boot is built, or found in its
-	# cache, from the start, while the other tiers run; those tests run once root and tui
-	# are done, so that no more than two emulated machines share the two cores. A failed
-	# build is reported by the tests themselves, which ask for the image again.
+	# cache, from the start, while the other tiers run; those tests follow the VM tier in
+	# its lane, so that one emulated machine runs at a time beside the host tests. A test
+	# that finds the build still running waits for its lock; a failed build is reported by
+	# the tests themselves, which ask for the image again.
 	tests/vm/installed-image.sh --quiet >tests/installed-image.log 2>&1 &
 	img_pid=$!
-	run_tier vm 1 &
+	(
+		run_tier vm 1
+		run_tier vmsys 1
+	) &
 	vm_pid=$!
 	run_tier root 1
 	run_tier tui 1
-	wait "$img_pid" || true
-	run_tier vmsys 1
 	wait "$vm_pid" || true
+	wait "$img_pid" || true
 fi
 run_tier other 1
 status=0 pass=0 fail=0 error=0 skip=0 skipped="" times=""
