@@ -256,12 +256,19 @@ static const struct tui_screen_ops *const screens[TUI__COUNT] = {
 
 bool tui_go(struct tui *t, enum tui_screen s)
 {
+	static int entering;	/* > 0 while a screen's enter runs */
 	enum tui_screen from = t->screen;
 	unsigned nav = ++t->nav;
+	bool ok;
 
-	t->status[0] = '\0';
+	/* A move made by an enter (progress on to results) keeps what that enter said. */
+	if (!entering)
+		t->status[0] = '\0';
 	curs_set(0);
-	if (screens[s]->enter && !screens[s]->enter(t, from))
+	entering++;
+	ok = !screens[s]->enter || screens[s]->enter(t, from);
+	entering--;
+	if (!ok)
 		return false;
 	/* An enter that went on to another screen itself (progress to results) has the say. */
 	if (t->nav == nav)
