@@ -160,12 +160,12 @@ static char *blkid_value(blkid_probe pr, const char *name)
 	return strdup(v);
 }
 
-static ssize_t pread_full(int fd, unsigned char *buf, size_t len, uint64_t off)
+ssize_t fdw_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t r = pread(fd, buf + done, len - done, (off_t)(off + done));
+		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -203,7 +203,7 @@ static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_parti
 		return;
 	}
 	if (sb_off + sizeof(sb) > size ||
-	    pread_full(fd, sb, sizeof(sb), offset + sb_off) != (ssize_t)sizeof(sb))
+	    fdw_pread_full(fd, sb, sizeof(sb), offset + sb_off) != (ssize_t)sizeof(sb))
 		return;
 	if (parse(sb, sizeof(sb), &u) != 0) {
 		fdw_log(FDW_LOG_DEBUG, "%s superblock at %llu not understood", t,
@@ -228,7 +228,7 @@ static void probe_luks(int fd, uint64_t offset, uint64_t size, struct fdw_partit
 
 	if (!buf)
 		return;
-	got = pread_full(fd, buf, len, offset);
+	got = fdw_pread_full(fd, buf, len, offset);
 	if (got > 0 && fdw_luks_header_parse(buf, (size_t)got, &part->luks_version,
 					     &part->luks_reencrypt_unfinished) != 0)
 		fdw_log(FDW_LOG_WARN, "LUKS header at %llu could not be parsed",

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "fsprobe.h"
 #include "luks2_peek.h"
 
 /* The binary header's fields (LUKS2 on-disk format), by byte offset. */
@@ -153,24 +154,6 @@ int fdw_luks2_peek_buf(const unsigned char *buf, size_t len, struct fdw_luks2_pe
 	return 0;
 }
 
-static ssize_t read_at(int fd, unsigned char *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 static int peek_once(const char *path, uint64_t offset, uint64_t size, struct fdw_luks2_peek *out)
 {
 	unsigned char first[HDR_BIN], *buf;
@@ -183,7 +166,7 @@ static int peek_once(const char *path, uint64_t offset, uint64_t size, struct fd
 	if (fd < 0)
 		return -errno;
 	/* Both copies: twice the size the first names, or every size when it is torn. */
-	got = read_at(fd, first, sizeof(first), offset);
+	got = fdw_pread_full(fd, first, sizeof(first), offset);
 	if (got == (ssize_t)sizeof(first) && !memcmp(first, magic1, sizeof(magic1)) &&
 	    size_valid(fdw_be64(first + HDR_SIZE_AT)))
 		len = 2 * fdw_be64(first + HDR_SIZE_AT);
@@ -194,7 +177,7 @@ static int peek_once(const char *path, uint64_t offset, uint64_t size, struct fd
 		rc = (int)got;
 	else if (!buf)
 		rc = -ENOMEM;
-	else if ((got = read_at(fd, buf, len, offset)) < 0)
+	else if ((got = fdw_pread_full(fd, buf, len, offset)) < 0)
 		rc = (int)got;
 	else
 		rc = fdw_luks2_peek_buf(buf, (size_t)got, out);
