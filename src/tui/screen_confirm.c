@@ -107,24 +107,8 @@ static void confirm_key(struct tui *t, struct tui_key k)
 			 _("Not confirmed: that was not %s. Nothing was changed."), CONFIRM_WORD);
 		t->confirm_len = 0;
 		t->confirm[0] = '\0';
-	} else if (k.kind == TUI_KEY_BACKSPACE) {
-		/* Drop the last character with its UTF-8 continuation bytes. */
-		while (t->confirm_len > 0 &&
-		       ((unsigned char)t->confirm[--t->confirm_len] & 0xc0) == 0x80)
-			;
-		t->confirm[t->confirm_len] = '\0';
-	} else if (k.kind == TUI_KEY_CHAR) {
-		char mb[MB_LEN_MAX];
-		mbstate_t st;
-		size_t n;
-
-		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, k.ch, &st);
-		if (n != (size_t)-1 && t->confirm_len + n < sizeof(t->confirm)) {
-			memcpy(t->confirm + t->confirm_len, mb, n);
-			t->confirm_len += n;
-			t->confirm[t->confirm_len] = '\0';
-		}
+	} else {
+		tui_field_key(t->confirm, &t->confirm_len, sizeof(t->confirm), k);
 	}
 }
 

@@ -209,22 +209,8 @@ static void weak_key(struct tui *t, struct tui_key k)
 		weak_clear(ps);
 		ps->msg[0] = '\0';
 		tui_go(t, TUI_CONFIRM);
-	} else if (k.kind == TUI_KEY_BACKSPACE) {
-		while (ps->word_len > 0 && ((unsigned char)ps->word[--ps->word_len] & 0xc0) == 0x80)
-			;
-		ps->word[ps->word_len] = '\0';
-	} else if (k.kind == TUI_KEY_CHAR) {
-		char mb[MB_LEN_MAX];
-		mbstate_t st;
-		size_t n;
-
-		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, k.ch, &st);
-		if (n != (size_t)-1 && ps->word_len + n < sizeof(ps->word)) {
-			memcpy(ps->word + ps->word_len, mb, n);
-			ps->word_len += n;
-			ps->word[ps->word_len] = '\0';
-		}
+	} else {
+		tui_field_key(ps->word, &ps->word_len, sizeof(ps->word), k);
 	}
 }
 

@@ -10,21 +10,17 @@
 #include "core/i18n.h"
 #include "tui.h"
 
-bool tui_secret_key(struct fdw_secret *s, struct tui_key k)
+bool tui_field_key(char *buf, size_t *len, size_t size, struct tui_key k)
 {
 	if (k.kind == TUI_KEY_BACKSPACE) {
 		/* Drop the last character, whole: a UTF-8 lead byte and its continuations. */
-		while (s->len > 0) {
-			unsigned char c = (unsigned char)s->data[--s->len];
+		while (*len > 0) {
+			unsigned char c = (unsigned char)buf[--*len];
 
-			s->data[s->len] = '\0';
+			buf[*len] = '\0';
 			if ((c & 0xc0) != 0x80)
 				break;
 		}
-		return true;
-	}
-	if (k.kind == TUI_KEY_CLEAR) {
-		tui_secret_clear(s);
 		return true;
 	}
 	if (k.kind == TUI_KEY_CHAR) {
@@ -34,15 +30,25 @@ bool tui_secret_key(struct fdw_secret *s, struct tui_key k)
 
 		memset(&st, 0, sizeof(st));
 		n = wcrtomb(mb, k.ch, &st);
-		if (n != (size_t)-1 && s->len + n <= s->cap) {
-			memcpy(s->data + s->len, mb, n);
-			s->len += n;
-			s->data[s->len] = '\0';
+		if (n != (size_t)-1 && *len + n < size) {
+			memcpy(buf + *len, mb, n);
+			*len += n;
+			buf[*len] = '\0';
 		}
+		/* The field may hold a passphrase: leave no copy of its characters behind. */
 		explicit_bzero(mb, sizeof(mb));
 		return true;
 	}
 	return false;
+}
+
+bool tui_secret_key(struct fdw_secret *s, struct tui_key k)
+{
+	if (k.kind == TUI_KEY_CLEAR) {
+		tui_secret_clear(s);
+		return true;
+	}
+	return tui_field_key(s->data, &s->len, s->cap + 1, k);
 }
 
 void tui_secret_clear(struct fdw_secret *s)

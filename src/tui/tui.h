@@ -180,7 +180,13 @@ bool tui_go(struct tui *t, enum tui_screen s);
 /* Draw the whole screen now (used while the header steps block the loop). */
 void tui_redraw(struct tui *t);
 
-/* Text input into a secret: returns true when @k was an editing key it used. */
+/*
+ * Text input into @buf (@len bytes used, room for @size with its terminating NUL):
+ * Backspace drops the last character whole, a character is added when it fits. Returns
+ * true when @k was one of those keys.
+ */
+bool tui_field_key(char *buf, size_t *len, size_t size, struct tui_key k);
+/* Text input into a secret (Ctrl-U clears it): true when @k was an editing key it used. */
 bool tui_secret_key(struct fdw_secret *s, struct tui_key k);
 void tui_secret_clear(struct fdw_secret *s);
 
