@@ -18,6 +18,7 @@
 #include "final_window.h"
 #include "job.h"
 #include "log.h"
+#include "luks2_copy.h"
 #include "testhook.h"
 
 /* The temporary header: a private file in the work directory, never on the device. */
@@ -332,12 +333,22 @@ int fdw_convert_backup_header(const struct fdw_volume *v, const char *path)
 int fdw_convert_check_passphrase(const struct fdw_volume *v, const struct fdw_secret *pass)
 {
 	struct crypt_device *cd = NULL;
-	int rc = fdw_crypt_load(&cd, v->device, v->header);
+	char copy[64];
+	int fd = fdw_luks2_copy_open(v->device, v->header, copy, sizeof(copy));
+	int rc;
 
+	/*
+	 * Asked of a private copy: a header a crash left with its two copies apart would be
+	 * repaired in place by the load, and a wrong passphrase must change nothing. Only a
+	 * header no copy can be made of (neither copy whole) is loaded where it is.
+	 */
+	rc = fdw_crypt_load(&cd, v->device, fd >= 0 ? copy : v->header);
 	/* Activation without a name only verifies the passphrase against the keyslots. */
 	if (!rc)
 		rc = crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, pass->data, pass->len, 0);
 	crypt_free(cd);
+	if (fd >= 0)
+		close(fd);
 	if (rc == -ENOENT || rc == -EPERM)
 		rc = fdw_final_window_salvage(v, pass);
 	return rc < 0 ? rc : 0;

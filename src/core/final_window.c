@@ -16,6 +16,7 @@
 #include "final_window.h"
 #include "job.h"
 #include "log.h"
+#include "luks2_copy.h"
 #include "luks2_final.h"
 
 /*
@@ -361,10 +362,17 @@ int fdw_final_window_salvage(const struct fdw_volume *v, const struct fdw_secret
 	struct fdw_final_window fw = { 0 };
 	char fresh[PATH_MAX], torn[PATH_MAX];
 	struct fdw_secret *vk = NULL;
+	char asked[64];
+	int rc, fd;
 	size_t len;
-	int rc;
 
-	rc = fdw_crypt_load(&cd, v->device, v->header);
+	/*
+	 * Whether this applies is asked of a private copy of the header (luks2_copy.h): the
+	 * load repairs copies that disagree in place, and a wrong passphrase changes nothing.
+	 * The header on the device is loaded only to write the final one over it.
+	 */
+	fd = fdw_luks2_copy_open(v->device, v->header, asked, sizeof(asked));
+	rc = fdw_crypt_load(&cd, v->device, fd >= 0 ? asked : v->header);
 	if (!rc && final_window_detect(cd, &fw) != 1)
 		rc = -EPERM;
 	if (!rc && (snprintf(fresh, sizeof(fresh), "%s/%s-final.hdr", fdw_state_dir(),
@@ -396,6 +404,13 @@ int fdw_final_window_salvage(const struct fdw_volume *v, const struct fdw_secret
 	fdw_log(FDW_LOG_WARN, "%s: the passphrase opens no keyslot of the header, but it opens "
 		"the final header kept in %s for this volume: the last header write was cut "
 		"short; writing the final header again", v->device, fresh);
+	if (fd >= 0) {
+		crypt_free(cd);
+		cd = NULL;
+		rc = fdw_crypt_load(&cd, v->device, v->header);
+		if (rc)
+			goto out;
+	}
 	unlink(torn);
 	rc = crypt_header_backup(cd, CRYPT_LUKS2, torn);
 	if (!rc)
@@ -417,5 +432,7 @@ out:
 	fdw_secret_free(vk);
 	fdw_final_window_release(&fw);
 	crypt_free(cd);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }

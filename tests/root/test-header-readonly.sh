@@ -5,6 +5,7 @@
 #     interrupted conversion read it and the image's sha256 stays the same, with the state
 #     right (interrupted, luks-unfinished).
 #  B. The other copy damaged instead: the same.
+#     A resume with a wrong passphrase is refused and changes nothing either.
 #  C. Both damaged: status still answers (exit 0, nothing on stderr), says busy; unchanged.
 #  D. A `resume` holding the partition lock (waiting for its passphrase): status and list
 #     answer and say busy, `header-backup` and `recovery-key test` are refused (they load
@@ -42,6 +43,7 @@ export FDEWIZ_STATE_DIR=$IMG_TMP/state
 export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}
 key=$IMG_TMP/key
 printf 'read-only passphrase' >"$key"
+printf 'not the passphrase' >"$IMG_TMP/badkey"
 res=$IMG_TMP/res
 img=$IMG_TMP/vol.img
 pristine=$IMG_TMP/pristine.img
@@ -76,6 +78,15 @@ look()
 	assert_contains "$what: pause says why" "$(cat "$res.err")" "is not running"
 	assert_eq "$what: image sha256 unchanged" "$before" "$(sum "$img")"
 	assert_eq "$what: no loop device left over the image" "" "$(losetup -j "$img")"
+	# A resume with a wrong passphrase only looks too: the passphrase is asked of a
+	# private copy of the header, so the load's repair cannot reach the image.
+	fdw resume --foreground --key-file "$IMG_TMP/badkey" "$img"
+	assert_eq "$what: resume with a wrong passphrase exit" 1 "$RUN_RC"
+	assert_contains "$what: resume says nothing was changed" "$(cat "$res.err")" \
+		"Nothing was changed"
+	assert_eq "$what: image sha256 unchanged after the wrong passphrase" "$before" \
+		"$(sum "$img")"
+	assert_eq "$what: no loop device left after the resume" "" "$(losetup -j "$img")"
 }
 
 step_begin "an interrupted conversion to look at"
@@ -108,6 +119,7 @@ step_begin "B: first copy damaged"
 cp --sparse=always "$pristine" "$img"
 damage $((hdr_size - 100))
 look "$STEP"
+assert_contains "$STEP: resume names the wrong passphrase" "$(cat "$res.err")" "passphrase is wrong"
 assert_json "$res.json" '.conversions[0].state' interrupted
 step_end
 
