@@ -22,6 +22,7 @@
 #include "core/encrypt_flow.h"
 #include "core/system_boot.h"
 #include "core/i18n.h"
+#include "core/stopsig.h"
 #include "core/plan.h"
 #include "core/target.h"
 #include "core/units.h"
@@ -271,7 +272,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO)))
 		goto out;
 	/* Held until the conversion runs, where a stop request means "at a safe point". */
-	conversion_defer_signals();
+	fdw_stop_signals_defer();
 	so.ctx = &e;
 	rc = fdw_encrypt_start(&e, pass, &so, &res, why, sizeof(why));
 	if (rc < 0) {
@@ -282,7 +283,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
 	say_started(address, o, &e, &res);
 	if (o->foreground)
-		exit_code = conversion_start(&e.job, &e.target, pass, true, o->mount_at);
+		exit_code = conversion_foreground(&e.job, &e.target, pass, o->mount_at);
 	else
 		exit_code = conversion_launch(&e, pass, o->mount_at);
 out:

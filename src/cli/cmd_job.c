@@ -547,7 +547,7 @@ int cmd_resume(int argc, char **argv)
 	else if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	else if (pass)
-		exit_code = conversion_start(&r.job, &r.target, pass, true, NULL);
+		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
 	fdw_secret_free(pass);
 	fdw_resume_close(&r);
 	return exit_code;

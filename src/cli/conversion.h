@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Running a recorded conversion in the foreground or in a detached background worker. */
+/* Showing a recorded conversion run in the foreground or in a detached background worker. */
 #ifndef FDW_CLI_CONVERSION_H
 #define FDW_CLI_CONVERSION_H
 
@@ -10,20 +10,13 @@
 #include "core/target.h"
 
 /*
- * Hold back Ctrl-C, SIGTERM and a terminal hang-up from the first write on: resize2fs
- * (which inherits the mask) and the header steps must not be cut in the middle. The
- * conversion takes them as "stop at the next safe point" once it runs.
+ * Run the conversion of @job (the caller holds its lock) on @t in this process through
+ * the engine (fdw_conversion_foreground), printing its progress line and what it says.
+ * Online, the volume is opened first and, with @mount_at, mounted there. Returns an exit
+ * code.
  */
-void conversion_defer_signals(void);
-
-/*
- * Run the conversion of @job (the caller holds its lock) on @t (attaching a loop device when needed). In the
- * background the worker takes over @t and @pass; the caller must not use them after.
- * Online, the volume is opened first and, with @mount_at, mounted there.
- * Returns an exit code.
- */
-int conversion_start(const struct fdw_job *job, struct fdw_target *t, struct fdw_secret *pass,
-		     bool foreground, const char *mount_at);
+int conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
+			  struct fdw_secret *pass, const char *mount_at);
 
 /* Convert the started @e in the background through the engine's launch. */
 struct fdw_encrypt;

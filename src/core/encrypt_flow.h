@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "boot_entries.h"
@@ -129,7 +130,7 @@ struct fdw_start_result {
  * boot entries when asked (a failure there only warns: @res->boot_rc). Returns as
  * fdw_encrypt_begin(): 0, 1 (done; @why warns), or -errno with @why (@res holds no key).
  * The conversion itself is launched next: fdw_encrypt_launch(), or in the foreground
- * with fdw_job_open_volume() and fdw_worker_run().
+ * fdw_conversion_foreground().
  */
 int fdw_encrypt_start(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		      const struct fdw_start_options *so, struct fdw_start_result *res,
@@ -145,6 +146,48 @@ const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char
 /* Launch the started conversion in a background worker: fdw_launch_background(). */
 pid_t fdw_encrypt_launch(struct fdw_encrypt *e, const struct fdw_secret *pass,
 			 const char *mount_at, char *why, size_t len);
+
+/* What a foreground run tells the person, one line each; the front-end escapes it. */
+enum fdw_say {
+	FDW_SAY_INFO,		/* how it went */
+	FDW_SAY_WARNING,	/* went on all the same */
+	FDW_SAY_ERROR,		/* it stopped: what happened, what is intact, what to do */
+	FDW_SAY_LIST_ITEM,	/* one item of the list the line before announced */
+};
+
+/* Where a foreground conversion is. */
+struct fdw_foreground_progress {
+	uint64_t done, total;		/* bytes encrypted, of */
+	double percent;
+	double seconds;			/* since the conversion started */
+};
+
+struct fdw_foreground_ops {
+	/* At most four times a second, and for the last step. May be NULL. */
+	void (*progress)(const struct fdw_foreground_progress *p, void *ctx);
+	/* The conversion has ended (no more progress); the outcome is said next. May be NULL. */
+	void (*ended)(void *ctx);
+	void (*say)(enum fdw_say kind, const char *line, void *ctx);
+	void *ctx;
+};
+
+/*
+ * Run the conversion of @job (the caller holds its lock) in this process, on @t
+ * (attaching a loop device when needed): open the volume (mounted at @mount_at when set),
+ * convert with progress, then say how it went and, for an installed system's root, what
+ * its boot step changed. SIGINT and SIGTERM stop it at the next safe point (-EINTR);
+ * SIGHUP is ignored. Returns 0 when all is done, else -errno (what was said tells the
+ * person what is intact and how to continue).
+ */
+int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
+			      struct fdw_secret *pass, const char *mount_at,
+			      const struct fdw_foreground_ops *ops);
+
+/*
+ * After a complete conversion of an installed system's root: say what its boot step
+ * changed (0), or that it is still to do (-EAGAIN). 0 when @job is no such root.
+ */
+int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops);
 
 /* An unfinished conversion found again, ready to continue. */
 struct fdw_resume {
@@ -171,7 +214,7 @@ int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *p
  * @pass, then convert in a background worker (fdw_launch_background). Returns the
  * worker's pid; -EPERM with @why when the passphrase is wrong (nothing changed; ask
  * again); or -errno with @why. In the foreground: fdw_resume_check_passphrase(), then
- * fdw_job_open_volume() and fdw_worker_run().
+ * fdw_conversion_foreground().
  */
 pid_t fdw_resume_start(struct fdw_resume *r, const struct fdw_secret *pass,
 		       const char *mount_at, char *why, size_t len);

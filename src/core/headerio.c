@@ -18,6 +18,7 @@
 #include "durable.h"
 #include "bytes.h"
 #include "cryptglue.h"
+#include "fsprobe.h"
 #include "headerio.h"
 #include "i18n.h"
 #include "log.h"
@@ -35,22 +36,14 @@
 static const unsigned char magic_primary[6] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
 static const unsigned char magic_secondary[6] = { 'S', 'K', 'U', 'L', 0xba, 0xbe };
 
+/* All @len bytes at @off of @fd: 0, -ENODATA when the file ends first, or -errno. */
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
-	size_t done = 0;
+	ssize_t r = fdw_pread_full(fd, buf, len, off);
 
-	while (done < len) {
-		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ENODATA;
-		done += (size_t)r;
-	}
-	return 0;
+	if (r < 0)
+		return (int)r;
+	return (size_t)r == len ? 0 : -ENODATA;
 }
 
 /* The UUID of a binary header at @off of @fd when its magic is @magic; 0 or -ENOENT. */

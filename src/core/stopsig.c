@@ -37,6 +37,17 @@ void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+void fdw_stop_signals_defer(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 void fdw_stop_signals_restore(const struct fdw_stop_signals *saved)
 {
 	sigaction(SIGINT, &saved->old[0], NULL);

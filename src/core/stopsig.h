@@ -19,6 +19,13 @@ struct fdw_stop_signals {
  */
 void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
 			    struct fdw_stop_signals *saved);
+/*
+ * Hold back SIGINT, SIGTERM and SIGHUP from the first write on: resize2fs (which inherits
+ * the mask) and the header steps must not be cut in the middle. fdw_stop_signals_catch()
+ * (the conversion, once it runs) takes them as "stop at the next safe point".
+ */
+void fdw_stop_signals_defer(void);
+
 /* Put back the handlers @saved kept. */
 void fdw_stop_signals_restore(const struct fdw_stop_signals *saved);
 

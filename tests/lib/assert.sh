@@ -6,6 +6,45 @@
 ASSERT_CHECKS=0
 ASSERT_FAILS=0
 
+# The binary under test and the source tree: `make check` sets both; a test run by hand
+# from a built tree finds them from here.
+FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+FDEWIZ=${FDEWIZ:-$FDEWIZ_SRCDIR/src/fdewiz}
+
+# A test without the binary is a broken build, not a reason to skip: fail loudly.
+require_fdewiz()
+{
+	[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+}
+
+# at_exit CMD [ARG...]: run CMD when the test exits, however it exits, after every CMD
+# registered later (newest first). The arguments are taken as they are now.
+AT_EXIT=()
+at_exit()
+{
+	AT_EXIT+=("$(printf '%q ' "$@")")
+}
+
+# The EXIT trap: run what at_exit registered. Never fails, so the test's own status stands.
+at_exit_run()
+{
+	local i
+
+	set +e
+	for ((i = ${#AT_EXIT[@]} - 1; i >= 0; i--)); do
+		eval "${AT_EXIT[i]}"
+	done
+	AT_EXIT=()
+}
+
+# Every test's traps: at_exit_run on exit; Ctrl-C, SIGTERM and SIGHUP end the test (130),
+# which runs it too.
+at_exit_traps()
+{
+	trap at_exit_run EXIT
+	trap 'exit 130' INT TERM HUP
+}
+
 # Exit 77 unless root: CI always runs as root, only a hand run can lack it.
 require_root()
 {

@@ -2,8 +2,7 @@
 #
 # Usage:
 #	. tests/lib/images.sh
-#	img_init			# temp dir in $IMG_TMP
-#	trap img_cleanup EXIT
+#	img_test_init			# temp dir in $IMG_TMP, undone at exit
 #	img_new "$IMG_TMP/disk.img" 512 && img_gpt "$IMG_TMP/disk.img"
 #	img_part "$IMG_TMP/disk.img" Root 1 257 && img_mkfs "$IMG_TMP/disk.img" 1 ext4 root
 #
@@ -14,6 +13,30 @@
 IMG_TMP=
 # Cheap LUKS2 key derivation: the tests are about layout, not key strength.
 IMG_LUKS_PBKDF=(--pbkdf pbkdf2 --pbkdf-force-iterations 1000)
+
+# img_test_init: the start of a test on images (after require_root): its temp dir in
+# $IMG_TMP, undone at exit with everything registered in it (at_exit_traps, assert.sh).
+# Whatever the test registers with at_exit later is undone before.
+img_test_init()
+{
+	img_init
+	at_exit img_cleanup
+	at_exit_traps
+}
+
+# img_worker_stop_at_exit STATE PATH: at exit, pause a worker converting partition 1 of
+# PATH (recorded in state folder STATE), and detach the loop devices it leaves over PATH.
+img_worker_stop_at_exit()
+{
+	at_exit img_worker_stop "$@"
+}
+
+img_worker_stop()
+{
+	[ -e "$2" ] || return 0
+	FDEWIZ_STATE_DIR=$1 "$FDEWIZ" pause "$2:1" >/dev/null 2>&1 || true
+	img_detach_all "$2"
+}
 
 # Make the temp dir under /var/tmp: /tmp may be a small tmpfs, images need a real disk.
 img_init()
@@ -279,8 +302,6 @@ img_verify()
 	return $rc
 }
 
-# Trap handler: undo what was registered, newest first, then remove the temp dir.
-# Never fails, so the test's own exit status stands.
 # Detach every loop device over FILE (a killed run or worker may have left one).
 img_detach_all()
 {
@@ -290,6 +311,8 @@ img_detach_all()
 	done
 }
 
+# Trap handler: undo what was registered, newest first, then remove the temp dir.
+# Never fails, so the test's own exit status stands.
 img_cleanup()
 {
 	local kind what

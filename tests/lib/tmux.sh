@@ -2,7 +2,7 @@
 #
 # Usage:
 #	. tests/lib/tmux.sh
-#	trap 'tmux_stop t1' EXIT
+#	tmux_own t1			# stopped at exit
 #	tmux_start t1 80 24 "$FDEWIZ" list disk.img
 #	tmux_wait_for t1 "Data" 10
 #	tmux_wait_exit t1 10 && [ "$(tmux_exit_status t1)" = 0 ]
@@ -122,6 +122,13 @@ tmux_resize()
 tmux_size()
 {
 	tmux_cmd "$1" display-message -p -t "$1" '#{pane_width}x#{pane_height}'
+}
+
+# tmux_own NAME: the private server NAME is this test's; it is stopped at exit (at_exit,
+# assert.sh), before what the test registered earlier (its images) is undone.
+tmux_own()
+{
+	at_exit tmux_stop "$1"
 }
 
 # tmux_stop NAME: kill the private server, wait until it no longer answers (so NAME can be

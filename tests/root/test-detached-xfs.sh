@@ -7,17 +7,16 @@
 # refusal leaves the image byte for byte unchanged; the data is decrypted back at the end.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-. "$top/tests/lib/images.sh"
-. "$top/tests/lib/assert.sh"
-. "$top/tests/lib/tmux.sh"
+. "$(dirname "$0")/../lib/assert.sh"
+. "$(dirname "$0")/../lib/images.sh"
+. "$(dirname "$0")/../lib/tmux.sh"
 require_root
 require_cmds jq cryptsetup xfs_repair sha256sum tmux
+require_fdewiz
 
-img_init
+img_test_init
 srv="fdewiz-detached-$$"
-trap 'tmux_stop "$srv"; img_cleanup' EXIT
+tmux_own "$srv"
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
 printf 'detached xfs key' >"$key"
@@ -52,7 +51,8 @@ assert_json "$json" '.disks[0].partitions[0].luks.version' 2
 assert_json "$json" '.disks[0].partitions[0].verdict.reason' already-luks
 assert_json "$json" '.disks[0].partitions[0].verdict.eligible' false
 assert_json "$json" ".disks[0].partitions[0].verdict.message | contains(\"$hdr\")" true
-python3 "$top/tests/lib/check-list-schema.py" "$json" "$top/data/fdewiz-list.schema.json" \
+python3 "$FDEWIZ_SRCDIR/tests/lib/check-list-schema.py" "$json" \
+	"$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json" \
 	|| assert_fail "$CASE: list --json does not match its schema"
 "$FDEWIZ" status "$img:1" >"$out" 2>&1 || assert_fail "$CASE: status failed: $(cat "$out")"
 assert_contains "$CASE: status names the header" "$(cat "$out")" \

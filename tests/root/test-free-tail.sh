@@ -5,15 +5,13 @@
 # and its size compared with the size before.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-. "$top/tests/lib/images.sh"
-. "$top/tests/lib/assert.sh"
+. "$(dirname "$0")/../lib/assert.sh"
+. "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds jq cryptsetup e2fsck dumpe2fs xfs_repair xfs_db sha256sum
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
+img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
 printf 'free tail key' >"$key"

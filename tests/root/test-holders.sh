@@ -10,11 +10,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds cryptsetup parted mkfs.ext4 sha256sum losetup mount jq
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
 printf 'holders test key' >"$key"

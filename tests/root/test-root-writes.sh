@@ -9,10 +9,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds cryptsetup sha256sum losetup mkfs.ext4
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
+img_test_init
 T=$IMG_TMP
 FAST=(--kind io --repeats 1 --runtime 0.3 --io-size 16M)
 mkdir -p "$T/target"

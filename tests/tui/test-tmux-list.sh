@@ -2,28 +2,19 @@
 # The tmux helpers work on the real program: fdewiz list in a pane, its screen, exit status, resize.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 
 require_root
 require_cmds tmux jq parted losetup mkfs.ext4
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 # A private server per run, so parallel runs and a user's own tmux are left alone.
 srv=fdewiz-test-list-$$
-cleanup()
-{
-	tmux_stop "$srv"
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+tmux_own "$srv"
 
 img=$IMG_TMP/tui.img
 img_new "$img" 96

@@ -9,10 +9,7 @@
 # this run's alone: fdewiz runs helpers only from the system's own directories.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
@@ -20,23 +17,12 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 require_root
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck resize2fs sha256sum blkid \
 	unshare pgrep
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-quit-$$
-state=
-cleanup()
-{
-	tmux_stop "$srv"
-	if [ -n "$state" ] && [ -e "$IMG_TMP/quit.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/quit.img:1" >/dev/null 2>&1 ||
-			true
-		img_detach_all "$IMG_TMP/quit.img"
-	fi
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/quit.img"
+tmux_own "$srv"
 
 img=$IMG_TMP/quit.img
 state=$IMG_TMP/state

@@ -69,6 +69,57 @@ no_spdx()
 desc="every C source starts with its SPDX licence line"
 check eval '[ -z "$(no_spdx "$src")" ] || { no_spdx "$src"; false; }'
 
+# Every environment variable the program reads is either one of the few that are not test
+# hooks (below, with why) or documented in the test hook table of HACKING.md. Names are taken
+# from getenv("NAME") and from getenv(MACRO) with "#define MACRO "NAME"", and every
+# "FDEWIZ_..." string in the sources counts as one.
+not_hooks='^(PATH|TERM|NO_COLOR)$'	# the helpers' search path; the terminal and its colours
+
+# env_names DIR: every environment variable name the sources under DIR read, one a line.
+env_names()
+{
+	local dir=$1 macro
+	{
+		grep -rhoE --include='*.[ch]' '\b(secure_)?getenv[[:space:]]*\([[:space:]]*"[^"]+"' "$dir" |
+			sed -E 's/.*"([^"]+)"/\1/'
+		grep -rhoE --include='*.[ch]' '"FDEWIZ_[A-Z0-9_]+"' "$dir" | tr -d '"'
+		for macro in $(grep -rhoE --include='*.[ch]' \
+			       '\b(secure_)?getenv[[:space:]]*\([[:space:]]*[A-Za-z_][A-Za-z0-9_]*' "$dir" |
+			       sed -E 's/.*\([[:space:]]*//'); do
+			grep -rhE --include='*.[ch]' "^#[[:space:]]*define[[:space:]]+$macro[[:space:]]+\"" \
+				"$dir" | sed -E 's/.*"([^"]+)".*/\1/'
+		done
+	} | sort -u
+}
+
+# undocumented_hooks DIR HACKING: each name read under DIR that is neither in $not_hooks nor
+# in the first column of a row of HACKING's "Test hooks" table; 1 when there is one.
+undocumented_hooks()
+{
+	local dir=$1 doc=$2 table name bad=0
+	table=$(awk '/^## Test hooks/ { on = 1; next } /^## / { on = 0 } on && /^\|/' "$doc")
+	# None at all means the search is broken, not that the sources read none.
+	[ -n "$(env_names "$dir")" ] || { echo "no getenv() found under $dir"; return 1; }
+	for name in $(env_names "$dir"); do
+		[[ "$name" =~ $not_hooks ]] && continue
+		if ! printf '%s\n' "$table" | cut -d'|' -f2 | grep -qE "\`$name(=[^\`]*)?\`"; then
+			echo "$name is read in src/ but not in HACKING.md's test hook table"
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+desc="every environment variable read in src/ is documented as a test hook in HACKING.md"
+check undocumented_hooks "$src" "$src/../HACKING.md"
+
+# Secrets never come from the environment: no variable the program reads is named for one.
+secret_hooks()
+{
+	env_names "$1" | grep -E 'PASS|SECRET|(^|_)KEY($|_)|PHRASE|TOKEN' || true
+}
+desc="no environment variable read in src/ carries a secret"
+check eval '[ -z "$(secret_hooks "$src")" ] || { secret_hooks "$src"; false; }'
+
 # The checker itself must catch each kind of violation, or the check above proves nothing.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -104,6 +155,25 @@ check eval '! check_screens "$tmp/t" >/dev/null'
 printf 'static void x(struct tui *t)\n{\n\ttui_screen_plan.enter(t, 0);\n}\n' >"$tmp/t/tui/screen_x.c"
 desc="a screen calling another screen's table is found"
 check eval '! check_screens "$tmp/t" >/dev/null'
+
+# A hook read but not documented is found, through a literal and through a macro.
+rm -rf "$tmp/t"
+mkdir -p "$tmp/t/core"
+printf '## Test hooks\n\n| variable | effect |\n| --- | --- |\n| `FDEWIZ_A=X` | a |\n' >"$tmp/doc"
+printf '#define HOOK_ENV "FDEWIZ_B"\nstatic void f(void)\n{\n\tgetenv(HOOK_ENV);\n\tgetenv("FDEWIZ_A");\n}\n' \
+	>"$tmp/t/core/x.c"
+desc="a hook read through a macro and missing from the table is found"
+check eval '[ "$(undocumented_hooks "$tmp/t" "$tmp/doc")" = "FDEWIZ_B is read in src/ but not in HACKING.md'"'"'s test hook table" ]'
+printf '\tgetenv("OTHER_HOOK");\n' >>"$tmp/t/core/x.c"
+printf '| `FDEWIZ_B` | b |\n' >>"$tmp/doc"
+desc="a hook read under any name and missing from the table is found"
+check eval '[ "$(undocumented_hooks "$tmp/t" "$tmp/doc")" = "OTHER_HOOK is read in src/ but not in HACKING.md'"'"'s test hook table" ]'
+printf '| `OTHER_HOOK` | c |\n' >>"$tmp/doc"
+desc="hooks in the table pass"
+check undocumented_hooks "$tmp/t" "$tmp/doc"
+printf '\tgetenv("FDEWIZ_TEST_PASSPHRASE");\n' >>"$tmp/t/core/x.c"
+desc="a hook named for a secret is found"
+check eval '[ -n "$(secret_hooks "$tmp/t")" ]'
 
 echo "test-engine-rules: $((checks - fails)) passed, $fails failed"
 [ "$fails" = 0 ]
