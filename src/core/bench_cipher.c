@@ -435,7 +435,7 @@ int fdw_bench_cipher(const struct fdw_bench_options *o, struct fdw_bench_run *r,
 			return run_full(why, len);
 	}
 	/* Each derivation takes seconds by design: once is enough at the tiny scale. */
-	rc = bench_pbkdf(o, o->scale == FDW_BENCH_TINY ? 1 : repeats, r);
+	rc = o->skip_pbkdf ? 0 : bench_pbkdf(o, o->scale == FDW_BENCH_TINY ? 1 : repeats, r);
 	if (rc == -EINTR)
 		return run_stopped(why, len);
 	if (rc == 0)

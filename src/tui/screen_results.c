@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Results screen: plain against encrypted, test by test, with bars and the slowdown. */
+/*
+ * Results screen: plain against encrypted, test by test, with bars and the slowdown, and
+ * the prediction made on the plan beside what was measured.
+ */
 #include "config.h"
 
 #include <stdio.h>
@@ -25,8 +28,28 @@ static struct fdw_bench_run *load(const char *path)
 	return r;
 }
 
+/* What only this screen keeps: the prediction recorded with the job. */
+struct results_state {
+	struct fdw_bench_run *pred;
+};
+
+static const struct fdw_bench_run *pred_of(struct tui *t)
+{
+	return ((struct results_state *)t->state[TUI_RESULTS])->pred;
+}
+
+static void results_free_state(void *state)
+{
+	struct results_state *s = state;
+
+	free(s->pred);
+	s->pred = NULL;
+}
+
 static bool results_enter(struct tui *t, enum tui_screen from)
 {
+	struct results_state *s = t->state[TUI_RESULTS];
+
 	(void)from;
 	for (int i = 0; i < 2; i++) {
 		free(t->bench[i]);
@@ -34,6 +57,8 @@ static bool results_enter(struct tui *t, enum tui_screen from)
 	}
 	t->bench[0] = load(t->job.bench_before);
 	t->bench[1] = load(t->job.bench_after);
+	results_free_state(s);
+	s->pred = load(t->job.bench_predicted);
 	t->res_top = 0;
 	return true;
 }
@@ -51,6 +76,40 @@ static void value_text(const struct fdw_bench_metric *m, char *buf, size_t len)
 		snprintf(buf, len, m->median >= 100 ? "%.0f %s" : "%.1f %s", m->median, m->unit);
 }
 
+/* The labels' column: as wide as the widest of them. */
+static int label_width(void)
+{
+	const char *l[] = { _("plain"), _("encrypted"), _("predicted") };
+	int w = 0;
+
+	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++)
+		if (tui_width(l[i]) > w)
+			w = tui_width(l[i]);
+	return w;
+}
+
+/* The predicted row under a test: its bar scaled to @big, its value. Returns rows used. */
+static int draw_predicted(struct tui *t, int y, int tw, const struct fdw_bench_test *test,
+			  const struct fdw_bench_metric *m, double big)
+{
+	int lw = label_width(), bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14;
+	double p = m ? fdw_results_predicted(pred_of(t), test->id, m->key) : -1;
+	char v[64];
+
+	if (p < 0)
+		return 0;
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(y, 3 + tw, lw, _("predicted"), true);
+	tui_attr_off(t, TUI_C_DIM);
+	if (big < p)
+		big = p;
+	if (bw >= 4 && big > 0)
+		tui_bar(t, y, bx, bw, p / big, TUI_C_DIM);
+	snprintf(v, sizeof(v), p >= 100 ? "%.0f %s" : "%.1f %s", p, m->unit);
+	tui_put(y, COLS - 13, 13, v, false);
+	return 1;
+}
+
 /* Two rows per test: its title and bars for plain and encrypted, scaled to the larger. */
 static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int tw)
 {
@@ -58,8 +117,8 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	const struct fdw_bench_metric *me = mp ? fdw_bench_metric_get(d->encrypted, mp->key) :
 					    NULL;
 	double big = mp && me ? (mp->median > me->median ? mp->median : me->median) : 0;
-	int lw = tui_width(_("plain")) > tui_width(_("encrypted")) ? tui_width(_("plain")) :
-		 tui_width(_("encrypted"));
+	double p = mp ? fdw_results_predicted(pred_of(t), d->plain->id, mp->key) : -1;
+	int lw = label_width();
 	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14;
 	char v[64], s[96];
 
@@ -76,6 +135,8 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	tui_attr_off(t, fdw_results_delta_notable(d) ? TUI_C_WARN : TUI_C_DIM);
 	tui_put(y, 3 + tw, lw, _("plain"), true);
 	tui_put(y + 1, 3 + tw, lw, _("encrypted"), true);
+	if (big < p)
+		big = p;
 	if (bw >= 4 && big > 0) {
 		tui_bar(t, y, bx, bw, mp->median / big, TUI_C_BAR_PLAIN);
 		tui_bar(t, y + 1, bx, bw, me->median / big, TUI_C_BAR_ENC);
@@ -84,7 +145,7 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	tui_put(y, COLS - 13, 13, v, false);
 	value_text(me, v, sizeof(v));
 	tui_put(y + 1, COLS - 13, 13, v, false);
-	return 2;
+	return 2 + (y + 2 < LINES - 4 ? draw_predicted(t, y + 2, tw, d->encrypted, me, big) : 0);
 }
 
 /* The widest test title, within a third to a half of the screen. */
@@ -101,6 +162,32 @@ static int title_width(const struct tui *t)
 	if (w < COLS / 3)
 		w = COLS / 3;
 	return w;
+}
+
+/* Only the baseline: each test's figure, and the prediction for it where there is one. */
+static void draw_baseline(struct tui *t, int y, int tw, int bottom)
+{
+	const struct fdw_bench_run *b = t->bench[0];
+
+	if (t->res_top >= b->n_tests)
+		t->res_top = 0;
+	for (size_t i = t->res_top; i < b->n_tests && y < bottom; i++) {
+		const struct fdw_bench_metric *m = headline(&b->tests[i]);
+		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key) : -1;
+		char v[64], w[96];
+
+		tui_put(y, 2, tw, b->tests[i].title, true);
+		value_text(m, v, sizeof(v));
+		tui_put(y, 3 + tw, 20, v, false);
+		if (p >= 0) {
+			snprintf(w, sizeof(w), p >= 100 ? _("predicted encrypted %.0f %s") :
+				 _("predicted encrypted %.1f %s"), p, m->unit);
+			tui_attr_on(t, TUI_C_DIM);
+			tui_put(y, 24 + tw, COLS - 25 - tw, w, false);
+			tui_attr_off(t, TUI_C_DIM);
+		}
+		y++;
+	}
 }
 
 static void results_draw(struct tui *t)
@@ -122,6 +209,12 @@ static void results_draw(struct tui *t)
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);
 		fdw_results_verdict(d, n, line, sizeof(line));
 		y += tui_wrap(y, 2, COLS - 4, 2, line);
+		fdw_results_prediction_verdict(d, n, pred_of(t), line, sizeof(line));
+		if (line[0]) {
+			tui_attr_on(t, TUI_C_DIM);
+			y += tui_wrap(y, 2, COLS - 4, 2, line);
+			tui_attr_off(t, TUI_C_DIM);
+		}
 		y++;
 		bottom -= 2;
 		if (t->res_top >= n)
@@ -138,16 +231,7 @@ static void results_draw(struct tui *t)
 		y += tui_wrap(y, 2, COLS - 4, 3, note);
 		tui_attr_off(t, TUI_C_WARN);
 		y++;
-		bottom -= 2;
-		if (t->res_top >= t->bench[0]->n_tests)
-			t->res_top = 0;
-		for (size_t i = t->res_top; i < t->bench[0]->n_tests && y < bottom; i++) {
-			char v[64];
-
-			tui_put(y, 2, tw, t->bench[0]->tests[i].title, true);
-			value_text(headline(&t->bench[0]->tests[i]), v, sizeof(v));
-			tui_put(y++, 3 + tw, 20, v, false);
-		}
+		draw_baseline(t, y, tw, bottom - 2);
 		snprintf(line, sizeof(line), _("Saved: %s"), t->job.bench_before);
 		tui_attr_on(t, TUI_C_DIM);
 		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
@@ -179,4 +263,6 @@ const struct tui_screen_ops tui_screen_results = {
 	.enter = results_enter,
 	.draw = results_draw,
 	.key = results_key,
+	.state_size = sizeof(struct results_state),
+	.free_state = results_free_state,
 };
