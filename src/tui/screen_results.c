@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/predict.h"
 #include "core/results.h"
 #include "curses.h"
 #include "tui.h"
@@ -174,14 +175,17 @@ static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 	for (size_t i = t->res_top; i < b->n_tests && y < bottom; i++) {
 		const struct fdw_bench_metric *m = headline(&b->tests[i]);
 		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key) : -1;
-		char v[64], w[96];
+		double slow = fdw_predict_slowdown(pred_of(t), b->tests[i].id);
+		char v[64], w[128];
 
 		tui_put(y, 2, tw, b->tests[i].title, true);
 		value_text(m, v, sizeof(v));
 		tui_put(y, 3 + tw, 20, v, false);
 		if (p >= 0) {
-			snprintf(w, sizeof(w), p >= 100 ? _("predicted encrypted %.0f %s") :
-				 _("predicted encrypted %.1f %s"), p, m->unit);
+			snprintf(w, sizeof(w), p >= 100 ? _("predicted encrypted %.0f %s (%.0f%% "
+							     "slower)") :
+				 _("predicted encrypted %.1f %s (%.0f%% slower)"), p, m->unit,
+				 slow > 0 ? slow : 0);
 			tui_attr_on(t, TUI_C_DIM);
 			tui_put(y, 24 + tw, COLS - 25 - tw, w, false);
 			tui_attr_off(t, TUI_C_DIM);
