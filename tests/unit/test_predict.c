@@ -15,6 +15,7 @@
 
 #include "core/job.h"
 #include "core/predict.h"
+#include "core/results.h"
 
 static void test_stream_model(void **state)
 {
@@ -243,6 +244,42 @@ static void test_record(void **state)
 	}
 }
 
+/* The results set the prediction beside the measured encrypted figures. */
+static void test_results_beside(void **state)
+{
+	static struct fdw_bench_run m, p, plain, enc;
+	struct fdw_bench_delta d[4];
+	char s[256];
+	size_t n;
+
+	(void)state;
+	measured_disk(&m);
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 9);
+	assert_float_equal(fdw_results_predicted(&p, "io.seqread.qd8", "mbps"),
+			   200 * 1.048576, 1e-6);
+	assert_true(fdw_results_predicted(&p, "io.seqread.qd8", "lat_p50_us") < 0);
+	assert_true(fdw_results_predicted(&p, "build.compile", "wall_s") < 0);
+	assert_true(fdw_results_predicted(NULL, "io.seqread.qd8", "mbps") < 0);
+	/* Measured: 500 plain, 190.0 encrypted; the prediction (209.7) is 10 % off. */
+	memset(&plain, 0, sizeof(plain));
+	memset(&enc, 0, sizeof(enc));
+	add_test(&plain, "io.seqread.qd8", "mbps", 500, NULL, 0);
+	add_test(&enc, "io.seqread.qd8", "mbps", 190.64, NULL, 0);
+	add_test(&plain, "build.compile", "wall_s", 3, NULL, 0);
+	add_test(&enc, "build.compile", "wall_s", 3.3, NULL, 0);
+	plain.tests[0].metrics[0].higher_is_better = true;
+	enc.tests[0].metrics[0].higher_is_better = true;
+	n = fdw_bench_compare(&plain, &enc, d, 4);
+	assert_int_equal(n, 2);
+	fdw_results_prediction_verdict(d, n, &p, s, sizeof(s));
+	assert_string_equal(s, "Predicted before the conversion: within 10% of the measured "
+			    "figures on average.");
+	/* Nothing predicted: nothing said. */
+	fdw_results_prediction_verdict(d, n, NULL, s, sizeof(s));
+	assert_string_equal(s, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_lines_fast_cipher),
 		cmocka_unit_test(test_unmeasured),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_results_beside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
