@@ -80,7 +80,7 @@ static void value_text(const struct fdw_bench_metric *m, char *buf, size_t len)
 /* The labels' column: as wide as the widest of them. */
 static int label_width(void)
 {
-	const char *l[] = { _("plain"), _("encrypted"), _("predicted") };
+	const char *l[] = { _("plain"), _("encrypted") };
 	int w = 0;
 
 	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++)
@@ -89,26 +89,10 @@ static int label_width(void)
 	return w;
 }
 
-/* The predicted row under a test: its bar scaled to @big, its value. Returns rows used. */
-static int draw_predicted(struct tui *t, int y, int tw, const struct fdw_bench_test *test,
-			  const struct fdw_bench_metric *m, double big)
+/* With a prediction, a column of it right of the measured figures: its width, else 0. */
+static int pred_col(struct tui *t)
 {
-	int lw = label_width(), bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14;
-	double p = m ? fdw_results_predicted(pred_of(t), test->id, m->key) : -1;
-	char v[64];
-
-	if (p < 0)
-		return 0;
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(y, 3 + tw, lw, _("predicted"), true);
-	tui_attr_off(t, TUI_C_DIM);
-	if (big < p)
-		big = p;
-	if (bw >= 4 && big > 0)
-		tui_bar(t, y, bx, bw, p / big, TUI_C_DIM);
-	snprintf(v, sizeof(v), p >= 100 ? "%.0f %s" : "%.1f %s", p, m->unit);
-	tui_put(y, COLS - 13, 13, v, false);
-	return 1;
+	return pred_of(t) ? 13 : 0;
 }
 
 /* Two rows per test: its title and bars for plain and encrypted, scaled to the larger. */
@@ -119,8 +103,8 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 					    NULL;
 	double big = mp && me ? (mp->median > me->median ? mp->median : me->median) : 0;
 	double p = mp ? fdw_results_predicted(pred_of(t), d->plain->id, mp->key) : -1;
-	int lw = label_width();
-	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14;
+	int lw = label_width(), pc = pred_col(t);
+	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14 - pc, vx = COLS - 13 - pc;
 	char v[64], s[96];
 
 	tui_attr_on(t, TUI_C_KEY);
@@ -136,17 +120,34 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	tui_attr_off(t, fdw_results_delta_notable(d) ? TUI_C_WARN : TUI_C_DIM);
 	tui_put(y, 3 + tw, lw, _("plain"), true);
 	tui_put(y + 1, 3 + tw, lw, _("encrypted"), true);
-	if (big < p)
-		big = p;
 	if (bw >= 4 && big > 0) {
 		tui_bar(t, y, bx, bw, mp->median / big, TUI_C_BAR_PLAIN);
 		tui_bar(t, y + 1, bx, bw, me->median / big, TUI_C_BAR_ENC);
 	}
 	value_text(mp, v, sizeof(v));
-	tui_put(y, COLS - 13, 13, v, false);
+	tui_put(y, vx, 13, v, false);
 	value_text(me, v, sizeof(v));
-	tui_put(y + 1, COLS - 13, 13, v, false);
-	return 2 + (y + 2 < LINES - 4 ? draw_predicted(t, y + 2, tw, d->encrypted, me, big) : 0);
+	tui_put(y + 1, vx, 13, v, false);
+	/* The prediction made on the plan, beside the encrypted figure measured. */
+	if (pc && p >= 0) {
+		snprintf(v, sizeof(v), p >= 100 ? "%.0f %s" : "%.1f %s", p, me ? me->unit : "");
+		tui_attr_on(t, TUI_C_DIM);
+		tui_put(y + 1, COLS - 13, 13, v, false);
+		tui_attr_off(t, TUI_C_DIM);
+	}
+	return 2;
+}
+
+/* Over the table, with a prediction: which column is which. Returns the rows used. */
+static int draw_columns(struct tui *t, int y)
+{
+	if (!pred_col(t))
+		return 0;
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(y, COLS - 26, 13, _("measured"), false);
+	tui_put(y, COLS - 13, 13, _("predicted"), false);
+	tui_attr_off(t, TUI_C_DIM);
+	return 1;
 }
 
 /* The widest test title, within a third to a half of the screen. */
@@ -182,12 +183,11 @@ static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 		value_text(m, v, sizeof(v));
 		tui_put(y, 3 + tw, 20, v, false);
 		if (p >= 0) {
-			snprintf(w, sizeof(w), p >= 100 ? _("predicted encrypted %.0f %s (%.0f%% "
-							     "slower)") :
-				 _("predicted encrypted %.1f %s (%.0f%% slower)"), p, m->unit,
+			snprintf(w, sizeof(w), p >= 100 ? _("predicted %.0f %s, %.0f%% slower") :
+				 _("predicted %.1f %s, %.0f%% slower"), p, m->unit,
 				 slow > 0 ? slow : 0);
 			tui_attr_on(t, TUI_C_DIM);
-			tui_put(y, 24 + tw, COLS - 25 - tw, w, false);
+			tui_put(y, 18 + tw, COLS - 19 - tw, w, false);
 			tui_attr_off(t, TUI_C_DIM);
 		}
 		y++;
@@ -223,6 +223,7 @@ static void results_draw(struct tui *t)
 		bottom -= 2;
 		if (t->res_top >= n)
 			t->res_top = n ? n - 1 : 0;
+		y += draw_columns(t, y);
 		for (size_t i = t->res_top; i < n && y + 1 < bottom; i++)
 			y += draw_delta(t, y, &d[i], tw);
 		snprintf(line, sizeof(line), _("Saved: %s and %s"), t->job.bench_before,

@@ -175,16 +175,46 @@ esac
 assert_eq "prediction file: its cipher" "$want_test" "$(jq -r '.cipher' "$pred")"
 assert_eq "prediction file: nine lines" 9 "$(jq '.tests | length' "$pred")"
 if [ -e /dev/mapper/control ] && grep -qw device-mapper /proc/misc; then
-	assert_true "results: a predicted row" grep -qE 'predicted +.*[0-9]+ (MB/s|IOPS)' <<<"$s"
-	assert_true "results: measured rows" grep -qE 'encrypted +.*[0-9]+ (MB/s|IOPS)' <<<"$s"
+	assert_true "results: measured and predicted columns" grep -qE 'measured +predicted$' \
+		<<<"$s"
 else
 	assert_contains "results: only the baseline (no device-mapper here)" "$s" \
 		"Only the baseline (before encryption) was measured"
-	assert_contains "results: the prediction shown" "$s" "predicted"
+	assert_true "results: the prediction beside the baseline" \
+		grep -qE 'SEQ1M Q8T1 read +[0-9.]+ MB/s +predicted [0-9.]+ MB/s, [0-9]+% slower' <<<"$s"
 fi
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 assert_eq "results: exit status" 0 "$(tmux_exit_status "$srv")"
+
+# 4b. Opened again later, from the disks list, with an after-run (derived from the saved
+#     baseline where this machine cannot run it, as test-tui-flow does): the prediction
+#     kept with the job is set beside each encrypted figure.
+before_json=$(jq -r .bench_before "$job_file")
+if [ "$(jq -r .bench_after "$job_file")" = "" ]; then
+	after_json=$state/bench/after-derived.json
+	jq '.label = "after" | .tests[].metrics[] |= (if .higher_is_better
+		then .samples |= map(. * 0.8) else .samples |= map(. * 1.25) end)' \
+		"$before_json" >"$after_json"
+	jq --arg a "$after_json" '.bench_after = $a | .bench_note = ""' "$job_file" \
+		>"$job_file.new"
+	mv "$job_file.new" "$job_file"
+fi
+tmux_stop "$srv"
+tmux_start "$srv" 100 30 env FDEWIZ_STATE_DIR="$state" "$FDEWIZ" "$img"
+tmux_wait_for "$srv" "Choose a partition" 20
+tmux_send "$srv" Down Down Enter
+tmux_wait_for "$srv" "Results for $img:2" 20
+s=$(tmux_capture "$srv")
+save predict-4-results-later
+assert_true "results later: measured and predicted columns" grep -qE 'measured +predicted$' \
+	<<<"$s"
+assert_true "results later: a prediction beside an encrypted figure" \
+	grep -qE 'encrypted .* [0-9.]+ (MB/s|IOPS) +[0-9.]+ (MB/s|IOPS)$' <<<"$s"
+assert_contains "results later: how far the prediction was" "$s" \
+	"Predicted before the conversion: within"
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 20
 
 # 5. What was written: the chosen cipher, and the data, checked with other tools.
 loop=$(img_loop "$img" 2)

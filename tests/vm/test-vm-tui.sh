@@ -48,8 +48,10 @@ vm_check "plan capture: the prediction" grep -qE 'SEQ1M Q8T1 read +[0-9]+ -> [0-
 	<<<"$plan"
 vm_check "plan capture: the cipher list" grep -qF "Adiantum (XChaCha12, AES), 256-bit key" \
 	<<<"$plan"
+vm_check "results capture: measured and predicted columns" \
+	grep -qE 'measured +predicted$' <<<"$results"
 vm_check "results capture: predicted beside measured" \
-	grep -qE '^ +predicted +.*[0-9.]+ (MB/s|IOPS)$' <<<"$results"
+	grep -qE 'encrypted .* [0-9.]+ (MB/s|IOPS) +[0-9.]+ (MB/s|IOPS)$' <<<"$results"
 vm_check "progress capture: running" grep -qF "State: running" <<<"$progress"
 vm_check "progress capture: a percent" grep -qE '[0-9]+\.[0-9]%' <<<"$progress"
 vm_check "results capture: the title" grep -qF "Results for /dev/vda2" <<<"$results"

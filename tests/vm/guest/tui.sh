@@ -147,7 +147,9 @@ for want in "is encrypted (LUKS2" "SEQ1M Q1T1 read" "RND4K Q1T1 write" \
 	grep -qF -- "$want" <<<"$s" || die "results: no '$want'"
 done
 grep -qE '[0-9]+\.[0-9]% (slower|faster)' <<<"$s" || die "results: no percent"
-grep -qE 'predicted +.*[0-9.]+ (MB/s|IOPS)' <<<"$s" || die "results: no predicted row"
+grep -qE 'measured +predicted$' <<<"$s" || die "results: no measured/predicted columns"
+grep -qE 'encrypted .* [0-9.]+ (MB/s|IOPS) +[0-9.]+ (MB/s|IOPS)$' <<<"$s" ||
+	die "results: no prediction beside a measured encrypted figure"
 grep -qF "Predicted before the conversion: within" <<<"$s" ||
 	die "results: no word on how far the prediction was"
 grep -q "Only the baseline" <<<"$s" && die "results: the after-benchmark is missing"
