@@ -81,6 +81,7 @@ struct fdw_bench_options {
 	double io_runtime;		/* seconds per test and repetition */
 	const char *io_engine;		/* NULL: io_uring, else the thread pool; "threads" */
 	const char *io_tests;		/* NULL: all, or a list: "seqread.qd1,randwrite.qd32" */
+	bool skip_pbkdf;		/* cipher: leave out the key derivation's timing */
 };
 
 /*

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench_cipher.h"
+#include "predict.h"
 #include "bench_flow.h"
 #include "convert.h"
 #include "crypttab.h"
@@ -621,6 +622,9 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	if (!fdw_encrypt_closed_why(e))
 		snprintf(job->active_name, sizeof(job->active_name), "fdewiz-%.8s", job->id);
 	job->created = (int64_t)time(NULL);
+	/* The prediction made on the plan goes with the job: the results set it beside. */
+	if (fdw_predict_record(e->predicted, job) != 0)
+		fdw_log(FDW_LOG_WARN, "%s: the prediction could not be saved", job->address);
 	rc = fdw_job_save(job);
 	if (rc) {
 		/* The header says everything needed; status reads it without a record. */
@@ -668,4 +672,6 @@ void fdw_encrypt_close(struct fdw_encrypt *e)
 		close(e->lock_fd);
 	e->lock_fd = -1;
 	excl_drop(e);
+	free(e->predicted);
+	e->predicted = NULL;
 }

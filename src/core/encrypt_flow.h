@@ -62,6 +62,8 @@ struct fdw_encrypt {
 	uint64_t ident_start, ident_size;
 	char ident_uuid[64];
 	int excl_fd;			/* O_EXCL on the device between steps, or -1 */
+	/* The prediction to keep with the job (fdw_encrypt_set_prediction), or NULL. */
+	struct fdw_bench_run *predicted;
 };
 
 /*
@@ -90,6 +92,22 @@ void fdw_encrypt_close(struct fdw_encrypt *e);
  * encrypted one after), and at what scale (NULL: keep it). -EINVAL for an unknown scale.
  */
 int fdw_encrypt_set_bench(struct fdw_encrypt *e, bool baseline, const char *scale);
+
+/*
+ * Change, after prepare, the plan's cipher to @spec ("aes-xts-plain64",
+ * "xchacha12,aes-adiantum-plain64") with a @key_bits key; the rest of the plan stays.
+ * The advisor's sentence (cipher_why) is kept only when @spec and @key_bits are its
+ * advice. 0, or -EINVAL with @why (the plan is unchanged).
+ */
+int fdw_encrypt_set_cipher(struct fdw_encrypt *e, const char *spec, unsigned key_bits,
+			   char *why, size_t len);
+
+/*
+ * Keep a copy of @pred (src/core/predict.h; NULL: none) to be saved with the job when it
+ * begins, so the results can show predicted beside measured. 0 or -ENOMEM.
+ */
+struct fdw_bench_run;
+int fdw_encrypt_set_prediction(struct fdw_encrypt *e, const struct fdw_bench_run *pred);
 
 /*
  * Why the volume will not be open while it converts, nor when it is done (so the worker

@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "bench_cipher.h"
 #include "encrypt_flow.h"
 #include "i18n.h"
 #include "log.h"
@@ -46,6 +48,54 @@ int fdw_encrypt_set_bench(struct fdw_encrypt *e, bool baseline, const char *scal
 	e->bench_baseline = baseline;
 	if (scale)
 		snprintf(e->bench_scale, sizeof(e->bench_scale), "%s", scale);
+	return 0;
+}
+
+int fdw_encrypt_set_cipher(struct fdw_encrypt *e, const char *spec, unsigned key_bits,
+			   char *why, size_t len)
+{
+	struct fdw_plan_request rq = {
+		.strategy = e->plan.strategy,
+		.sector_size = e->plan.sector_size,
+		.cipher_spec = spec,
+		.key_bits = key_bits,
+		.detached_header = e->plan.detached_header,
+	};
+	struct fdw_cipher_advice a;
+	const char *plan_why = "";
+	struct fdw_plan plan;
+	char advised[48];
+	int rc;
+
+	if (!e->target_open || !e->target.part) {
+		snprintf(why, len, "%s", _("No partition is planned."));
+		return -EINVAL;
+	}
+	rc = fdw_plan_make(e->target.part, &rq, &plan, &plan_why);
+	if (rc) {
+		snprintf(why, len, _("That cipher cannot be used here: %s The plan is unchanged."),
+			 plan_why);
+		return rc;
+	}
+	e->plan = plan;
+	fdw_cipher_recommend(&a);
+	snprintf(advised, sizeof(advised), "%s-%s", a.cipher, a.mode);
+	if (strcmp(advised, spec) != 0 || a.key_bits != key_bits)
+		e->cipher_why[0] = '\0';
+	fdw_log(FDW_LOG_INFO, "cipher changed to %s (%u-bit key)", spec, key_bits);
+	return 0;
+}
+
+int fdw_encrypt_set_prediction(struct fdw_encrypt *e, const struct fdw_bench_run *pred)
+{
+	free(e->predicted);
+	e->predicted = NULL;
+	if (!pred)
+		return 0;
+	e->predicted = malloc(sizeof(*pred));
+	if (!e->predicted)
+		return -ENOMEM;
+	memcpy(e->predicted, pred, sizeof(*pred));
 	return 0;
 }
 

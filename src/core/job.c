@@ -106,6 +106,8 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "bench_before", json_object_new_string(job->bench_before));
 	json_object_object_add(o, "bench_after", json_object_new_string(job->bench_after));
 	json_object_object_add(o, "bench_note", json_object_new_string(job->bench_note));
+	json_object_object_add(o, "bench_predicted",
+			       json_object_new_string(job->bench_predicted));
 	json_object_object_add(o, "bench_scale", json_object_new_string(job->bench_scale));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
 	json_object_object_add(o, "identity", ident_json(&job->ident));
@@ -133,6 +135,8 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	fdw_json_get_str(o, "bench_before", job->bench_before, sizeof(job->bench_before));
 	fdw_json_get_str(o, "bench_after", job->bench_after, sizeof(job->bench_after));
 	fdw_json_get_str(o, "bench_note", job->bench_note, sizeof(job->bench_note));
+	fdw_json_get_str(o, "bench_predicted", job->bench_predicted,
+			 sizeof(job->bench_predicted));
 	fdw_json_get_str(o, "bench_scale", job->bench_scale, sizeof(job->bench_scale));
 	job->created = fdw_json_get_int(o, "created");
 	ident_load(o, &job->ident);

@@ -49,6 +49,7 @@ struct fdw_job {
 	char bench_before[PATH_MAX];	/* saved benchmark of the plain volume, or empty */
 	char bench_after[PATH_MAX];	/* ... of the encrypted volume when done, or empty */
 	char bench_note[256];
+	char bench_predicted[PATH_MAX];	/* the prediction made before it began, or empty */
 	char bench_scale[8];		/* "tiny", "quick": the after-run matches */
 	int64_t created;
 	struct fdw_volume_id ident;	/* empty in records made before identities were kept */

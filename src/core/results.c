@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "i18n.h"
 #include "results.h"
@@ -36,6 +37,43 @@ void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, s
 	else
 		snprintf(buf, len, _("Encryption costs a lot of speed here (%.0f%% slower on "
 				     "average); see the cipher recommendation."), mean);
+}
+
+double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key)
+{
+	for (size_t i = 0; pred && i < pred->n_tests; i++) {
+		const struct fdw_bench_metric *m;
+
+		if (strcmp(pred->tests[i].id, id) != 0)
+			continue;
+		m = fdw_bench_metric_get(&pred->tests[i], key);
+		return m && m->n ? m->median : -1;
+	}
+	return -1;
+}
+
+void fdw_results_prediction_verdict(const struct fdw_bench_delta *d, size_t n,
+				    const struct fdw_bench_run *pred, char *buf, size_t len)
+{
+	double sum = 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const struct fdw_bench_test *e = d[i].encrypted;
+		const struct fdw_bench_metric *m = e->primary < e->n_metrics ?
+						   &e->metrics[e->primary] : NULL;
+		double p = m ? fdw_results_predicted(pred, e->id, m->key) : -1;
+
+		if (d[i].suspicious || p <= 0 || !m->n || m->median <= 0)
+			continue;
+		sum += (m->median > p ? m->median - p : p - m->median) / m->median * 100.0;
+		used++;
+	}
+	if (!used)
+		return;
+	snprintf(buf, len, _("Predicted before the conversion: within %.0f%% of the measured "
+			     "figures on average."), sum / (double)used);
 }
 
 bool fdw_results_delta_notable(const struct fdw_bench_delta *d)

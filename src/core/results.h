@@ -20,6 +20,19 @@
  */
 void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len);
 
+/*
+ * The figure @pred (the prediction kept with the job, src/core/predict.h) expected for
+ * test @id in @key ("mbps", "iops"), or -1 when it has none.
+ */
+double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key);
+
+/*
+ * One translated sentence on how far the prediction was from the measured encrypted
+ * figures of @d (the trustworthy ones); "" when nothing can be compared.
+ */
+void fdw_results_prediction_verdict(const struct fdw_bench_delta *d, size_t n,
+				    const struct fdw_bench_run *pred, char *buf, size_t len);
+
 /* Whether one test's slowdown is worth a warning colour. */
 bool fdw_results_delta_notable(const struct fdw_bench_delta *d);
 

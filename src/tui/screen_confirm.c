@@ -7,6 +7,7 @@
 #include <wchar.h>
 
 #include "core/i18n.h"
+#include "core/predict.h"
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
@@ -32,6 +33,19 @@ static int bench_line(struct tui *t, int y)
 	return tui_wrap(y, 2, COLS - 4, 3, line);
 }
 
+/* The plan's prediction (kept by the engine for the job), in its one sentence. */
+static int predict_line(struct tui *t, int y)
+{
+	char sentence[512], line[640];
+
+	if (!t->enc.predicted || !t->enc.predicted->n_tests)
+		return tui_wrap(y, 2, COLS - 4, 1, _("- no prediction of the speed (it was not "
+						     "measured);"));
+	fdw_predict_sentence(t->enc.predicted, sentence, sizeof(sentence));
+	snprintf(line, sizeof(line), _("- expected speed: %s"), sentence);
+	return tui_wrap(y, 2, COLS - 4, 2, line);
+}
+
 static void confirm_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
@@ -52,6 +66,7 @@ static void confirm_draw(struct tui *t)
 	snprintf(line, sizeof(line), _("- a copy of the header goes to %s;"),
 		 t->enc.header_backup);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	y += predict_line(t, y);
 	y += bench_line(t, y);
 	y += tui_wrap(y, 2, COLS - 4, 1, t->recovery_key ?
 		      _("- a recovery key is added in a second slot;") :

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Plan screen: exactly what will happen, the cipher and why, and the baseline benchmark. */
+/*
+ * Plan screen: exactly what will happen, the cipher to choose (with why and its speed here),
+ * the expected speed of the encrypted volume, and the baseline benchmark.
+ */
 #include "config.h"
 
 #include <stdio.h>
@@ -8,11 +11,125 @@
 
 #include "core/bench_cipher.h"
 #include "core/i18n.h"
+#include "core/predict.h"
 #include "core/system_boot.h"
 #include "core/textsafe.h"
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
+
+/* What only this screen keeps: the measurement for the prediction and the cipher rows. */
+struct plan_state {
+	struct fdw_predict_probe probe;
+	bool measuring;
+	struct fdw_bench_run *measured;	/* the probe's figures, once in */
+	struct fdw_bench_run *pred;	/* the prediction for the chosen cipher */
+	size_t n_pred;
+	char failed[512];		/* why there is no measurement */
+	int recommended;		/* index in fdw_cipher_choices(), or -1 */
+	bool cipher_chosen;		/* the person moved the selection */
+};
+
+static struct plan_state *st(struct tui *t)
+{
+	return t->state[TUI_PLAN];
+}
+
+/* Stop measuring and forget the figures (a new plan, or leaving the wizard). */
+static void probe_reset(struct plan_state *s)
+{
+	fdw_predict_probe_stop(&s->probe);
+	s->measuring = false;
+	free(s->measured);
+	free(s->pred);
+	s->measured = s->pred = NULL;
+	s->n_pred = 0;
+	s->failed[0] = '\0';
+}
+
+static void plan_free_state(void *state)
+{
+	probe_reset(state);
+}
+
+/* The prediction for the plan's cipher, handed to the engine to keep with the job. */
+static void predict_update(struct tui *t)
+{
+	struct plan_state *s = st(t);
+
+	if (!s->measured || !t->enc_open)
+		return;
+	if (!s->pred)
+		s->pred = calloc(1, sizeof(*s->pred));
+	if (!s->pred)
+		return;
+	s->n_pred = fdw_predict_plan(s->measured, &t->enc.plan, s->pred);
+	fdw_encrypt_set_prediction(&t->enc, s->n_pred ? s->pred : NULL);
+}
+
+/* The recommendation's row, from the CPU's flags or, once measured, from the figures. */
+static void recommend(struct tui *t)
+{
+	struct plan_state *s = st(t);
+	const struct fdw_cipher_choice *c;
+	size_t n = fdw_cipher_choices(&c);
+	struct fdw_cipher_advice a;
+	char spec[64];
+
+	memset(&a, 0, sizeof(a));
+	if (s->measured)
+		fdw_cipher_recommend_measured(s->measured, &a);
+	else
+		fdw_cipher_recommend(&a);
+	snprintf(spec, sizeof(spec), "%s-%s", a.cipher, a.mode);
+	s->recommended = -1;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].spec, spec) && c[i].key_bits == a.key_bits)
+			s->recommended = (int)i;
+	if (a.why[0])
+		snprintf(t->cipher_why, sizeof(t->cipher_why), "%s", a.why);
+}
+
+static void choose_cipher(struct tui *t, int i);
+
+/* Every tick: take the measurement in when it is done. */
+static void plan_tick(struct tui *t)
+{
+	struct plan_state *s = st(t);
+
+	if (!s->measuring || fdw_predict_probe_poll(&s->probe) == 0)
+		return;
+	s->measuring = false;
+	if (s->probe.rc || !s->probe.run) {
+		snprintf(s->failed, sizeof(s->failed), "%s", s->probe.why);
+	} else {
+		s->measured = malloc(sizeof(*s->measured));
+		if (s->measured)
+			memcpy(s->measured, s->probe.run, sizeof(*s->measured));
+	}
+	fdw_predict_probe_stop(&s->probe);
+	recommend(t);
+	/* The measured advice wins while the person has not chosen. */
+	if (!s->cipher_chosen && s->recommended >= 0 &&
+	    s->recommended != fdw_cipher_choice_of(&t->enc.plan))
+		choose_cipher(t, s->recommended);
+	predict_update(t);
+}
+
+/* Measure the partition (reading only) and the ciphers, without waiting for it. */
+static void probe_begin(struct tui *t)
+{
+	struct plan_state *s = st(t);
+	enum fdw_bench_scale scale;
+
+	probe_reset(s);
+	if (fdw_bench_scale_parse(t->enc.bench_scale, &scale) != 0 || scale != FDW_BENCH_TINY)
+		scale = FDW_BENCH_QUICK;
+	if (fdw_predict_probe_start(&s->probe, &t->enc, scale) == 0)
+		s->measuring = true;
+	else
+		snprintf(s->failed, sizeof(s->failed), "%s", s->probe.why);
+}
 
 /* Prepare the conversion of @address; false (with a dialog) if it cannot be. */
 static bool plan_enter(struct tui *t, const char *address)
@@ -49,6 +166,8 @@ static bool plan_enter(struct tui *t, const char *address)
 	/* Each plan starts with the boot box off: it changes this system's files. */
 	t->boot_entries = false;
 	t->plan_focus = 0;
+	st(t)->cipher_chosen = false;
+	recommend(t);
 	return true;
 }
 
@@ -66,11 +185,58 @@ static bool plan_open(struct tui *t, enum tui_screen from)
 {
 	/* From the disks: a new plan; back from the passphrase: the same one. */
 	if (from == TUI_DISKS && !plan_enter(t, t->chosen)) {
+		probe_reset(st(t));
 		tui_go(t, TUI_DISKS);	/* read again: what refused may have changed */
 		return false;
 	}
 	test_bench_scale(t);
+	/* A new plan is measured anew; back from the passphrase, only if it was stopped. */
+	if (from == TUI_DISKS || (!st(t)->measuring && !st(t)->measured))
+		probe_begin(t);
 	return true;
+}
+
+static void choose_cipher(struct tui *t, int i)
+{
+	const struct fdw_cipher_choice *c;
+	size_t n = fdw_cipher_choices(&c);
+	char why[512];
+
+	if (i < 0 || (size_t)i >= n)
+		return;
+	if (!fdw_cipher_choice_usable(st(t)->measured, &c[i])) {
+		tui_set_status(t, true, _("%s cannot be chosen: this kernel does not offer it."),
+			       _(c[i].title));
+		return;
+	}
+	if (fdw_encrypt_set_cipher(&t->enc, c[i].spec, c[i].key_bits, why, sizeof(why))) {
+		tui_set_status(t, true, "%s", why);
+		return;
+	}
+	snprintf(t->cipher_spec, sizeof(t->cipher_spec), "%s", c[i].spec);
+	t->cipher_recommended = i == st(t)->recommended;
+	predict_update(t);
+}
+
+/* Up/Down in the cipher list: the next row that may be chosen, chosen at once. */
+static void cipher_step(struct tui *t, int dir)
+{
+	const struct fdw_cipher_choice *c;
+	int n = (int)fdw_cipher_choices(&c), i = fdw_cipher_choice_of(&t->enc.plan);
+
+	int next = i + dir;
+
+	for (i = next; i >= 0 && i < n; i += dir)
+		if (fdw_cipher_choice_usable(st(t)->measured, &c[i]))
+			break;
+	if (i < 0 || i >= n) {
+		/* Nothing further may be chosen: say why for the row right next to it. */
+		if (next >= 0 && next < n)
+			choose_cipher(t, next);
+		return;
+	}
+	st(t)->cipher_chosen = true;
+	choose_cipher(t, i);
 }
 
 /* Why the boot box cannot be ticked for the planned partition, or NULL when it can. */
@@ -111,10 +277,18 @@ static const char *strategy_sentence(const struct fdw_plan *pl)
 	}
 }
 
-static const char *bench_text(void)
+/* What the benchmark box will really do: the after-run needs the volume open. */
+static const char *bench_text(const struct tui *t)
 {
-	return _("Measure the speed before and after (a quick benchmark of the plain "
-		 "filesystem first)");
+	static char text[512];
+	const char *closed = t->enc_open ? fdw_encrypt_closed_why(&t->enc) : NULL;
+
+	if (!closed)
+		return _("Measure the speed before and after (a quick benchmark of the plain "
+			 "filesystem first)");
+	snprintf(text, sizeof(text), _("Measure the speed of the plain filesystem first (not "
+				       "after the conversion: %s)"), closed);
+	return text;
 }
 
 static const char *boot_text(void)
@@ -127,7 +301,7 @@ static int boxes_height(const struct tui *t)
 {
 	const char *why = plan_boot_unavailable(t);
 
-	return tui_wrap_count(COLS - 8, 2, bench_text()) +
+	return tui_wrap_count(COLS - 8, 2, bench_text(t)) +
 	       tui_wrap_count(COLS - 8, 2, boot_text()) +
 	       (why ? tui_wrap_count(COLS - 8, 2, why) : 0);
 }
@@ -155,7 +329,7 @@ static int draw_boxes(struct tui *t, int y0)
 	const char *why = plan_boot_unavailable(t);
 	int y = y0;
 
-	y += draw_box_line(t, y, t->bench_baseline, t->plan_focus == 0, false, bench_text());
+	y += draw_box_line(t, y, t->bench_baseline, t->plan_focus == 0, false, bench_text(t));
 	y += draw_box_line(t, y, t->boot_entries, t->plan_focus == 1, why != NULL, boot_text());
 	if (why && y < LINES - 1) {
 		tui_attr_on(t, TUI_C_DIM);
@@ -178,13 +352,154 @@ static int system_steps(struct tui *t, int y, int lw, const char *label)
 	return field(t, y, lw, label, fdw_text_safe(steps, safe, sizeof(safe)), 6);
 }
 
+/* One cipher row's speed: measured here, or why not, and the recommendation's mark. */
+static void cipher_speed(struct tui *t, const struct fdw_cipher_choice *c, bool rec, char *buf,
+			 size_t len)
+{
+	struct plan_state *s = st(t);
+	char said[160];
+	double mibps;
+	bool userspace;
+
+	if (!s->measuring && !s->measured)
+		snprintf(said, sizeof(said), "%s", _("not measured"));
+	else if (fdw_cipher_choice_speed(s->measured, c, &mibps, &userspace, said, sizeof(said)))
+		snprintf(said, sizeof(said), userspace ? _("%5.0f MiB/s (OpenSSL)") :
+			 _("%5.0f MiB/s"), mibps);
+	snprintf(buf, len, "%s%s%s", said, rec ? "  " : "", rec ? _("recommended") : "");
+}
+
+/* The cipher rows, the chosen one marked; returns the rows used. */
+static int draw_ciphers(struct tui *t, int y, int lw, const char *label)
+{
+	const struct fdw_cipher_choice *c;
+	int n = (int)fdw_cipher_choices(&c), cur = fdw_cipher_choice_of(&t->enc.plan);
+	int x = 3 + lw, tw = 0, i;
+	char speed[256];
+
+	tui_attr_on(t, TUI_C_KEY);
+	tui_put(y, 2, lw, label, true);
+	tui_attr_off(t, TUI_C_KEY);
+	for (i = 0; i < n; i++)
+		if (tui_width(_(c[i].title)) > tw)
+			tw = tui_width(_(c[i].title));
+	if (tw > COLS - x - 30)
+		tw = COLS - x - 30;
+	for (i = 0; i < n && y + i < LINES - 1; i++) {
+		bool sel = t->plan_focus == 2 && i == cur;
+
+		tui_attr_on(t, sel ? TUI_C_SELECT : TUI_C_NORMAL);
+		tui_put(y + i, x, 4, i == cur ? "(*)" : "( )", false);
+		tui_attr_off(t, sel ? TUI_C_SELECT : TUI_C_NORMAL);
+		tui_put(y + i, x + 4, tw, _(c[i].title), true);
+		cipher_speed(t, &c[i], i == st(t)->recommended, speed, sizeof(speed));
+		tui_put(y + i, x + 5 + tw, COLS - x - 6 - tw, speed, false);
+	}
+	return i;
+}
+
+/* "480 -> 310 MB/s (-35 %)" for line @id of the prediction. */
+static void pred_value(const struct fdw_bench_run *p, const char *id, bool with_plain,
+		       char *buf, size_t len)
+{
+	for (size_t i = 0; i < p->n_tests; i++) {
+		const struct fdw_bench_test *t = &p->tests[i];
+		const struct fdw_bench_metric *m = &t->metrics[t->primary];
+		const struct fdw_bench_metric *pl = &t->metrics[t->primary + 2];
+		double slow = fdw_predict_slowdown(p, id);
+
+		if (strcmp(t->id, id) != 0)
+			continue;
+		if (!with_plain)
+			snprintf(buf, len, "%.0f %s", m->median, m->unit);
+		else if (slow >= 1)
+			snprintf(buf, len, _("%.0f -> %.0f %s (-%.0f %%)"), pl->median, m->median,
+				 m->unit, slow);
+		else
+			snprintf(buf, len, _("%.0f -> %.0f %s (same)"), pl->median, m->median,
+				 m->unit);
+		return;
+	}
+	snprintf(buf, len, "-");
+}
+
+/* The four read lines with their writes; returns the rows used. */
+static int draw_pred_lines(struct tui *t, int y, int x)
+{
+	static const char *const ids[][3] = {
+		{ "io.seqread.qd8", "io.seqwrite.qd8", N_("SEQ1M Q8T1 read") },
+		{ "io.seqread.qd1", "io.seqwrite.qd1", N_("SEQ1M Q1T1 read") },
+		{ "io.randread.qd32", "io.randwrite.qd32", N_("RND4K Q32T1 read") },
+		{ "io.randread.qd1", "io.randwrite.qd1", N_("RND4K Q1T1 read") },
+	};
+	const struct fdw_bench_run *p = st(t)->pred;
+	int tw = 0, vw = 28, i;
+	char v[128], w[160];
+
+	for (i = 0; i < 4; i++)
+		if (tui_width(_(ids[i][2])) > tw)
+			tw = tui_width(_(ids[i][2]));
+	for (i = 0; i < 4; i++) {
+		tui_put(y + i, x, tw, _(ids[i][2]), true);
+		pred_value(p, ids[i][0], true, v, sizeof(v));
+		tui_put(y + i, x + tw + 2, vw, v, true);
+		pred_value(p, ids[i][1], false, v, sizeof(v));
+		snprintf(w, sizeof(w), _("write %s"), v);
+		tui_put(y + i, x + tw + 3 + vw, COLS - x - tw - 4 - vw, w, false);
+	}
+	return 4;
+}
+
+/* The expected speed of the encrypted volume, in @room rows at most; returns rows used. */
+static int draw_prediction(struct tui *t, int y, int lw, int room)
+{
+	struct plan_state *s = st(t);
+	int x = 3 + lw, w = COLS - 4 - lw, used = 0;
+	char line[768];
+
+	if (room < 1)
+		return 0;
+	tui_attr_on(t, TUI_C_KEY);
+	tui_put(y, 2, lw, _("Expected"), true);
+	tui_attr_off(t, TUI_C_KEY);
+	if (s->measuring || !s->n_pred) {
+		if (s->measuring)
+			snprintf(line, sizeof(line), "%s", _("measuring this partition (reading "
+							     "only) and the ciphers..."));
+		else if (s->failed[0])
+			snprintf(line, sizeof(line), _("no prediction: %s"), s->failed);
+		else
+			fdw_predict_sentence(s->pred, line, sizeof(line));
+		tui_attr_on(t, TUI_C_DIM);
+		used = tui_wrap(y, x, w, room < 2 ? room : 2, line);
+		tui_attr_off(t, TUI_C_DIM);
+		return used;
+	}
+	fdw_predict_sentence(s->pred, line, sizeof(line));
+	if (room >= 4 + tui_wrap_count(w, 2, line))
+		used += draw_pred_lines(t, y, x);
+	tui_attr_on(t, TUI_C_GOOD);
+	used += tui_wrap(y + used, x, w, room - used < 2 ? room - used : 2, line);
+	tui_attr_off(t, TUI_C_GOOD);
+	snprintf(line, sizeof(line), _("CPU: about %.0f %% of one core for the cipher while "
+				       "reading at full speed. Measured just now, reading only; "
+				       "writes are estimated from the reads."),
+		 s->pred->tests[0].metrics[4].median);
+	if (room - used >= tui_wrap_count(w, 2, line)) {
+		tui_attr_on(t, TUI_C_DIM);
+		used += tui_wrap(y + used, x, w, 2, line);
+		tui_attr_off(t, TUI_C_DIM);
+	}
+	return used;
+}
+
 static void plan_draw(struct tui *t)
 {
 	const struct fdw_plan *pl = &t->enc.plan;
 	const struct fdw_partition *p = t->enc.target.part;
 	const char *labels[] = { _("Partition"), _("Strategy"), _("Header"), _("Filesystem"),
 				 _("Free space used"), _("Encrypted volume"), _("Cipher"),
-				 _("Sector size") };
+				 _("Sector size"), _("Expected") };
 	char title[PATH_MAX + 64], v[PATH_MAX + 256], a[32], b[32];
 	int lw = 0, y = 2;
 
@@ -227,11 +542,11 @@ static void plan_draw(struct tui *t)
 		snprintf(v, sizeof(v), "%s", _("none"));
 	y += field(t, y, lw, labels[4], v, 1);
 	y += field(t, y, lw, labels[5], fdw_format_size(pl->volume_size, a, sizeof(a)), 1);
-	snprintf(v, sizeof(v), _("%s-%s, %u-bit key%s"), pl->cipher, pl->cipher_mode,
-		 pl->key_bits, t->cipher_recommended ? _(" (recommended)") : "");
-	y += field(t, y, lw, labels[6], v, 1);
-	if (t->cipher_why[0] && y + tui_wrap_count(COLS - 4 - lw, 2, t->cipher_why) + 2 +
-	    boxes_height(t) <= LINES - 1) {
+	y += draw_ciphers(t, y, lw, labels[6]);
+	/* The reason for the recommendation, while it is the one chosen. */
+	if (t->cipher_recommended && t->cipher_why[0] &&
+	    y + tui_wrap_count(COLS - 4 - lw, 2, t->cipher_why) + 2 + boxes_height(t) <=
+	    LINES - 1) {
 		tui_attr_on(t, TUI_C_DIM);
 		y += tui_wrap(y, 3 + lw, COLS - 4 - lw, 2, t->cipher_why);
 		tui_attr_off(t, TUI_C_DIM);
@@ -240,6 +555,7 @@ static void plan_draw(struct tui *t)
 	y += field(t, y, lw, labels[7], v, 1);
 	if (p->os.found)
 		y += system_steps(t, y, lw, _("Boot setup"));
+	y += draw_prediction(t, y, lw, LINES - 2 - y - boxes_height(t));
 	y++;
 	y += draw_boxes(t, y);
 	if (y < LINES - 2) {
@@ -250,8 +566,9 @@ static void plan_draw(struct tui *t)
 		tui_attr_off(t, TUI_C_DIM);
 	}
 	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Tab: next box  Space: toggle  Enter: continue  Esc: back  "
-				      "q: quit"), true);
+	tui_put(LINES - 1, 0, COLS, t->plan_focus == 2 ?
+		_("Up/Down: cipher  Tab: next  Enter: continue  Esc: back  q: quit") :
+		_("Tab: next (cipher)  Space: toggle  Enter: continue  Esc: back  q: quit"), true);
 	tui_attr_off(t, TUI_C_DIM);
 }
 
@@ -267,16 +584,26 @@ static void plan_key(struct tui *t, struct tui_key k)
 		} else {
 			t->boot_entries = !t->boot_entries;
 		}
-	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP ||
-		   k.kind == TUI_KEY_BACKTAB) {
+	} else if (t->plan_focus == 2 && (k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP)) {
+		cipher_step(t, k.kind == TUI_KEY_DOWN ? 1 : -1);
+	} else if (k.kind == TUI_KEY_TAB) {
+		t->plan_focus = (t->plan_focus + 1) % 3;
+	} else if (k.kind == TUI_KEY_BACKTAB) {
+		t->plan_focus = (t->plan_focus + 2) % 3;
+	} else if (k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP) {
 		t->plan_focus = !t->plan_focus;
 	} else if (k.kind == TUI_KEY_ENTER) {
+		/* The conversion must not start while the partition is being read. */
+		if (st(t)->measuring)
+			probe_reset(st(t));
 		tui_go(t, TUI_PASS);
 	} else if (k.kind == TUI_KEY_ESC || k.kind == TUI_KEY_BACKSPACE) {
 		/* Nothing changed: the disks are as they were, the selection too. */
+		probe_reset(st(t));
 		tui_release_plan(t);
 		tui_go(t, TUI_DISKS);
 	} else if (tui_key_is(k, 'q')) {
+		probe_reset(st(t));
 		t->quit = true;
 	}
 }
@@ -285,4 +612,7 @@ const struct tui_screen_ops tui_screen_plan = {
 	.enter = plan_open,
 	.draw = plan_draw,
 	.key = plan_key,
+	.tick = plan_tick,
+	.state_size = sizeof(struct plan_state),
+	.free_state = plan_free_state,
 };

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Results screen: plain against encrypted, test by test, with bars and the slowdown. */
+/*
+ * Results screen: plain against encrypted, test by test, with bars and the slowdown, and
+ * the prediction made on the plan beside what was measured.
+ */
 #include "config.h"
 
 #include <stdio.h>
@@ -7,6 +10,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/predict.h"
 #include "core/results.h"
 #include "curses.h"
 #include "tui.h"
@@ -25,8 +29,28 @@ static struct fdw_bench_run *load(const char *path)
 	return r;
 }
 
+/* What only this screen keeps: the prediction recorded with the job. */
+struct results_state {
+	struct fdw_bench_run *pred;
+};
+
+static const struct fdw_bench_run *pred_of(struct tui *t)
+{
+	return ((struct results_state *)t->state[TUI_RESULTS])->pred;
+}
+
+static void results_free_state(void *state)
+{
+	struct results_state *s = state;
+
+	free(s->pred);
+	s->pred = NULL;
+}
+
 static bool results_enter(struct tui *t, enum tui_screen from)
 {
+	struct results_state *s = t->state[TUI_RESULTS];
+
 	(void)from;
 	for (int i = 0; i < 2; i++) {
 		free(t->bench[i]);
@@ -34,6 +58,8 @@ static bool results_enter(struct tui *t, enum tui_screen from)
 	}
 	t->bench[0] = load(t->job.bench_before);
 	t->bench[1] = load(t->job.bench_after);
+	results_free_state(s);
+	s->pred = load(t->job.bench_predicted);
 	t->res_top = 0;
 	return true;
 }
@@ -51,6 +77,24 @@ static void value_text(const struct fdw_bench_metric *m, char *buf, size_t len)
 		snprintf(buf, len, m->median >= 100 ? "%.0f %s" : "%.1f %s", m->median, m->unit);
 }
 
+/* The labels' column: as wide as the widest of them. */
+static int label_width(void)
+{
+	const char *l[] = { _("plain"), _("encrypted") };
+	int w = 0;
+
+	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++)
+		if (tui_width(l[i]) > w)
+			w = tui_width(l[i]);
+	return w;
+}
+
+/* With a prediction, a column of it right of the measured figures: its width, else 0. */
+static int pred_col(struct tui *t)
+{
+	return pred_of(t) ? 13 : 0;
+}
+
 /* Two rows per test: its title and bars for plain and encrypted, scaled to the larger. */
 static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int tw)
 {
@@ -58,9 +102,9 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	const struct fdw_bench_metric *me = mp ? fdw_bench_metric_get(d->encrypted, mp->key) :
 					    NULL;
 	double big = mp && me ? (mp->median > me->median ? mp->median : me->median) : 0;
-	int lw = tui_width(_("plain")) > tui_width(_("encrypted")) ? tui_width(_("plain")) :
-		 tui_width(_("encrypted"));
-	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14;
+	double p = mp ? fdw_results_predicted(pred_of(t), d->plain->id, mp->key) : -1;
+	int lw = label_width(), pc = pred_col(t);
+	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14 - pc, vx = COLS - 13 - pc;
 	char v[64], s[96];
 
 	tui_attr_on(t, TUI_C_KEY);
@@ -81,10 +125,29 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 		tui_bar(t, y + 1, bx, bw, me->median / big, TUI_C_BAR_ENC);
 	}
 	value_text(mp, v, sizeof(v));
-	tui_put(y, COLS - 13, 13, v, false);
+	tui_put(y, vx, 13, v, false);
 	value_text(me, v, sizeof(v));
-	tui_put(y + 1, COLS - 13, 13, v, false);
+	tui_put(y + 1, vx, 13, v, false);
+	/* The prediction made on the plan, beside the encrypted figure measured. */
+	if (pc && p >= 0) {
+		snprintf(v, sizeof(v), p >= 100 ? "%.0f %s" : "%.1f %s", p, me ? me->unit : "");
+		tui_attr_on(t, TUI_C_DIM);
+		tui_put(y + 1, COLS - 13, 13, v, false);
+		tui_attr_off(t, TUI_C_DIM);
+	}
 	return 2;
+}
+
+/* Over the table, with a prediction: which column is which. Returns the rows used. */
+static int draw_columns(struct tui *t, int y)
+{
+	if (!pred_col(t))
+		return 0;
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(y, COLS - 26, 13, _("measured"), false);
+	tui_put(y, COLS - 13, 13, _("predicted"), false);
+	tui_attr_off(t, TUI_C_DIM);
+	return 1;
 }
 
 /* The widest test title, within a third to a half of the screen. */
@@ -101,6 +164,34 @@ static int title_width(const struct tui *t)
 	if (w < COLS / 3)
 		w = COLS / 3;
 	return w;
+}
+
+/* Only the baseline: each test's figure, and the prediction for it where there is one. */
+static void draw_baseline(struct tui *t, int y, int tw, int bottom)
+{
+	const struct fdw_bench_run *b = t->bench[0];
+
+	if (t->res_top >= b->n_tests)
+		t->res_top = 0;
+	for (size_t i = t->res_top; i < b->n_tests && y < bottom; i++) {
+		const struct fdw_bench_metric *m = headline(&b->tests[i]);
+		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key) : -1;
+		double slow = fdw_predict_slowdown(pred_of(t), b->tests[i].id);
+		char v[64], w[128];
+
+		tui_put(y, 2, tw, b->tests[i].title, true);
+		value_text(m, v, sizeof(v));
+		tui_put(y, 3 + tw, 20, v, false);
+		if (p >= 0) {
+			snprintf(w, sizeof(w), p >= 100 ? _("predicted %.0f %s, %.0f%% slower") :
+				 _("predicted %.1f %s, %.0f%% slower"), p, m->unit,
+				 slow > 0 ? slow : 0);
+			tui_attr_on(t, TUI_C_DIM);
+			tui_put(y, 18 + tw, COLS - 19 - tw, w, false);
+			tui_attr_off(t, TUI_C_DIM);
+		}
+		y++;
+	}
 }
 
 static void results_draw(struct tui *t)
@@ -122,10 +213,17 @@ static void results_draw(struct tui *t)
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);
 		fdw_results_verdict(d, n, line, sizeof(line));
 		y += tui_wrap(y, 2, COLS - 4, 2, line);
+		fdw_results_prediction_verdict(d, n, pred_of(t), line, sizeof(line));
+		if (line[0]) {
+			tui_attr_on(t, TUI_C_DIM);
+			y += tui_wrap(y, 2, COLS - 4, 2, line);
+			tui_attr_off(t, TUI_C_DIM);
+		}
 		y++;
 		bottom -= 2;
 		if (t->res_top >= n)
 			t->res_top = n ? n - 1 : 0;
+		y += draw_columns(t, y);
 		for (size_t i = t->res_top; i < n && y + 1 < bottom; i++)
 			y += draw_delta(t, y, &d[i], tw);
 		snprintf(line, sizeof(line), _("Saved: %s and %s"), t->job.bench_before,
@@ -138,16 +236,7 @@ static void results_draw(struct tui *t)
 		y += tui_wrap(y, 2, COLS - 4, 3, note);
 		tui_attr_off(t, TUI_C_WARN);
 		y++;
-		bottom -= 2;
-		if (t->res_top >= t->bench[0]->n_tests)
-			t->res_top = 0;
-		for (size_t i = t->res_top; i < t->bench[0]->n_tests && y < bottom; i++) {
-			char v[64];
-
-			tui_put(y, 2, tw, t->bench[0]->tests[i].title, true);
-			value_text(headline(&t->bench[0]->tests[i]), v, sizeof(v));
-			tui_put(y++, 3 + tw, 20, v, false);
-		}
+		draw_baseline(t, y, tw, bottom - 2);
 		snprintf(line, sizeof(line), _("Saved: %s"), t->job.bench_before);
 		tui_attr_on(t, TUI_C_DIM);
 		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
@@ -179,4 +268,6 @@ const struct tui_screen_ops tui_screen_results = {
 	.enter = results_enter,
 	.draw = results_draw,
 	.key = results_key,
+	.state_size = sizeof(struct results_state),
+	.free_state = results_free_state,
 };

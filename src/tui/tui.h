@@ -101,7 +101,7 @@ struct tui {
 	bool bench_baseline;
 	bool fast_pbkdf;
 	bool boot_entries;		/* crypttab (and fstab) entries once the header is on */
-	int plan_focus;			/* 0: the benchmark box; 1: the boot box */
+	int plan_focus;			/* 0: the benchmark box; 1: the boot box; 2: ciphers */
 
 	/* Passphrase. */
 	struct fdw_secret *pass[2];

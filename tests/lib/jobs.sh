@@ -107,19 +107,20 @@ fdewiz_paused()
 	[ "$RUN_RC" -eq 0 ] || { show_output; echo "FAIL: pause (state was $state)" >&2; exit 1; }
 }
 
-# verify_decrypt IMG: cryptsetup (not fdewiz) decrypts the filesystem image IMG through a
-# new header file, then e2fsck -fn and the sha256 of every file img_fill wrote.
+# verify_decrypt IMG [N]: cryptsetup (not fdewiz) decrypts the filesystem image IMG (or its
+# partition N) through a new header file, then e2fsck -fn and the sha256 of every file
+# img_fill wrote.
 verify_decrypt()
 {
-	local img=$1 dev hdr=$IMG_TMP/decrypt.hdr
+	local img=$1 part=${2:-0} dev hdr=$IMG_TMP/decrypt.hdr
 
 	rm -f "$hdr"
-	dev=$(img_loop "$img" 0)
+	dev=$(img_loop "$img" "$part")
 	assert_true "$STEP: cryptsetup reencrypt --decrypt ${img##*/}" run_quiet cryptsetup \
 		reencrypt --decrypt --header "$hdr" --key-file "$key" --batch-mode "$dev"
 	assert_true "$STEP: e2fsck -fn ${img##*/}" run_quiet e2fsck -fn "$dev"
 	img_unloop "$dev"
-	assert_true "$STEP: sha256 of every file of ${img##*/}" img_verify "$img" 0
+	assert_true "$STEP: sha256 of every file of ${img##*/}" img_verify "$img" "$part"
 	rm -f "$hdr"
 }
 

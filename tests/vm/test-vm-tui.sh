@@ -41,8 +41,17 @@ capture()
 {
 	sed -n "/^CAPTURE-$1-BEGIN/,/^CAPTURE-$1-END/p" "$VM_LOG" | sed '1d;$d' | tr -d '\r'
 }
+plan=$(capture PLAN)
 progress=$(capture PROGRESS)
 results=$(capture RESULTS)
+vm_check "plan capture: the prediction" grep -qE 'SEQ1M Q8T1 read +[0-9]+ -> [0-9]+ MB/s' \
+	<<<"$plan"
+vm_check "plan capture: the cipher list" grep -qF "Adiantum (XChaCha12, AES), 256-bit key" \
+	<<<"$plan"
+vm_check "results capture: measured and predicted columns" \
+	grep -qE 'measured +predicted$' <<<"$results"
+vm_check "results capture: predicted beside measured" \
+	grep -qE 'encrypted .* [0-9.]+ (MB/s|IOPS) +[0-9.]+ (MB/s|IOPS)$' <<<"$results"
 vm_check "progress capture: running" grep -qF "State: running" <<<"$progress"
 vm_check "progress capture: a percent" grep -qE '[0-9]+\.[0-9]%' <<<"$progress"
 vm_check "results capture: the title" grep -qF "Results for /dev/vda2" <<<"$results"
@@ -51,6 +60,12 @@ vm_check "results capture: a test with its plain row" \
 vm_check "results capture: its encrypted row with a percent" \
 	grep -qE '[0-9]+\.[0-9]% (slower|faster)( \([a-z]+\))? +encrypted ' <<<"$results"
 vm_check "results capture: more I/O rows" grep -qF "RND4K Q1T1 read" <<<"$results"
+if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
+	printf '%s\n' "$plan" >"$FDEWIZ_TUI_CAPTURES/vm-plan-predict.txt"
+	printf '%s\n' "$results" >"$FDEWIZ_TUI_CAPTURES/vm-results-predict.txt"
+fi
+echo "plan screen in the VM:"
+printf '%s\n' "$plan"
 echo "progress screen in the VM:"
 printf '%s\n' "$progress"
 echo "results screen in the VM:"

@@ -60,7 +60,15 @@ if shows "[x] Open this volume at boot"; then
 	tmux_send "$srv" Space
 	wait_for "[ ] Open this volume at boot" 20
 fi
-step "plan shown; benchmark on"
+step "plan shown; benchmark on; measuring for the prediction"
+# The prediction is measured (reading only) before going on, so the results have it.
+wait_for "CPU: about" 300
+s=$(tmux_capture "$srv" -J)
+grep -qE 'SEQ1M Q8T1 read +[0-9]+ -> [0-9]+ MB/s' <<<"$s" || die "plan: no prediction line"
+grep -qE 'Reading large files' <<<"$s" || die "plan: no prediction sentence"
+grep -qE '\(\*\) .*-bit key +.*recommended' <<<"$s" || die "plan: recommendation not marked"
+step "prediction shown"
+print_capture PLAN
 tmux_send "$srv" Enter
 
 # 3. The passphrase twice, then the typed confirmation.
@@ -139,6 +147,11 @@ for want in "is encrypted (LUKS2" "SEQ1M Q1T1 read" "RND4K Q1T1 write" \
 	grep -qF -- "$want" <<<"$s" || die "results: no '$want'"
 done
 grep -qE '[0-9]+\.[0-9]% (slower|faster)' <<<"$s" || die "results: no percent"
+grep -qE 'measured +predicted$' <<<"$s" || die "results: no measured/predicted columns"
+grep -qE 'encrypted .* [0-9.]+ (MB/s|IOPS) +[0-9.]+ (MB/s|IOPS)$' <<<"$s" ||
+	die "results: no prediction beside a measured encrypted figure"
+grep -qF "Predicted before the conversion: within" <<<"$s" ||
+	die "results: no word on how far the prediction was"
 grep -q "Only the baseline" <<<"$s" && die "results: the after-benchmark is missing"
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 60 || die "q did not quit"
@@ -147,12 +160,14 @@ tmux_stop "$srv"
 
 # 7. The record, then the data: a fresh open, fsck, every file.
 job=$(ls "$FDEWIZ_STATE_DIR"/jobs/*.json)
-read -r name before after < <(jq -r '"\(.active_name) \(.bench_before) \(.bench_after)"' "$job")
+read -r name before after predicted < \
+	<(jq -r '"\(.active_name) \(.bench_before) \(.bench_after) \(.bench_predicted)"' "$job")
 final=$("$fdewiz" status --json /dev/vda2 | jq -r '.conversions[0].state')
 step "final state $final; before $before; after $after"
 [ "$final" = complete ] || die "final state $final"
 [ -s "$before" ] || die "the baseline was not saved"
 [ -s "$after" ] || die "the after-benchmark was not saved"
+[ -s "$predicted" ] || die "the prediction was not kept with the job"
 [ "$(jq -r '.label' "$after")" = after ] || die "after label"
 grep -q /run/fdewiz/bench /proc/mounts && die "a benchmark mount was left behind"
 [ -b "/dev/mapper/$name" ] || die "no /dev/mapper/$name after completion"

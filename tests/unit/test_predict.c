@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests for the prediction: the model, the lines it fills, its sentence and its record. */
+#include "config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/job.h"
+#include "core/predict.h"
+#include "core/results.h"
+
+static void test_stream_model(void **state)
+{
+	(void)state;
+	/* Queue depth 1: the disk and the cipher take turns. */
+	assert_float_equal(fdw_predict_stream(500, 500, 1, 4), 250, 1e-9);
+	assert_float_equal(fdw_predict_stream(100, 900, 1, 4), 90, 1e-9);
+	assert_float_equal(fdw_predict_stream(500, 300, 1, 8), 187.5, 1e-9);
+	/* Deeper queues overlap them: on one core the slower one sets the pace... */
+	assert_float_equal(fdw_predict_stream(500, 300, 8, 1), 300, 1e-9);
+	/* ...several cores share the cipher's work, up to one per request in flight... */
+	assert_float_equal(fdw_predict_stream(500, 300, 2, 4), 500, 1e-9);
+	assert_float_equal(fdw_predict_stream(2000, 300, 4, 8), 1200, 1e-9);
+	assert_float_equal(fdw_predict_stream(2000, 300, 32, 2), 600, 1e-9);
+	/* ...and a fast cipher leaves the disk's figure as it is. */
+	assert_float_equal(fdw_predict_stream(500, 3000, 8, 1), 500, 1e-9);
+	/* Never faster than either, never zero when both are known. */
+	for (double d = 10; d < 5000; d *= 3)
+		for (double c = 10; c < 5000; c *= 3)
+			for (unsigned q = 1; q <= 32; q *= 2) {
+				double s = fdw_predict_stream(d, c, q, 4);
+
+				assert_true(s > 0 && s <= d + 1e-9 && s <= c * 4 + 1e-9);
+				/* Never slower than one request at a time. */
+				assert_true(s >= fdw_predict_stream(d, c, 1, 4) - 1e-9);
+			}
+	/* Unknown figures give no prediction. */
+	assert_float_equal(fdw_predict_stream(0, 300, 1, 1), 0, 0);
+	assert_float_equal(fdw_predict_stream(300, -1, 8, 2), 0, 0);
+}
+
+static void test_cipher_test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(fdw_predict_cipher_test("aes", "xts-plain64", 512),
+			    "cipher.aes-xts-512");
+	assert_string_equal(fdw_predict_cipher_test("aes", "xts-plain64", 256),
+			    "cipher.aes-xts-256");
+	assert_string_equal(fdw_predict_cipher_test("serpent", "xts-plain64", 512),
+			    "cipher.serpent-xts-512");
+	assert_string_equal(fdw_predict_cipher_test("xchacha12,aes", "adiantum-plain64", 256),
+			    "cipher.adiantum");
+	assert_null(fdw_predict_cipher_test("twofish", "cbc-essiv:sha256", 256));
+	assert_null(fdw_predict_cipher_test(NULL, "xts-plain64", 512));
+}
+
+static void add_test(struct fdw_bench_run *r, const char *id, const char *key, double v1,
+		     const char *key2, double v2)
+{
+	struct fdw_bench_test *t = &r->tests[r->n_tests++];
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->id, sizeof(t->id), "%s", id);
+	snprintf(t->metrics[0].key, sizeof(t->metrics[0].key), "%s", key);
+	t->metrics[0].samples[t->metrics[0].n++] = v1;
+	fdw_bench_metric_finish(&t->metrics[0]);
+	t->n_metrics = 1;
+	if (key2) {
+		snprintf(t->metrics[1].key, sizeof(t->metrics[1].key), "%s", key2);
+		t->metrics[1].samples[t->metrics[1].n++] = v2;
+		fdw_bench_metric_finish(&t->metrics[1]);
+		t->n_metrics = 2;
+	}
+}
+
+/* A disk of 500 MB/s sequential and 40 MB/s random (QD32), 8 MB/s at QD1. */
+static void measured_disk(struct fdw_bench_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	add_test(r, "io.seqread.qd8", "mbps", 500, NULL, 0);
+	add_test(r, "io.seqread.qd1", "mbps", 300, NULL, 0);
+	add_test(r, "io.randread.qd32", "mbps", 40, NULL, 0);
+	add_test(r, "io.randread.qd1", "mbps", 8, NULL, 0);
+}
+
+static const struct fdw_bench_test *line(const struct fdw_bench_run *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_tests; i++)
+		if (!strcmp(r->tests[i].id, id))
+			return &r->tests[i];
+	fail_msg("no line %s", id);
+	return NULL;
+}
+
+static double metric(const struct fdw_bench_test *t, const char *key)
+{
+	const struct fdw_bench_metric *m = fdw_bench_metric_get(t, key);
+
+	assert_non_null(m);
+	return m->median;
+}
+
+static void test_lines_slow_cipher(void **state)
+{
+	static struct fdw_bench_run m, p;
+	double mb = 1.048576;
+	char s[512];
+
+	(void)state;
+	measured_disk(&m);
+	/* A netbook without AES instructions: AES-XTS at 200 MiB/s each way. */
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 9);
+	assert_string_equal(p.label, "predicted");
+	/* One core: the cipher caps large reads. */
+	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "mbps"), 200 * mb, 1e-6);
+	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "plain_mbps"), 500, 1e-6);
+	/* Queue depth 1 adds the two times. */
+	assert_float_equal(metric(line(&p, "io.seqread.qd1"), "mbps"),
+			   1 / (1 / 300.0 + 1 / (200 * mb)), 1e-6);
+	/* Small random reads: the disk is the limit, the cipher adds little. */
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "mbps"),
+			   1 / (1 / 8.0 + 1 / (200 * mb)), 1e-6);
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "iops"),
+			   1e6 / 4096 / (1 / 8.0 + 1 / (200 * mb)), 1e-3);
+	assert_int_equal(line(&p, "io.randread.qd1")->primary, 1);
+	/* Writes come from the read figure and the encryption speed. */
+	assert_float_equal(metric(line(&p, "io.seqwrite.qd8"), "plain_mbps"), 500, 1e-6);
+	assert_non_null(strstr(line(&p, "io.seqwrite.qd8")->note, "read speed"));
+	/* CPU: at 200 MiB/s through a 200 MiB/s cipher, one whole core. */
+	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "crypto_cpu_pct"), 100, 1e-6);
+	assert_float_equal(fdw_predict_slowdown(&p, "io.seqread.qd8"),
+			   (1 - 200 * mb / 500) * 100, 1e-6);
+	fdw_predict_sentence(&p, s, sizeof(s));
+	assert_non_null(strstr(s, "Reading large files: about 58 % slower here; small-file "
+			    "work barely changes."));
+	/* Two cores share the work of eight requests in flight. */
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
+	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "mbps"), 400 * mb, 1e-6);
+}
+
+static void test_lines_fast_cipher(void **state)
+{
+	static struct fdw_bench_run m, p;
+	char s[512];
+
+	(void)state;
+	measured_disk(&m);
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 3000, "dec_mibps", 3100);
+	add_test(&m, "cipher.adiantum", "enc_mibps", 700, "dec_mibps", 690);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 4, &p), 9);
+	fdw_predict_sentence(&p, s, sizeof(s));
+	assert_string_equal(s, "Reading large files and small-file work barely change here: "
+			    "the disk, not the cipher, sets the pace.");
+	assert_true(fdw_predict_slowdown(&p, "io.seqread.qd8") == 0);
+	/* The prediction follows the cipher chosen. */
+	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 1, &p), 9);
+	/* 690 MiB/s still outruns the disk with requests queued, not one at a time. */
+	assert_true(fdw_predict_slowdown(&p, "io.seqread.qd8") == 0);
+	assert_float_equal(fdw_predict_slowdown(&p, "io.seqread.qd1"),
+			   100 * (1 - 1 / (1 + 300 / (690 * 1.048576))), 1e-6);
+	assert_string_equal(p.cipher, "adiantum");
+}
+
+static void test_unmeasured(void **state)
+{
+	static struct fdw_bench_run m, p;
+	double v;
+	char s[512];
+
+	(void)state;
+	measured_disk(&m);
+	/* Serpent not in this kernel: a test without figures. */
+	add_test(&m, "cipher.serpent-xts-512", "enc_mibps", 0, "dec_mibps", 0);
+	m.tests[m.n_tests - 1].n_metrics = 0;
+	assert_false(fdw_predict_cipher_speed(&m, "cipher.serpent-xts-512", &v));
+	assert_float_equal(v, 0, 0);
+	assert_false(fdw_predict_cipher_speed(&m, "cipher.adiantum", &v));
+	assert_int_equal(fdw_predict_make(&m, "cipher.serpent-xts-512", 2, &p), 0);
+	assert_int_equal(fdw_predict_make(&m, NULL, 2, &p), 0);
+	assert_int_equal(fdw_predict_make(NULL, "cipher.adiantum", 2, &p), 0);
+	fdw_predict_sentence(&p, s, sizeof(s));
+	assert_non_null(strstr(s, "No prediction"));
+	assert_true(fdw_predict_slowdown(&p, "io.seqread.qd8") < 0);
+	/* Only a part of the disk measured: only those lines. */
+	memset(&m, 0, sizeof(m));
+	add_test(&m, "io.seqread.qd8", "mbps", 100, NULL, 0);
+	add_test(&m, "cipher.adiantum", "enc_mibps", 700, "dec_mibps", 690);
+	assert_true(fdw_predict_cipher_speed(&m, "cipher.adiantum", &v));
+	assert_float_equal(v, 700, 1e-9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 2, &p), 2);
+}
+
+static void test_record(void **state)
+{
+	static struct fdw_bench_run m, p, back;
+	char dir[] = "/tmp/fdw-predict-XXXXXX";
+	struct fdw_job job;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	memset(&job, 0, sizeof(job));
+	snprintf(job.id, sizeof(job.id), "0123456789abcdef");
+	snprintf(job.address, sizeof(job.address), "disk.img:2");
+	measured_disk(&m);
+	add_test(&m, "cipher.adiantum", "enc_mibps", 700, "dec_mibps", 690);
+	/* Nothing predicted: nothing recorded. */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(fdw_predict_record(&p, &job), 0);
+	assert_string_equal(job.bench_predicted, "");
+	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 2, &p), 9);
+	assert_int_equal(fdw_predict_record(&p, &job), 0);
+	assert_non_null(strstr(job.bench_predicted, "/bench/predicted-01234567.json"));
+	assert_int_equal(fdw_bench_run_load(job.bench_predicted, &back), 0);
+	assert_int_equal(back.n_tests, 9);
+	assert_string_equal(back.label, "predicted");
+	assert_float_equal(fdw_predict_slowdown(&back, "io.seqread.qd8"),
+			   fdw_predict_slowdown(&p, "io.seqread.qd8"), 1e-6);
+	/* The job record keeps where it is. */
+	assert_int_equal(fdw_job_save(&job), 0);
+	{
+		struct fdw_job *jobs = NULL;
+		size_t n = 0;
+
+		assert_int_equal(fdw_job_list(&jobs, &n), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(jobs[0].bench_predicted, job.bench_predicted);
+		free(jobs);
+	}
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
+/* The results set the prediction beside the measured encrypted figures. */
+static void test_results_beside(void **state)
+{
+	static struct fdw_bench_run m, p, plain, enc;
+	struct fdw_bench_delta d[4];
+	char s[256];
+	size_t n;
+
+	(void)state;
+	measured_disk(&m);
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 9);
+	assert_float_equal(fdw_results_predicted(&p, "io.seqread.qd8", "mbps"),
+			   200 * 1.048576, 1e-6);
+	assert_true(fdw_results_predicted(&p, "io.seqread.qd8", "lat_p50_us") < 0);
+	assert_true(fdw_results_predicted(&p, "build.compile", "wall_s") < 0);
+	assert_true(fdw_results_predicted(NULL, "io.seqread.qd8", "mbps") < 0);
+	/* Measured: 500 plain, 190.0 encrypted; the prediction (209.7) is 10 % off. */
+	memset(&plain, 0, sizeof(plain));
+	memset(&enc, 0, sizeof(enc));
+	add_test(&plain, "io.seqread.qd8", "mbps", 500, NULL, 0);
+	add_test(&enc, "io.seqread.qd8", "mbps", 190.64, NULL, 0);
+	add_test(&plain, "build.compile", "wall_s", 3, NULL, 0);
+	add_test(&enc, "build.compile", "wall_s", 3.3, NULL, 0);
+	plain.tests[0].metrics[0].higher_is_better = true;
+	enc.tests[0].metrics[0].higher_is_better = true;
+	n = fdw_bench_compare(&plain, &enc, d, 4);
+	assert_int_equal(n, 2);
+	fdw_results_prediction_verdict(d, n, &p, s, sizeof(s));
+	assert_string_equal(s, "Predicted before the conversion: within 10% of the measured "
+			    "figures on average.");
+	/* Nothing predicted: nothing said. */
+	fdw_results_prediction_verdict(d, n, NULL, s, sizeof(s));
+	assert_string_equal(s, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_model),
+		cmocka_unit_test(test_cipher_test_names),
+		cmocka_unit_test(test_lines_slow_cipher),
+		cmocka_unit_test(test_lines_fast_cipher),
+		cmocka_unit_test(test_unmeasured),
+		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_results_beside),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
