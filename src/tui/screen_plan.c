@@ -250,8 +250,8 @@ static void plan_draw(struct tui *t)
 		tui_attr_off(t, TUI_C_DIM);
 	}
 	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Tab: next box  Space: toggle  Enter: continue  Esc: back  "
-				      "q: quit"), true);
+	tui_put(LINES - 1, 0, COLS, _("Tab: next box  Space: toggle  Enter: continue  e: erase "
+				      "instead  Esc: back  q: quit"), true);
 	tui_attr_off(t, TUI_C_DIM);
 }
 
@@ -276,6 +276,9 @@ static void plan_key(struct tui *t, struct tui_key k)
 		/* Nothing changed: the disks are as they were, the selection too. */
 		tui_release_plan(t);
 		tui_go(t, TUI_DISKS);
+	} else if (tui_key_is(k, 'e')) {
+		/* Erase and encrypt instead (for a reinstall): the plan's lock is let go there. */
+		tui_go(t, TUI_ERASE);
 	} else if (tui_key_is(k, 'q')) {
 		t->quit = true;
 	}
