@@ -252,8 +252,8 @@ static const struct tui_screen_ops *const screens[TUI__COUNT] = {
 	[TUI_PLAN] = &tui_screen_plan,		[TUI_PASS] = &tui_screen_pass,
 	[TUI_CONFIRM] = &tui_screen_confirm,	[TUI_PROGRESS] = &tui_screen_progress,
 	[TUI_RESULTS] = &tui_screen_results,	[TUI_RECOVERY] = &tui_screen_recovery,
-	[TUI_ERASE] = &tui_screen_erase,	[TUI_ERASE_CONFIRM] = &tui_screen_erase_confirm,
-	[TUI_ERASE_DONE] = &tui_screen_erase_done,
+	[TUI_ERASE] = &tui_screen_erase,	[TUI_ERASE_CONFIRM] = &tui_screen_eraseconfirm,
+	[TUI_ERASE_DONE] = &tui_screen_erasedone,
 };
 
 bool tui_go(struct tui *t, enum tui_screen s)

@@ -242,7 +242,7 @@ struct tui_screen_ops {
 /* One per screen file; only tui.c's table names them. */
 extern const struct tui_screen_ops tui_screen_start, tui_screen_disks, tui_screen_plan,
 	tui_screen_pass, tui_screen_confirm, tui_screen_progress, tui_screen_results,
-	tui_screen_recovery, tui_screen_erase, tui_screen_erase_confirm, tui_screen_erase_done;
+	tui_screen_recovery, tui_screen_erase, tui_screen_eraseconfirm, tui_screen_erasedone;
 
 /* Entry point: the wizard on @paths (all disks when @n is 0). Returns an exit code. */
 int tui_run(char **paths, int n);

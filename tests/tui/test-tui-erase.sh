@@ -158,6 +158,18 @@ if ! have_dm; then
 	tmux_wait_for "$srv" "Nothing was changed" 10
 	assert_contains "ext4 without device-mapper: what to do" "$(screen)" "none"
 fi
+tmux_send "$srv" Escape
+tmux_wait_for "$srv" "Choose a partition" 10
+# From the plan screen too: the plan's lock is let go for the erase's own.
+tmux_send "$srv" Home Down Down
+tmux_wait_for "$srv" ">├─ 2 Data" 10
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Plan for" 30
+assert_contains "plan: the choice is offered" "$(screen)" "e: erase instead"
+tmux_send "$srv" e
+tmux_wait_for "$srv" "Erase and encrypt (for a reinstall)" 10
+assert_contains "from the plan: the same partition" "$(screen)" \
+	"This destroys all data on $img:2 (ext4 'Data', 135 MiB)."
 tmux_send "$srv" q
 finish "q at the erase screen" 0
 assert_eq "q at the erase screen: image unchanged" "$whole" "$(sha256sum <"$img")"

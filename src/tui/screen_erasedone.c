@@ -63,7 +63,7 @@ static bool edone_enter(struct tui *t, enum tui_screen from)
 	return true;
 }
 
-const struct tui_screen_ops tui_screen_erase_done = {
+const struct tui_screen_ops tui_screen_erasedone = {
 	.enter = edone_enter,
 	.draw = edone_draw,
 	.key = edone_key,

@@ -156,7 +156,7 @@ static bool econfirm_enter(struct tui *t, enum tui_screen from)
 	return true;
 }
 
-const struct tui_screen_ops tui_screen_erase_confirm = {
+const struct tui_screen_ops tui_screen_eraseconfirm = {
 	.enter = econfirm_enter,
 	.draw = econfirm_draw,
 	.key = econfirm_key,
