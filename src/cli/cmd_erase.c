@@ -16,7 +16,10 @@
 #include "core/secret.h"
 #include "passphrase.h"
 
-enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM, OPT_ACCEPT_WEAK };
+enum {
+	OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM, OPT_ACCEPT_WEAK, OPT_OPEN,
+	OPT_CRYPTTAB, OPT_ROOT, OPT_NAME
+};
 
 static void erase_usage(FILE *out)
 {
@@ -36,7 +39,13 @@ static void erase_usage(FILE *out)
 		       "  --yes-destroy-random-data  also when the partition has no signature but\n"
 		       "                         looks like encrypted data (asked otherwise)\n"
 		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied by\n"
-		       "                         --yes-destroy-data)\n"),
+		       "                         --yes-destroy-data)\n"
+		       "  --open                 leave the new volume open as /dev/mapper/NAME\n"
+		       "                         (for an installer; needs device-mapper)\n"
+		       "  --crypttab             add its entry to ROOT/etc/crypttab (opens at boot)\n"
+		       "  --root DIR             the system's root for --crypttab (default /)\n"
+		       "  --name NAME            device-mapper name (default: from the label or\n"
+		       "                         the partition)\n"),
 		fdw_progname);
 }
 
@@ -55,7 +64,8 @@ static int split_cipher(const char *spec, char *cipher, size_t clen, char *mode,
 }
 
 struct erase_opts {
-	const char *fs, *label, *key_file;
+	const char *fs, *label, *key_file, *root, *name;
+	enum fdw_erase_after after;
 	char cipher[32], mode[64];
 	unsigned key_bits;
 	bool yes, fast, yes_random, accept_weak;
@@ -118,7 +128,7 @@ static int do_erase(const char *address, const struct erase_opts *o)
 	struct fdw_erase_options eo = {
 		.fs = o->fs, .label = o->label, .cipher = o->cipher[0] ? o->cipher : NULL,
 		.cipher_mode = o->mode, .key_bits = o->key_bits, .fast_pbkdf = o->fast,
-		.after = FDW_ERASE_AFTER_CLOSE,
+		.after = o->after, .root = o->root, .name = o->name,
 	};
 	struct fdw_erase_result res;
 	struct fdw_secret *pass = NULL;
@@ -194,6 +204,21 @@ static int take_option(int c, struct erase_opts *o)
 	case OPT_ACCEPT_WEAK:
 		o->accept_weak = true;
 		break;
+	case OPT_OPEN:
+	case OPT_CRYPTTAB:
+		if (o->after != FDW_ERASE_AFTER_CLOSE) {
+			fprintf(stderr, _("%s: --open and --crypttab: one or the other.\n"),
+				fdw_progname);
+			return FDW_EXIT_USAGE;
+		}
+		o->after = c == OPT_OPEN ? FDW_ERASE_AFTER_OPEN : FDW_ERASE_AFTER_BOOT;
+		break;
+	case OPT_ROOT:
+		o->root = optarg;
+		break;
+	case OPT_NAME:
+		o->name = optarg;
+		break;
 	default:
 		return FDW_EXIT_USAGE;
 	}
@@ -211,6 +236,10 @@ int cmd_erase_encrypt(int argc, char **argv)
 		{ "yes-destroy-data", no_argument, NULL, OPT_YES_DESTROY },
 		{ "yes-destroy-random-data", no_argument, NULL, OPT_RANDOM },
 		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
+		{ "open", no_argument, NULL, OPT_OPEN },
+		{ "crypttab", no_argument, NULL, OPT_CRYPTTAB },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "name", required_argument, NULL, OPT_NAME },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },	/* tests only, not shown */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -233,6 +262,11 @@ int cmd_erase_encrypt(int argc, char **argv)
 	fdw_secret_harden_process();
 	if (argc - optind != 1) {
 		erase_usage(stderr);
+		cli_usage_error("erase-encrypt");
+		return FDW_EXIT_USAGE;
+	}
+	if (o.root && o.after != FDW_ERASE_AFTER_BOOT) {
+		fprintf(stderr, _("%s: --root goes with --crypttab.\n"), fdw_progname);
 		cli_usage_error("erase-encrypt");
 		return FDW_EXIT_USAGE;
 	}
