@@ -260,6 +260,7 @@ static int take_options(struct fdw_erase *e, const struct fdw_erase_options *o, 
 	e->fast_pbkdf = o->fast_pbkdf;
 	e->after = o->after;
 	snprintf(e->root, sizeof(e->root), "%s", o->root ? o->root : "/");
+	e->name[0] = '\0';
 	if (o->name && !fdw_crypttab_name_valid(o->name)) {
 		snprintf(why, why_len, _("'%s' cannot be a device-mapper name (letters, digits, "
 					 "'-' and '_')"), o->name);
@@ -362,6 +363,21 @@ int fdw_erase_prepare(struct fdw_erase *e, const char *address,
 	}
 	describe(e);
 	return 0;
+}
+
+int fdw_erase_set_options(struct fdw_erase *e, const struct fdw_erase_options *o, char *why,
+			  size_t why_len)
+{
+	char safe[PATH_MAX];
+	int rc;
+
+	if (!e->target_open || e->lock < 0) {
+		snprintf(why, why_len, _("nothing is prepared to erase. Nothing was changed."));
+		return -EINVAL;
+	}
+	fdw_text_safe(e->address, safe, sizeof(safe));
+	rc = take_options(e, o, why, why_len);
+	return rc ? rc : prepare_checks(e, safe, why, why_len);
 }
 
 void fdw_erase_confirm_text(const struct fdw_erase *e, char *buf, size_t len)

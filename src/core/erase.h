@@ -115,6 +115,14 @@ int fdw_erase_prepare(struct fdw_erase *e, const char *address,
 		      const struct fdw_erase_options *o, char *why, size_t why_len);
 
 /*
+ * The choices changed after fdw_erase_prepare (the wizard asks for them once the partition
+ * is known to be erasable): checked as prepare checks them, the lock kept. 0, or -errno with
+ * @why a whole sentence; @e stays prepared either way (with the refused options).
+ */
+int fdw_erase_set_options(struct fdw_erase *e, const struct fdw_erase_options *o, char *why,
+			  size_t why_len);
+
+/*
  * Why @after cannot be offered for this partition, or NULL when it can: an image file's
  * partition is not opened at this system's boot (@root "/"), and without device-mapper
  * nothing can be left open. Front-ends ask before offering; fdw_erase_prepare refuses too.

@@ -150,6 +150,8 @@ tmux_send "$srv" Tab Tab Down Down
 tmux_wait_for "$srv" "Not for a partition of an image file" 10
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Nothing was changed" 10
+assert_contains "refused: the partition is still named with what is on it" "$(screen)" \
+	"This destroys all data on $img:2 (ext4 'Data', 135 MiB)."
 tmux_send "$srv" Up Up Tab
 if ! have_dm; then
 	tmux_send "$srv" Up
