@@ -107,9 +107,12 @@ static void erase_draw(struct tui *t)
 	tui_attr_on(t, TUI_C_WARN);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_WARN);
-	y += tui_wrap(y, 2, COLS - 4, 2, _("It becomes a new, empty encrypted volume, ready for "
-					 "a system to be installed onto it.")) + 1;
-	y = draw_choices(t, y, &ly, &lx) + 1;
+	/* On the smallest terminals the choices and their reason come first. */
+	if (LINES >= 24)
+		y += tui_wrap(y, 2, COLS - 4, 2, _("It becomes a new, empty encrypted volume, "
+						 "ready for a system to be installed onto "
+						 "it.")) + 1;
+	y = draw_choices(t, y, &ly, &lx) + (LINES >= 24);
 	/* The last refusal, else why the highlighted choice cannot be made. */
 	if (es->msg[0])
 		no = es->msg;
@@ -132,7 +135,7 @@ static void erase_draw(struct tui *t)
 	}
 }
 
-/* Prepare again with what was chosen; on to the passphrase when the engine agrees. */
+/* What was chosen, checked by the engine; on to the passphrase when it agrees. */
 static void erase_continue(struct tui *t)
 {
 	struct erase_state *es = t->state[TUI_ERASE];
@@ -141,17 +144,9 @@ static void erase_continue(struct tui *t)
 		.fs = fdw_erase_fs_name(er->fs), .label = er->label, .after = er->after,
 		.fast_pbkdf = t->fast_pbkdf, .root = "/",
 	};
-	char address[PATH_MAX];
 
-	snprintf(address, sizeof(address), "%s", er->e.address);
-	if (er->open)
-		fdw_erase_close(&er->e);
-	er->open = false;
-	if (fdw_erase_prepare(&er->e, address, &o, es->msg, sizeof(es->msg))) {
-		fdw_erase_close(&er->e);
+	if (fdw_erase_set_options(&er->e, &o, es->msg, sizeof(es->msg)))
 		return;
-	}
-	er->open = true;
 	es->msg[0] = '\0';
 	tui_go(t, TUI_PASS);
 }

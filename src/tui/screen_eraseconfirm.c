@@ -70,7 +70,7 @@ static void econfirm_draw(struct tui *t)
 	fdw_erase_confirm_text(&t->erase.e, line, sizeof(line));
 	tui_attr_on(t, TUI_C_BAD);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
-	y += tui_wrap(y, 2, COLS - 4, 2, _("Everything on it will be destroyed: its files, its "
+	y += tui_wrap(y, 2, COLS - 4, 3, _("Everything on it will be destroyed: its files, its "
 					 "filesystem, any system installed there. This cannot "
 					 "be undone."));
 	if (fdw_erase_random_warning(&t->erase.e, line, sizeof(line)))
