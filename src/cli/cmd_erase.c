@@ -14,11 +14,12 @@
 #include "core/erase.h"
 #include "core/i18n.h"
 #include "core/secret.h"
-#include "core/target.h"
-#include "core/units.h"
 #include "passphrase.h"
 
-enum { OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM, OPT_ACCEPT_WEAK };
+enum {
+	OPT_FAST = 256, OPT_YES_DESTROY, OPT_KEY_SIZE, OPT_RANDOM, OPT_ACCEPT_WEAK, OPT_OPEN,
+	OPT_CRYPTTAB, OPT_ROOT, OPT_NAME
+};
 
 static void erase_usage(FILE *out)
 {
@@ -38,7 +39,13 @@ static void erase_usage(FILE *out)
 		       "  --yes-destroy-random-data  also when the partition has no signature but\n"
 		       "                         looks like encrypted data (asked otherwise)\n"
 		       "  --accept-weak-passphrase  use a passphrase rated weak (not implied by\n"
-		       "                         --yes-destroy-data)\n"),
+		       "                         --yes-destroy-data)\n"
+		       "  --open                 leave the new volume open as /dev/mapper/NAME\n"
+		       "                         (for an installer; needs device-mapper)\n"
+		       "  --crypttab             add its entry to ROOT/etc/crypttab (opens at boot)\n"
+		       "  --root DIR             the system's root for --crypttab (default /)\n"
+		       "  --name NAME            device-mapper name (default: from the label or\n"
+		       "                         the partition)\n"),
 		fdw_progname);
 }
 
@@ -57,7 +64,8 @@ static int split_cipher(const char *spec, char *cipher, size_t clen, char *mode,
 }
 
 struct erase_opts {
-	const char *fs, *label, *key_file;
+	const char *fs, *label, *key_file, *root, *name;
+	enum fdw_erase_after after;
 	char cipher[32], mode[64];
 	unsigned key_bits;
 	bool yes, fast, yes_random, accept_weak;
@@ -67,7 +75,7 @@ struct erase_opts {
  * No signature, but random-looking bytes: it may be encrypted data whose header is kept
  * elsewhere. One more explicit answer, on top of the usual one; refused without it.
  */
-static bool confirm_random(const char *address, const struct erase_opts *o)
+static bool confirm_random(const char *warning, const struct erase_opts *o)
 {
 	char prompt[1024];
 	/* TRANSLATORS: typed to erase a partition that may hold encrypted data. */
@@ -76,17 +84,11 @@ static bool confirm_random(const char *address, const struct erase_opts *o)
 	if (o->yes_random)
 		return true;
 	if (o->yes || !isatty(STDIN_FILENO)) {
-		fprintf(stderr, _("%s: %s has no signature, but its contents look random: "
-				  "it may be encrypted data (for example a LUKS volume whose "
-				  "header is kept in a file). To erase it anyway add "
-				  "--yes-destroy-random-data. Nothing was changed.\n"),
-			fdw_progname, address);
+		fprintf(stderr, _("%s: %s To erase it anyway add --yes-destroy-random-data. "
+				  "Nothing was changed.\n"), fdw_progname, warning);
 		return false;
 	}
-	snprintf(prompt, sizeof(prompt), _("%s has no signature, but its contents look random: "
-					   "it may be encrypted data (for example a LUKS volume "
-					   "whose header is kept in a file).\nType %s to erase it "
-					   "anyway: "), address, word);
+	snprintf(prompt, sizeof(prompt), _("%s\nType %s to erase it anyway: "), warning, word);
 	if (cli_confirm_typed(prompt, word))
 		return true;
 	fprintf(stderr, _("%s: the answer was not %s. Nothing was changed.\n"), fdw_progname,
@@ -94,97 +96,133 @@ static bool confirm_random(const char *address, const struct erase_opts *o)
 	return false;
 }
 
-static int do_erase(const char *address, const struct erase_opts *o)
+/* The typed answers (unless --yes-destroy-data), then the new passphrase; NULL: refused. */
+static struct fdw_secret *confirm_and_ask(const struct fdw_erase *e, const char *address,
+					  const struct erase_opts *o)
 {
-	struct fdw_erase_params p = { .cipher = o->cipher[0] ? o->cipher : NULL,
-				      .cipher_mode = o->mode,
-				      .key_bits = o->key_bits, .fs = o->fs, .label = o->label,
-				      .fast_pbkdf = o->fast };
-	struct fdw_secret *pass = NULL;
-	struct fdw_target t;
-	char why[1024], prompt[2048], size[32], what[512], uuid[64] = "";
-	int rc, lock = -1;
+	struct fdw_secret *pass;
+	char prompt[2048], text[1536], warning[PATH_MAX + 256];
 
-	rc = fdw_target_open(address, &t);
-	if (rc) {
-		fprintf(stderr, _("%s: %s: %s. Nothing was changed.\n"), fdw_progname,
-			cli_safe(address), fdw_scan_error_text(rc));
-		return FDW_EXIT_ERROR;
-	}
-	rc = fdw_erase_check(t.part, why, sizeof(why));
-	if (rc) {
-		fprintf(stderr, _("%s: cannot erase %s: %s. Nothing was changed.\n"), fdw_progname,
-			cli_safe(address), cli_safe(why));
-		goto out;
-	}
-	rc = fdw_erase_check_fs(o->fs, o->label, why, sizeof(why));
-	if (rc) {
-		fprintf(stderr, _("%s: erase-encrypt %s: %s. Nothing was changed.\n"),
-			fdw_progname, cli_safe(address), cli_safe(why));
-		goto out;
-	}
-	rc = fdw_target_attach(&t);
-	if (rc) {
-		fprintf(stderr, _("%s: %s: could not attach a loop device to reach the partition: "
-				  "%s. Nothing was changed.\n"), fdw_progname,
-			cli_safe(address), strerror(-rc));
-		goto out;
-	}
-	lock = cli_lock_target(&t, address);
-	if (lock < 0) {
-		rc = lock;
-		goto out;
-	}
-	fdw_format_size(t.part->size, size, sizeof(size));
-	if (t.part->fstype && t.part->label && *t.part->label)
-		snprintf(what, sizeof(what), "%s '%s', %s", cli_safe(t.part->fstype),
-			 cli_safe(t.part->label), size);
-	else if (t.part->fstype)
-		snprintf(what, sizeof(what), "%s, %s", cli_safe(t.part->fstype), size);
-	else
-		snprintf(what, sizeof(what), t.part->looks_random ?
-			 _("no signature found: may be encrypted data, %s") :
-			 _("no filesystem found, %s"), size);
-	snprintf(prompt, sizeof(prompt), _("This destroys all data on %s (%s).\n"
-					   "Type the partition's address (%s) to continue: "),
-		 cli_safe(address), what, cli_safe(address));
-	if (t.part->looks_random && !confirm_random(address, o)) {
-		rc = -ECANCELED;
-		goto out;
-	}
+	if (fdw_erase_random_warning(e, warning, sizeof(warning)) &&
+	    !confirm_random(warning, o))
+		return NULL;
+	fdw_erase_confirm_text(e, text, sizeof(text));
+	snprintf(prompt, sizeof(prompt), _("%s\nType the partition's address (%s) to continue: "),
+		 text, cli_safe(address));
 	if (!o->yes && !cli_confirm_typed(prompt, address)) {
 		fprintf(stderr, _("%s: the answer was not %s. Nothing was changed.\n"),
 			fdw_progname, cli_safe(address));
+		return NULL;
+	}
+	pass = passphrase_get(o->key_file, true);
+	if (pass && passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
+		fdw_secret_free(pass);
+		return NULL;
+	}
+	return pass;
+}
+
+/* The engine's flow: prepare (checks, lock), the answers, run, report. */
+static int do_erase(const char *address, const struct erase_opts *o)
+{
+	struct fdw_erase_options eo = {
+		.fs = o->fs, .label = o->label, .cipher = o->cipher[0] ? o->cipher : NULL,
+		.cipher_mode = o->mode, .key_bits = o->key_bits, .fast_pbkdf = o->fast,
+		.after = o->after, .root = o->root, .name = o->name,
+	};
+	struct fdw_erase_result res;
+	struct fdw_secret *pass = NULL;
+	struct fdw_erase e;
+	char why[2048], report[4096];
+	int rc;
+
+	rc = fdw_erase_prepare(&e, address, &eo, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, why);
+		goto out;
+	}
+	pass = confirm_and_ask(&e, address, o);
+	if (!pass) {
 		rc = -ECANCELED;
 		goto out;
 	}
-	pass = passphrase_get(o->key_file, true);
-	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
-		rc = -EINVAL;
-		goto out;
-	}
-	p.device = t.device;
-	rc = fdw_erase_encrypt(&p, pass, uuid, sizeof(uuid), why, sizeof(why));
+	rc = fdw_erase_run(&e, pass, &res, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, _("%s: erase-encrypt %s: %s.\n"), fdw_progname, cli_safe(address),
-			cli_safe(why));
+			why);
 		goto out;
 	}
-	printf(_("%s is now an empty LUKS2 volume (UUID %s).\n"), cli_safe(address), uuid);
-	if (strcmp(o->fs, "none"))
-		printf(_("It holds a new %s filesystem%s%s%s. Open it with: cryptsetup open %s NAME\n"),
-		       o->fs, o->label ? " '" : "", o->label ? cli_safe(o->label) : "",
-		       o->label ? "'" : "",
-		       cli_safe(t.part->node ? t.part->node : address));
-	else
-		printf(_("It has no filesystem yet: open it (cryptsetup open) and make one with "
-			 "mkfs.\n"));
+	fdw_erase_report(&e, &res, report, sizeof(report));
+	fputs(report, stdout);
 out:
-	if (lock >= 0)
-		close(lock);
 	fdw_secret_free(pass);
-	fdw_target_close(&t);
+	fdw_erase_close(&e);
 	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
+}
+
+/* One option into @o: 0, or FDW_EXIT_USAGE after saying what is wrong. */
+static int take_option(int c, struct erase_opts *o)
+{
+	char *end;
+	long bits;
+
+	switch (c) {
+	case 'f':
+		o->fs = optarg;
+		break;
+	case 'L':
+		o->label = optarg;
+		break;
+	case 'k':
+		o->key_file = optarg;
+		break;
+	case 'c':
+		if (split_cipher(optarg, o->cipher, sizeof(o->cipher), o->mode, sizeof(o->mode))) {
+			fprintf(stderr, _("%s: '%s' is not a cipher specification like "
+					  "aes-xts-plain64.\n"), fdw_progname, optarg);
+			return FDW_EXIT_USAGE;
+		}
+		break;
+	case OPT_KEY_SIZE:
+		bits = strtol(optarg, &end, 10);
+		if (*end || end == optarg || bits < 128 || bits > 1024 || bits % 8) {
+			fprintf(stderr, _("%s: --key-size wants a number of bits such as 256 "
+					  "or 512.\n"), fdw_progname);
+			return FDW_EXIT_USAGE;
+		}
+		o->key_bits = (unsigned)bits;
+		break;
+	case OPT_YES_DESTROY:
+		o->yes = true;
+		break;
+	case OPT_FAST:
+		o->fast = true;
+		break;
+	case OPT_RANDOM:
+		o->yes_random = true;
+		break;
+	case OPT_ACCEPT_WEAK:
+		o->accept_weak = true;
+		break;
+	case OPT_OPEN:
+	case OPT_CRYPTTAB:
+		if (o->after != FDW_ERASE_AFTER_CLOSE) {
+			fprintf(stderr, _("%s: --open and --crypttab: one or the other.\n"),
+				fdw_progname);
+			return FDW_EXIT_USAGE;
+		}
+		o->after = c == OPT_OPEN ? FDW_ERASE_AFTER_OPEN : FDW_ERASE_AFTER_BOOT;
+		break;
+	case OPT_ROOT:
+		o->root = optarg;
+		break;
+	case OPT_NAME:
+		o->name = optarg;
+		break;
+	default:
+		return FDW_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int cmd_erase_encrypt(int argc, char **argv)
@@ -198,62 +236,24 @@ int cmd_erase_encrypt(int argc, char **argv)
 		{ "yes-destroy-data", no_argument, NULL, OPT_YES_DESTROY },
 		{ "yes-destroy-random-data", no_argument, NULL, OPT_RANDOM },
 		{ "accept-weak-passphrase", no_argument, NULL, OPT_ACCEPT_WEAK },
+		{ "open", no_argument, NULL, OPT_OPEN },
+		{ "crypttab", no_argument, NULL, OPT_CRYPTTAB },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "name", required_argument, NULL, OPT_NAME },
 		{ "fast-pbkdf", no_argument, NULL, OPT_FAST },	/* tests only, not shown */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	/* No --cipher: the engine follows the advice for this CPU. */
-	struct erase_opts o = { .fs = "ext4" };
-	char *end;
-	long bits;
+	/* No --fs: the engine's default; no --cipher: the advice for this CPU. */
+	struct erase_opts o = { .fs = FDW_ERASE_DEFAULT_FS };
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o.fs = optarg;
-			break;
-		case 'L':
-			o.label = optarg;
-			break;
-		case 'k':
-			o.key_file = optarg;
-			break;
-		case 'c':
-			if (split_cipher(optarg, o.cipher, sizeof(o.cipher), o.mode,
-					 sizeof(o.mode))) {
-				fprintf(stderr, _("%s: '%s' is not a cipher specification like "
-						  "aes-xts-plain64.\n"), fdw_progname, optarg);
-				cli_usage_error("erase-encrypt");
-				return FDW_EXIT_USAGE;
-			}
-			break;
-		case OPT_KEY_SIZE:
-			bits = strtol(optarg, &end, 10);
-			if (*end || end == optarg || bits < 128 || bits > 1024 || bits % 8) {
-				fprintf(stderr, _("%s: --key-size wants a number of bits such as 256 "
-						  "or 512.\n"), fdw_progname);
-				cli_usage_error("erase-encrypt");
-				return FDW_EXIT_USAGE;
-			}
-			o.key_bits = (unsigned)bits;
-			break;
-		case OPT_YES_DESTROY:
-			o.yes = true;
-			break;
-		case OPT_FAST:
-			o.fast = true;
-			break;
-		case OPT_RANDOM:
-			o.yes_random = true;
-			break;
-		case OPT_ACCEPT_WEAK:
-			o.accept_weak = true;
-			break;
-		case 'h':
+		if (c == 'h') {
 			erase_usage(stdout);
 			return FDW_EXIT_OK;
-		default:
+		}
+		if (take_option(c, &o)) {
 			cli_usage_error("erase-encrypt");
 			return FDW_EXIT_USAGE;
 		}
@@ -262,6 +262,11 @@ int cmd_erase_encrypt(int argc, char **argv)
 	fdw_secret_harden_process();
 	if (argc - optind != 1) {
 		erase_usage(stderr);
+		cli_usage_error("erase-encrypt");
+		return FDW_EXIT_USAGE;
+	}
+	if (o.root && o.after != FDW_ERASE_AFTER_BOOT) {
+		fprintf(stderr, _("%s: --root goes with --crypttab.\n"), fdw_progname);
 		cli_usage_error("erase-encrypt");
 		return FDW_EXIT_USAGE;
 	}

@@ -278,8 +278,8 @@ static void disks_draw(struct tui *t)
 	}
 	draw_detail(t, LINES - 1 - DETAIL_LINES - 1);
 	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Up/Down: move  Enter: choose  r: scan again  ?: help  "
-				      "q: quit"), true);
+	tui_put(LINES - 1, 0, COLS, _("Enter: choose  e: erase and encrypt (for a reinstall)  "
+				      "r: scan again  ?: help  q: quit"), true);
 	tui_attr_off(t, TUI_C_DIM);
 }
 
@@ -346,11 +346,16 @@ static void disks_key(struct tui *t, struct tui_key k)
 			char why[512];
 
 			fdw_verdict_explain(p, why, sizeof(why));
-			tui_set_status(t, true, _("Cannot encrypt this one: %s"), why);
+			tui_set_status(t, true, _("Cannot encrypt this one in place: %s e: erase and "
+						  "encrypt it instead (for a reinstall)."), why);
 		} else {
 			snprintf(t->chosen, sizeof(t->chosen), "%s", p->address);
 			tui_go(t, TUI_PLAN);
 		}
+	} else if (tui_key_is(k, 'e') && ds->n_tree && row_part(t, ds->sel)) {
+		/* Erase and encrypt (for a reinstall): its own screens check and ask. */
+		snprintf(t->chosen, sizeof(t->chosen), "%s", row_part(t, ds->sel)->address);
+		tui_go(t, TUI_ERASE);
 	} else if (tui_key_is(k, 'r')) {
 		scan(t, ds);
 		tui_set_status(t, false, "%s", _("Scanned again."));

@@ -122,14 +122,16 @@ static void pass_draw(struct tui *t)
 		tui_attr_off(t, TUI_C_BAD);
 	}
 	y += 2;
-	if (ps->focus == 2)
-		tui_attr_on(t, TUI_C_SELECT);
-	tui_put(y, 2, 4, tui_checkbox(t->recovery_key), false);
-	if (ps->focus == 2)
-		tui_attr_off(t, TUI_C_SELECT);
-	tui_wrap(y, 6, COLS - 8, 2, _("Also make a recovery key (a long random key in a second "
-				       "slot, shown once, to write down)"));
-
+	/* Erasing makes no recovery key: its box is not there. */
+	if (!t->erasing) {
+		if (ps->focus == 2)
+			tui_attr_on(t, TUI_C_SELECT);
+		tui_put(y, 2, 4, tui_checkbox(t->recovery_key), false);
+		if (ps->focus == 2)
+			tui_attr_off(t, TUI_C_SELECT);
+		tui_wrap(y, 6, COLS - 8, 2, _("Also make a recovery key (a long random key in a "
+					       "second slot, shown once, to write down)"));
+	}
 	tui_attr_on(t, TUI_C_DIM);
 	tui_put(LINES - 1, 0, COLS, _("Tab: next field  Enter: continue  Space: toggle the box  "
 				      "Esc: back"), true);
@@ -172,7 +174,7 @@ static void validate(struct tui *t)
 		ps->word[0] = '\0';
 		return;
 	}
-	tui_go(t, TUI_CONFIRM);
+	tui_go(t, t->erasing ? TUI_ERASE_CONFIRM : TUI_CONFIRM);
 }
 
 static void weak_clear(struct pass_state *ps)
@@ -208,7 +210,7 @@ static void weak_key(struct tui *t, struct tui_key k)
 		}
 		weak_clear(ps);
 		ps->msg[0] = '\0';
-		tui_go(t, TUI_CONFIRM);
+		tui_go(t, t->erasing ? TUI_ERASE_CONFIRM : TUI_CONFIRM);
 	} else {
 		tui_field_key(ps->word, &ps->word_len, sizeof(ps->word), k);
 	}
@@ -225,11 +227,12 @@ static void pass_key(struct tui *t, struct tui_key k)
 	if (k.kind == TUI_KEY_ESC) {
 		tui_wipe_passphrases(t);
 		ps->msg[0] = '\0';
-		tui_go(t, TUI_PLAN);
+		tui_go(t, t->erasing ? TUI_ERASE : TUI_PLAN);
 	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN) {
-		ps->focus = (ps->focus + 1) % 3;
+		/* Erasing makes no recovery key: its box is not there. */
+		ps->focus = (ps->focus + 1) % (t->erasing ? 2 : 3);
 	} else if (k.kind == TUI_KEY_BACKTAB || k.kind == TUI_KEY_UP) {
-		ps->focus = (ps->focus + 2) % 3;
+		ps->focus = (ps->focus + (t->erasing ? 1 : 2)) % (t->erasing ? 2 : 3);
 	} else if (k.kind == TUI_KEY_ENTER) {
 		validate(t);
 	} else if (ps->focus == 2) {

@@ -567,8 +567,9 @@ static void plan_draw(struct tui *t)
 	}
 	tui_attr_on(t, TUI_C_DIM);
 	tui_put(LINES - 1, 0, COLS, t->plan_focus == 2 ?
-		_("Up/Down: cipher  Tab: next  Enter: continue  Esc: back  q: quit") :
-		_("Tab: next (cipher)  Space: toggle  Enter: continue  Esc: back  q: quit"), true);
+		_("Up/Down: cipher  Tab: next  Enter: continue  e: erase instead  Esc: back  q: quit") :
+		_("Tab: next  Space: toggle  Enter: continue  e: erase instead  Esc: back  q: quit"),
+		true);
 	tui_attr_off(t, TUI_C_DIM);
 }
 
@@ -602,6 +603,10 @@ static void plan_key(struct tui *t, struct tui_key k)
 		probe_reset(st(t));
 		tui_release_plan(t);
 		tui_go(t, TUI_DISKS);
+	} else if (tui_key_is(k, 'e')) {
+		/* Erase and encrypt instead (for a reinstall): the plan's lock is let go there. */
+		probe_reset(st(t));
+		tui_go(t, TUI_ERASE);
 	} else if (tui_key_is(k, 'q')) {
 		probe_reset(st(t));
 		t->quit = true;

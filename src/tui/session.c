@@ -72,6 +72,15 @@ void tui_release_plan(struct tui *t)
 	t->enc_open = false;
 }
 
+void tui_release_erase(struct tui *t)
+{
+	if (t->erase.open)
+		fdw_erase_close(&t->erase.e);
+	t->erase.open = false;
+	t->erase.done = false;
+	t->erasing = false;
+}
+
 const char *tui_state_label(enum fdw_job_state s)
 {
 	switch (s) {

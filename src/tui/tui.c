@@ -252,6 +252,8 @@ static const struct tui_screen_ops *const screens[TUI__COUNT] = {
 	[TUI_PLAN] = &tui_screen_plan,		[TUI_PASS] = &tui_screen_pass,
 	[TUI_CONFIRM] = &tui_screen_confirm,	[TUI_PROGRESS] = &tui_screen_progress,
 	[TUI_RESULTS] = &tui_screen_results,	[TUI_RECOVERY] = &tui_screen_recovery,
+	[TUI_ERASE] = &tui_screen_erase,	[TUI_ERASE_CONFIRM] = &tui_screen_eraseconfirm,
+	[TUI_ERASE_DONE] = &tui_screen_erasedone,
 };
 
 bool tui_go(struct tui *t, enum tui_screen s)
@@ -558,6 +560,7 @@ static int setup_signals(void)
 static void tui_free(struct tui *t)
 {
 	tui_release_plan(t);
+	tui_release_erase(t);
 	for (int i = 0; i < 2; i++)
 		fdw_secret_free(t->pass[i]);
 	fdw_secret_free(t->prompt_pass);

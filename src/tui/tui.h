@@ -13,6 +13,7 @@
 #include "core/bench.h"
 #include "core/disk.h"
 #include "core/encrypt_flow.h"
+#include "core/erase.h"
 #include "core/job.h"
 #include "core/progress.h"
 #include "core/secret.h"
@@ -27,7 +28,7 @@
 
 enum tui_screen {
 	TUI_START, TUI_DISKS, TUI_PLAN, TUI_PASS, TUI_CONFIRM, TUI_PROGRESS, TUI_RESULTS,
-	TUI_RECOVERY, TUI__COUNT
+	TUI_RECOVERY, TUI_ERASE, TUI_ERASE_CONFIRM, TUI_ERASE_DONE, TUI__COUNT
 };
 
 /* Semantic colours (pairs); in monochrome each maps to an attribute. */
@@ -61,6 +62,20 @@ static inline bool tui_key_is(struct tui_key k, wchar_t c)
 {
 	return k.kind == TUI_KEY_CHAR && k.ch == c;
 }
+
+/* Erase and encrypt (screen_erase*.c): the prepared erase and what the person chose. */
+struct tui_erase {
+	struct fdw_erase e;
+	bool open;			/* prepared: it holds the partition's lock */
+	size_t fs;			/* fdw_erase_fs_name(fs) */
+	char label[64];
+	size_t label_len;
+	enum fdw_erase_after after;
+	bool done;			/* it ran: @rc, @res, @why */
+	int rc;
+	struct fdw_erase_result res;
+	char why[2048];
+};
 
 /* Why the masked prompt is open. */
 enum tui_prompt_for { TUI_PROMPT_NONE, TUI_PROMPT_RESUME };
@@ -136,6 +151,10 @@ struct tui {
 	bool boot_failed;
 	struct fdw_start_result begin_res;	/* what the start did (filled in the thread) */
 
+	/* Erase and encrypt: the passphrase screen serves it while @erasing. */
+	bool erasing;
+	struct tui_erase erase;
+
 	/* Results: the benchmark before and after, when saved. */
 	struct fdw_bench_run *bench[2];
 	size_t res_top;
@@ -193,6 +212,8 @@ void tui_secret_clear(struct fdw_secret *s);
 /* What the screens share (session.c). */
 void tui_wipe_passphrases(struct tui *t);
 void tui_release_plan(struct tui *t);
+/* End the erase path: its lock released, the wizard's screens as for encrypting. */
+void tui_release_erase(struct tui *t);
 /* Show the progress of @job (the screen shows the results once it is complete). */
 void tui_open_job(struct tui *t, const struct fdw_job *job);
 /* Ask for the passphrase of @job over the screen, and resume it (tui.c). */
@@ -221,7 +242,7 @@ struct tui_screen_ops {
 /* One per screen file; only tui.c's table names them. */
 extern const struct tui_screen_ops tui_screen_start, tui_screen_disks, tui_screen_plan,
 	tui_screen_pass, tui_screen_confirm, tui_screen_progress, tui_screen_results,
-	tui_screen_recovery;
+	tui_screen_recovery, tui_screen_erase, tui_screen_eraseconfirm, tui_screen_erasedone;
 
 /* Entry point: the wizard on @paths (all disks when @n is 0). Returns an exit code. */
 int tui_run(char **paths, int n);

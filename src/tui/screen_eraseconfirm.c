@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Erase confirmation: names the partition and its size, says all of it goes; a typed word. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/i18n.h"
+#include "curses.h"
+#include "tui.h"
+
+/* The word typed, and why the last one was refused. */
+struct erase_confirm_state {
+	char word[64];
+	size_t len;
+	char msg[256];
+	bool working;			/* the erase runs: the screen says so */
+};
+
+/* TRANSLATORS: the word typed to destroy a partition's data; in capitals like YES. */
+#define ERASE_WORD _("ERASE")
+/* TRANSLATORS: typed to erase a partition that may hold encrypted data. */
+#define RANDOM_WORD _("DESTROY")
+
+/* Random-looking contents (perhaps encrypted data) take the command line's stronger word. */
+static const char *word_needed(const struct tui *t)
+{
+	char buf[PATH_MAX + 256];
+
+	return fdw_erase_random_warning(&t->erase.e, buf, sizeof(buf)) ? RANDOM_WORD :
+									  ERASE_WORD;
+}
+
+/* What will be made, in one line. */
+static void what_line(const struct tui *t, char *buf, size_t len)
+{
+	const struct fdw_erase *e = &t->erase.e;
+
+	if (!strcmp(e->fs, "none"))
+		snprintf(buf, len, "%s", _("- then: a new LUKS2 volume with no filesystem yet;"));
+	else if (e->label[0])
+		snprintf(buf, len, _("- then: a new LUKS2 volume holding a new %s filesystem "
+				     "labelled '%s';"), e->fs, t->erase.label);
+	else
+		snprintf(buf, len, _("- then: a new LUKS2 volume holding a new %s filesystem;"),
+			 e->fs);
+}
+
+static void after_line(const struct tui *t, char *buf, size_t len)
+{
+	const struct fdw_erase *e = &t->erase.e;
+
+	if (e->after == FDW_ERASE_AFTER_OPEN)
+		snprintf(buf, len, _("- afterwards it stays open as /dev/mapper/%s for an "
+				     "installer."), e->name);
+	else if (e->after == FDW_ERASE_AFTER_BOOT)
+		snprintf(buf, len, _("- afterwards /etc/crypttab gets an entry '%s', so it opens at "
+				     "boot."), e->name);
+	else
+		snprintf(buf, len, "%s", _("- afterwards it is closed."));
+}
+
+static void econfirm_draw(struct tui *t)
+{
+	struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
+	char line[PATH_MAX + 512];
+	int y = 2, fx;
+
+	tui_title(t, _("Confirm: erase and encrypt"));
+	fdw_erase_confirm_text(&t->erase.e, line, sizeof(line));
+	tui_attr_on(t, TUI_C_BAD);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	y += tui_wrap(y, 2, COLS - 4, 3, _("Everything on it will be destroyed: its files, its "
+					 "filesystem, any system installed there. This cannot "
+					 "be undone."));
+	if (fdw_erase_random_warning(&t->erase.e, line, sizeof(line)))
+		y += tui_wrap(y, 2, COLS - 4, 3, line);
+	tui_attr_off(t, TUI_C_BAD);
+	y++;
+	what_line(t, line, sizeof(line));
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	after_line(t, line, sizeof(line));
+	y += tui_wrap(y, 2, COLS - 4, 2, line) + 1;
+	if (cs->working) {
+		tui_attr_on(t, TUI_C_WARN);
+		tui_wrap(y, 2, COLS - 4, 2, _("Erasing and encrypting... please wait."));
+		tui_attr_off(t, TUI_C_WARN);
+		return;
+	}
+	snprintf(line, sizeof(line), _("Type %s and press Enter to destroy the data. Esc goes "
+				       "back; nothing has been changed yet."), word_needed(t));
+	tui_attr_on(t, TUI_C_WARN);
+	y += tui_wrap(y, 2, COLS - 4, 2, line);
+	tui_attr_off(t, TUI_C_WARN);
+	fx = 2 + tui_put(y, 2, COLS - 4, "> ", false);
+	tui_attr_on(t, TUI_C_SELECT);
+	tui_put(y, fx, 20, cs->word, true);
+	tui_attr_off(t, TUI_C_SELECT);
+	if (cs->msg[0] && y + 2 < LINES - 1) {
+		tui_attr_on(t, TUI_C_BAD);
+		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, cs->msg);
+		tui_attr_off(t, TUI_C_BAD);
+	}
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(LINES - 1, 0, COLS, _("Enter: erase if the word is right  Esc: back"), true);
+	tui_attr_off(t, TUI_C_DIM);
+	curs_set(1);
+	move(y, fx + tui_width(cs->word) < COLS - 1 ? fx + tui_width(cs->word) : COLS - 1);
+}
+
+/* The word was right: the engine erases, then the result is shown. */
+static void econfirm_run(struct tui *t)
+{
+	struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
+	struct tui_erase *er = &t->erase;
+
+	cs->working = true;
+	tui_redraw(t);
+	er->rc = fdw_erase_run(&er->e, t->pass[0], &er->res, er->why, sizeof(er->why));
+	er->done = true;
+	cs->working = false;
+	tui_wipe_passphrases(t);
+	tui_go(t, TUI_ERASE_DONE);
+}
+
+static void econfirm_key(struct tui *t, struct tui_key k)
+{
+	struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
+
+	if (k.kind == TUI_KEY_ESC) {
+		/* Back to the passphrase: it is typed again, the old one is wiped. */
+		tui_wipe_passphrases(t);
+		tui_go(t, TUI_PASS);
+	} else if (k.kind == TUI_KEY_ENTER) {
+		if (!strcmp(cs->word, word_needed(t))) {
+			econfirm_run(t);
+			return;
+		}
+		snprintf(cs->msg, sizeof(cs->msg), _("Not confirmed: that was not %s. Nothing was "
+						     "changed."), word_needed(t));
+		cs->len = 0;
+		cs->word[0] = '\0';
+	} else {
+		tui_field_key(cs->word, &cs->len, sizeof(cs->word), k);
+	}
+}
+
+static bool econfirm_enter(struct tui *t, enum tui_screen from)
+{
+	struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
+
+	(void)from;
+	if (!t->erase.open)
+		return false;
+	memset(cs, 0, sizeof(*cs));
+	return true;
+}
+
+const struct tui_screen_ops tui_screen_eraseconfirm = {
+	.enter = econfirm_enter,
+	.draw = econfirm_draw,
+	.key = econfirm_key,
+	.state_size = sizeof(struct erase_confirm_state),
+	.text = true,
+};
