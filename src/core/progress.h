@@ -48,6 +48,11 @@ struct fdw_progress {
 	char boot_id[40];
 	time_t updated;		/* wall clock of this record */
 	char message[640];	/* last error or note, in the language of the worker */
+	/* While the after-benchmark runs: the test running (an English msgid, "" when no
+	 * benchmark runs), the share of the whole benchmark done and the seconds left (-1
+	 * unknown), as the engine's benchmark reports them (bench_flow.h). */
+	char bench_what[64];
+	double bench_fraction, bench_left;
 };
 
 /* Write @p to @path atomically (temporary file, fsync, rename). */

@@ -136,6 +136,21 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 	return *pub->stop ? 1 : 0;
 }
 
+/* The after-benchmark's steps, in the status record for whoever watches. */
+static void on_bench(const struct fdw_bench_status *s, void *ctx)
+{
+	struct publisher *pub = ctx;
+	double t = now_since(&pub->start);
+
+	snprintf(pub->p.bench_what, sizeof(pub->p.bench_what), "%s", s->what);
+	pub->p.bench_fraction = s->fraction;
+	pub->p.bench_left = s->left;
+	if (t - pub->last_publish >= PUBLISH_INTERVAL_S) {
+		pub->last_publish = t;
+		publish(pub);
+	}
+}
+
 /*
  * Paused for a low battery: say so, and wait (holding the volume, so nothing else starts
  * on it) until mains power is back. 0 then; -EINTR when asked to stop meanwhile.
@@ -227,6 +242,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	pub.p.eta = -1;
 	pub.p.speed = 0;
 	pub.p.message[0] = '\0';
+	pub.p.bench_what[0] = '\0';
 	pub.p.phase = FDW_PHASE_ENCRYPTING;
 	publish(&pub);
 	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
@@ -280,7 +296,8 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 
 		pub.p.phase = FDW_PHASE_BENCHMARKING;
 		publish(&pub);
-		fdw_bench_after(&updated, v->active_name, job->fstype, stop);
+		fdw_bench_after(&updated, v->active_name, job->fstype, stop, on_bench, &pub);
+		pub.p.bench_what[0] = '\0';
 	}
 	/* Only now: with its pid gone, readers take the header's word ("complete"), but the
 	 * growing and the after-benchmark above still belong to the running conversion. */
