@@ -40,6 +40,36 @@ double fdw_speed_rate(const struct fdw_speed_window *w)
 	return (double)(w->done[newest] - w->done[oldest]) / (w->t[newest] - w->t[oldest]);
 }
 
+double fdw_speed_eta(const struct fdw_speed_window *w, double now, uint64_t total,
+		     double *rate)
+{
+	double r = fdw_speed_rate(w), since;
+	unsigned newest, prev;
+	uint64_t rem, pending;
+
+	if (rate)
+		*rate = r;
+	if (r <= 0)
+		return -1;
+	/* A rate needs two samples, so both exist. */
+	newest = (w->head + FDW_SPEED_SAMPLES - 1) % FDW_SPEED_SAMPLES;
+	prev = (w->head + FDW_SPEED_SAMPLES - 2) % FDW_SPEED_SAMPLES;
+	rem = total > w->done[newest] ? total - w->done[newest] : 0;
+	if (!rem)
+		return 0;
+	/* The step under way is taken to be as large as the last one (or what is left). */
+	pending = w->done[newest] - w->done[prev];
+	pending = pending && pending < rem ? pending : rem;
+	since = now > w->t[newest] ? now - w->t[newest] : 0;
+	if (since * r <= (double)pending)
+		return (double)rem / r - since;
+	/* Overdue: it has run @since seconds and is not done, so the rate is at most this. */
+	r = (double)pending / since;
+	if (rate)
+		*rate = r;
+	return (double)(rem - pending) / r;
+}
+
 static const char *const state_names[FDW_JOB__COUNT] = {
 	[FDW_JOB_RUNNING] = "running",
 	[FDW_JOB_PAUSED] = "paused",

@@ -23,6 +23,17 @@ void fdw_speed_add(struct fdw_speed_window *w, double t, uint64_t done);
 /* Bytes per second over the samples of the last FDW_SPEED_WINDOW_S seconds; 0 if unknown. */
 double fdw_speed_rate(const struct fdw_speed_window *w);
 
+/*
+ * Seconds left to @total as seen at @now (the samples' clock), -1 when unknown; @rate (may
+ * be NULL) gets the bytes per second it stands on. The window's rate, with two corrections
+ * so the figure is honest between samples: the time already spent on the step under way
+ * counts down, and a step that is overdue (it has taken longer than the last one did at
+ * that rate) lowers the rate to what it has shown so far, so the time left grows while the
+ * disk is slow instead of standing still until the step ends.
+ */
+double fdw_speed_eta(const struct fdw_speed_window *w, double now, uint64_t total,
+		     double *rate);
+
 enum fdw_job_state {
 	FDW_JOB_RUNNING,
 	FDW_JOB_PAUSED,		/* stopped cleanly at a safe point */
