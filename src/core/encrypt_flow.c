@@ -473,8 +473,8 @@ static int baseline(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *
 	announce(phase, ctx, FDW_PHASE_BENCHMARKING);
 	rc = fdw_target_attach(&e->target);
 	if (!rc)
-		rc = fdw_bench_before(&e->job, e->target.device, e->target.part->fstype, detail,
-				      sizeof(detail));
+		rc = fdw_bench_before(&e->job, e->target.device, e->target.part->fstype,
+				      e->bench_status, e->bench_ctx, detail, sizeof(detail));
 	else
 		snprintf(detail, sizeof(detail), "%s.", strerror(-rc));
 	if (rc)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bench_flow.h"
 #include "boot_entries.h"
 #include "convert.h"
 #include "job.h"
@@ -50,6 +51,8 @@ struct fdw_encrypt {
 	char bench_scale[8];
 	/* set by fdw_encrypt_start only, while begin writes the header */
 	const struct fdw_secret *recovery_key;
+	fdw_bench_status_fn bench_status;	/* hears the baseline benchmark's steps */
+	void *bench_ctx;
 	/* crypttab name from the filesystem's label or the partition's name, taken before
 	 * encryption hides the label; "" when neither gives one */
 	char boot_name[128];
@@ -122,7 +125,9 @@ struct fdw_start_options {
 	bool boot_entries;		/* crypttab entry (and fstab with @boot.fstab) */
 	struct fdw_boot_request boot;	/* root NULL: "/"; name NULL: fdw_encrypt.boot_name */
 	fdw_phase_fn phase;		/* hears each step; may be NULL */
-	void *ctx;
+	/* hears each step of the baseline benchmark (in the same thread); may be NULL */
+	fdw_bench_status_fn bench;
+	void *ctx;			/* for both */
 };
 
 /* What it did; the front-end shows it. Wipe it with fdw_start_result_wipe(). */

@@ -182,8 +182,12 @@ int fdw_encrypt_start(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	}
 	/* Added with the header, before any data moves: keyslots are locked after that. */
 	e->recovery_key = res->recovery;
+	e->bench_status = so->bench;
+	e->bench_ctx = so->ctx;
 	rc = fdw_encrypt_begin(e, pass, so->phase, so->ctx, why, len);
 	e->recovery_key = NULL;
+	e->bench_status = NULL;
+	e->bench_ctx = NULL;
 	if (rc < 0) {
 		fdw_start_result_wipe(res);
 		return rc;

@@ -40,6 +40,36 @@ double fdw_speed_rate(const struct fdw_speed_window *w)
 	return (double)(w->done[newest] - w->done[oldest]) / (w->t[newest] - w->t[oldest]);
 }
 
+double fdw_speed_eta(const struct fdw_speed_window *w, double now, uint64_t total,
+		     double *rate)
+{
+	double r = fdw_speed_rate(w), since;
+	unsigned newest, prev;
+	uint64_t rem, pending;
+
+	if (rate)
+		*rate = r;
+	if (r <= 0)
+		return -1;
+	/* A rate needs two samples, so both exist. */
+	newest = (w->head + FDW_SPEED_SAMPLES - 1) % FDW_SPEED_SAMPLES;
+	prev = (w->head + FDW_SPEED_SAMPLES - 2) % FDW_SPEED_SAMPLES;
+	rem = total > w->done[newest] ? total - w->done[newest] : 0;
+	if (!rem)
+		return 0;
+	/* The step under way is taken to be as large as the last one (or what is left). */
+	pending = w->done[newest] - w->done[prev];
+	pending = pending && pending < rem ? pending : rem;
+	since = now > w->t[newest] ? now - w->t[newest] : 0;
+	if (since * r <= (double)pending)
+		return (double)rem / r - since;
+	/* Overdue: it has run @since seconds and is not done, so the rate is at most this. */
+	r = (double)pending / since;
+	if (rate)
+		*rate = r;
+	return (double)(rem - pending) / r;
+}
+
 static const char *const state_names[FDW_JOB__COUNT] = {
 	[FDW_JOB_RUNNING] = "running",
 	[FDW_JOB_PAUSED] = "paused",
@@ -81,6 +111,14 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 	json_object_object_add(o, "boot_id", json_object_new_string(p->boot_id));
 	json_object_object_add(o, "updated", json_object_new_int64(p->updated));
 	json_object_object_add(o, "message", json_object_new_string(p->message));
+	if (p->bench_what[0]) {
+		struct json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "what", json_object_new_string(p->bench_what));
+		json_object_object_add(b, "fraction", json_object_new_double(p->bench_fraction));
+		json_object_object_add(b, "left", json_object_new_double(p->bench_left));
+		json_object_object_add(o, "bench", b);
+	}
 	rc = fdw_json_write_atomic(path, o);
 	json_object_put(o);
 	return rc;
@@ -88,7 +126,7 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 
 int fdw_progress_read(const char *path, struct fdw_progress *p)
 {
-	struct json_object *o = json_object_from_file(path);
+	struct json_object *o = json_object_from_file(path), *b;
 	char state[32], phase[32];
 	int rc;
 
@@ -109,6 +147,11 @@ int fdw_progress_read(const char *path, struct fdw_progress *p)
 	p->pid_start = (uint64_t)fdw_json_get_int(o, "pid_start");
 	fdw_json_get_str(o, "boot_id", p->boot_id, sizeof(p->boot_id));
 	p->updated = (time_t)fdw_json_get_int(o, "updated");
+	if (json_object_object_get_ex(o, "bench", &b) && json_object_is_type(b, json_type_object)) {
+		fdw_json_get_str(b, "what", p->bench_what, sizeof(p->bench_what));
+		p->bench_fraction = fdw_json_get_double(b, "fraction");
+		p->bench_left = fdw_json_get_double(b, "left");
+	}
 	json_object_put(o);
 	return rc;
 }

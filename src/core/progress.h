@@ -23,6 +23,17 @@ void fdw_speed_add(struct fdw_speed_window *w, double t, uint64_t done);
 /* Bytes per second over the samples of the last FDW_SPEED_WINDOW_S seconds; 0 if unknown. */
 double fdw_speed_rate(const struct fdw_speed_window *w);
 
+/*
+ * Seconds left to @total as seen at @now (the samples' clock), -1 when unknown; @rate (may
+ * be NULL) gets the bytes per second it stands on. The window's rate, with two corrections
+ * so the figure is honest between samples: the time already spent on the step under way
+ * counts down, and a step that is overdue (it has taken longer than the last one did at
+ * that rate) lowers the rate to what it has shown so far, so the time left grows while the
+ * disk is slow instead of standing still until the step ends.
+ */
+double fdw_speed_eta(const struct fdw_speed_window *w, double now, uint64_t total,
+		     double *rate);
+
 enum fdw_job_state {
 	FDW_JOB_RUNNING,
 	FDW_JOB_PAUSED,		/* stopped cleanly at a safe point */
@@ -48,6 +59,11 @@ struct fdw_progress {
 	char boot_id[40];
 	time_t updated;		/* wall clock of this record */
 	char message[640];	/* last error or note, in the language of the worker */
+	/* While the after-benchmark runs: the test running (an English msgid, "" when no
+	 * benchmark runs), the share of the whole benchmark done and the seconds left (-1
+	 * unknown), as the engine's benchmark reports them (bench_flow.h). */
+	char bench_what[64];
+	double bench_fraction, bench_left;
 };
 
 /* Write @p to @path atomically (temporary file, fsync, rename). */

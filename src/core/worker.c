@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,9 @@
 #define PUBLISH_INTERVAL_S 0.25
 /* How often the battery is looked at while converting, and while waiting for the charger. */
 #define POWER_CHECK_S 1.0
+/* Between two steps of the conversion (a hotzone may take long on a slow disk), the time
+ * left is published again this often, so it counts down, or grows while a step is late. */
+#define ETA_REFRESH_S 1.0
 
 pid_t fdw_daemonize(void)
 {
@@ -89,6 +93,11 @@ struct publisher {
 	bool power_guard;	/* pause on a low battery (not when started on one by force) */
 	bool battery_low;	/* stopped for that: wait for the charger, then go on */
 	double last_power;
+	/* While converting, the refresher thread publishes too: @lock guards @p and @window. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool refreshing;
+	pthread_t refresher;
 };
 
 static double now_since(const double *t0)
@@ -108,16 +117,17 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 	struct publisher *pub = ctx;
 	double t = now_since(&pub->start);
 
+	pthread_mutex_lock(&pub->lock);
 	fdw_speed_add(&pub->window, t, done);
 	if (t - pub->last_publish >= PUBLISH_INTERVAL_S || done == total) {
 		pub->last_publish = t;
 		pub->p.done = done;
 		pub->p.total = total;
 		pub->p.elapsed = t;
-		pub->p.speed = fdw_speed_rate(&pub->window);
-		pub->p.eta = pub->p.speed > 0 ? (double)(total - done) / pub->p.speed : -1;
+		pub->p.eta = fdw_speed_eta(&pub->window, t, total, &pub->p.speed);
 		publish(pub);
 	}
+	pthread_mutex_unlock(&pub->lock);
 	if (pub->echo)
 		pub->echo(done, total, pub->echo_ctx);
 	/* Between hotzones is a safe point: stop here rather than when the battery is empty. */
@@ -134,6 +144,72 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 		}
 	}
 	return *pub->stop ? 1 : 0;
+}
+
+/* The refresher: the time left again, as seen now, until told to stop. */
+static void *refresh_main(void *arg)
+{
+	struct publisher *pub = arg;
+	struct timespec until;
+	double t;
+
+	pthread_mutex_lock(&pub->lock);
+	while (pub->refreshing) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += (time_t)ETA_REFRESH_S;
+		pthread_cond_timedwait(&pub->wake, &pub->lock, &until);
+		t = now_since(&pub->start);
+		if (!pub->refreshing || pub->window.count < 2 ||
+		    t - pub->last_publish < ETA_REFRESH_S)
+			continue;
+		pub->last_publish = t;
+		pub->p.elapsed = t;
+		pub->p.eta = fdw_speed_eta(&pub->window, t, pub->p.total, &pub->p.speed);
+		publish(pub);
+	}
+	pthread_mutex_unlock(&pub->lock);
+	return NULL;
+}
+
+/* The conversion itself, with the refresher beside it (without one, it still runs). */
+static int convert_refreshed(const struct fdw_volume *v, struct fdw_secret *pass,
+			     struct publisher *pub)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&pub->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pub->refreshing = true;
+	if (pthread_create(&pub->refresher, NULL, refresh_main, pub) != 0)
+		pub->refreshing = false;
+	rc = fdw_convert_run(v, pass, on_progress, pub);
+	if (pub->refreshing) {
+		pthread_mutex_lock(&pub->lock);
+		pub->refreshing = false;
+		pthread_cond_signal(&pub->wake);
+		pthread_mutex_unlock(&pub->lock);
+		pthread_join(pub->refresher, NULL);
+	}
+	pthread_cond_destroy(&pub->wake);
+	return rc;
+}
+
+/* The after-benchmark's steps, in the status record for whoever watches. */
+static void on_bench(const struct fdw_bench_status *s, void *ctx)
+{
+	struct publisher *pub = ctx;
+	double t = now_since(&pub->start);
+
+	snprintf(pub->p.bench_what, sizeof(pub->p.bench_what), "%s", s->what);
+	pub->p.bench_fraction = s->fraction;
+	pub->p.bench_left = s->left;
+	if (t - pub->last_publish >= PUBLISH_INTERVAL_S) {
+		pub->last_publish = t;
+		publish(pub);
+	}
 }
 
 /*
@@ -209,7 +285,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
 {
 	struct publisher pub = { .stop = stop, .last_publish = -1, .echo = echo,
-				 .echo_ctx = echo_ctx };
+				 .echo_ctx = echo_ctx, .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct fdw_proc_id self;
 	int rc;
 
@@ -227,6 +303,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	pub.p.eta = -1;
 	pub.p.speed = 0;
 	pub.p.message[0] = '\0';
+	pub.p.bench_what[0] = '\0';
 	pub.p.phase = FDW_PHASE_ENCRYPTING;
 	publish(&pub);
 	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
@@ -240,7 +317,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		pub.power_guard = !fdw_power_low(&pw, FDW_BATTERY_START_PERCENT);
 	}
 	for (;;) {
-		rc = fdw_convert_run(v, pass, on_progress, &pub);
+		rc = convert_refreshed(v, pass, &pub);
 		if (rc != -EINTR || !pub.battery_low)
 			break;
 		rc = wait_for_charger(&pub);
@@ -280,7 +357,8 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 
 		pub.p.phase = FDW_PHASE_BENCHMARKING;
 		publish(&pub);
-		fdw_bench_after(&updated, v->active_name, job->fstype, stop);
+		fdw_bench_after(&updated, v->active_name, job->fstype, stop, on_bench, &pub);
+		pub.p.bench_what[0] = '\0';
 	}
 	/* Only now: with its pid gone, readers take the header's word ("complete"), but the
 	 * growing and the after-benchmark above still belong to the running conversion. */

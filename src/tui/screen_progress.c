@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Progress screen: the header steps, the conversion's state, bar, speed, ETA and log
- * (refreshed 4 times a second). The recovery key is made, tested and wiped here; its
- * screen (screen_recovery.c) only shows it.
+ * Progress screen: the header steps (with the baseline benchmark's test, bar and time
+ * left), the conversion's state, bar, speed, ETA and log, and the after-benchmark's
+ * progress (refreshed 4 times a second). The recovery key is made, tested and wiped here;
+ * its screen (screen_recovery.c) only shows it.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +22,43 @@
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
+
+/* This screen's own: the baseline benchmark's last step, handed over by the header thread. */
+struct progress_state {
+	pthread_mutex_t lock;
+	bool lock_made;
+	bool have_bench;
+	struct fdw_bench_status bench;
+};
+
+static struct progress_state *state_of(struct tui *t)
+{
+	return t->state[TUI_PROGRESS];
+}
+
+/* Called in the header thread: only keep the step; the main loop draws it. */
+static void on_bench(const struct fdw_bench_status *s, void *ctx)
+{
+	struct progress_state *st = state_of(ctx);
+
+	pthread_mutex_lock(&st->lock);
+	st->bench = *s;
+	st->have_bench = true;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The last step heard, or false when none yet. */
+static bool bench_seen(struct tui *t, struct fdw_bench_status *out)
+{
+	struct progress_state *st = state_of(t);
+	bool have;
+
+	pthread_mutex_lock(&st->lock);
+	have = st->have_bench;
+	*out = st->bench;
+	pthread_mutex_unlock(&st->lock);
+	return have;
+}
 
 /* Called in the header thread: only publish the phase; the main loop draws it. */
 static void on_phase(enum fdw_phase phase, void *ctx)
@@ -40,7 +79,8 @@ static void *begin_main(void *arg)
 	struct tui *t = arg;
 	struct fdw_start_options so = {
 		.recovery_key = t->recovery_key, .boot_entries = t->boot_entries,
-		.boot = { .root = "/", .fstab = true }, .phase = on_phase, .ctx = t,
+		.boot = { .root = "/", .fstab = true }, .phase = on_phase, .bench = on_bench,
+		.ctx = t,
 	};
 
 	t->begin_rc = fdw_encrypt_start(&t->enc, t->pass[0], &so, &t->begin_res, t->begin_why,
@@ -101,8 +141,12 @@ static void boot_dialog(struct tui *t)
 /* After the typed confirmation: make room, write the header, start the worker. */
 static bool progress_start(struct tui *t)
 {
+	struct progress_state *st = state_of(t);
 	int rc;
 
+	if (!st->lock_made)
+		st->lock_made = pthread_mutex_init(&st->lock, NULL) == 0;
+	st->have_bench = false;
 	recovery_wipe(t);
 	fdw_start_result_wipe(&t->begin_res);
 	t->begin_res.recovery_why[0] = '\0';
@@ -255,9 +299,33 @@ static int log_tail(const struct fdw_job *job, char lines[][200], int max)
 	return count;
 }
 
+/*
+ * A benchmark's step from @y: the test running, a bar for the whole benchmark and the
+ * time left, as the engine reports them. Returns the next row.
+ */
+static int draw_bench(struct tui *t, int y, const char *what, double fraction, double left)
+{
+	char line[256], t_left[32];
+	int bw = COLS - 12;
+
+	snprintf(line, sizeof(line), _("Measuring: %s"), what[0] ? _(what) : "...");
+	tui_put(y++, 2, COLS - 4, line, false);
+	tui_bar(t, y, 2, bw, fraction, TUI_C_GOOD);
+	snprintf(line, sizeof(line), "%3.0f%%", fraction * 100);
+	tui_put(y++, 3 + bw, 8, line, false);
+	if (left >= 0)
+		snprintf(line, sizeof(line), _("Time left: about %s"),
+			 fdw_format_duration(left, "--:--", t_left, sizeof(t_left)));
+	else
+		snprintf(line, sizeof(line), "%s", _("Time left: estimating..."));
+	tui_put(y++, 2, COLS - 4, line, false);
+	return y;
+}
+
 static void draw_preparing(struct tui *t, int y)
 {
 	int phase = __atomic_load_n(&t->begin_phase, __ATOMIC_ACQUIRE);
+	struct fdw_bench_status b;
 	char line[256];
 
 	snprintf(line, sizeof(line), _("Phase: %s"), fdw_phase_label((enum fdw_phase)phase));
@@ -265,11 +333,13 @@ static void draw_preparing(struct tui *t, int y)
 	tui_put(y, 2, COLS - 4, line, false);
 	tui_attr_off(t, TUI_C_KEY);
 	y += 2;
-	if (phase == FDW_PHASE_BENCHMARKING)
+	if (phase == FDW_PHASE_BENCHMARKING) {
 		y += tui_wrap(y, 2, COLS - 4, 3,
 			      _("Measuring the speed of the plain filesystem before anything "
 				"changes; this takes a minute or two."));
-	else
+		if (bench_seen(t, &b))
+			y = draw_bench(t, y + 1, b.what, b.fraction, b.left) + 1;
+	} else
 		y += tui_wrap(y, 2, COLS - 4, 3,
 			      _("Making room for the header and writing it; this takes a "
 				"moment."));
@@ -321,6 +391,12 @@ static int draw_state(struct tui *t, int y)
 	snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
 		 el);
 	tui_put(y++, 2, COLS - 4, line, false);
+	if (p->state == FDW_JOB_RUNNING && p->phase == FDW_PHASE_BENCHMARKING &&
+	    p->bench_what[0]) {
+		y += tui_wrap(y + 1, 2, COLS - 4, 2, _("Measuring the speed of the encrypted "
+						       "filesystem, to compare with before.")) + 1;
+		y = draw_bench(t, y, p->bench_what, p->bench_fraction, p->bench_left);
+	}
 	if (p->message[0]) {
 		tui_attr_on(t, TUI_C_DIM);
 		y += tui_wrap(y, 2, COLS - 4, 2, p->message);
@@ -458,10 +534,20 @@ static bool progress_enter(struct tui *t, enum tui_screen from)
 	return true;
 }
 
+static void progress_free(void *state)
+{
+	struct progress_state *st = state;
+
+	if (st->lock_made)
+		pthread_mutex_destroy(&st->lock);
+}
+
 const struct tui_screen_ops tui_screen_progress = {
 	.enter = progress_enter,
 	.draw = progress_draw,
 	.key = progress_key,
 	.poll = progress_begin_poll,
 	.tick = progress_tick,
+	.state_size = sizeof(struct progress_state),
+	.free_state = progress_free,
 };

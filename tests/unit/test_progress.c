@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,89 @@ static void test_speed_ring_wraps(void **state)
 		fdw_speed_add(&w, i * 0.1, (uint64_t)i * 50);
 	assert_int_equal(w.count, FDW_SPEED_SAMPLES);
 	assert_true(fdw_speed_rate(&w) > 499 && fdw_speed_rate(&w) < 501);
+}
+
+static bool near(double a, double b)
+{
+	return a > b - 1e-6 && a < b + 1e-6;
+}
+
+/* Steady steps: the time left counts down between samples instead of standing still. */
+static void test_eta_counts_down(void **state)
+{
+	struct fdw_speed_window w = { 0 };
+	double r;
+
+	(void)state;
+	assert_true(fdw_speed_eta(&w, 0, 100000, &r) == -1);
+	for (int t = 0; t <= 5; t++)
+		fdw_speed_add(&w, t, (uint64_t)t * 1000);
+	assert_true(near(fdw_speed_eta(&w, 5, 100000, &r), 95));
+	assert_true(near(r, 1000));
+	assert_true(near(fdw_speed_eta(&w, 5.5, 100000, &r), 94.5));
+	assert_true(near(r, 1000));
+	/* Done: nothing left. */
+	fdw_speed_add(&w, 6, 100000);
+	assert_true(fdw_speed_eta(&w, 7, 100000, NULL) == 0);
+}
+
+/* A step that is overdue: the rate falls to what it has shown, and the time left grows. */
+static void test_eta_grows_while_stalled(void **state)
+{
+	struct fdw_speed_window w = { 0 };
+	double e2, e5, e10, r;
+
+	(void)state;
+	for (int t = 0; t <= 5; t++)
+		fdw_speed_add(&w, t, (uint64_t)t * 1000);
+	/* 1 s after the last sample the next step is due; 2, 5, 10 s: overdue. */
+	e2 = fdw_speed_eta(&w, 7, 100000, &r);
+	assert_true(near(r, 500));
+	assert_true(near(e2, 94000.0 / 500));
+	e5 = fdw_speed_eta(&w, 10, 100000, &r);
+	assert_true(near(r, 200));
+	e10 = fdw_speed_eta(&w, 15, 100000, &r);
+	assert_true(near(r, 100));
+	assert_true(e2 < e5 && e5 < e10);
+}
+
+/*
+ * The device turns 4 times slower: within one window plus one slow step the time left
+ * stands on the slow rate (within a factor 1.5 of the truth), it never drops below what
+ * the fast rate promised, and it never jumps between two looks a second apart by more
+ * than the slowdown itself.
+ */
+static void test_eta_follows_a_slowdown(void **state)
+{
+	const uint64_t total = 100000;
+	struct fdw_speed_window w = { 0 };
+	double t = 0, next = 1, last = -1, truth, eta;
+	uint64_t done = 0;
+
+	(void)state;
+	fdw_speed_add(&w, 0, 0);
+	for (double now = 0.5; done < total && now < 1000; now += 0.5) {
+		/* Steps of 1000 bytes: every 1 s up to 20 s, then every 4 s. */
+		if (now >= next) {
+			t = next;
+			done += 1000;
+			fdw_speed_add(&w, t, done);
+			next = t + (t < 20 ? 1 : 4);
+		}
+		eta = fdw_speed_eta(&w, now, total, NULL);
+		assert_true(eta >= 0 || done == 0);
+		if (now >= 20 + FDW_SPEED_WINDOW_S + 4) {
+			/* At the slow rate: what is left, less the part of the step under way. */
+			truth = (double)(total - done) / 250 - (now - t);
+			assert_true(eta >= truth / 1.5 && eta <= truth * 1.5);
+		}
+		if (now > 20) {
+			assert_true(eta >= ((double)total - (double)done - 1000) / 1000);
+			assert_true(last < 0 || (eta < last * 4 + 1 && eta > last / 4 - 1));
+		}
+		last = eta;
+	}
+	assert_true(done == total);
 }
 
 static void test_record_round_trip(void **state)
@@ -167,6 +251,9 @@ int main(void)
 		cmocka_unit_test(test_speed_forgets_old_samples),
 		cmocka_unit_test(test_speed_slow_steps),
 		cmocka_unit_test(test_speed_ring_wraps),
+		cmocka_unit_test(test_eta_counts_down),
+		cmocka_unit_test(test_eta_grows_while_stalled),
+		cmocka_unit_test(test_eta_follows_a_slowdown),
 		cmocka_unit_test(test_record_round_trip),
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_phase_keys),

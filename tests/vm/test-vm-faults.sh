@@ -5,7 +5,10 @@
 # runs): read errors, write errors, the device gone, a slow device. The worker stops with
 # a record that says what happened (a slow disk only slows it), nothing is lost, and once
 # the disk is healthy `fdewiz resume` finishes; the real kernel then opens every volume and
-# every file verifies.
+# every file verifies. A device that slows down after the first hotzone shows an honest
+# ETA: status --json sampled every second stays within half and twice the time really left
+# once its sliding window can hold only slow steps (the guest half says why that window),
+# and does not swing.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -17,17 +20,18 @@ vm_find_fdewiz
 MiB=$((1024 * 1024))
 part_mib=224
 img=$VM_WORK/faults.img
-truncate -s $((4 * part_mib + 2))M "$img"
+truncate -s $((5 * part_mib + 2))M "$img"
 vm_parted "$img" mklabel gpt \
 	mkpart Read ext4 1MiB $((1 + part_mib))MiB \
 	mkpart Write ext4 $((1 + part_mib))MiB $((1 + 2 * part_mib))MiB \
 	mkpart Gone ext4 $((1 + 2 * part_mib))MiB $((1 + 3 * part_mib))MiB \
-	mkpart Slow ext4 $((1 + 3 * part_mib))MiB $((1 + 4 * part_mib))MiB
+	mkpart Slow ext4 $((1 + 3 * part_mib))MiB $((1 + 4 * part_mib))MiB \
+	mkpart Eta ext4 $((1 + 4 * part_mib))MiB $((1 + 5 * part_mib))MiB
 mkdir -p "$VM_WORK/data/docs" "$VM_WORK/data/media"
 for i in $(seq 1 400); do head -c $((i * 53 % 9000 + 1)) /dev/urandom >"$VM_WORK/data/docs/d$i"; done
 for i in $(seq 1 6); do head -c $((i * 4 * MiB)) /dev/urandom >"$VM_WORK/data/media/m$i"; done
 (cd "$VM_WORK/data" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$VM_WORK/data.sha256"
-for n in 0 1 2 3; do
+for n in 0 1 2 3 4; do
 	mkfs.ext4 -q -F -b 4096 -E "offset=$(((1 + n * part_mib) * MiB)),nodiscard" \
 		-d "$VM_WORK/data" "$img" "${part_mib}M"
 done
@@ -41,4 +45,6 @@ for name in fdw-read fdw-write fdw-gone; do
 	vm_check "$name: the worker stopped with a message" grep -q "^STOPPED $name " "$VM_LOG"
 done
 vm_check "fdw-slow: the conversion went on while the disk was slow" grep -q '^SLOW-SPEED ' "$VM_LOG"
+vm_check "fdw-eta: the ETA followed the slowdown within the window" \
+	grep -q '^ETA-HONEST fdw-eta ' "$VM_LOG"
 vm_finish

@@ -164,6 +164,107 @@ run_case()
 	verify "$name"
 }
 
+# eta_sample FILE T0: one line "t done total eta speed state" from the worker's status record
+# (what status --json reports while the worker runs), t in seconds since T0 (-1: unknown).
+eta_sample()
+{
+	local now
+	now=$(date +%s.%N)
+	awk -v a="$now" -v b="$2" 'BEGIN { printf "%.2f ", a - b }'
+	jq -r '"\(.done) \(.total) \(.eta) \(.speed) \(.state)"' "$1"
+}
+
+# eta_case NAME PART WRITE_DELAY_MS: convert at the healthy speed for one hotzone, then
+# slow the writes down and sample the ETA each second until the conversion completes.
+eta_case()
+{
+	local name=$1 part=$2 delay=$3 sectors status_file t0 s
+	sectors=$(blockdev --getsz "/dev/$part")
+	dmsetup create "$name" --table "0 $sectors delay /dev/$part 0 5"
+	"$fdewiz" encrypt --yes --fast-pbkdf --no-bench --offline --key-file "$work/key" \
+		--header-backup "/run/$name.hdr" "/dev/mapper/$name" >"/run/$name.enc" 2>&1 ||
+		{ cat "/run/$name.enc"; die "$name: encrypt did not start"; }
+	status_file=$FDEWIZ_STATE_DIR/jobs/$(cryptsetup luksUUID "/dev/mapper/$name").status
+	for _ in $(seq 1 2400); do
+		[ "$(jq -r '.done // 0' "$status_file" 2>/dev/null || echo 0)" -gt 0 ] && break
+		sleep 0.05
+	done
+	t0=$(date +%s.%N)
+	# The healthy speed, as the worker published it when the first hotzone was done.
+	eta_sample "$status_file" "$t0" >"/run/$name.eta"
+	swap_table "$name" "0 $sectors delay /dev/$part 0 0 /dev/$part 0 $delay" ||
+		die "$name: dmsetup could not slow the device down"
+	: >"/run/$name.eta-slow"
+	for _ in $(seq 1 600); do
+		s=$(eta_sample "$status_file" "$t0")
+		echo "$s" >>"/run/$name.eta-slow"
+		case "$s" in *" running") sleep 1 ;; *) break ;; esac
+	done
+	step "$name: status --json while slow: $("$fdewiz" status --json "/dev/mapper/$name" |
+		jq -c '.conversions[0] | {state, percent, speed, eta}')"
+	swap_table "$name" "0 $sectors linear /dev/$part 0"
+	s=$(wait_stopped "$name") || die "$name: never finished"
+	[ "${s%% *}" = complete ] || die "$name: ended '$s' after the slow spell"
+	eta_judge "$name" || die "$name: the ETA did not follow the slow device"
+	verify "$name"
+}
+
+# eta_judge NAME: the samples against the truth, printed, then judged. The truth is when
+# the data was all converted (done = total); the end steps after that (the header's last
+# commits, a few writes) are printed apart: the ETA is the data's. The estimator
+# (fdw_speed_eta) averages over a 10 s sliding window of the worker's steps (hotzones),
+# so it can stand on the slow rate alone only once the window holds no healthy step: from
+# R = 10 s + one slow step (measured: between the first two steps that end after the
+# slowdown) + 2 s (its 1 s refresh and 1 s of sampling) on. From then, each ETA while more
+# than 8 s were really left must lie within half and twice the time really left; from one
+# sample to the next it may neither more than double nor fall below half (2 s of slack);
+# and once the device is at least 1.5 times slower, the first judged ETA must be above
+# what the healthy speed would have promised.
+eta_judge()
+{
+	local name=$1 fast
+	fast=$(awk '{ print $5 }' "/run/$name.eta")
+	awk -v fast="$fast" -v name="$name" 'BEGIN { n = 0 }
+	$6 == "running" { t[n] = $1; done[n] = $2; total = $3; eta[n] = $4; speed[n] = $5; n++ }
+	$6 == "running" && $2 == $3 && !end { end = $1 }
+	$6 == "complete" && !fin { fin = $1 }
+	END {
+		if (!end && fin) end = fin
+		if (!end || n < 3 || fast <= 0) {
+			print "ETA " name ": too few samples (" n "), or no healthy speed"
+			exit 1
+		}
+		slow = (total - done[0]) / (end - t[0])
+		for (i = 1; i < n && steps < 2; i++)
+			if (done[i] > done[i - 1]) at[steps++] = t[i]
+		step = steps == 2 ? at[1] - at[0] : end - (steps ? at[0] : t[0])
+		r = 10 + step + 2
+		printf "ETA %s: healthy %.2f MB/s, slow %.2f MB/s (%.1fx), one slow step %.1f s, " \
+			"judged from %.1f s on; data done at %.1f s, complete at %.1f s\n", name,
+			fast / 1e6, slow / 1e6, fast / slow, step, r, end, fin
+		for (i = 0; i < n; i++) {
+			truth = end - t[i]
+			judged = t[i] >= r && truth > 8
+			ok = !judged || (eta[i] >= truth / 2 && eta[i] <= truth * 2)
+			if (judged && !first++ && fast / slow >= 1.5 &&
+			    eta[i] <= (total - done[i]) / fast)
+				ok = 0
+			if (i && t[i - 1] >= r && t[i] < end && eta[i - 1] >= 0 &&
+			    (eta[i] > 2 * eta[i - 1] + 2 || eta[i] < eta[i - 1] / 2 - 2))
+				ok = 0
+			printf "ETA %s t=%5.1f done=%4.0f MiB speed=%5.2f MB/s eta=%6.1f " \
+				"truth=%6.1f %s\n", name, t[i], done[i] / 1048576, speed[i] / 1e6,
+				eta[i], truth, judged ? (ok ? "ok" : "OUTSIDE") : (ok ? "-" : "SWING")
+			bad += !ok
+			checked += judged
+		}
+		if (checked < 3) { print "ETA " name ": too few samples to judge"; exit 1 }
+		printf "ETA-HONEST %s %d of %d judged samples inside [truth/2, 2*truth]\n",
+			name, checked - bad, checked
+		exit bad != 0
+	}' "/run/$name.eta-slow"
+}
+
 # Read errors: everything after the first 32 MiB (the header's room) fails; the next
 # hotzone read meets it.
 run_case fdw-read vda1 "0 65536 linear @DEV@ 0
@@ -174,4 +275,8 @@ run_case fdw-write vda2 "0 @SECTORS@ flakey @DEV@ 0 0 3600 1 error_writes" error
 run_case fdw-gone vda3 "0 @SECTORS@ error" gone
 # A slow device: 100 ms on every I/O; the conversion slows down and goes on.
 run_case fdw-slow vda4 "0 @SECTORS@ delay @DEV@ 0 100" slow
+# An honest ETA: the device turns slow (writes and flushes delayed, so status itself still
+# answers at once) and the time left that status --json shows is sampled every second, then
+# judged against the time the conversion really took to finish.
+eta_case fdw-eta vda5 500
 echo FDEWIZ-FAULTS-OK
