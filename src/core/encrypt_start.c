@@ -26,6 +26,10 @@ const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char
 		return _("Not for a partition of an image file: this system does not open it "
 			 "at boot (for a system inside the image, run fdewiz crypttab --root "
 			 "later).");
+	/* Its own crypttab is written by the boot step, in it; this system never opens it. */
+	if (tg->part->os.found && (!root || !strcmp(root, "/")))
+		return _("Not for an installed system's root: fdewiz writes that system's own "
+			 "crypttab after the conversion (the boot setup above).");
 	return NULL;
 }
 

@@ -7,6 +7,7 @@
 
 #include "i18n.h"
 #include "results.h"
+#include "system_boot.h"
 
 void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len)
 {
@@ -97,4 +98,36 @@ void fdw_results_summary(const struct fdw_job *job, bool before, bool after, cha
 	else
 		snprintf(note, nlen, "%s", job->bench_note[0] ? job->bench_note :
 			 _("No benchmark was run for this conversion."));
+}
+
+bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t len)
+{
+	struct fdw_system_boot_result res;
+	char files[2048] = "";
+	bool done = false;
+
+	buf[0] = '\0';
+	*ok = false;
+	if (fdw_system_boot_status(job, &res, &done) != 0)
+		return false;
+	*ok = done;
+	if (!done) {
+		snprintf(buf, len, _("The installed system's boot is not set up yet (the log says "
+				     "why); the data is intact and encrypted. Run 'fdewiz resume "
+				     "%s' before starting that system."), job->address);
+		return true;
+	}
+	/* One "path (backup)" a line in the record: one list in the sentence. */
+	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*line)
+			snprintf(files + strlen(files), sizeof(files) - strlen(files), "%s%.1000s",
+				 files[0] ? ", " : "", line);
+	}
+	snprintf(buf, len, _("The installed system's boot is set up: it asks for the passphrase "
+			     "at its next start. Files changed, each kept as a backup: %s."),
+		 files[0] ? files : _("none"));
+	return true;
 }

@@ -44,4 +44,11 @@ bool fdw_results_delta_notable(const struct fdw_bench_delta *d);
 void fdw_results_summary(const struct fdw_job *job, bool before, bool after, char *headline,
 			 size_t hlen, char *note, size_t nlen);
 
+/*
+ * When @job converted an installed system's root: one translated sentence on its boot
+ * step into @buf, *@ok whether it was done (what it changed, each file kept as a backup)
+ * or is still left (what to run). Returns false, @buf "", for any other conversion.
+ */
+bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t len);
+
 #endif

@@ -18,8 +18,11 @@
 #include "i18n.h"
 #include "log.h"
 #include "system_boot_priv.h"
+#include "testhook.h"
 
 #define MAX_SWAPS 4
+/* The options of the crypttab line fdewiz writes for a swap partition. */
+#define SWAP_OPTS "/dev/urandom swap,cipher=aes-xts-plain64,size=512"
 
 struct swap_part {
 	char spec[256];			/* as its fstab names it */
@@ -58,36 +61,79 @@ static char *read_text(const char *path)
 	return buf;
 }
 
-/* The swap partitions its fstab names that are on a partition with a PARTUUID here. */
-static int find_swaps(const char *fstab, struct swap_part *sw)
+/*
+ * A swap line fdewiz rewrote already (a crash before the plain swap was overwritten):
+ * "/dev/mapper/NAME" in fstab with "NAME PARTUUID=... SWAP_OPTS" in crypttab. Its
+ * partition comes back from that PARTUUID, so that the step can finish.
+ */
+static int ours_in_crypttab(const char *crypttab, const char *spec, struct swap_part *sw)
+{
+	const char *name = spec + strlen("/dev/mapper/"), *at = crypttab;
+	char want[96], pu[64], opts[128];
+
+	if (!crypttab || strncmp(name, "cryptswap", 9) || strlen(name) >= sizeof(sw->name))
+		return -ENOENT;
+	snprintf(want, sizeof(want), "%s PARTUUID=", name);
+	while ((at = strstr(at, want)) != NULL) {
+		if ((at == crypttab || at[-1] == '\n') &&
+		    sscanf(at + strlen(want), "%63s %127[^\n]", pu, opts) == 2 &&
+		    !strcmp(opts, SWAP_OPTS)) {
+			snprintf(sw->partuuid, sizeof(sw->partuuid), "%s", pu);
+			snprintf(sw->name, sizeof(sw->name), "%s", name);
+			snprintf(want, sizeof(want), "PARTUUID=%s", pu);
+			return fdw_system_boot_find_boot(want, sw->dev, sizeof(sw->dev));
+		}
+		at += strlen(want);
+	}
+	return -ENOENT;
+}
+
+/* A swap partition its fstab names by @spec, with a PARTUUID here: 0, or why not. */
+static int plain_swap(const char *spec, struct swap_part *sw, int n)
+{
+	char *pu;
+
+	if (fdw_system_boot_find_boot(spec, sw->dev, sizeof(sw->dev)) != 0) {
+		fdw_log(FDW_LOG_WARN, "system boot: swap %s is on no disk here; left as it is", spec);
+		return -ENODEV;
+	}
+	pu = blkid_get_tag_value(NULL, "PARTUUID", sw->dev);
+	if (!pu) {
+		fdw_log(FDW_LOG_WARN, "system boot: swap %s has no PARTUUID; left as it is",
+			sw->dev);
+		return -ENOENT;
+	}
+	snprintf(sw->partuuid, sizeof(sw->partuuid), "%s", pu);
+	snprintf(sw->name, sizeof(sw->name), "cryptswap%d", n + 1);
+	free(pu);
+	return 0;
+}
+
+/*
+ * The swap partitions its fstab names that are on a partition with a PARTUUID here, and
+ * those it names by a mapping fdewiz gave them in its crypttab (a step cut short).
+ */
+static int find_swaps(const char *fstab, const char *crypttab, struct swap_part *sw)
 {
 	char *copy = strdup(fstab), *save = NULL;
-	int n = 0;
+	int n = 0, rc;
 
 	if (!copy)
 		return 0;
 	for (char *line = strtok_r(copy, "\n", &save); line && n < MAX_SWAPS;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char spec[256], dir[256], type[64], *pu;
+		char spec[256], dir[256], type[64];
 
 		if (line[0] == '#' || sscanf(line, "%255s %255s %63s", spec, dir, type) != 3 ||
-		    strcmp(type, "swap") || !strncmp(spec, "/dev/mapper/", 12))
+		    strcmp(type, "swap"))
 			continue;
-		if (fdw_system_boot_find_boot(spec, sw[n].dev, sizeof(sw[n].dev)) != 0) {
-			fdw_log(FDW_LOG_WARN, "system boot: swap %s is on no disk here; left as it is",
-				spec);
+		if (!strncmp(spec, "/dev/mapper/", 12))
+			rc = ours_in_crypttab(crypttab, spec, &sw[n]);
+		else
+			rc = plain_swap(spec, &sw[n], n);
+		if (rc)
 			continue;
-		}
-		pu = blkid_get_tag_value(NULL, "PARTUUID", sw[n].dev);
-		if (!pu) {
-			fdw_log(FDW_LOG_WARN, "system boot: swap %s has no PARTUUID; left as it is",
-				sw[n].dev);
-			continue;
-		}
 		snprintf(sw[n].spec, sizeof(sw[n].spec), "%s", spec);
-		snprintf(sw[n].partuuid, sizeof(sw[n].partuuid), "%s", pu);
-		snprintf(sw[n].name, sizeof(sw[n].name), "cryptswap%d", n + 1);
-		free(pu);
 		n++;
 	}
 	free(copy);
@@ -120,12 +166,28 @@ static int wipe(const char *dev)
 	return rc;
 }
 
-/* Write @text to @root@rel, the old file kept as FILE.fdewiz-bak (once). */
+/* @rel in the record's list of changed files, once. */
+static void note(struct fdw_sysboot_record *r, const char *rel, bool backup)
+{
+	size_t used = strlen(r->changed);
+	char head[4200];
+
+	snprintf(head, sizeof(head), "%s (", rel);
+	for (const char *at = r->changed; (at = strstr(at, head)) != NULL; at++)
+		if (at == r->changed || at[-1] == '\n')
+			return;
+	snprintf(r->changed + used, sizeof(r->changed) - used, "%s (%s%s)\n", rel,
+		 backup ? rel : _("new file"), backup ? ".fdewiz-bak" : "");
+}
+
+/*
+ * Write @text to @root@rel, the old file kept as FILE.fdewiz-bak (once). Already so (a
+ * step done again after a crash): listed all the same when that backup is there.
+ */
 static int replace(const char *root, const char *rel, const char *text,
 		   struct fdw_sysboot_record *r)
 {
 	char path[4096], bak[4200];
-	size_t used;
 	char *old;
 	int rc;
 
@@ -133,6 +195,8 @@ static int replace(const char *root, const char *rel, const char *text,
 	snprintf(bak, sizeof(bak), "%s.fdewiz-bak", path);
 	old = read_text(path);
 	if (old && !strcmp(old, text)) {
+		if (access(bak, F_OK) == 0)
+			note(r, rel, true);
 		free(old);
 		return 0;
 	}
@@ -144,10 +208,8 @@ static int replace(const char *root, const char *rel, const char *text,
 		}
 	}
 	rc = fdw_write_file_atomic(path, text, strlen(text), 0644);
-	used = strlen(r->changed);
 	if (!rc)
-		snprintf(r->changed + used, sizeof(r->changed) - used, "%s (%s%s)\n", rel,
-			 old ? rel : _("new file"), old ? ".fdewiz-bak" : "");
+		note(r, rel, old != NULL);
 	free(old);
 	return rc;
 }
@@ -163,13 +225,11 @@ int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r)
 	fstab = read_text(path);
 	if (!fstab)
 		return -errno;
-	n = find_swaps(fstab, sw);
-	if (n == 0) {
-		free(fstab);
-		return 0;
-	}
 	snprintf(path, sizeof(path), "%s/etc/crypttab", root);
 	crypttab = read_text(path);
+	n = find_swaps(fstab, crypttab, sw);
+	if (n == 0)
+		goto out;
 	cap = strlen(fstab) + (crypttab ? strlen(crypttab) : 0) + 1024 * MAX_SWAPS;
 	out = calloc(1, cap);
 	if (!out) {
@@ -182,7 +242,7 @@ int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r)
 		char line[512];
 
 		snprintf(line, sizeof(line),
-			 "%s PARTUUID=%s /dev/urandom swap,cipher=aes-xts-plain64,size=512\n",
+			 "%s PARTUUID=%s " SWAP_OPTS "\n",
 			 sw[i].name, sw[i].partuuid);
 		if (!strstr(out, line)) {
 			if (out[0] && out[strlen(out) - 1] != '\n')
@@ -213,6 +273,10 @@ int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r)
 	 * wait for one. */
 	if (!rc)
 		rc = replace(root, "/etc/initramfs-tools/conf.d/resume", "RESUME=none\n", r);
+	/* A crash here leaves the tables naming the mapping and the plain swap as it was:
+	 * find_swaps() finds it again by its crypttab line, and the step goes on. */
+	if (!rc)
+		fdw_test_point("swap-tables-written");
 	for (int i = 0; !rc && i < n; i++) {
 		rc = wipe(sw[i].dev);
 		if (rc)

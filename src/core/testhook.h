@@ -17,6 +17,10 @@
  *                   partition grown); the LUKS2 header is not written yet.
  *   "before-system-boot": an installed system's root is converted (and its filesystem
  *                   grown back); its boot step (crypttab, initramfs) has not started.
+ *   "swap-tables-written": in that boot step (its child process), the target's crypttab,
+ *                   fstab and RESUME name the random-key swap; the plain swap partition is
+ *                   not overwritten yet (system_swap.c). Only that child dies: the
+ *                   conversion reports the boot step as left, and resume finishes it.
  */
 void fdw_test_point(const char *point);
 

@@ -297,7 +297,18 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 
 	switch (v->reason) {
 	case FDW_REASON_OK:
-		n = explain_ok(p, buf, len);
+		n = 0;
+		if (p->os.found) {
+			char os[192];
+
+			/* What it holds first: that is what the person must know. */
+			fdw_installed_os_describe(&p->os, os, sizeof(os));
+			n = snprintf(buf, len, _("Holds %s; fdewiz sets up its boot after the "
+						 "conversion. "), os);
+			if (n < 0 || (size_t)n >= len)
+				break;
+		}
+		n += explain_ok(p, buf + n, len - (size_t)n);
 		break;
 	case FDW_REASON_MOUNTED:
 		if (p->n_holders)

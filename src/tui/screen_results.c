@@ -12,6 +12,7 @@
 #include "core/i18n.h"
 #include "core/predict.h"
 #include "core/results.h"
+#include "core/textsafe.h"
 #include "curses.h"
 #include "tui.h"
 
@@ -194,6 +195,21 @@ static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 	}
 }
 
+/* An installed system's root: whether its boot step was done, and what it changed. */
+static int system_text(struct tui *t, int y)
+{
+	char line[2600], safe[4096];
+	bool ok;
+	int n;
+
+	if (!fdw_results_system(&t->job, &ok, line, sizeof(line)))
+		return 0;
+	tui_attr_on(t, ok ? TUI_C_GOOD : TUI_C_WARN);
+	n = tui_wrap(y, 2, COLS - 4, 4, fdw_text_safe(line, safe, sizeof(safe)));
+	tui_attr_off(t, ok ? TUI_C_GOOD : TUI_C_WARN);
+	return n;
+}
+
 static void results_draw(struct tui *t)
 {
 	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128], note[1024];
@@ -208,6 +224,7 @@ static void results_draw(struct tui *t)
 	tui_attr_on(t, TUI_C_GOOD);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_GOOD);
+	y += system_text(t, y);
 	y++;
 	if (t->bench[0] && t->bench[1]) {
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);

@@ -3,8 +3,9 @@
 # A partition that holds an installed system (its etc/fstab mounts it at /) is recognised,
 # read without mounting, described in list and list --json, and refused by encrypt with
 # every byte of the image unchanged when its initramfs cannot open LUKS: converting it would
-# leave a machine that cannot start. A system whose boot fdewiz can set up is offered, with
-# the boot steps in its plan. A data partition beside them is still offered.
+# leave a machine that cannot start, or when its /boot is inside it (GRUB would have to open
+# LUKS2). A system whose boot fdewiz can set up is offered, with the boot steps in its plan.
+# A data partition beside them is still offered.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
@@ -135,6 +136,44 @@ for strategy in auto "detached-header=$IMG_TMP/hdr"; do
 done
 assert_eq "the image is unchanged" "$before" "$(sha256sum <"$img")"
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
+
+# 3b. /boot inside the root of a system that could open LUKS at boot (cryptsetup-initramfs
+# there): GRUB would have to read the kernel through the LUKS2 header, which fdewiz does not
+# set up. Refused by the verdict and by encrypt with the reason and what to do; nothing
+# changes.
+inside_uuid=3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7
+make_root "$IMG_TMP/root4" "$inside_uuid" inside with-cryptroot
+inside=$IMG_TMP/inside.img
+img_new "$inside" 300
+img_gpt "$inside"
+img_part "$inside" Root 1 end
+off=$(img_part_offset "$inside" 1)
+size=$(img_part_size "$inside" 1)
+mkfs.ext4 -q -F -b 4096 -U "$inside_uuid" -d "$IMG_TMP/root4" -E offset="$off" "$inside" \
+	$((size / 1024))k
+inside_sum=$(sha256sum <"$inside")
+"$FDEWIZ" list --json "$inside" >"$IMG_TMP/inside.json"
+assert_json "$IMG_TMP/inside.json" "$(p 1) | .installed_system.luks_in_initramfs" true
+assert_json "$IMG_TMP/inside.json" "$(p 1) | .installed_system.boot_separate" false
+assert_json "$IMG_TMP/inside.json" "$(p 1) | .verdict.eligible" false
+assert_json "$IMG_TMP/inside.json" "$(p 1) | .verdict.reason" installed-system
+msg=$(jq -r "$(p 1) | .verdict.message" "$IMG_TMP/inside.json")
+assert_contains "/boot inside: the verdict names the layout" "$msg" "(/, /boot inside)"
+assert_contains "/boot inside: the verdict says why" "$msg" "GRUB would then have to open LUKS2"
+assert_contains "/boot inside: the verdict says what to do" "$msg" \
+	"move /boot to a partition of its own first"
+rc=0
+out=$("$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" --header-backup "$IMG_TMP/inside.hdr" "$inside:1" 2>&1) || rc=$?
+assert_true "/boot inside: encrypt refuses (exit $rc)" test "$rc" -ne 0
+assert_contains "/boot inside: encrypt says why" "$out" "GRUB would then have to open LUKS2"
+assert_contains "/boot inside: encrypt says what to do" "$out" \
+	"move /boot to a partition of its own first"
+assert_contains "/boot inside: encrypt says nothing changed" "$out" "Nothing was changed"
+assert_true "/boot inside: no header backup was written" test ! -e "$IMG_TMP/inside.hdr"
+assert_eq "/boot inside: the image is unchanged" "$inside_sum" "$(sha256sum <"$inside")"
+assert_true "/boot inside: no loop device is left" test -z "$(losetup -j "$inside")"
+rm -f "$inside"
 
 # 4. The data partition still converts; its neighbour stays as it was.
 root_sum=$(dd if="$img" bs=1M skip=1 count=256 status=none | sha256sum)

@@ -7,10 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/results.h"
+#include "core/system_boot_priv.h"
 
 static void verdict_of(const double *slowdown, const bool *suspicious, size_t n, char *buf,
 		       size_t len)
@@ -102,6 +106,46 @@ static void test_summary(void **state)
 	assert_string_equal(note, "No benchmark was run for this conversion.");
 }
 
+/* An installed system's root: the boot step said done (with its files) or left. */
+static void test_system(void **state)
+{
+	char dir[] = "/tmp/fdw-results-XXXXXX", jobs[64], buf[2600];
+	struct fdw_sysboot_record r = { .name = "vda2_crypt", .swap = true };
+	struct fdw_job job = { .id = "0f1e2d3c-4b5a-6978-8a9b-acbdcedf0011",
+			       .address = "/dev/vda2" };
+	bool ok = true;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
+	assert_int_equal(mkdir(jobs, 0700), 0);
+	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	/* A plain data partition: nothing to say. */
+	assert_false(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_string_equal(buf, "");
+	assert_false(ok);
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_false(ok);
+	assert_non_null(strstr(buf, "not set up yet"));
+	assert_non_null(strstr(buf, "Run 'fdewiz resume /dev/vda2' before starting"));
+	r.done = true;
+	snprintf(r.changed, sizeof(r.changed), "%s", "/etc/crypttab (/etc/crypttab.fdewiz-bak)\n"
+		 "/etc/initramfs-tools/conf.d/resume (new file)\n");
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_true(ok);
+	assert_string_equal(buf, "The installed system's boot is set up: it asks for the "
+			    "passphrase at its next start. Files changed, each kept as a backup: "
+			    "/etc/crypttab (/etc/crypttab.fdewiz-bak), "
+			    "/etc/initramfs-tools/conf.d/resume (new file).");
+	snprintf(buf, sizeof(buf), "%s/%s.system", jobs, job.id);
+	unlink(buf);
+	rmdir(jobs);
+	rmdir(dir);
+	unsetenv("FDEWIZ_STATE_DIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_leaves_out_suspicious),
 		cmocka_unit_test(test_delta_notable),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_system),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
 # image (installed-image.sh); fdewiz is stopped at the point "before-system-boot" and QEMU
 # is killed there (no unmount, no sync: a power cut). The image must then not boot plain
 # by mistake nor lose data: a second live VM runs "fdewiz resume", which asks for the
-# passphrase and does the boot step; the image then boots with the passphrase typed at
+# passphrase and does the boot step (first killed inside the swap step, at
+# "swap-tables-written", then run again: the swap is finished, no line twice); the image then boots with the passphrase typed at
 # the initramfs prompt and all 3000 files check out. Each phase's time is printed.
 set -euo pipefail
 
@@ -47,11 +48,30 @@ vm_check "the live VM was cut after the conversion (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "fdewiz had reached the boot step" grep -q '^system-boot: POWERCUT-NOW' "$VM_LOG"
 cp "$VM_LOG" "$VM_WORK/cut.log"
 
-# 2. resume in a fresh live VM: the boot step, from the record on the state disk.
+# 2. resume in a fresh live VM: the boot step, from the record on the state disk. It
+# crashes first at "swap-tables-written" (the target's crypttab and fstab name the
+# random-key swap, the plain swap is not overwritten yet); resume then finishes it.
 vm_run --timeout 2400 --disk "$img" --disk "$state" \
-	"$VM_HERE/guest/system-boot.sh" "$FDEWIZ" "$VM_WORK" resume
-phase "resume-in-live-vm"
+	"$VM_HERE/guest/system-boot.sh" "$FDEWIZ" "$VM_WORK" resume-swapcut
+phase "resume-in-live-vm (crash in the swap step, resume again)"
 vm_check "resume exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "the first resume failed at the swap step" grep -q '^system-boot: SWAPCUT rc=[1-9]' "$VM_LOG"
+vm_check "it said the boot step is left and how to finish it" \
+	grep -q "^system-boot: swapcut: .*'fdewiz resume /dev/vda2' does this step again" "$VM_LOG"
+vm_check "after that crash fstab named the mapping" \
+	grep -q '^system-boot: SWAPCUT-FSTAB /dev/mapper/cryptswap1 $' "$VM_LOG"
+vm_check "after that crash crypttab had the swap line" grep -q '^system-boot: SWAPCUT-CRYPTTAB 1$' "$VM_LOG"
+vm_check "after that crash the plain swap was still there" \
+	grep -q '^system-boot: SWAPCUT-SIGNATURE swap$' "$VM_LOG"
+vm_check "resume overwrote the plain swap: its signature is gone" \
+	grep -q '^system-boot: OLD-SWAP-SIGNATURE none$' "$VM_LOG"
+vm_check "resume overwrote the plain swap: zeros" grep -q '^system-boot: SWAP-ZEROS yes$' "$VM_LOG"
+vm_check "crypttab gives the swap a random key by PARTUUID" \
+	grep -q '^system-boot: CRYPTTAB cryptswap1 PARTUUID=[0-9a-f]*-03 /dev/urandom swap,' "$VM_LOG"
+vm_check "fstab names the encrypted swap" grep -q '^system-boot: FSTAB-SWAP /dev/mapper/cryptswap1$' "$VM_LOG"
+vm_check "no duplicate lines in fstab or crypttab" \
+	grep -q '^system-boot: LINES fstab-swap=1 crypttab-swap=1 crypttab-root=1$' "$VM_LOG"
+vm_check "the initramfs waits for no hibernation image" grep -q '^system-boot: RESUME RESUME=none$' "$VM_LOG"
 vm_check "resume said it sets up the boot" grep -q "is encrypted; setting up the installed system's boot" "$VM_LOG"
 vm_check "resume listed the files it changed" grep -q '^  /etc/crypttab (' "$VM_LOG"
 vm_check "e2fsck of the encrypted root is clean" grep -q '^system-boot: FSCK rc=0' "$VM_LOG"

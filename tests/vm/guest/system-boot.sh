@@ -4,7 +4,9 @@
 # installed system's root (/dev/vda2) in place; fdewiz sets up its boot. Then check from
 # here: the volume opens with the cryptsetup program, fsck is clean, crypttab names it.
 # MODE: "encrypt" (all of it), "refuse-state" (state folder on tmpfs: refused first),
-# "powercut" (killed by the host after the conversion), "resume" (after the power cut).
+# "powercut" (killed by the host after the conversion), "resume" (after the power cut),
+# "check" (only the checks below: the wizard converted it, test-vm-system-wizard.sh),
+# "resume-swapcut" (resume first crashes at "swap-tables-written", then runs again).
 set -euo pipefail
 fdewiz=$1
 work=$2
@@ -15,11 +17,37 @@ t0=$(date +%s)
 phase() { say "PHASE $1 $(($(date +%s) - t0))s"; }
 
 mkdir -p /mnt/state /mnt/check
+
+# The boot step crashes (its child killed) after the target's tables name the random-key
+# swap and before the plain swap is overwritten; what that left is printed.
+swap_cut()
+{
+	local rc=0 m
+	FDEWIZ_TEST_KILL_AT=swap-tables-written "$fdewiz" --verbose resume --key-file /dev/stdin \
+		/dev/vda2 <"$work/key" >/run/resume0.log 2>&1 || rc=$?
+	sed 's/^/system-boot: swapcut: /' /run/resume0.log
+	say "SWAPCUT rc=$rc"
+	grep -q "test hook: killed at 'swap-tables-written'" /run/resume0.log ||
+		die "resume was not stopped at swap-tables-written"
+	for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
+		cryptsetup close "$m" || die "cannot close $m"
+	done
+	say "SWAPCUT-SIGNATURE $(blkid -p -o value -s TYPE /dev/vda3 || echo none)"
+	cryptsetup open --key-file "$work/key" /dev/vda2 cut || die "cryptsetup open after the cut"
+	mount -o ro /dev/mapper/cut /mnt/check
+	say "SWAPCUT-FSTAB $(awk '$3 == "swap" { print $1 }' /mnt/check/etc/fstab | tr '\n' ' ')"
+	say "SWAPCUT-CRYPTTAB $(grep -c '^cryptswap1 ' /mnt/check/etc/crypttab || true)"
+	umount /mnt/check
+	cryptsetup close cut
+}
 mount /dev/vdb /mnt/state
 export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
 
-if [ "$mode" = resume ]; then
+if [ "$mode" = check ]; then
+	phase check-start
+elif [ "$mode" = resume ] || [ "$mode" = resume-swapcut ]; then
 	phase resume-start
+	[ "$mode" = resume ] || swap_cut
 	"$fdewiz" --verbose resume --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/resume.log 2>&1 ||
 		{ cat /run/resume.log; die "resume"; }
 	cat /run/resume.log
@@ -82,6 +110,7 @@ mount -o ro /dev/vda1 /mnt/check/boot
 grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-boot: CRYPTTAB /'
 say "LUKSUUID $(cryptsetup luksUUID /dev/vda2)"
 say "FSTAB-SWAP $(awk '$3 == "swap" { print $1 }' /mnt/check/etc/fstab)"
+say "LINES fstab-swap=$(awk '$3 == "swap"' /mnt/check/etc/fstab | wc -l) crypttab-swap=$(grep -c ' /dev/urandom swap' /mnt/check/etc/crypttab) crypttab-root=$(grep -c '^vda2_crypt ' /mnt/check/etc/crypttab)"
 sig=$(blkid -p -o value -s TYPE /dev/vda3 || true)
 say "OLD-SWAP-SIGNATURE ${sig:-none}"
 say "SWAP-ZEROS $(cmp -s -n 67108864 /dev/vda3 /dev/zero && echo yes || echo no)"

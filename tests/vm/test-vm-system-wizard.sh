@@ -1,0 +1,113 @@
+#!/bin/bash
+# fdewiz VM tests: the wizard encrypts an installed system's root in place and sets up its
+# boot. The real Debian 12 of test-vm-system-boot.sh (installed-image.sh: GRUB for BIOS,
+# /boot, /, swap; cached) is the live VM's /dev/vda. The wizard, driven in tmux, shows on
+# the disks pane what system the root partition holds, lists the boot steps on the plan
+# before the typed confirmation, converts, and says on the results screen that the boot is
+# set up. The live VM then checks the volume as test-vm-system-boot.sh does (cryptsetup,
+# e2fsck, crypttab, swap), and the image boots from its own disk with the passphrase typed
+# at the initramfs prompt: every one of its 3000 files checks out. No plain boot first:
+# test-vm-system-boot.sh proves the cached image boots. Each phase's time is printed.
+# FDEWIZ_TUI_CAPTURES=DIR saves the screens (system-*.txt) there.
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-wizard
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap tmux ncurses-base
+vm_find_fdewiz
+srcdir=$(realpath -m "${FDEWIZ_SRCDIR:-$VM_HERE/../..}")
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image=//p' <<<"$prep")
+root_uuid=$(sed -n 's/^root_uuid=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/installed.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'wizard system passphrase, long enough 12' >"$VM_WORK/key"
+state=$VM_WORK/state.img
+truncate -s 64M "$state"
+mkfs.ext4 -q -F -L fdw-state "$state"
+plain_sum=$(sha256sum <"$img")
+
+# 1. The wizard in the live VM; then the checks of system-boot.sh on what it did.
+envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
+[ -z "${LSAN_OPTIONS:-}" ] || envs+=(--env "LSAN_OPTIONS=$LSAN_OPTIONS")
+vm_run --timeout 3600 --mem 1024 "${envs[@]}" --disk "$img" --disk "$state" \
+	"$VM_HERE/guest/system-wizard.sh" "$FDEWIZ" "$VM_WORK" "$srcdir"
+phase "wizard-in-live-vm (conversion, boot step, checks)"
+tr -d '\r' <"$VM_LOG" | grep -a '^system-wizard: \[\|^system-boot: PHASE' || true
+vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "guest printed FDEWIZ-SYSTEM-BOOT-OK" grep -q '^FDEWIZ-SYSTEM-BOOT-OK' "$VM_LOG"
+
+capture()
+{
+	sed -n "/^CAPTURE-$1-BEGIN/,/^CAPTURE-$1-END/p" "$VM_LOG" | sed '1d;$d' | tr -d '\r'
+}
+disks=$(capture DISKS)
+plan=$(capture PLAN)
+confirm=$(capture CONFIRM)
+bootstep=$(capture BOOTSTEP)
+results=$(capture RESULTS)
+# The pane wraps: join its lines before looking for a sentence.
+joined() { tr '\n' ' ' | tr -s ' '; }
+vm_check "disks pane: the root partition is offered" grep -qE '^>.* 2 .*yes \(' <<<"$disks"
+vm_check "disks pane: it says what system the partition holds" \
+	grep -qF "Holds Debian GNU/Linux 12 (bookworm) (/; /boot on another partition)" \
+	<(joined <<<"$disks")
+vm_check "plan: the title" grep -qF "Plan for /dev/vda2" <<<"$plan"
+vm_check "plan: the boot setup is listed" grep -qF "Boot setup" <<<"$plan"
+vm_check "plan: the crypttab step" grep -qF "to its etc/crypttab" <(joined <<<"$plan")
+vm_check "plan: the initramfs step" grep -qF "rebuild its initramfs in a chroot" <(joined <<<"$plan")
+vm_check "plan: the swap step" grep -qF "swap: a new random key at every boot" <(joined <<<"$plan")
+vm_check "plan: no typed confirmation yet" test -z "$(grep -F "Type YES" <<<"$plan")"
+vm_check "the typed confirmation came after the plan" grep -qF "Type YES" <<<"$confirm"
+vm_check "progress: the boot step's phase is shown" grep -qF "setting up the boot" <<<"$bootstep"
+vm_check "results: the title" grep -qF "Results for /dev/vda2" <<<"$results"
+vm_check "results: it is encrypted" grep -qF "/dev/vda2 is encrypted (LUKS2" <<<"$results"
+vm_check "results: the boot setup was done" \
+	grep -qF "The installed system's boot is set up" <(joined <<<"$results")
+vm_check "results: the files changed are named" grep -qF "/etc/crypttab (" <(joined <<<"$results")
+
+# What the live VM found on the converted system (system-boot.sh, mode check).
+luks=$(tr -d '\r' <"$VM_LOG" | sed -n 's/^system-boot: LUKSUUID //p')
+vm_check "crypttab names the volume by its LUKS UUID" \
+	grep -q "^system-boot: CRYPTTAB vda2_crypt UUID=$luks none luks" "$VM_LOG"
+vm_check "e2fsck of the encrypted root is clean" grep -q '^system-boot: FSCK rc=0' "$VM_LOG"
+vm_check "crypttab gives the swap a random key by PARTUUID" \
+	grep -q '^system-boot: CRYPTTAB cryptswap1 PARTUUID=[0-9a-f]*-03 /dev/urandom swap,' "$VM_LOG"
+vm_check "the old swap signature is gone" grep -q '^system-boot: OLD-SWAP-SIGNATURE none$' "$VM_LOG"
+vm_check "the image changed" [ "$(sha256sum <"$img")" != "$plain_sum" ]
+if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
+	for c in disks plan confirm bootstep results; do
+		printf '%s\n' "${!c}" >"$FDEWIZ_TUI_CAPTURES/system-$c.txt"
+	done
+fi
+echo "plan screen in the VM:"
+printf '%s\n' "$plan"
+echo "results screen in the VM:"
+printf '%s\n' "$results"
+
+# 2. It boots from its own disk: the passphrase typed at the initramfs prompt.
+vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
+res=$(vm_boot_result "$VM_WORK/boot.log")
+phase "boot-encrypted (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: encrypted boot: $res"
+vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "the encrypted system boots and all 3000 files check out" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
+vm_check "its root is /dev/mapper/vda2_crypt" \
+	grep -aq '^FDW-ROOT source=/dev/mapper/vda2_crypt type=crypt' <(tr -d '\r' <"$VM_WORK/boot.log")
+vm_check "swapon --show lists a dm-crypt swap" \
+	grep -aq '^FDW-SWAP name=/dev/dm-[0-9]* type=partition dmtype=crypt' <(tr -d '\r' <"$VM_WORK/boot.log")
+vm_check "the kernel still finds the root by the filesystem UUID" \
+	grep -aq "^FDW-CMDLINE .*root=UUID=$root_uuid" <(tr -d '\r' <"$VM_WORK/boot.log")
+if [ "$VM_FAILED" != 0 ]; then
+	echo "--- last lines of the encrypted boot ---"
+	tr -d '\r' <"$VM_WORK/boot.log" | tail -n 40
+fi
+vm_finish
