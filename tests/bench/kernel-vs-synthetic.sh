@@ -105,7 +105,7 @@ jq -rn --slurpfile pb "$VM_WORK/plain-build.json" --slurpfile pk "$VM_WORK/plain
 	def line($r): "\($r.id | .[0:16] | . + " " * (16 - length)) \($r.p * 10 | round / 10 | tostring
 		| " " * (9 - length) + .) s \($r.e * 10 | round / 10 | tostring | " " * (9 - length) + .) s"
 		+ " \(slow($r) * 10 | round / 10 | tostring | " " * (7 - length) + .) %"
-		+ "   user \($r.pu | round) -> \($r.eu | round) s, sys \($r.ps | round) -> \($r.es | round) s";
+		+ "   user \($r.pu * 10 | round / 10) -> \($r.eu * 10 | round / 10) s, sys \($r.ps * 10 | round / 10) -> \($r.es * 10 | round / 10) s";
 	def total($rs; $name): {id: $name, p: ([$rs[].p] | add), e: ([$rs[].e] | add),
 		pu: ([$rs[].pu] | add), eu: ([$rs[].eu] | add), ps: ([$rs[].ps] | add),
 		es: ([$rs[].es] | add)};
@@ -115,7 +115,7 @@ jq -rn --slurpfile pb "$VM_WORK/plain-build.json" --slurpfile pk "$VM_WORK/plain
 	| "STEP               PLAIN      DM-CRYPT  SLOWDOWN",
 	  ($b[] | line(.)), line($bt), "",
 	  ($k[] | line(.)), line($kt), "",
-	  "dm-crypt: \($eb[0].cipher // "")",
 	  "synthetic slowdown \(slow($bt) * 10 | round / 10) %, real kernel build (all steps) \(slow($kt) * 10 | round / 10) %, make alone \(slow($kb) * 10 | round / 10) %",
 	  "synthetic minus real: \((slow($bt) - slow($kt)) * 10 | round / 10) points"
 	  + (if slow($kt) != 0 then "; synthetic / real: \(slow($bt) / slow($kt) * 100 | round / 100)" else "" end)'
+grep -m1 'kvs: dm-crypt:' "$VM_LOG" | tr -d '\r' | sed 's/^kvs: //'
