@@ -15,7 +15,10 @@ require_root
 require_cmds jq losetup mkfs.ext4 e2fsck mount umount unshare tar xz make gcc flex bison bc
 [ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1)
-[ -n "$tarball" ] || { echo "FAIL: no /usr/src/linux-source-*.tar.xz (tests/install-deps.sh test)"; exit 1; }
+if [ -z "$tarball" ]; then
+	echo "FAIL: no /usr/src/linux-source-*.tar.xz: run tests/install-deps.sh test"
+	exit 1
+fi
 
 img_init
 trap img_cleanup EXIT
@@ -115,6 +118,19 @@ assert_jq "compare JSON pairs the four steps" "$out/c.out" \
 for h in WALL USER SYS FILES/S "kernel: allnoconfig, make prepare"; do
 	assert_contains "the table shows $h" "$(cat "$out/k.out")" "$h"
 done
+
+echo "== rows without figures say so in words (cipher rows, the recommendation)"
+run_cmd "$out/ci" "$FDEWIZ" bench --quick --kind cipher --repeats 1 --save "$out/ci.json" "$dir"
+assert_eq "cipher bench exit status" 0 "$RUN_RC"
+assert_jq "the recommendation is advice, not a measurement" "$out/ci.json" \
+	'.tests[] | select(.id == "cipher.recommended") | .status == "advice, not a measurement"'
+assert_jq "every cipher row is measured, or not measured here with a reason and no figures" \
+	"$out/ci.json" '[.tests[] | select(.id != "cipher.recommended") | .status == "measured"
+	 or (.status == "not measured here" and .metrics == [] and (.note | length > 0))] | all'
+assert_eq "no table row shows a bare -" "" "$(grep -E '(^| )-( |$)' "$out/ci.out" || true)"
+run_cmd "$out/cc" "$FDEWIZ" bench --compare "$out/ci.json" "$out/ci.json"
+assert_contains "the comparison names the advice row in words" "$(cat "$out/cc.out")" \
+	"not compared: advice, not a measurement."
 
 echo "== the filesystem is intact"
 img_umount "$mnt"
