@@ -55,6 +55,9 @@ static const char config_fragment[] =
 static const char *const prepare_members[] = {
 	"Makefile", "Kconfig", "Kbuild", "include", "scripts", "kernel", "tools/include",
 	"*Kconfig*", "*Makefile", "*Kbuild",
+	/* Sources include their neighbours' private headers (lib/vsprintf.c: ../mm/internal.h). */
+	"mm/*.h", "fs/*.h", "block/*.h", "crypto/*.h", "security/*.h", "ipc/*.h", "io_uring/*.h",
+	"net/*.h",
 };
 
 /* The helpers, and the Debian packages they come in, for the message when one is missing. */
