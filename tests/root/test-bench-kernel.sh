@@ -50,7 +50,8 @@ srcarch=x86
 top_dir=$(basename "$tarball" .tar.xz)
 members=()
 for m in Makefile Kconfig Kbuild include scripts kernel tools/include '*Kconfig*' \
-	'*Makefile' '*Kbuild' "arch/$srcarch" "tools/arch/$srcarch" init; do
+	'*Makefile' '*Kbuild' 'mm/*.h' 'fs/*.h' 'block/*.h' 'crypto/*.h' 'security/*.h' \
+	'ipc/*.h' 'io_uring/*.h' 'net/*.h' "arch/$srcarch" "tools/arch/$srcarch" init; do
 	members+=("$top_dir/$m")
 done
 (tar -tJf "$tarball" --wildcards "${members[@]}" | grep -vc '/$' >"$out/expected") &
