@@ -116,7 +116,7 @@ static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
 		const struct fdw_bench_test *t = &r->tests[i];
 		const struct fdw_bench_metric *h = headline(t);
 
-		if (!strcmp(t->kind, "io"))
+		if (!strcmp(t->kind, "io") || !strcmp(t->kind, "kernel"))
 			continue;
 		cli_pad(out, cli_safe(_(t->title)), w, false);
 		if (!strcmp(t->id, "cipher.recommended")) {
@@ -138,10 +138,49 @@ static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
 	}
 }
 
+/* The real kernel build: wall, user and system time of each step, and files per second. */
+static void print_kernel_rows(FILE *out, const struct fdw_bench_run *r, int w)
+{
+	const char *const heads[] = { _("WALL"), _("USER"), _("SYS"), _("CPU"), _("FILES/S"),
+				      _("SPREAD") };
+	int cw[] = { 9, 9, 9, 6, 9, 7 };
+	char wall[24], user[24], sys[24], cpu[24], fps[24], spread[24];
+	size_t i;
+
+	fputc('\n', out);
+	print_header(out, w, heads, cw, 6);
+	for (i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+		const struct fdw_bench_metric *h = headline(t);
+
+		if (strcmp(t->kind, "kernel"))
+			continue;
+		cli_pad(out, cli_safe(_(t->title)), w, false);
+		if (!h || !h->n) {
+			fprintf(out, " %s\n", _("not measured here (why: below)"));
+			continue;
+		}
+		fmt_metric(t, "wall_s", wall, sizeof(wall));
+		fmt_metric(t, "user_s", user, sizeof(user));
+		fmt_metric(t, "sys_s", sys, sizeof(sys));
+		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+		/* The heading says the unit; the figure alone fits the column. */
+		if (fdw_bench_metric_get(t, "files_per_s"))
+			fmt_value(fdw_bench_metric_get(t, "files_per_s")->median, "", fps,
+				  sizeof(fps));
+		else
+			fps[0] = '\0';
+		snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
+		fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], wall, cw[1], user, cw[2],
+			sys, cw[3], cpu, cw[4], fps, cw[5], spread,
+			t->unstable ? _("  unstable") : "");
+	}
+}
+
 void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 {
 	char date[40];
-	size_t i, runs = 0, n_io = 0;
+	size_t i, runs = 0, n_io = 0, n_kernel = 0;
 	int w;
 	struct tm tm;
 
@@ -153,6 +192,7 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 		if (h && h->n > runs)
 			runs = h->n;
 		n_io += !strcmp(r->tests[i].kind, "io");
+		n_kernel += !strcmp(r->tests[i].kind, "kernel");
 	}
 	fprintf(out, _("Benchmark of %s%s%s%s, %s\n"), cli_safe(r->target),
 		r->device[0] ? " (" : "", cli_safe(r->device), r->device[0] ? ")" : "", date);
@@ -165,8 +205,10 @@ void bench_print_table(FILE *out, const struct fdw_bench_run *r)
 	w = title_width(r->tests, r->n_tests);
 	if (n_io)
 		print_io_rows(out, r, w);
-	if (n_io < r->n_tests)
+	if (n_io + n_kernel < r->n_tests)
 		print_other_rows(out, r, w);
+	if (n_kernel)
+		print_kernel_rows(out, r, w);
 	for (i = 0; i < r->n_tests; i++)
 		if (r->tests[i].note[0])
 			fprintf(out, "  %s: %s\n", cli_safe(_(r->tests[i].title)),
@@ -188,6 +230,18 @@ void bench_print_json(FILE *out, const struct fdw_bench_run *r)
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
+}
+
+/* Why a test of @plain has no line in the comparison, in words; NULL when it has one. */
+static const char *not_compared(const struct fdw_bench_test *t,
+				const struct fdw_bench_delta *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i].plain == t)
+			return NULL;
+	if (!strcmp(t->id, "cipher.recommended"))
+		return N_("advice, not a measurement");
+	return N_("not measured in one of the two runs (why: in its note)");
 }
 
 static void fmt_cpu_pair(const struct fdw_bench_delta *d, char *buf, size_t len)
@@ -256,6 +310,13 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 		if (d[i].unstable && !d[i].suspicious)
 			fprintf(out, _("~ %s: the runs varied too much to trust this line.\n"),
 				cli_safe(_(d[i].plain->title)));
+	for (i = 0; i < plain->n_tests; i++) {
+		const char *why = not_compared(&plain->tests[i], d, n);
+
+		if (why)
+			fprintf(out, _("  %s: not compared: %s.\n"),
+				cli_safe(_(plain->tests[i].title)), _(why));
+	}
 	(void)flagged;
 }
 
@@ -310,6 +371,20 @@ void bench_print_compare_json(FILE *out, const char *a, const struct fdw_bench_r
 		json_object_array_add(ts, t);
 	}
 	json_object_object_add(o, "tests", ts);
+	ts = json_object_new_array();
+	for (i = 0; i < plain->n_tests; i++) {
+		const char *why = not_compared(&plain->tests[i], d, n);
+		struct json_object *t;
+
+		if (!why)
+			continue;
+		t = json_object_new_object();
+		json_object_object_add(t, "id", json_object_new_string(plain->tests[i].id));
+		json_object_object_add(t, "title", json_object_new_string(plain->tests[i].title));
+		json_object_object_add(t, "why", json_object_new_string(why));
+		json_object_array_add(ts, t);
+	}
+	json_object_object_add(o, "not_compared", ts);
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

@@ -16,26 +16,28 @@
 #include "bench_report.h"
 #include "cli.h"
 #include "core/bench.h"
+#include "core/bench_kernel.h"
 #include "core/clock.h"
 #include "core/i18n.h"
 #include "core/stopsig.h"
 #include "core/units.h"
 
-enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7 };
+/* "all" is the quick three; the real kernel build takes minutes and is asked for by name. */
+enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7, KIND_KERNEL = 8 };
 
 enum {
 	OPT_QUICK = 256, OPT_FULL, OPT_KIND, OPT_REPEATS, OPT_JSON, OPT_SAVE, OPT_LABEL,
 	OPT_ALLOW_WRITE, OPT_REAL_CC, OPT_COMPARE, OPT_IO_SIZE, OPT_RUNTIME, OPT_IO_ENGINE,
-	OPT_IO_TESTS,
+	OPT_IO_TESTS, OPT_KERNEL_PART,
 };
 
 static volatile sig_atomic_t bench_stop;
 
 static void bench_usage(FILE *out)
 {
-	fprintf(out, _("Usage: %s bench [--quick|--full] [--kind io,build,cipher] [--repeats N]\n"
-		       "                    [--json] [--save FILE] [--label L] [--allow-write]\n"
-		       "                    [--real-cc] TARGET\n"
+	fprintf(out, _("Usage: %s bench [--quick|--full] [--kind io,build,cipher,kernel]\n"
+		       "                    [--repeats N] [--json] [--save FILE] [--label L]\n"
+		       "                    [--allow-write] [--real-cc] [--kernel-part P] TARGET\n"
 		       "       %s bench --compare BEFORE.json AFTER.json [--json]\n"
 		       "Measure I/O (fio-style), a build-like workload and the ciphers on\n"
 		       "TARGET, a directory on a mounted filesystem or a block device (read-only\n"
@@ -43,7 +45,9 @@ static void bench_usage(FILE *out)
 		       "encrypted result.\n"
 		       "  --quick, --full   shorter tests, or the usual disk-benchmark settings\n"
 		       "                    (--full: 1 GiB, 5 s per test, 5 runs, 5 s pauses)\n"
-		       "  --kind LIST       which benchmarks, of io, build, cipher (default: all)\n"
+		       "  --kind LIST       which benchmarks, of io, build, cipher (default: these\n"
+		       "                    three) and kernel: a real kernel build from\n"
+		       "                    /usr/src/linux-source-*.tar.xz (package linux-source-6.1)\n"
 		       "  --repeats N       runs of each test, 1 to 9 (default 3)\n"
 		       "  --json            machine-readable output (the saved format)\n"
 		       "  --save FILE       save there (default: %s/<label>-<target>-<date>.json)\n"
@@ -51,6 +55,9 @@ static void bench_usage(FILE *out)
 		       "  --allow-write     on a block device: also test writing (destroys its "
 		       "data)\n"
 		       "  --real-cc         build: compile the generated sources with cc\n"
+		       "  --kernel-part P   kernel: build only these directories, like lib or\n"
+		       "                    lib,fs/ext4, or all (default: by scale; quick lib,\n"
+		       "                    normal lib,fs, full all)\n"
 		       "  --compare A B     compare a plain result A with an encrypted result B\n"),
 		fdw_progname, fdw_progname, fdw_bench_dir());
 }
@@ -77,6 +84,8 @@ static int parse_kinds(const char *s)
 			kinds |= KIND_BUILD;
 		else if (!strcmp(tok, "cipher"))
 			kinds |= KIND_CIPHER;
+		else if (!strcmp(tok, "kernel"))
+			kinds |= KIND_KERNEL;
 		else if (!strcmp(tok, "all"))
 			kinds |= KIND_ALL;
 		else {
@@ -203,6 +212,15 @@ static void end_progress(struct progress_line *p)
 typedef int (*bench_fn)(const struct fdw_bench_options *, struct fdw_bench_run *, char *,
 			size_t);
 
+/* --kernel-part, NULL for the scale's part. */
+static const char *kernel_part;
+
+static int bench_kernel(const struct fdw_bench_options *o, struct fdw_bench_run *r, char *why,
+			size_t len)
+{
+	return fdw_bench_kernel(o, kernel_part, r, why, len);
+}
+
 static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int kinds,
 		     struct progress_line *pl)
 {
@@ -216,6 +234,7 @@ static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int k
 		{ KIND_IO, "io", fdw_bench_io, 6 },
 		{ KIND_BUILD, "build", fdw_bench_build, 3 },
 		{ KIND_CIPHER, "cipher", fdw_bench_cipher, 1 },
+		{ KIND_KERNEL, "kernel", bench_kernel, 20 },
 	};
 	char why[512];
 	size_t i;
@@ -249,6 +268,27 @@ static int run_kinds(struct fdw_bench_options *o, struct fdw_bench_run *r, int k
 	return 0;
 }
 
+/* Save the result (in @save, or the default place @path) and show it. */
+static int save_and_show(const struct fdw_bench_run *r, const char *save, const char *path,
+			 bool json)
+{
+	int rc = save ? 0 : fdw_bench_dir_ensure();
+
+	if (!rc)
+		rc = fdw_bench_run_save(r, path);
+	if (json)
+		bench_print_json(stdout, r);
+	else
+		bench_print_table(stdout, r);
+	if (rc) {
+		fprintf(stderr, _("%s: bench: the result could not be saved to %s: %s. It is "
+				  "shown above only.\n"), fdw_progname, path, strerror(-rc));
+		return FDW_EXIT_ERROR;
+	}
+	fprintf(stderr, _("%s: bench: result saved to %s\n"), fdw_progname, path);
+	return FDW_EXIT_OK;
+}
+
 static int bench_target(struct fdw_bench_options *o, const char *target, int kinds,
 			bool explicit_kinds, const char *label, const char *save, bool json)
 {
@@ -267,15 +307,17 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 		o->device = target;
 	else
 		o->dir = target;
-	if (o->device && (kinds & KIND_BUILD)) {
+	if (o->device && (kinds & (KIND_BUILD | KIND_KERNEL))) {
 		if (!explicit_kinds) {
 			/* The build workload needs a filesystem; a device gets the others. */
 			kinds &= ~KIND_BUILD;
 		} else {
-			fprintf(stderr, _("%s: bench: the build benchmark needs a directory "
+			const char *k = kinds & KIND_BUILD ? "build" : "kernel";
+
+			fprintf(stderr, _("%s: bench: the %s benchmark needs a directory "
 					  "on a mounted filesystem, and %s is a block device. "
-					  "Nothing was changed. Give a directory, or leave build "
-					  "out of --kind.\n"), fdw_progname, target);
+					  "Nothing was changed. Give a directory, or leave %s "
+					  "out of --kind.\n"), fdw_progname, k, target, k);
 			goto out;
 		}
 	}
@@ -310,23 +352,106 @@ static int bench_target(struct fdw_bench_options *o, const char *target, int kin
 	if (rc)
 		goto out;
 
-	rc = save ? 0 : fdw_bench_dir_ensure();
-	if (!rc)
-		rc = fdw_bench_run_save(r, path);
-	if (json)
-		bench_print_json(stdout, r);
-	else
-		bench_print_table(stdout, r);
-	if (rc) {
-		fprintf(stderr, _("%s: bench: the result could not be saved to %s: %s. It is "
-				  "shown above only.\n"), fdw_progname, path, strerror(-rc));
-		goto out;
-	}
-	fprintf(stderr, _("%s: bench: result saved to %s\n"), fdw_progname, path);
-	ret = FDW_EXIT_OK;
+	ret = save_and_show(r, save, path, json);
 out:
 	free(r);
 	return ret;
+}
+
+struct bench_args {
+	struct fdw_bench_options o;
+	const char *save, *label;
+	bool json, compare, explicit_kinds;
+	int kinds;
+};
+
+#define ARGS_GO_ON (-1)
+
+/* The options that take a value; ARGS_GO_ON, or the exit status of a usage error. */
+static int parse_value(int c, const char *arg, struct bench_args *a)
+{
+	char *end;
+
+	switch (c) {
+	case OPT_KIND:
+		a->kinds = parse_kinds(arg);
+		a->explicit_kinds = true;
+		if (a->kinds < 0)
+			return usage_fail(_("--kind takes a list of io, build, cipher and kernel, "
+					    "like --kind io,cipher."));
+		break;
+	case OPT_REPEATS:
+		a->o.repeats = (int)strtol(arg, &end, 10);
+		if (*end || end == arg || a->o.repeats < 1 ||
+		    a->o.repeats > FDW_BENCH_MAX_REPEATS)
+			return usage_fail(_("--repeats takes a number from 1 to 9."));
+		break;
+	case OPT_IO_SIZE:
+		a->o.io_size = parse_size(arg);
+		if (a->o.io_size < (1u << 20))
+			return usage_fail(_("--io-size takes a size of at least 1M, like 256M."));
+		break;
+	case OPT_RUNTIME:
+		a->o.io_runtime = strtod(arg, &end);
+		if (*end || end == arg || !(a->o.io_runtime > 0 && a->o.io_runtime <= 3600))
+			return usage_fail(_("--runtime takes seconds, like 2.5."));
+		break;
+	case OPT_IO_ENGINE:
+		if (strcmp(arg, "io_uring") && strcmp(arg, "threads"))
+			return usage_fail(_("--io-engine is io_uring or threads."));
+		a->o.io_engine = arg;
+		break;
+	case OPT_KERNEL_PART:
+		if (fdw_bench_kernel_part_check(arg))
+			return usage_fail(_("--kernel-part takes all, or up to four directories of "
+					    "the kernel tree, like lib or lib,fs/ext4."));
+		kernel_part = arg;
+		break;
+	default:
+		cli_usage_error("bench");
+		return FDW_EXIT_USAGE;
+	}
+	return ARGS_GO_ON;
+}
+
+/* One option; ARGS_GO_ON, or the exit status to return now (help, a usage error). */
+static int parse_one(int c, const char *arg, struct bench_args *a)
+{
+	switch (c) {
+	case OPT_QUICK:
+		a->o.scale = FDW_BENCH_QUICK;
+		break;
+	case OPT_FULL:
+		a->o.scale = FDW_BENCH_FULL;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_SAVE:
+		a->save = arg;
+		break;
+	case OPT_LABEL:
+		a->label = arg;
+		break;
+	case OPT_ALLOW_WRITE:
+		a->o.allow_write = true;
+		break;
+	case OPT_REAL_CC:
+		a->o.real_cc = true;
+		break;
+	case OPT_COMPARE:
+		a->compare = true;
+		break;
+	case OPT_IO_TESTS:
+		a->o.io_tests = arg;
+		break;
+	case 'h':
+		bench_usage(stdout);
+		return FDW_EXIT_OK;
+	default:
+		return parse_value(c, arg, a);
+	}
+	return ARGS_GO_ON;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -341,6 +466,7 @@ int cmd_bench(int argc, char **argv)
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "allow-write", no_argument, NULL, OPT_ALLOW_WRITE },
 		{ "real-cc", no_argument, NULL, OPT_REAL_CC },
+		{ "kernel-part", required_argument, NULL, OPT_KERNEL_PART },
 		{ "compare", no_argument, NULL, OPT_COMPARE },
 		/* Not in the help: exact I/O parameters, to run what a reference tool runs. */
 		{ "io-size", required_argument, NULL, OPT_IO_SIZE },
@@ -350,86 +476,22 @@ int cmd_bench(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct fdw_bench_options o = { .scale = FDW_BENCH_NORMAL };
-	const char *save = NULL, *label = NULL;
-	bool json = false, compare = false, explicit_kinds = false;
-	int c, kinds = KIND_ALL;
-	char *end;
+	struct bench_args a = { .o = { .scale = FDW_BENCH_NORMAL }, .kinds = KIND_ALL };
+	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_QUICK:
-			o.scale = FDW_BENCH_QUICK;
-			break;
-		case OPT_FULL:
-			o.scale = FDW_BENCH_FULL;
-			break;
-		case OPT_KIND:
-			kinds = parse_kinds(optarg);
-			explicit_kinds = true;
-			if (kinds < 0)
-				return usage_fail(_("--kind takes a list of io, build and cipher, "
-						    "like --kind io,cipher."));
-			break;
-		case OPT_REPEATS:
-			o.repeats = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || o.repeats < 1 ||
-			    o.repeats > FDW_BENCH_MAX_REPEATS)
-				return usage_fail(_("--repeats takes a number from 1 to 9."));
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_SAVE:
-			save = optarg;
-			break;
-		case OPT_LABEL:
-			label = optarg;
-			break;
-		case OPT_ALLOW_WRITE:
-			o.allow_write = true;
-			break;
-		case OPT_REAL_CC:
-			o.real_cc = true;
-			break;
-		case OPT_COMPARE:
-			compare = true;
-			break;
-		case OPT_IO_SIZE:
-			o.io_size = parse_size(optarg);
-			if (o.io_size < (1u << 20))
-				return usage_fail(_("--io-size takes a size of at least 1M, like "
-						    "256M."));
-			break;
-		case OPT_RUNTIME:
-			o.io_runtime = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.io_runtime > 0 && o.io_runtime <= 3600))
-				return usage_fail(_("--runtime takes seconds, like 2.5."));
-			break;
-		case OPT_IO_ENGINE:
-			if (strcmp(optarg, "io_uring") && strcmp(optarg, "threads"))
-				return usage_fail(_("--io-engine is io_uring or threads."));
-			o.io_engine = optarg;
-			break;
-		case OPT_IO_TESTS:
-			o.io_tests = optarg;
-			break;
-		case 'h':
-			bench_usage(stdout);
-			return FDW_EXIT_OK;
-		default:
-			cli_usage_error("bench");
-			return FDW_EXIT_USAGE;
-		}
-	}
-	if (compare) {
+	kernel_part = NULL;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if ((rc = parse_one(c, optarg, &a)) != ARGS_GO_ON)
+			return rc;
+	if (a.compare) {
 		if (argc - optind != 2)
 			return usage_fail(_("--compare takes two saved results: the plain one, "
 					    "then the encrypted one."));
-		return bench_compare(argv[optind], argv[optind + 1], json);
+		return bench_compare(argv[optind], argv[optind + 1], a.json);
 	}
 	if (argc - optind != 1)
 		return usage_fail(_("name one TARGET: a directory on a mounted filesystem, or a "
 				    "block device."));
-	return bench_target(&o, argv[optind], kinds, explicit_kinds, label, save, json);
+	return bench_target(&a.o, argv[optind], a.kinds, a.explicit_kinds, a.label, a.save,
+			    a.json);
 }

@@ -224,6 +224,19 @@ static struct json_object *metric_to_json(const struct fdw_bench_metric *m)
 	return o;
 }
 
+/*
+ * What a row is, in words, for readers of the JSON: a row without figures says why in its
+ * note, and never shows a bare "-".
+ */
+static const char *test_status(const struct fdw_bench_test *t)
+{
+	if (!strcmp(t->id, "cipher.recommended"))
+		return "advice, not a measurement";
+	if (t->primary >= t->n_metrics || !t->metrics[t->primary].n)
+		return "not measured here";
+	return "measured";
+}
+
 static struct json_object *test_to_json(const struct fdw_bench_test *t)
 {
 	struct json_object *o = json_object_new_object();
@@ -235,6 +248,7 @@ static struct json_object *test_to_json(const struct fdw_bench_test *t)
 	json_object_object_add(o, "title", json_object_new_string(t->title));
 	json_object_object_add(o, "primary", json_object_new_string(
 		t->primary < t->n_metrics ? t->metrics[t->primary].key : ""));
+	json_object_object_add(o, "status", json_object_new_string(test_status(t)));
 	json_object_object_add(o, "unstable", json_object_new_boolean(t->unstable));
 	json_object_object_add(o, "note", json_object_new_string(t->note));
 	for (i = 0; i < t->n_metrics && i < FDW_BENCH_MAX_METRICS; i++)
