@@ -544,10 +544,36 @@ static int recheck(struct fdw_encrypt *e, char *why, size_t len)
 	return rc;
 }
 
+/* The LUKS2 header goes on, with the recovery key's keyslot and the header backup. */
+static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, char *why,
+			size_t len)
+{
+	struct fdw_convert_params cp = { 0 };
+	int rc;
+
+	cp.device = e->target.device;
+	cp.detached_header = e->plan.detached_header;
+	cp.uuid = e->job.id;
+	cp.cipher = e->plan.cipher;
+	cp.cipher_mode = e->plan.cipher_mode;
+	cp.key_bits = e->plan.key_bits;
+	cp.sector_size = e->plan.sector_size;
+	cp.work_dir = e->work_dir;
+	cp.header_backup = e->header_backup;
+	cp.fast_pbkdf = e->fast_pbkdf;
+	cp.recovery_key = e->recovery_key;
+	rc = fdw_convert_init(&cp, pass);
+	if (rc) {
+		snprintf(why, len, _("the LUKS2 header could not be written: %s. The data was not "
+				     "moved. %s"), strerror(-rc), changed_so_far(&e->plan));
+		return rc;
+	}
+	return 0;
+}
+
 static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
-	struct fdw_convert_params cp = { 0 };
 	struct fdw_job *job = &e->job;
 	int rc;
 
@@ -594,23 +620,9 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		return rc;
 	fdw_test_point("room-made");
 	announce(phase, ctx, FDW_PHASE_INITIALISING);
-	cp.device = e->target.device;
-	cp.detached_header = e->plan.detached_header;
-	cp.uuid = job->id;
-	cp.cipher = e->plan.cipher;
-	cp.cipher_mode = e->plan.cipher_mode;
-	cp.key_bits = e->plan.key_bits;
-	cp.sector_size = e->plan.sector_size;
-	cp.work_dir = e->work_dir;
-	cp.header_backup = e->header_backup;
-	cp.fast_pbkdf = e->fast_pbkdf;
-	cp.recovery_key = e->recovery_key;
-	rc = fdw_convert_init(&cp, pass);
-	if (rc) {
-		snprintf(why, len, _("the LUKS2 header could not be written: %s. The data was not "
-				     "moved. %s"), strerror(-rc), changed_so_far(&e->plan));
+	rc = write_header(e, pass, why, len);
+	if (rc)
 		return rc;
-	}
 	snprintf(job->header_backup, sizeof(job->header_backup), "%s", e->header_backup);
 	if (e->plan.detached_header &&
 	    !realpath(e->plan.detached_header, job->detached_header))

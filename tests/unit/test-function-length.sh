@@ -11,12 +11,6 @@ fails=0 checks=0
 
 # file:function, one a line, each with why it may be longer.
 allowed=(
-	# being split
-	src/cli/cmd_bench.c:cmd_bench
-	# being split
-	src/cli/cmd_erase.c:do_erase
-	# being split
-	src/cli/cmd_erase.c:cmd_erase_encrypt
 	# over 90 when this check came in; to be split by purpose
 	src/core/encrypt_flow.c:prepare_steps
 	# over 90 when this check came in; to be split by purpose
