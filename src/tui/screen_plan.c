@@ -342,14 +342,22 @@ static int draw_boxes(struct tui *t, int y0)
 /* An installed system's root: what is done in it after the conversion, one line. */
 static int system_steps(struct tui *t, int y, int lw, const char *label)
 {
-	char name[64], steps[2048], safe[4096];
+	char name[64], steps[2048], joined[2560], safe[4096];
+	size_t o = 0;
 
 	fdw_system_boot_name(&t->enc.target, name, sizeof(name));
 	fdw_system_boot_steps(&t->enc.target.part->os, name, steps, sizeof(steps));
-	for (char *c = steps; *c; c++)
-		if (*c == '\n')
-			*c = ';';
-	return field(t, y, lw, label, fdw_text_safe(steps, safe, sizeof(safe)), 6);
+	/* One step a line in the engine's text; one flowing paragraph here, "; " between. */
+	for (const char *c = steps; *c && o + 3 < sizeof(joined); c++) {
+		if (*c == '\n') {
+			joined[o++] = ';';
+			joined[o++] = ' ';
+		} else {
+			joined[o++] = *c;
+		}
+	}
+	joined[o] = '\0';
+	return field(t, y, lw, label, fdw_text_safe(joined, safe, sizeof(safe)), 8);
 }
 
 /* One cipher row's speed: measured here, or why not, and the recommendation's mark. */
