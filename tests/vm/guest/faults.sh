@@ -216,9 +216,10 @@ eta_case()
 # so it can stand on the slow rate alone only once the window holds no healthy step: from
 # R = 10 s + one slow step (measured: between the first two steps that end after the
 # slowdown) + 2 s (its 1 s refresh and 1 s of sampling) on. From then, each ETA while more
-# than 8 s and more than one slow step were really left must lie within half and twice the
-# time really left (within the last step an estimate is off by up to that step's own
-# length, which only its end tells: a full run saw 17.8 s against 8.7 s there); from one
+# than 8 s were really left must lie within half and twice the time really left, give or
+# take one slow step (how long the step in progress takes is known only at its end; the
+# last one was quicker than the others in a full run, which saw an ETA of 17.8 s
+# against 8.7 s really left, with 9.8 s steps); from one
 # sample to the next it may neither more than double nor fall below half (2 s of slack);
 # and once the device is at least 1.5 times slower, the first judged ETA must be above
 # what the healthy speed would have promised.
@@ -246,8 +247,8 @@ eta_judge()
 			fast / 1e6, slow / 1e6, fast / slow, step, r, end, fin
 		for (i = 0; i < n; i++) {
 			truth = end - t[i]
-			judged = t[i] >= r && truth > 8 && truth > step
-			ok = !judged || (eta[i] >= truth / 2 && eta[i] <= truth * 2)
+			judged = t[i] >= r && truth > 8
+			ok = !judged || (eta[i] >= truth / 2 - step && eta[i] <= truth * 2 + step)
 			if (judged && !first++ && fast / slow >= 1.5 &&
 			    eta[i] <= (total - done[i]) / fast)
 				ok = 0
@@ -261,7 +262,7 @@ eta_judge()
 			checked += judged
 		}
 		if (checked < 3) { print "ETA " name ": too few samples to judge"; exit 1 }
-		printf "ETA-HONEST %s %d of %d judged samples inside [truth/2, 2*truth]\n",
+		printf "ETA-HONEST %s %d of %d judged samples inside [truth/2, 2*truth] +- one step\n",
 			name, checked - bad, checked
 		exit bad != 0
 	}' "/run/$name.eta-slow"
