@@ -57,7 +57,7 @@ expect_refusal usage-none 2 "name one TARGET" "Nothing was changed"
 bench usage-repeats --repeats 0 /tmp
 expect_refusal usage-repeats 2 "--repeats takes a number from 1 to 9"
 bench usage-kind --kind io,disk /tmp
-expect_refusal usage-kind 2 "--kind takes a list of io, build and cipher"
+expect_refusal usage-kind 2 "--kind takes a list of io, build, cipher and kernel"
 bench usage-compare --compare only-one.json
 expect_refusal usage-compare 2 "--compare takes two saved results"
 
