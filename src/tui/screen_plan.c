@@ -587,6 +587,8 @@ static void plan_key(struct tui *t, struct tui_key k)
 		if (t->plan_focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
 			fdw_encrypt_set_bench(&t->enc, t->bench_baseline, NULL);
+		} else if (t->plan_focus == 2) {
+			/* The cipher list is chosen with Up/Down; Space there ticks nothing. */
 		} else if (plan_boot_unavailable(t)) {
 			t->boot_entries = false;
 			tui_set_status(t, false, "%s", plan_boot_unavailable(t));
