@@ -372,7 +372,7 @@ cols=$(for l in パーティション 方式 ヘッダー ファイルシステ�
 	       セクターサイズ; do printf '^ *%s \t^ *%s +(\\S)\n' "$l" "$l"; done | columns "$cap")
 assert_all_same "ja plan: value column" "$cols"
 tmux_send "$srv" Space
-tmux_wait_for "$srv" "[ ] 暗号化の前後に速度を測定する" 10
+tmux_wait_for "$srv" "[ ] 最初に暗号化前のファイルシステムの速度を測定する" 10
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "パスフレーズの設定" 10
 tmux_send "$srv" -l "$pass"
