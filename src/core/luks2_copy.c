@@ -18,31 +18,24 @@
 /* LUKS2 allows a keyslot area of at most 128 MiB; anything larger is not a header. */
 #define AREA_MAX (128ULL * 1024 * 1024 + 8ULL * 1024 * 1024)
 
-static uint64_t json_u64(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return 0;
-	return strtoull(json_object_get_string(v), NULL, 10);
-}
-
 /* The bytes the header occupies: both metadata copies, then the keyslot area, and no
  * less than the end of any keyslot's own area (the reencryption slot's included). */
 static uint64_t header_area(const struct fdw_luks2_peek *p)
 {
 	json_object *config, *slots, *area;
-	uint64_t end = 2 * p->hdr_size, at;
+	uint64_t end = 2 * p->hdr_size, at, size;
 
-	if (json_object_object_get_ex(p->json, "config", &config))
-		end += json_u64(config, "keyslots_size");
+	if (json_object_object_get_ex(p->json, "config", &config) &&
+	    fdw_luks2_u64(config, "keyslots_size", &size))
+		end += size;
 	if (json_object_object_get_ex(p->json, "keyslots", &slots) &&
 	    json_object_is_type(slots, json_type_object)) {
 		json_object_object_foreach(slots, key, ks) {
 			(void)key;
-			if (!json_object_object_get_ex(ks, "area", &area))
+			if (!json_object_object_get_ex(ks, "area", &area) ||
+			    !fdw_luks2_u64(area, "offset", &at) || !fdw_luks2_u64(area, "size", &size))
 				continue;
-			at = json_u64(area, "offset") + json_u64(area, "size");
+			at += size;
 			if (at > end)
 				end = at;
 		}

@@ -10,6 +10,7 @@
 
 #include "bytes.h"
 #include "luks2_final.h"
+#include "luks2_peek.h"
 
 /* LUKS2 binary header fields (big-endian), as the on-disk format defines them. */
 #define HDR_CSUM_ALG_AT 72
@@ -17,33 +18,12 @@
 #define HDR_CSUM_LEN 64
 
 
-static const char *fw_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
 
 static bool fw_str_is(json_object *o, const char *key, const char *want)
 {
-	const char *s = fw_str(o, key);
+	const char *s = fdw_luks2_str(o, key);
 
 	return s && !strcmp(s, want);
-}
-
-/* LUKS2 keeps offsets and sizes as decimal strings. */
-static bool fw_u64(json_object *o, const char *key, uint64_t *out)
-{
-	const char *s = fw_str(o, key);
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end;
 }
 
 static bool fw_has_flag(json_object *seg, const char *flag)
@@ -113,12 +93,12 @@ static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 		}
 	}
 	if (n_data != 1 || !final || !fw_str_is(data, "type", "crypt") ||
-	    !fw_u64(data, "offset", &fw->data_offset))
+	    !fdw_luks2_u64(data, "offset", &fw->data_offset))
 		return false;
 	fw->moved = moved != NULL;
 	if (moved && (!fw_str_is(moved, "type", "linear") ||
-		      !fw_u64(moved, "offset", &fw->moved_offset) ||
-		      !fw_u64(moved, "size", &fw->moved_size)))
+		      !fdw_luks2_u64(moved, "offset", &fw->moved_offset) ||
+		      !fdw_luks2_u64(moved, "size", &fw->moved_size)))
 		return false;
 	if (json_object_deep_copy(final, &fw->final, NULL) != 0)
 		return false;
@@ -126,7 +106,7 @@ static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 	/* The hotzones are done exactly when the data segment is the final one. */
 	if (!json_object_equal(fw->final, data))
 		return false;
-	enc = fw_str(data, "encryption");
+	enc = fdw_luks2_str(data, "encryption");
 	dash = enc ? strchr(enc, '-') : NULL;
 	if (!dash || dash == enc || (size_t)(dash - enc) >= sizeof(fw->cipher) ||
 	    strlen(dash + 1) >= sizeof(fw->mode))
@@ -212,7 +192,7 @@ static bool keyslots_end(json_object *root, uint64_t hdr_size,
 		return *end >= 2 * hdr_size;
 	}
 	if (!json_object_object_get_ex(root, "config", &cfg) ||
-	    !fw_u64(cfg, "keyslots_size", &ks_size) || ks_size > UINT64_MAX - 2 * hdr_size)
+	    !fdw_luks2_u64(cfg, "keyslots_size", &ks_size) || ks_size > UINT64_MAX - 2 * hdr_size)
 		return false;
 	*end = 2 * hdr_size + ks_size;
 	return true;
@@ -235,7 +215,7 @@ bool fdw_final_window_reencrypt_area(const char *json, uint64_t hdr_size,
 		}
 	}
 	ok = ks_re && json_object_object_get_ex(ks_re, "area", &area) &&
-	     fw_u64(area, "offset", off) && fw_u64(area, "size", len) &&
+	     fdw_luks2_u64(area, "offset", off) && fdw_luks2_u64(area, "size", len) &&
 	     keyslots_end(root, hdr_size, fw, &end) &&
 	     *off >= 2 * hdr_size && *off <= end && *len <= end - *off;
 	json_object_put(root);

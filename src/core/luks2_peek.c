@@ -196,6 +196,27 @@ int fdw_luks2_peek(const char *path, uint64_t offset, uint64_t size, struct fdw_
 	return rc;
 }
 
+const char *fdw_luks2_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+bool fdw_luks2_u64(json_object *o, const char *key, uint64_t *out)
+{
+	const char *s = fdw_luks2_str(o, key);
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
 void fdw_luks2_peek_release(struct fdw_luks2_peek *p)
 {
 	if (p->json)

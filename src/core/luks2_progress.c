@@ -20,6 +20,7 @@
 #include "job.h"
 #include "jsonfile.h"
 #include "log.h"
+#include "luks2_peek.h"
 #include "luks2_progress.h"
 
 static bool has_flag(json_object *seg, const char *prefix)
@@ -40,34 +41,13 @@ static bool has_flag(json_object *seg, const char *prefix)
 	return false;
 }
 
-static const char *str_of(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-/* A decimal string as LUKS2 writes sizes and offsets; false when it is anything else. */
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end;
-}
-
 /* The bytes @seg covers: its size, or from its offset to the end of the device. */
 static bool seg_bytes(json_object *seg, uint64_t device_size, uint64_t *bytes)
 {
-	const char *size = str_of(seg, "size");
+	const char *size = fdw_luks2_str(seg, "size");
 	uint64_t off;
 
-	if (!parse_u64(str_of(seg, "offset"), &off))
+	if (!fdw_luks2_u64(seg, "offset", &off))
 		return false;
 	if (size && !strcmp(size, "dynamic")) {
 		if (off >= device_size)
@@ -75,7 +55,7 @@ static bool seg_bytes(json_object *seg, uint64_t device_size, uint64_t *bytes)
 		*bytes = device_size - off;
 		return true;
 	}
-	return parse_u64(size, bytes);
+	return fdw_luks2_u64(seg, "size", bytes);
 }
 
 /* Is segment @key bound to a digest that also covers segment @final? */
@@ -126,7 +106,7 @@ static int progress_of(json_object *root, uint64_t device_size, uint64_t *done, 
 	}
 	if (!final)
 		return -ENOENT;
-	final_type = str_of(final, "type");
+	final_type = fdw_luks2_str(final, "type");
 	if (!final_type || !seg_bytes(final, device_size, total) || !*total)
 		return -EINVAL;
 	json_object_object_foreach(segs, k, s) {
@@ -135,7 +115,7 @@ static int progress_of(json_object *root, uint64_t device_size, uint64_t *done, 
 		if (!json_object_is_type(s, json_type_object) || has_flag(s, "backup-") ||
 		    has_flag(s, "in-reencryption"))
 			continue;
-		type = str_of(s, "type");
+		type = fdw_luks2_str(s, "type");
 		if (!type || strcmp(type, final_type))
 			continue;
 		/* Re-encryption: old and new are both "crypt"; the new key's digest tells. */
