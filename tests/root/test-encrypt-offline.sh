@@ -192,7 +192,8 @@ r2=$!
 rc1=0; wait "$r1" || rc1=$?
 rc2=0; wait "$r2" || rc2=$?
 [ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two resumes: exits $rc1 and $rc2, expected one 0 and one 1"; }
-cat "$work/r1" "$work/r2" | grep -q -e "another fdewiz is converting" -e "is already running" || fail "two resumes: no refusal message"
+cat "$work/r1" "$work/r2" | grep -q -e "another fdewiz is converting" -e "is already running" ||
+	{ cat "$work/r1" "$work/r2"; fail "two resumes: no refusal message"; }
 verify_image "two resumes at once"
 
 # 9. Two encrypts of one partition at the same moment: only one may convert; the other
@@ -212,7 +213,7 @@ rc1=0; wait "$r1" || rc1=$?
 rc2=0; wait "$r2" || rc2=$?
 [ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two encrypts: exits $rc1 and $rc2"; }
 cat "$work/r1" "$work/r2" | grep -q -e "another fdewiz is converting" -e "Already encrypted" ||
-	fail "two encrypts: no refusal message"
+	{ cat "$work/r1" "$work/r2"; fail "two encrypts: no refusal message"; }
 verify_image "two encrypts at once"
 
 # 10. Nothing of fdewiz's stays attached: its loop devices detach with their last user,
