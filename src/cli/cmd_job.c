@@ -89,7 +89,7 @@ static void print_view_line(const struct view *v)
 	}
 	if (v->p.state == FDW_JOB_RUNNING) {
 		fdw_format_size((uint64_t)v->p.speed, speed, sizeof(speed));
-		fdw_format_duration(v->p.eta, "?", eta, sizeof(eta));
+		fdw_progress_eta_text(&v->p, "?", eta, sizeof(eta));
 		fdw_format_duration(v->p.elapsed, "?", elapsed, sizeof(elapsed));
 		/* Another program's run: its speed comes from two readings of the header. */
 		if (!v->p.pid)

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "jsonfile.h"
 #include "progress.h"
+#include "units.h"
 
 void fdw_speed_add(struct fdw_speed_window *w, double t, uint64_t done)
 {
@@ -68,6 +70,17 @@ double fdw_speed_eta(const struct fdw_speed_window *w, double now, uint64_t tota
 	if (rate)
 		*rate = r;
 	return (double)(rem - pending) / r;
+}
+
+char *fdw_progress_eta_text(const struct fdw_progress *p, const char *unknown, char *buf,
+			    size_t len)
+{
+	if (p->state == FDW_JOB_RUNNING && p->total && p->done >= p->total) {
+		snprintf(buf, len, "%s", _("finishing"));
+		return buf;
+	}
+	return fdw_format_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, unknown, buf,
+				   len);
 }
 
 static const char *const state_names[FDW_JOB__COUNT] = {

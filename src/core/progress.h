@@ -66,6 +66,15 @@ struct fdw_progress {
 	double bench_fraction, bench_left;
 };
 
+/*
+ * The time left as people read it, in @buf: @unknown when it is not known or the run is
+ * not running; "finishing" once every byte is converted while the run goes on (the
+ * header's last writes, the filesystem grown back, the after-benchmark), so the screen
+ * never promises 0:00 while work remains; else the duration. Returns @buf.
+ */
+char *fdw_progress_eta_text(const struct fdw_progress *p, const char *unknown, char *buf,
+			    size_t len);
+
 /* Write @p to @path atomically (temporary file, fsync, rename). */
 int fdw_progress_write(const char *path, const struct fdw_progress *p);
 int fdw_progress_read(const char *path, struct fdw_progress *p);

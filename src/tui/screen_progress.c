@@ -381,7 +381,7 @@ static int draw_state(struct tui *t, int y)
 		 fdw_format_size(p->done, a, sizeof(a)),
 		 fdw_format_size(p->total, b, sizeof(b)));
 	tui_put(y++, 2, COLS - 4, line, false);
-	fdw_format_duration(p->state == FDW_JOB_RUNNING ? p->eta : -1, "--:--", eta, sizeof(eta));
+	fdw_progress_eta_text(p, "--:--", eta, sizeof(eta));
 	fdw_format_duration(p->elapsed, "--:--", el, sizeof(el));
 	if (p->state == FDW_JOB_RUNNING && p->speed > 0)
 		snprintf(c, sizeof(c), _("%s/s"), fdw_format_size((uint64_t)p->speed, a,

@@ -244,6 +244,28 @@ static void test_old_records_load(void **state)
 	unlink(path);
 }
 
+/* Every byte converted while the run goes on (the header's last writes): "finishing", not
+ * 0:00; the duration before that; the placeholder once the run is not running. */
+static void test_eta_text(void **state)
+{
+	struct fdw_progress p = { .state = FDW_JOB_RUNNING, .done = 50, .total = 100, .eta = 75 };
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(fdw_progress_eta_text(&p, "?", buf, sizeof(buf)), "1:15");
+	p.eta = -1;
+	assert_string_equal(fdw_progress_eta_text(&p, "?", buf, sizeof(buf)), "?");
+	p.done = 100;
+	p.eta = 0;
+	assert_string_equal(fdw_progress_eta_text(&p, "?", buf, sizeof(buf)), "finishing");
+	p.state = FDW_JOB_COMPLETE;
+	assert_string_equal(fdw_progress_eta_text(&p, "--:--", buf, sizeof(buf)), "--:--");
+	p.state = FDW_JOB_PAUSED;
+	p.done = 50;
+	p.eta = 75;
+	assert_string_equal(fdw_progress_eta_text(&p, "--:--", buf, sizeof(buf)), "--:--");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_phase_keys),
 		cmocka_unit_test(test_old_records_load),
+		cmocka_unit_test(test_eta_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

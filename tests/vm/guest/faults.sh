@@ -185,12 +185,14 @@ eta_case()
 		--header-backup "/run/$name.hdr" "/dev/mapper/$name" >"/run/$name.enc" 2>&1 ||
 		{ cat "/run/$name.enc"; die "$name: encrypt did not start"; }
 	status_file=$FDEWIZ_STATE_DIR/jobs/$(cryptsetup luksUUID "/dev/mapper/$name").status
+	# The first publication after the first hotzone may come before the worker has a
+	# speed to give (one step is no rate yet): wait for both.
 	for _ in $(seq 1 2400); do
-		[ "$(jq -r '.done // 0' "$status_file" 2>/dev/null || echo 0)" -gt 0 ] && break
+		jq -e '(.done // 0) > 0 and (.speed // 0) > 0' "$status_file" >/dev/null 2>&1 && break
 		sleep 0.05
 	done
 	t0=$(date +%s.%N)
-	# The healthy speed, as the worker published it when the first hotzone was done.
+	# The healthy speed, as the worker published it once the first hotzone was done.
 	eta_sample "$status_file" "$t0" >"/run/$name.eta"
 	swap_table "$name" "0 $sectors delay /dev/$part 0 0 /dev/$part 0 $delay" ||
 		die "$name: dmsetup could not slow the device down"
@@ -205,7 +207,11 @@ eta_case()
 	swap_table "$name" "0 $sectors linear /dev/$part 0"
 	s=$(wait_stopped "$name") || die "$name: never finished"
 	[ "${s%% *}" = complete ] || die "$name: ended '$s' after the slow spell"
-	eta_judge "$name" || die "$name: the ETA did not follow the slow device"
+	eta_judge "$name" || {
+		echo "$name: the samples (t done total eta speed state), healthy then slow:"
+		cat "/run/$name.eta" "/run/$name.eta-slow"
+		die "$name: the ETA did not follow the slow device"
+	}
 	verify "$name"
 }
 
