@@ -14,8 +14,6 @@ allowed=(
 	# over 90 when this check came in; to be split by purpose
 	src/core/encrypt_flow.c:prepare_steps
 	# over 90 when this check came in; to be split by purpose
-	src/core/final_window.c:final_window_finish
-	# over 90 when this check came in; to be split by purpose
 	src/core/worker.c:fdw_worker_run
 )
 
