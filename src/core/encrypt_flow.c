@@ -246,13 +246,9 @@ static int plan_make(struct fdw_encrypt *e, const struct fdw_plan_request *asked
 	return fdw_plan_make(e->target.part, &rq, &e->plan, why);
 }
 
-static int prepare_steps(struct fdw_encrypt *e, const char *address,
-			 const struct fdw_encrypt_options *o, char *cleared, size_t cleared_len,
-			 char *why, size_t len)
+/* @e as @o asks, with nothing open yet. */
+static void prepare_options(struct fdw_encrypt *e, const struct fdw_encrypt_options *o)
 {
-	const char *plan_why = "";
-	int rc;
-
 	memset(e, 0, sizeof(*e));
 	e->lock_fd = -1;
 	e->excl_fd = -1;
@@ -263,13 +259,18 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
 	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
 		fdw_log(FDW_LOG_WARN, "unknown benchmark scale '%s': quick instead", o->bench_scale);
-	if (!o->dry_run && geteuid() != 0) {
-		snprintf(why, len, _("encrypting needs root; run it with sudo. Nothing was "
-				     "changed."));
-		return -EPERM;
-	}
-	rc = fdw_target_open(address, &e->target);
-	if (!rc && !o->dry_run) {
+}
+
+/*
+ * Open the partition at @address; unless @dry_run, under its lock, looked at again once
+ * locked, and again after a stale benchmark mount was cleared (named in @cleared).
+ */
+static int prepare_open(struct fdw_encrypt *e, const char *address, bool dry_run,
+			char *cleared, size_t cleared_len, char *why, size_t len)
+{
+	int rc = fdw_target_open(address, &e->target);
+
+	if (!rc && !dry_run) {
 		/* Lock, then look again: a run that held the lock may have just changed it. */
 		e->lock_fd = fdw_target_lock(&e->target);
 		fdw_target_close(&e->target);
@@ -295,14 +296,27 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 		return rc;
 	}
 	e->target_open = true;
-	/* Only a name from the label: "luks-UUID" must wait for the volume's own UUID. */
+	return 0;
+}
+
+/* Only a name from the label: "luks-UUID" must wait for the volume's own UUID. */
+static void prepare_boot_name(struct fdw_encrypt *e)
+{
 	fdw_crypttab_name_from_label(e->target.part->label, e->boot_name, sizeof(e->boot_name));
 	if (!e->boot_name[0])
 		fdw_crypttab_name_from_label(e->target.part->name, e->boot_name,
 					     sizeof(e->boot_name));
 	if (!fdw_crypttab_name_valid(e->boot_name))
 		e->boot_name[0] = '\0';
-	rc = plan_make(e, &o->rq, &plan_why);
+}
+
+/* The plan for @o->rq, or why there is none. */
+static int prepare_plan(struct fdw_encrypt *e, const char *address,
+			const struct fdw_encrypt_options *o, char *why, size_t len)
+{
+	const char *plan_why = "";
+	int rc = plan_make(e, &o->rq, &plan_why);
+
 	if (rc) {
 		char detail[512];
 
@@ -311,11 +325,16 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 			fdw_verdict_explain(e->target.part, detail, sizeof(detail));
 		snprintf(why, len, _("%s cannot be encrypted: %s Nothing was changed."), address,
 			 rc == -EPERM ? detail : plan_why);
-		return rc;
 	}
-	if (o->dry_run)
-		return 0;
-	/* The worker runs in "/": relative paths would later point somewhere else. */
+	return rc;
+}
+
+/* The worker runs in "/": relative paths would later point somewhere else. */
+static int prepare_paths(struct fdw_encrypt *e, const char *address,
+			 const struct fdw_encrypt_options *o, char *why, size_t len)
+{
+	int rc = 0;
+
 	if (o->header_backup)
 		rc = absolute_path(o->header_backup, e->header_backup, sizeof(e->header_backup));
 	else
@@ -324,11 +343,34 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 		rc = absolute_path(o->work_dir, e->work_dir, sizeof(e->work_dir));
 	else if (!rc)
 		snprintf(e->work_dir, sizeof(e->work_dir), "%s", fdw_state_dir());
-	if (rc) {
+	if (rc)
 		snprintf(why, len, _("a path is too long or the current directory is gone (%s). "
 				     "Nothing was changed."), strerror(-rc));
-		return rc;
+	return rc;
+}
+
+static int prepare_steps(struct fdw_encrypt *e, const char *address,
+			 const struct fdw_encrypt_options *o, char *cleared, size_t cleared_len,
+			 char *why, size_t len)
+{
+	int rc;
+
+	prepare_options(e, o);
+	if (!o->dry_run && geteuid() != 0) {
+		snprintf(why, len, _("encrypting needs root; run it with sudo. Nothing was "
+				     "changed."));
+		return -EPERM;
 	}
+	rc = prepare_open(e, address, o->dry_run, cleared, cleared_len, why, len);
+	if (rc)
+		return rc;
+	prepare_boot_name(e);
+	rc = prepare_plan(e, address, o, why, len);
+	if (rc || o->dry_run)
+		return rc;
+	rc = prepare_paths(e, address, o, why, len);
+	if (rc)
+		return rc;
 	rc = fdw_state_dir_ensure();
 	if (rc) {
 		snprintf(why, len, _("cannot create %s: %s. Nothing was changed."),

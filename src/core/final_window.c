@@ -232,89 +232,117 @@ static int final_window_build_keep(struct crypt_device *cd, const char *path,
 	return rc;
 }
 
-/*
- * Finish a conversion found in the end window: keep the current header, wipe the moved
- * copy, put the final header in place and prove it. Until the last step the header on
- * the device is the one found, so a crash anywhere here is met by the same fix again.
- */
-static int final_window_finish(struct crypt_device *cd, const struct fdw_volume *v,
-			       const struct fdw_secret *pass, const struct fdw_final_window *fw)
-{
-	char kept[PATH_MAX], fresh[PATH_MAX], building[PATH_MAX + 8], keeping[PATH_MAX + 8];
-	struct fdw_secret *vk = NULL;
-	size_t len;
-	int slot, rc;
+/* The end window's files in the state folder, named after the volume's UUID. */
+struct fw_files {
+	char kept[PATH_MAX];		/* the header as found */
+	char fresh[PATH_MAX];		/* the final header, once proven */
+	char building[PATH_MAX + 8];	/* @fresh while it is built */
+	char keeping[PATH_MAX + 8];	/* @kept while it is written */
+};
 
-	fdw_log(FDW_LOG_WARN, "%s: every hotzone is encrypted but the header was not finalised "
-		"(interrupted in libcryptsetup's last step, which it cannot resume); finishing it "
-		"here", v->device);
-	rc = fdw_state_dir_ensure();
-	if (!rc && (snprintf(kept, sizeof(kept), "%s/%s-final-window.hdr", fdw_state_dir(),
-			     fw->uuid) >= (int)sizeof(kept) ||
-		    snprintf(fresh, sizeof(fresh), "%s/%s-final.hdr", fdw_state_dir(),
-			     fw->uuid) >= (int)sizeof(fresh)))
+/* Name @f (the state folder made first); -ENAMETOOLONG when a name does not fit. */
+static int fw_files_name(struct fw_files *f, const struct fdw_final_window *fw)
+{
+	int rc = fdw_state_dir_ensure();
+
+	if (!rc && (snprintf(f->kept, sizeof(f->kept), "%s/%s-final-window.hdr", fdw_state_dir(),
+			     fw->uuid) >= (int)sizeof(f->kept) ||
+		    snprintf(f->fresh, sizeof(f->fresh), "%s/%s-final.hdr", fdw_state_dir(),
+			     fw->uuid) >= (int)sizeof(f->fresh)))
 		rc = -ENAMETOOLONG;
-	snprintf(building, sizeof(building), "%s.new", fresh);
-	snprintf(keeping, sizeof(keeping), "%s.new", kept);
-	if (!rc)
-		rc = fdw_secret_new(&vk, 512);
-	if (rc)
-		goto out;
-	len = vk->cap;
-	slot = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, vk->data, &len, pass->data, pass->len);
-	if (slot < 0) {
-		rc = slot == -ENOENT ? -EPERM : slot;
-		goto out;
-	}
+	snprintf(f->building, sizeof(f->building), "%s.new", f->fresh);
+	snprintf(f->keeping, sizeof(f->keeping), "%s.new", f->kept);
+	return rc;
+}
+
+/* The volume key into @vk, and the keyslot @pass opened it from; -EPERM for no keyslot. */
+static int fw_volume_key(struct crypt_device *cd, const struct fdw_secret *pass,
+			 struct fdw_secret *vk, int *slot)
+{
+	size_t len = vk->cap;
+
+	*slot = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, vk->data, &len, pass->data, pass->len);
+	if (*slot < 0)
+		return *slot == -ENOENT ? -EPERM : *slot;
 	vk->len = len;
-	/* 1: the header as found, beside the job's records, before anything changes. */
-	unlink(keeping);
-	rc = crypt_header_backup(cd, CRYPT_LUKS2, keeping);
-	if (!rc && rename(keeping, kept) != 0)
+	return 0;
+}
+
+/* 1: the header as found, beside the job's records, before anything changes. */
+static int fw_keep_found(struct crypt_device *cd, const struct fdw_volume *v,
+			 const struct fw_files *f)
+{
+	int rc;
+
+	unlink(f->keeping);
+	rc = crypt_header_backup(cd, CRYPT_LUKS2, f->keeping);
+	if (!rc && rename(f->keeping, f->kept) != 0)
 		rc = -errno;
 	if (!rc)
-		rc = fdw_sync_path(kept);
+		rc = fdw_sync_path(f->kept);
 	if (rc) {
-		unlink(keeping);
+		unlink(f->keeping);
 		fdw_log(FDW_LOG_ERROR, "%s: could not keep the current header in %s: %s; nothing "
-			"was changed", v->device, kept, strerror(-rc));
-		goto out;
+			"was changed", v->device, f->kept, strerror(-rc));
 	}
-	/* 2: the final header, built and proven in a file; only a proven one gets its name. */
+	return rc;
+}
+
+/* 2: the final header, built and proven in a file; only a proven one gets its name. */
+static int fw_build_final(struct crypt_device *cd, const struct fdw_volume *v,
+			  const struct fdw_final_window *fw, int slot,
+			  const struct fdw_secret *vk, const struct fdw_secret *pass,
+			  const struct fw_files *f)
+{
+	int rc;
+
 	/*
 	 * One keyslot: a new header through the public calls. More (a recovery key): their
 	 * secrets are not at hand, so the header is kept and only its JSON rewritten.
 	 */
 	if (fw->user_keyslots == 1)
-		rc = final_window_build(cd, building, v->device, fw, slot, vk, pass);
+		rc = final_window_build(cd, f->building, v->device, fw, slot, vk, pass);
 	else
-		rc = final_window_build_keep(cd, building, fw);
+		rc = final_window_build_keep(cd, f->building, fw);
 	if (!rc)
-		rc = final_window_check(building, v->device, fw, vk, pass);
-	if (!rc && rename(building, fresh) != 0)
+		rc = final_window_check(f->building, v->device, fw, vk, pass);
+	if (!rc && rename(f->building, f->fresh) != 0)
 		rc = -errno;
 	if (!rc)
-		rc = fdw_sync_path(fresh);
+		rc = fdw_sync_path(f->fresh);
 	if (rc) {
-		unlink(building);
+		unlink(f->building);
 		fdw_log(FDW_LOG_ERROR, "%s: could not build the final header: %s; nothing was "
 			"changed", v->device, strerror(-rc));
-		goto out;
 	}
-	/* 3: the plaintext copy of the first chunk is stale; wipe it as libcryptsetup does. */
+	return rc;
+}
+
+/* 3: the plaintext copy of the first chunk is stale; wipe it as libcryptsetup does. */
+static int fw_wipe_moved(struct crypt_device *cd, const struct fdw_volume *v,
+			 const struct fdw_final_window *fw)
+{
+	int rc = 0;
+
 	if (fw->moved)
 		rc = crypt_wipe(cd, NULL, CRYPT_WIPE_RANDOM, fw->moved_offset, fw->moved_size,
 				1024 * 1024, 0, NULL, NULL);
 	if (!rc && fw->moved)
 		rc = fdw_sync_path(v->device);
-	if (rc) {
+	if (rc)
 		fdw_log(FDW_LOG_ERROR, "%s: could not wipe the stale copy at %llu: %s; the header "
 			"was not changed", v->device, (unsigned long long)fw->moved_offset,
 			strerror(-rc));
-		goto out;
-	}
-	/* 4: the commit point. */
-	rc = crypt_header_restore(cd, CRYPT_LUKS2, fresh);
+	return rc;
+}
+
+/* 4: the commit point: the final header over the one found, then proven where it is. */
+static int fw_commit_final(struct crypt_device *cd, const struct fdw_volume *v,
+			   const struct fdw_final_window *fw, const struct fdw_secret *vk,
+			   const struct fdw_secret *pass, const struct fw_files *f)
+{
+	int rc = crypt_header_restore(cd, CRYPT_LUKS2, f->fresh);
+
 	if (!rc)
 		rc = fdw_sync_path(v->header ? v->header : v->device);
 	if (!rc)
@@ -325,11 +353,42 @@ static int final_window_finish(struct crypt_device *cd, const struct fdw_volume 
 			"encrypted; the header as found is in %s, the final one (proven to open "
 			"with this passphrase) in %s: put that one back with 'fdewiz "
 			"header-restore' if the passphrase no longer opens the volume",
-			v->device, strerror(-rc), kept, fresh);
+			v->device, strerror(-rc), f->kept, f->fresh);
 	else
 		fdw_log(FDW_LOG_INFO, "%s: final header in place (the header as found is kept in "
-			"%s)", v->device, kept);
-out:
+			"%s)", v->device, f->kept);
+	return rc;
+}
+
+/*
+ * Finish a conversion found in the end window: keep the current header, wipe the moved
+ * copy, put the final header in place and prove it. Until the last step the header on
+ * the device is the one found, so a crash anywhere here is met by the same fix again.
+ * Each step stops the ones after it when it fails.
+ */
+static int final_window_finish(struct crypt_device *cd, const struct fdw_volume *v,
+			       const struct fdw_secret *pass, const struct fdw_final_window *fw)
+{
+	struct fdw_secret *vk = NULL;
+	struct fw_files f;
+	int slot, rc;
+
+	fdw_log(FDW_LOG_WARN, "%s: every hotzone is encrypted but the header was not finalised "
+		"(interrupted in libcryptsetup's last step, which it cannot resume); finishing it "
+		"here", v->device);
+	rc = fw_files_name(&f, fw);
+	if (!rc)
+		rc = fdw_secret_new(&vk, 512);
+	if (!rc)
+		rc = fw_volume_key(cd, pass, vk, &slot);
+	if (!rc)
+		rc = fw_keep_found(cd, v, &f);
+	if (!rc)
+		rc = fw_build_final(cd, v, fw, slot, vk, pass, &f);
+	if (!rc)
+		rc = fw_wipe_moved(cd, v, fw);
+	if (!rc)
+		rc = fw_commit_final(cd, v, fw, vk, pass, &f);
 	fdw_secret_free(vk);
 	return rc;
 }

@@ -222,12 +222,128 @@ bool fdw_final_window_reencrypt_area(const char *json, uint64_t hdr_size,
 	return ok;
 }
 
+/* The ids the window header gives its parts, by which the finished one is made. */
+struct fw_ids {
+	char data[16];		/* the data segment, equal to the final one */
+	char final[16];		/* the "backup-final" segment */
+	char reenc[16];		/* the reencryption keyslot */
+	json_object *data_seg;
+};
+
+/* Find @ids in @segs and @kss; false when one of them is missing. */
+static bool fw_window_ids(json_object *segs, json_object *kss, const struct fdw_final_window *fw,
+			  struct fw_ids *ids)
+{
+	json_object_object_foreach(segs, sk, seg) {
+		if (fw_has_flag(seg, "backup-final"))
+			snprintf(ids->final, sizeof(ids->final), "%s", sk);
+		else if (json_object_equal(seg, fw->final)) {
+			snprintf(ids->data, sizeof(ids->data), "%s", sk);
+			ids->data_seg = seg;
+		}
+	}
+	json_object_object_foreach(kss, kk, ks) {
+		if (fw_str_is(ks, "type", "reencrypt"))
+			snprintf(ids->reenc, sizeof(ids->reenc), "%s", kk);
+	}
+	return ids->data_seg && *ids->final && *ids->reenc;
+}
+
+/*
+ * One digest rebound: without the reencryption keyslot, bound to segment "0" when it was
+ * bound to the data or the final segment. False when it is not a digest; else @empty says
+ * whether no keyslot is left to it.
+ */
+static bool fw_digest_rebind(json_object *dig, const struct fw_ids *ids, bool *empty)
+{
+	json_object *dks, *dss, *nks, *nss;
+	bool bound = false;
+	size_t i;
+
+	if (!json_object_object_get_ex(dig, "keyslots", &dks) ||
+	    !json_object_object_get_ex(dig, "segments", &dss) ||
+	    !json_object_is_type(dks, json_type_array) ||
+	    !json_object_is_type(dss, json_type_array))
+		return false;
+	nks = json_object_new_array();
+	nss = json_object_new_array();
+	for (i = 0; i < json_object_array_length(dks); i++) {
+		json_object *k = json_object_array_get_idx(dks, i);
+
+		if (strcmp(json_object_get_string(k), ids->reenc))
+			json_object_array_add(nks, json_object_get(k));
+	}
+	for (i = 0; i < json_object_array_length(dss); i++) {
+		const char *sid = json_object_get_string(json_object_array_get_idx(dss, i));
+
+		bound |= !strcmp(sid, ids->data) || !strcmp(sid, ids->final);
+	}
+	if (bound)
+		json_object_array_add(nss, json_object_new_string("0"));
+	json_object_object_add(dig, "keyslots", nks);
+	json_object_object_add(dig, "segments", nss);
+	*empty = !json_object_array_length(nks);
+	return true;
+}
+
+/*
+ * Digests: drop the reencryption keyslot; bind the volume key's to segment "0"; a digest
+ * left with no keyslot goes, and the walk starts again. False on one that is not a digest.
+ */
+static bool fw_digests_rebind(json_object *digs, const struct fw_ids *ids)
+{
+	for (;;) {
+		const char *drop = NULL;
+
+		json_object_object_foreach(digs, dk, dig) {
+			bool empty;
+
+			if (!fw_digest_rebind(dig, ids, &empty))
+				return false;
+			if (empty) {
+				drop = dk;
+				break;
+			}
+		}
+		if (!drop)
+			return true;
+		json_object_object_del(digs, drop);
+	}
+}
+
+/* The online-reencrypt requirement dropped from @cfg; "requirements" goes when empty. */
+static void fw_requirement_drop(json_object *cfg)
+{
+	json_object *reqs, *mand, *nmand;
+
+	if (!json_object_object_get_ex(cfg, "requirements", &reqs) ||
+	    !json_object_object_get_ex(reqs, "mandatory", &mand) ||
+	    !json_object_is_type(mand, json_type_array))
+		return;
+	nmand = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(mand); i++) {
+		json_object *r = json_object_array_get_idx(mand, i);
+
+		if (strncmp(json_object_get_string(r), "online-reencrypt", 16))
+			json_object_array_add(nmand, json_object_get(r));
+	}
+	if (json_object_array_length(nmand))
+		json_object_object_add(reqs, "mandatory", nmand);
+	else {
+		json_object_put(nmand);
+		json_object_object_del(reqs, "mandatory");
+	}
+	if (!json_object_object_length(reqs))
+		json_object_object_del(cfg, "requirements");
+}
+
 json_object *fdw_final_window_json(const char *json, uint64_t hdr_size,
 				   const struct fdw_final_window *fw)
 {
-	json_object *root = json_tokener_parse(json), *segs, *kss, *digs, *cfg, *reqs, *mand;
-	json_object *nsegs = NULL, *nmand, *data = NULL;
-	char data_id[16] = "", final_id[16] = "", reenc_id[16] = "", num[32];
+	json_object *root = json_tokener_parse(json), *segs, *kss, *digs, *cfg;
+	json_object *nsegs = NULL;
+	struct fw_ids ids = { .data_seg = NULL };
+	char num[32];
 
 	if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
 	    !json_object_object_get_ex(root, "keyslots", &kss) ||
@@ -238,85 +354,17 @@ json_object *fdw_final_window_json(const char *json, uint64_t hdr_size,
 	    !json_object_is_type(digs, json_type_object) ||
 	    !json_object_is_type(cfg, json_type_object))
 		goto bad;
-	json_object_object_foreach(segs, sk, seg) {
-		if (fw_has_flag(seg, "backup-final"))
-			snprintf(final_id, sizeof(final_id), "%s", sk);
-		else if (json_object_equal(seg, fw->final)) {
-			snprintf(data_id, sizeof(data_id), "%s", sk);
-			data = seg;
-		}
-	}
-	json_object_object_foreach(kss, kk, ks) {
-		if (fw_str_is(ks, "type", "reencrypt"))
-			snprintf(reenc_id, sizeof(reenc_id), "%s", kk);
-	}
-	if (!data || !*final_id || !*reenc_id)
+	if (!fw_window_ids(segs, kss, fw, &ids))
 		goto bad;
 	nsegs = json_object_new_object();
-	if (!nsegs || json_object_object_add(nsegs, "0", json_object_get(data)))
+	if (!nsegs || json_object_object_add(nsegs, "0", json_object_get(ids.data_seg)))
 		goto bad;
 	json_object_object_add(root, "segments", nsegs);
 	nsegs = NULL;
-	json_object_object_del(kss, reenc_id);
-	/* Digests: drop the reencryption keyslot; bind the volume key's to segment "0". */
-	for (;;) {
-		const char *drop = NULL;
-
-		json_object_object_foreach(digs, dk, dig) {
-			json_object *dks, *dss, *nks, *nss;
-			bool bound = false;
-			size_t i;
-
-			if (!json_object_object_get_ex(dig, "keyslots", &dks) ||
-			    !json_object_object_get_ex(dig, "segments", &dss) ||
-			    !json_object_is_type(dks, json_type_array) ||
-			    !json_object_is_type(dss, json_type_array))
-				goto bad;
-			nks = json_object_new_array();
-			nss = json_object_new_array();
-			for (i = 0; i < json_object_array_length(dks); i++) {
-				json_object *k = json_object_array_get_idx(dks, i);
-
-				if (strcmp(json_object_get_string(k), reenc_id))
-					json_object_array_add(nks, json_object_get(k));
-			}
-			for (i = 0; i < json_object_array_length(dss); i++) {
-				const char *sid = json_object_get_string(json_object_array_get_idx(dss, i));
-
-				bound |= !strcmp(sid, data_id) || !strcmp(sid, final_id);
-			}
-			if (bound)
-				json_object_array_add(nss, json_object_new_string("0"));
-			json_object_object_add(dig, "keyslots", nks);
-			json_object_object_add(dig, "segments", nss);
-			if (!json_object_array_length(nks)) {
-				drop = dk;
-				break;
-			}
-		}
-		if (!drop)
-			break;
-		json_object_object_del(digs, drop);
-	}
-	if (json_object_object_get_ex(cfg, "requirements", &reqs) &&
-	    json_object_object_get_ex(reqs, "mandatory", &mand) &&
-	    json_object_is_type(mand, json_type_array)) {
-		nmand = json_object_new_array();
-		for (size_t i = 0; i < json_object_array_length(mand); i++) {
-			json_object *r = json_object_array_get_idx(mand, i);
-
-			if (strncmp(json_object_get_string(r), "online-reencrypt", 16))
-				json_object_array_add(nmand, json_object_get(r));
-		}
-		if (json_object_array_length(nmand))
-			json_object_object_add(reqs, "mandatory", nmand);
-		else {
-			json_object_put(nmand);
-			json_object_object_del(reqs, "mandatory");
-		}
-		if (!json_object_object_length(reqs))
-			json_object_object_del(cfg, "requirements");
-	}
+	json_object_object_del(kss, ids.reenc);
+	if (!fw_digests_rebind(digs, &ids))
+		goto bad;
+	fw_requirement_drop(cfg);
 	/*
 	 * On the device the keyslot area ends where the data starts, as the library sets it
 	 * when done; a detached header keeps its own.

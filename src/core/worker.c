@@ -280,50 +280,139 @@ static void stopped_message(struct fdw_progress *p, const struct fdw_job *job, i
 		   "'fdewiz resume %s'."), done, total, cause, job->address);
 }
 
+/*
+ * The status record at the start of a run: running, by this process, with the last known
+ * position kept (a resumed run does not start at 0 %).
+ */
+static void publish_start(struct publisher *pub, const struct fdw_job *job,
+			  const struct fdw_volume *v)
+{
+	struct fdw_proc_id self;
+
+	fdw_job_status_path(job, pub->path, sizeof(pub->path));
+	if (fdw_progress_read(pub->path, &pub->p) != 0)
+		memset(&pub->p, 0, sizeof(pub->p));
+	pub->start = fdw_now_s();
+	pub->p.state = FDW_JOB_RUNNING;
+	if (fdw_proc_id_self(&self) == 0) {
+		pub->p.pid = self.pid;
+		pub->p.pid_start = self.start_ticks;
+		snprintf(pub->p.boot_id, sizeof(pub->p.boot_id), "%s", self.boot_id);
+	}
+	pub->p.eta = -1;
+	pub->p.speed = 0;
+	pub->p.message[0] = '\0';
+	pub->p.bench_what[0] = '\0';
+	pub->p.phase = FDW_PHASE_ENCRYPTING;
+	publish(pub);
+	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
+		v->active_name ? " (online)" : "");
+}
+
+/* Started on a low battery by force: the person chose to run it on battery. */
+static bool power_guard_wanted(void)
+{
+	struct fdw_power pw;
+
+	fdw_power_read(&pw);
+	return !fdw_power_low(&pw, FDW_BATTERY_START_PERCENT);
+}
+
+/* Convert, waiting for the charger each time a low battery paused it. */
+static int convert_on_power(const struct fdw_volume *v, struct fdw_secret *pass,
+			    struct publisher *pub)
+{
+	int rc;
+
+	for (;;) {
+		rc = convert_refreshed(v, pass, pub);
+		if (rc != -EINTR || !pub->battery_low)
+			break;
+		rc = wait_for_charger(pub);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+/* An installed system's boot step, which opens the volume under its crypttab name. */
+static void boot_setup(const struct fdw_job *job, const struct fdw_volume *v,
+		       struct fdw_secret *pass, struct publisher *pub)
+{
+	struct fdw_system_boot_result res;
+
+	pub->p.phase = FDW_PHASE_BOOT_SETUP;
+	publish(pub);
+	fdw_test_point("before-system-boot");
+	if (fdw_system_boot_finish(job, v->active_name, pass, &res, pub->p.message,
+				   sizeof(pub->p.message)) != 0)
+		fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub->p.message);
+	fdw_secret_wipe(pass);
+}
+
+/*
+ * After a conversion that succeeded: the header backup refreshed, the filesystem grown
+ * back, the boot step, the after-benchmark; each published as it begins.
+ */
+static void after_conversion(const struct fdw_job *job, const struct fdw_volume *v,
+			     struct fdw_secret *pass, volatile sig_atomic_t *stop,
+			     struct publisher *pub)
+{
+	if (job->header_backup[0] && fdw_convert_backup_header(v, job->header_backup) != 0)
+		fdw_log(FDW_LOG_WARN, "%s: could not refresh the header backup %s; it still "
+			"describes the volume before conversion", job->address, job->header_backup);
+	if (job->fs_to_grow[0] && v->active_name) {
+		pub->p.phase = FDW_PHASE_GROWING_FS;
+		publish(pub);
+		grow_back(job, v);
+	}
+	if (fdw_system_boot_pending(job))
+		boot_setup(job, v, pass, pub);
+	if (job->bench_before[0]) {
+		struct fdw_job updated = *job;
+
+		pub->p.phase = FDW_PHASE_BENCHMARKING;
+		publish(pub);
+		fdw_bench_after(&updated, v->active_name, job->fstype, stop, on_bench, pub);
+		pub->p.bench_what[0] = '\0';
+	}
+}
+
+/* The run's outcome in the status record and the log. */
+static void publish_outcome(struct publisher *pub, const struct fdw_job *job, int rc)
+{
+	/* Only now: with its pid gone, readers take the header's word ("complete"), but the
+	 * growing and the after-benchmark still belong to the running conversion. */
+	pub->p.pid = 0;
+	if (rc == 0) {
+		pub->p.state = FDW_JOB_COMPLETE;
+		pub->p.done = pub->p.total;
+		pub->p.phase = FDW_PHASE_DONE;
+		fdw_log(FDW_LOG_INFO, "%s: conversion complete", job->address);
+	} else if (rc == -EINTR) {
+		pub->p.state = FDW_JOB_PAUSED;
+		fdw_log(FDW_LOG_INFO, "%s: paused at a safe point", job->address);
+	} else {
+		pub->p.state = FDW_JOB_FAILED;
+		stopped_message(&pub->p, job, rc);
+		fdw_log(FDW_LOG_ERROR, "%s: conversion stopped at %llu of %llu bytes: %s",
+			job->address, (unsigned long long)pub->p.done,
+			(unsigned long long)pub->p.total, strerror(-rc));
+	}
+	publish(pub);
+}
+
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		   struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
 {
 	struct publisher pub = { .stop = stop, .last_publish = -1, .echo = echo,
 				 .echo_ctx = echo_ctx, .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct fdw_proc_id self;
 	int rc;
 
-	fdw_job_status_path(job, pub.path, sizeof(pub.path));
-	/* Keep the last known position, so a resumed run does not start at 0 %. */
-	if (fdw_progress_read(pub.path, &pub.p) != 0)
-		memset(&pub.p, 0, sizeof(pub.p));
-	pub.start = fdw_now_s();
-	pub.p.state = FDW_JOB_RUNNING;
-	if (fdw_proc_id_self(&self) == 0) {
-		pub.p.pid = self.pid;
-		pub.p.pid_start = self.start_ticks;
-		snprintf(pub.p.boot_id, sizeof(pub.p.boot_id), "%s", self.boot_id);
-	}
-	pub.p.eta = -1;
-	pub.p.speed = 0;
-	pub.p.message[0] = '\0';
-	pub.p.bench_what[0] = '\0';
-	pub.p.phase = FDW_PHASE_ENCRYPTING;
-	publish(&pub);
-	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
-		v->active_name ? " (online)" : "");
-
-	/* Started on a low battery by force: the person chose to run it on battery. */
-	{
-		struct fdw_power pw;
-
-		fdw_power_read(&pw);
-		pub.power_guard = !fdw_power_low(&pw, FDW_BATTERY_START_PERCENT);
-	}
-	for (;;) {
-		rc = convert_refreshed(v, pass, &pub);
-		if (rc != -EINTR || !pub.battery_low)
-			break;
-		rc = wait_for_charger(&pub);
-		if (rc)
-			break;
-	}
+	publish_start(&pub, job, v);
+	pub.power_guard = power_guard_wanted();
+	rc = convert_on_power(v, pass, &pub);
 	/* The keyslots are written: nothing after this needs the passphrase, but an installed
 	 * system's boot step, which opens the volume under its crypttab name. */
 	if (rc != 0 || !fdw_system_boot_pending(job))
@@ -332,52 +421,8 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	pub.p.speed = 0;
 	pub.p.eta = rc == 0 ? 0 : -1;
 	pub.p.elapsed = now_since(&pub.start);
-	if (rc == 0 && job->header_backup[0] &&
-	    fdw_convert_backup_header(v, job->header_backup) != 0)
-		fdw_log(FDW_LOG_WARN, "%s: could not refresh the header backup %s; it still "
-			"describes the volume before conversion", job->address, job->header_backup);
-	if (rc == 0 && job->fs_to_grow[0] && v->active_name) {
-		pub.p.phase = FDW_PHASE_GROWING_FS;
-		publish(&pub);
-		grow_back(job, v);
-	}
-	if (rc == 0 && fdw_system_boot_pending(job)) {
-		struct fdw_system_boot_result res;
-
-		pub.p.phase = FDW_PHASE_BOOT_SETUP;
-		publish(&pub);
-		fdw_test_point("before-system-boot");
-		if (fdw_system_boot_finish(job, v->active_name, pass, &res, pub.p.message,
-					   sizeof(pub.p.message)) != 0)
-			fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub.p.message);
-		fdw_secret_wipe(pass);
-	}
-	if (rc == 0 && job->bench_before[0]) {
-		struct fdw_job updated = *job;
-
-		pub.p.phase = FDW_PHASE_BENCHMARKING;
-		publish(&pub);
-		fdw_bench_after(&updated, v->active_name, job->fstype, stop, on_bench, &pub);
-		pub.p.bench_what[0] = '\0';
-	}
-	/* Only now: with its pid gone, readers take the header's word ("complete"), but the
-	 * growing and the after-benchmark above still belong to the running conversion. */
-	pub.p.pid = 0;
-	if (rc == 0) {
-		pub.p.state = FDW_JOB_COMPLETE;
-		pub.p.done = pub.p.total;
-		pub.p.phase = FDW_PHASE_DONE;
-		fdw_log(FDW_LOG_INFO, "%s: conversion complete", job->address);
-	} else if (rc == -EINTR) {
-		pub.p.state = FDW_JOB_PAUSED;
-		fdw_log(FDW_LOG_INFO, "%s: paused at a safe point", job->address);
-	} else {
-		pub.p.state = FDW_JOB_FAILED;
-		stopped_message(&pub.p, job, rc);
-		fdw_log(FDW_LOG_ERROR, "%s: conversion stopped at %llu of %llu bytes: %s",
-			job->address, (unsigned long long)pub.p.done,
-			(unsigned long long)pub.p.total, strerror(-rc));
-	}
-	publish(&pub);
+	if (rc == 0)
+		after_conversion(job, v, pass, stop, &pub);
+	publish_outcome(&pub, job, rc);
 	return rc;
 }
