@@ -245,14 +245,18 @@ static int fw_files_name(struct fw_files *f, const struct fdw_final_window *fw)
 {
 	int rc = fdw_state_dir_ensure();
 
+	/* Every name empty until all are known: no step may run on half a set. */
+	memset(f, 0, sizeof(*f));
 	if (!rc && (snprintf(f->kept, sizeof(f->kept), "%s/%s-final-window.hdr", fdw_state_dir(),
 			     fw->uuid) >= (int)sizeof(f->kept) ||
 		    snprintf(f->fresh, sizeof(f->fresh), "%s/%s-final.hdr", fdw_state_dir(),
 			     fw->uuid) >= (int)sizeof(f->fresh)))
 		rc = -ENAMETOOLONG;
+	if (rc)
+		return rc;
 	snprintf(f->building, sizeof(f->building), "%s.new", f->fresh);
 	snprintf(f->keeping, sizeof(f->keeping), "%s.new", f->kept);
-	return rc;
+	return 0;
 }
 
 /* The volume key into @vk, and the keyslot @pass opened it from; -EPERM for no keyslot. */

@@ -249,10 +249,19 @@ static bool fw_window_ids(json_object *segs, json_object *kss, const struct fdw_
 	return ids->data_seg && *ids->final && *ids->reenc;
 }
 
+/* True when every element of array @a is a string (a null among ids is no header's). */
+static bool fw_all_strings(json_object *a)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (!json_object_is_type(json_object_array_get_idx(a, i), json_type_string))
+			return false;
+	return true;
+}
+
 /*
  * One digest rebound: without the reencryption keyslot, bound to segment "0" when it was
- * bound to the data or the final segment. False when it is not a digest; else @empty says
- * whether no keyslot is left to it.
+ * bound to the data or the final segment. False when it is not a digest (or its ids are
+ * not all strings); else @empty says whether no keyslot is left to it.
  */
 static bool fw_digest_rebind(json_object *dig, const struct fw_ids *ids, bool *empty)
 {
@@ -263,7 +272,8 @@ static bool fw_digest_rebind(json_object *dig, const struct fw_ids *ids, bool *e
 	if (!json_object_object_get_ex(dig, "keyslots", &dks) ||
 	    !json_object_object_get_ex(dig, "segments", &dss) ||
 	    !json_object_is_type(dks, json_type_array) ||
-	    !json_object_is_type(dss, json_type_array))
+	    !json_object_is_type(dss, json_type_array) || !fw_all_strings(dks) ||
+	    !fw_all_strings(dss))
 		return false;
 	nks = json_object_new_array();
 	nss = json_object_new_array();
@@ -324,7 +334,9 @@ static void fw_requirement_drop(json_object *cfg)
 	for (size_t i = 0; i < json_object_array_length(mand); i++) {
 		json_object *r = json_object_array_get_idx(mand, i);
 
-		if (strncmp(json_object_get_string(r), "online-reencrypt", 16))
+		/* Not a string: not the requirement this drops; it stays as it was. */
+		if (!json_object_is_type(r, json_type_string) ||
+		    strncmp(json_object_get_string(r), "online-reencrypt", 16))
 			json_object_array_add(nmand, json_object_get(r));
 	}
 	if (json_object_array_length(nmand))

@@ -352,6 +352,42 @@ static void test_rewrite_keeps_keyslots(void **state)
 	free(json);
 }
 
+static void null_digest_keyslot(json_object *r)
+{
+	json_object_array_add(at(at(r, "digests", "0"), "keyslots", NULL), NULL);
+}
+
+static void null_requirement(json_object *r)
+{
+	json_object_array_add(at(at(r, "config", "requirements"), "mandatory", NULL), NULL);
+}
+
+/* A null among ids (a hostile file; the fuzzer's kind of input): no crash. A digest with
+ * one refuses the rewrite; a null requirement is not the one dropped and stays. */
+static void test_rewrite_null_ids(void **state)
+{
+	struct fdw_final_window fw;
+	char *json = edited("datashift-window.json", null_digest_keyslot);
+	json_object *ours, *mand;
+
+	(void)state;
+	if (fdw_final_window_parse(json, &fw) == 1) {
+		assert_null(fdw_final_window_json(json, HDR_SIZE, &fw));
+		fdw_final_window_release(&fw);
+	}
+	free(json);
+	json = edited("datashift-window.json", null_requirement);
+	assert_int_equal(fdw_final_window_parse(json, &fw), 1);
+	ours = fdw_final_window_json(json, HDR_SIZE, &fw);
+	assert_non_null(ours);
+	mand = at(at(ours, "config", "requirements"), "mandatory", NULL);
+	assert_int_equal(json_object_array_length(mand), 1);
+	assert_null(json_object_array_get_idx(mand, 0));
+	json_object_put(ours);
+	fdw_final_window_release(&fw);
+	free(json);
+}
+
 /* A detached header keeps its keyslot area size: there is no data offset to end it at. */
 static void test_rewrite_detached(void **state)
 {
@@ -429,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_rewrite_matches_library),
 		cmocka_unit_test(test_rewrite_keeps_keyslots),
 		cmocka_unit_test(test_rewrite_detached),
+		cmocka_unit_test(test_rewrite_null_ids),
 		cmocka_unit_test(test_reencrypt_area),
 		cmocka_unit_test(test_write_hdr),
 	};
