@@ -39,16 +39,19 @@ static const struct line lines[] = {
 };
 #define N_LINES (sizeof(lines) / sizeof(lines[0]))
 
-double fdw_predict_stream(double disk, double cipher, unsigned qd, unsigned cores)
+double fdw_predict_stream(double disk, double cipher, double bytes, double overhead_us,
+			  unsigned qd, unsigned cores)
 {
-	double c;
+	double cpu_us, k;
 
-	if (disk <= 0 || cipher <= 0)
+	if (disk <= 0 || cipher <= 0 || bytes <= 0)
 		return 0;
+	/* MB/s is bytes per microsecond: bytes / rate is a time in microseconds. */
+	cpu_us = bytes / cipher + (overhead_us > 0 ? overhead_us : 0);
 	if (qd <= 1)
-		return 1.0 / (1.0 / disk + 1.0 / cipher);
-	c = cipher * (qd < cores ? qd : cores > 0 ? cores : 1);
-	return c < disk ? c : disk;
+		return bytes / (bytes / disk + cpu_us);
+	k = qd < cores ? qd : cores > 0 ? cores : 1;
+	return bytes * k / cpu_us < disk ? bytes * k / cpu_us : disk;
 }
 
 const char *fdw_predict_cipher_test(const char *cipher, const char *mode, unsigned key_bits)
@@ -108,11 +111,26 @@ static double line_cipher(const struct line *l, double enc, double dec)
 	return l->write ? enc : dec;
 }
 
-static void line_fill(struct fdw_bench_test *t, const struct line *l, double disk,
-		      double cipher, unsigned cpus)
+/*
+ * The fixed cost (microseconds) of one request of line @l: one crypto call, and the hops
+ * between threads dm-crypt makes it take: a read is decrypted in its work queue (one hop),
+ * a write is encrypted there and then handed to its write thread (two).
+ */
+static double line_overhead(const struct line *l, double call_us, double hop_us)
 {
-	double enc = fdw_predict_stream(disk, cipher, l->qd, cpus);
+	double hops = l->read_pct ? (l->read_pct + 2.0 * (100 - l->read_pct)) / 100.0 :
+		      l->write ? 2.0 : 1.0;
+
+	return call_us + hops * hop_us;
+}
+
+static void line_fill(struct fdw_bench_test *t, const struct line *l, double disk,
+		      double cipher, double overhead_us, unsigned cpus)
+{
 	double bs = l->random ? SMALL_IO : 1024.0 * 1024.0;
+	double enc = fdw_predict_stream(disk, cipher, bs, overhead_us, l->qd, cpus);
+	/* One core's busy time per request, times the requests per microsecond. */
+	double cpu_pct = (bs / cipher + overhead_us) * enc / bs * 100.0;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "%s", l->id);
@@ -122,8 +140,9 @@ static void line_fill(struct fdw_bench_test *t, const struct line *l, double dis
 	metric_set(&t->metrics[1], "iops", "IOPS", true, enc * 1e6 / bs);
 	metric_set(&t->metrics[2], "plain_mbps", "MB/s", true, disk);
 	metric_set(&t->metrics[3], "plain_iops", "IOPS", true, disk * 1e6 / bs);
-	metric_set(&t->metrics[4], "crypto_cpu_pct", "%", false, enc / cipher * 100.0);
-	t->n_metrics = 5;
+	metric_set(&t->metrics[4], "crypto_cpu_pct", "%", false, cpu_pct);
+	metric_set(&t->metrics[5], "request_us", "us", false, overhead_us);
+	t->n_metrics = 6;
 	t->primary = l->random ? 1 : 0;
 	snprintf(t->note, sizeof(t->note), "%s", l->write || l->read_pct ?
 		 "predicted; the disk's write speed taken as its read speed (nothing may be "
@@ -135,6 +154,9 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 {
 	double enc = cipher_test ? figure(measured, cipher_test, "enc_mibps") * MB_PER_MIB : 0;
 	double dec = cipher_test ? figure(measured, cipher_test, "dec_mibps") * MB_PER_MIB : 0;
+	/* 0 when not measured (a measurement from before it was made): no per-request term. */
+	double call_us = cipher_test ? figure(measured, cipher_test, FDW_PREDICT_CALL_KEY) : 0;
+	double hop_us = figure(measured, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY);
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->label, sizeof(out->label), "predicted");
@@ -154,7 +176,8 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 		if (disk <= 0)
 			continue;
 		line_fill(&out->tests[out->n_tests++], &lines[i], disk,
-			  line_cipher(&lines[i], enc, dec), cpus ? cpus : 1);
+			  line_cipher(&lines[i], enc, dec),
+			  line_overhead(&lines[i], call_us, hop_us), cpus ? cpus : 1);
 	}
 	return out->n_tests;
 }
