@@ -111,17 +111,25 @@ static double line_cipher(const struct line *l, double enc, double dec)
 	return l->write ? enc : dec;
 }
 
+/* What the measurement says of one request's fixed cost, in microseconds (0: unknown). */
+struct request_cost {
+	double call;	/* the crypto call */
+	double hop;	/* a hop to another thread while the CPUs are busy */
+	double wake;	/* the same to a thread whose CPU had gone idle */
+};
+
 /*
- * The fixed cost (microseconds) of one request of line @l: one crypto call, and the hops
- * between threads dm-crypt makes it take: a read is decrypted in its work queue (one hop),
- * a write is encrypted there and then handed to its write thread (two).
+ * The fixed cost of one request of line @l: one crypto call, and the hops between
+ * threads dm-crypt makes it take: a read is decrypted in its work queue (one hop), a
+ * write is encrypted there and then handed to its write thread (two). A request alone
+ * in flight (QD1) finds the worker asleep on an idle CPU; queued ones find it busy.
  */
-static double line_overhead(const struct line *l, double call_us, double hop_us)
+static double line_overhead(const struct line *l, const struct request_cost *c)
 {
 	double hops = l->read_pct ? (l->read_pct + 2.0 * (100 - l->read_pct)) / 100.0 :
 		      l->write ? 2.0 : 1.0;
 
-	return call_us + hops * hop_us;
+	return c->call + hops * (l->qd <= 1 && c->wake > 0 ? c->wake : c->hop);
 }
 
 static void line_fill(struct fdw_bench_test *t, const struct line *l, double disk,
@@ -155,8 +163,11 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 	double enc = cipher_test ? figure(measured, cipher_test, "enc_mibps") * MB_PER_MIB : 0;
 	double dec = cipher_test ? figure(measured, cipher_test, "dec_mibps") * MB_PER_MIB : 0;
 	/* 0 when not measured (a measurement from before it was made): no per-request term. */
-	double call_us = cipher_test ? figure(measured, cipher_test, FDW_PREDICT_CALL_KEY) : 0;
-	double hop_us = figure(measured, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY);
+	struct request_cost rc = {
+		.call = cipher_test ? figure(measured, cipher_test, FDW_PREDICT_CALL_KEY) : 0,
+		.hop = figure(measured, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY),
+		.wake = figure(measured, FDW_PREDICT_HOP_TEST, FDW_PREDICT_WAKE_KEY),
+	};
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->label, sizeof(out->label), "predicted");
@@ -177,7 +188,7 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 			continue;
 		line_fill(&out->tests[out->n_tests++], &lines[i], disk,
 			  line_cipher(&lines[i], enc, dec),
-			  line_overhead(&lines[i], call_us, hop_us), cpus ? cpus : 1);
+			  line_overhead(&lines[i], &rc), cpus ? cpus : 1);
 	}
 	return out->n_tests;
 }

@@ -34,12 +34,15 @@ double fdw_predict_stream(double disk, double cipher, double bytes, double overh
 
 /*
  * Where the measurement keeps the per-request cost: metric "call_us" of each cipher test
- * (one 4 KiB crypto call's fixed part, in microseconds) and test "cpu.wakeup", metric
- * "hop_us" (one thread waking another and that one running: a work-queue hop).
+ * (one 4 KiB crypto call's fixed part, in microseconds) and test "cpu.wakeup", metrics
+ * "hop_us" (one thread waking another and that one running: a work-queue hop while both
+ * are busy) and "wake_us" (the same when the woken one's CPU had gone idle, as for a
+ * request alone in flight).
  */
 #define FDW_PREDICT_CALL_KEY "call_us"
 #define FDW_PREDICT_HOP_TEST "cpu.wakeup"
 #define FDW_PREDICT_HOP_KEY "hop_us"
+#define FDW_PREDICT_WAKE_KEY "wake_us"
 
 /* The cipher benchmark test of a plan's cipher ("cipher.aes-xts-512"), or NULL. */
 const char *fdw_predict_cipher_test(const char *cipher, const char *mode, unsigned key_bits);

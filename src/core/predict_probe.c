@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_alg.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench_cipher.h"
@@ -72,6 +74,7 @@ int fdw_predict_measure(const char *device, enum fdw_bench_scale scale,
 #define REQ_MIN_SAMPLES 5
 #define REQ_SMALL 4096		/* one request of the RND4K lines, one 4 KiB sector */
 #define REQ_LARGE 65536
+#define REQ_IDLE_NS 500000ULL	/* long enough for a CPU to go idle */
 
 /* The kernel crypto API's name of each cipher benchmark test. */
 static const struct req_cipher {
@@ -100,8 +103,11 @@ static int req_call(struct req_caller *k, size_t len)
 		char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 32)];
 	} ctl;
 	struct iovec iov = { .iov_base = k->in, .iov_len = len };
+	/* Exactly the two messages: the kernel refuses space left over after them. */
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
+			      .msg_controllen = CMSG_SPACE(sizeof(uint32_t)) +
+						CMSG_SPACE(sizeof(struct af_alg_iv) +
+							   k->c->iv_bytes) };
 	struct cmsghdr *cm;
 	struct af_alg_iv *iv;
 	uint32_t op = ALG_OP_ENCRYPT;
@@ -121,10 +127,9 @@ static int req_call(struct req_caller *k, size_t len)
 	cm->cmsg_len = CMSG_LEN(sizeof(*iv) + k->c->iv_bytes);
 	iv = (struct af_alg_iv *)(void *)CMSG_DATA(cm);
 	iv->ivlen = (uint32_t)k->c->iv_bytes;
-	if (sendmsg(k->op, &msg, 0) != (ssize_t)len)
-		return -errno ? -errno : -EIO;
-	if (read(k->op, k->out, len) != (ssize_t)len)
-		return -errno ? -errno : -EIO;
+	errno = EIO;
+	if (sendmsg(k->op, &msg, 0) != (ssize_t)len || read(k->op, k->out, len) != (ssize_t)len)
+		return -errno;
 	return 0;
 }
 
@@ -171,28 +176,39 @@ static double median(double *v, unsigned n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Samples, in microseconds, of what @one does, for about REQ_TIME_NS: their median. */
-static int time_samples(int (*one)(void *), void *arg, volatile sig_atomic_t *stop,
+/*
+ * Samples of what @one times (microseconds, in its *us) for about REQ_TIME_NS: their
+ * median. How many samples, or -errno.
+ */
+static int time_samples(int (*one)(void *, double *), void *arg, volatile sig_atomic_t *stop,
 			double *us)
 {
 	static double v[REQ_MAX_SAMPLES];
-	uint64_t start = fdw_now_ns(), t0, t1 = start;
+	uint64_t start = fdw_now_ns();
 	unsigned n = 0;
 
-	while (n < REQ_MIN_SAMPLES || (n < REQ_MAX_SAMPLES && t1 - start < REQ_TIME_NS)) {
+	while (n < REQ_MIN_SAMPLES || (n < REQ_MAX_SAMPLES && fdw_now_ns() - start < REQ_TIME_NS)) {
 		int rc;
 
 		if (stop && *stop)
 			return -EINTR;
-		t0 = fdw_now_ns();
-		rc = one(arg);
-		t1 = fdw_now_ns();
+		rc = one(arg, &v[n]);
 		if (rc)
 			return rc;
-		v[n++] = (t1 - t0) / 1e3;
+		n++;
 	}
 	*us = median(v, n);
-	return 0;
+	return (int)n;
+}
+
+/* CPU time this process has used, both threads, in nanoseconds. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -302,27 +318,54 @@ static void *hop_echo(void *arg)
 	}
 }
 
-/* One round trip to the echo thread: two hops. */
-static int one_round_trip(void *arg)
+/* One round trip to the echo thread, both sleeping in turn: two hops. */
+static int one_round_trip(void *arg, double *us)
 {
 	struct hop *h = arg;
-	uint64_t v = 1;
+	uint64_t v = 1, t0 = fdw_now_ns();
 
 	if (write(h->ping, &v, sizeof(v)) != sizeof(v) ||
 	    read(h->pong, &v, sizeof(v)) != sizeof(v))
 		return errno == EINTR ? -EINTR : -EIO;
+	*us = (fdw_now_ns() - t0) / 1e3;
 	return 0;
 }
 
-static int hop_measure(volatile sig_atomic_t *stop, double *hop_us)
+/*
+ * One wakeup of the echo thread, asleep long enough for its CPU to go idle, by this one,
+ * which stays awake and polls for the answer: what a lone request waits for dm-crypt's
+ * worker to run.
+ */
+static int one_idle_wake(void *arg, double *us)
+{
+	struct hop *h = arg;
+	struct pollfd pfd = { .fd = h->pong, .events = POLLIN };
+	uint64_t v = 1, t0 = fdw_now_ns();
+	int n;
+
+	while (fdw_now_ns() - t0 < REQ_IDLE_NS)
+		;
+	t0 = fdw_now_ns();
+	if (write(h->ping, &v, sizeof(v)) != sizeof(v))
+		return errno == EINTR ? -EINTR : -EIO;
+	while ((n = poll(&pfd, 1, 0)) == 0)
+		;
+	if (n < 0 || read(h->pong, &v, sizeof(v)) != sizeof(v))
+		return errno == EINTR ? -EINTR : -EIO;
+	*us = (fdw_now_ns() - t0) / 1e3;
+	return 0;
+}
+
+static int hop_measure(volatile sig_atomic_t *stop, double *hop_us, double *wake_us)
 {
 	struct hop h = { .ping = eventfd(0, EFD_CLOEXEC), .pong = eventfd(0, EFD_CLOEXEC) };
 	sigset_t all, old;
 	pthread_t th;
-	uint64_t v = 1;
+	uint64_t v = 1, c0;
+	double rt_us = 0;
 	int rc;
 
-	*hop_us = 0;
+	*hop_us = *wake_us = 0;
 	if (h.ping < 0 || h.pong < 0) {
 		rc = -errno;
 		goto out;
@@ -334,13 +377,24 @@ static int hop_measure(volatile sig_atomic_t *stop, double *hop_us)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		goto out;
-	rc = time_samples(one_round_trip, &h, stop, hop_us);
-	*hop_us /= 2;
+	/*
+	 * Queued requests find dm-crypt's worker busy, so what a hop costs them is the CPU
+	 * work of the handover, not the time spent waiting for a CPU to wake: the CPU time
+	 * both threads used, per hop.
+	 */
+	c0 = cpu_ns();
+	rc = time_samples(one_round_trip, &h, stop, &rt_us);
+	if (rc > 0) {
+		*hop_us = (cpu_ns() - c0) / 1e3 / (2.0 * rc);
+		rc = time_samples(one_idle_wake, &h, stop, wake_us);
+	}
+	rc = rc > 0 ? 0 : rc;
 	__atomic_store_n(&h.done, 1, __ATOMIC_RELEASE);
 	if (write(h.ping, &v, sizeof(v)) != sizeof(v))
 		pthread_cancel(th);
 	pthread_join(th, NULL);
-	fdw_log(FDW_LOG_INFO, "predict: one thread waking another: %.2f us", *hop_us);
+	fdw_log(FDW_LOG_INFO, "predict: a round trip between two threads %.2f us, %.2f us of "
+		"CPU a hop; waking a thread on an idle CPU %.2f us", rt_us, *hop_us, *wake_us);
 out:
 	if (h.ping >= 0)
 		close(h.ping);
@@ -353,7 +407,7 @@ int fdw_predict_measure_request(struct fdw_bench_run *r, volatile sig_atomic_t *
 {
 	unsigned char *in = calloc(1, REQ_LARGE), *out = calloc(1, REQ_LARGE);
 	struct fdw_bench_test *t;
-	double hop_us;
+	double hop_us, wake_us;
 	int rc;
 
 	rc = in && out ? req_ciphers_measure(r, stop, in, out) : -ENOMEM;
@@ -363,7 +417,7 @@ int fdw_predict_measure_request(struct fdw_bench_run *r, volatile sig_atomic_t *
 		return rc;
 	if (r->n_tests >= FDW_BENCH_MAX_TESTS)
 		return -ENOSPC;
-	rc = hop_measure(stop, &hop_us);
+	rc = hop_measure(stop, &hop_us, &wake_us);
 	if (rc == -EINTR)
 		return rc;
 	if (rc) {
@@ -375,9 +429,10 @@ int fdw_predict_measure_request(struct fdw_bench_run *r, volatile sig_atomic_t *
 	snprintf(t->id, sizeof(t->id), "%s", FDW_PREDICT_HOP_TEST);
 	snprintf(t->kind, sizeof(t->kind), "cpu");
 	snprintf(t->title, sizeof(t->title), "one thread waking another");
-	snprintf(t->note, sizeof(t->note), "half a round trip between two threads, as a "
-		 "request's hop to dm-crypt's work queue");
+	snprintf(t->note, sizeof(t->note), "a request's hop to dm-crypt's work queue: the CPU "
+		 "time of one between two threads, and the wait to wake one on an idle CPU");
 	metric_add(t, FDW_PREDICT_HOP_KEY, hop_us);
+	metric_add(t, FDW_PREDICT_WAKE_KEY, wake_us);
 	return 0;
 }
 

@@ -2,7 +2,11 @@
 /* Unit tests for the prediction: the model, the lines it fills, its sentence and its record. */
 #include "config.h"
 
+#include <errno.h>
+#include <linux/if_alg.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -269,10 +274,102 @@ static void test_lines_request_cost(void **state)
 	/* Small random reads now slow down too: 1 - 7459.2 / 20000 = 62.7 %. */
 	assert_float_equal(fdw_predict_slowdown(&p, "io.randread.qd1"),
 			   (1 - 7459.2074592 / 20000) * 100, 1e-6);
-	/* Without the hop's figure only the call is counted. */
+	/*
+	 * With the wakeup on an idle CPU measured (60 us), a request alone in flight counts
+	 * that instead: RND4K Q1T1 read 20 + 60 = 80 us, 50 + 39.0625 + 80 = 169.0625 us a
+	 * request, 5914.9 IOPS; queued ones keep the busy hop (45 us, 23791.8 IOPS).
+	 */
+	{
+		struct fdw_bench_test *t = &m.tests[m.n_tests - 1];
+		struct fdw_bench_metric *w = &t->metrics[t->n_metrics++];
+
+		snprintf(w->key, sizeof(w->key), FDW_PREDICT_WAKE_KEY);
+		w->samples[w->n++] = 60;
+		fdw_bench_metric_finish(w);
+	}
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "request_us"), 80, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "iops"), 1e6 / 169.0625, 1e-6);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"), 140, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randread.qd32"), "request_us"), 45, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randread.qd32"), "iops"), 23791.822, 1e-3);
+	/* Without the hop's figures only the call is counted. */
 	m.n_tests--;
 	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
 	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"), 20, 1e-9);
+}
+
+/* Whether this kernel's crypto API is reachable from user space for xts(aes). */
+static bool kernel_xts_aes(void)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "skcipher",
+				   .salg_name = "xts(aes)" };
+	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The measurement itself, for real on this machine (no figure asserted: only its shape). */
+static void test_measure_request(void **state)
+{
+	static struct fdw_bench_run r, p;
+	volatile sig_atomic_t stop = 0;
+	const struct fdw_bench_metric *c;
+	const struct fdw_bench_test *hop;
+
+	(void)state;
+	measured_disk(&r);
+	/* AES-XTS 512 measured in user space, AES-XTS 256 by the kernel, Serpent not at all. */
+	add_test(&r, "cipher.aes-xts-512", "enc_mibps", 1000, "dec_mibps", 1000);
+	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note),
+		 "userspace OpenSSL, not the kernel's dm-crypt path (kernel: none).");
+	add_test(&r, "cipher.aes-xts-256", "enc_mibps", 1000, "dec_mibps", 1000);
+	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note),
+		 "kernel crypto API, in memory, as cryptsetup benchmark.");
+	add_test(&r, "cipher.serpent-xts-512", "enc_mibps", 0, "dec_mibps", 0);
+	r.tests[r.n_tests - 1].n_metrics = 0;
+	assert_int_equal(fdw_predict_measure_request(&r, &stop), 0);
+	/* OpenSSL's calls can always be timed. */
+	c = fdw_bench_metric_get(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY);
+	assert_non_null(c);
+	assert_true(c->n == 1 && c->median >= 0 && c->median < 1e9);
+	/* The kernel's where it lets us: with AF_ALG, a figure; without, none (and a log line). */
+	c = fdw_bench_metric_get(line(&r, "cipher.aes-xts-256"), FDW_PREDICT_CALL_KEY);
+	assert_true(kernel_xts_aes() ? c != NULL && c->median >= 0 : c == NULL);
+	/* A cipher without figures gets none. */
+	assert_int_equal(line(&r, "cipher.serpent-xts-512")->n_metrics, 0);
+	/* The hop: always measurable, and more than nothing. */
+	hop = line(&r, FDW_PREDICT_HOP_TEST);
+	assert_string_equal(hop->kind, "cpu");
+	assert_true(metric(hop, FDW_PREDICT_HOP_KEY) > 0);
+	assert_true(metric(hop, FDW_PREDICT_WAKE_KEY) > 0);
+	/*
+	 * The prediction counts them: a write's cost is the call and two hops, to an idle
+	 * CPU's thread alone in flight, to a busy one queued.
+	 */
+	assert_int_equal(fdw_predict_make(&r, "cipher.aes-xts-512", 2, &p), 9);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"),
+			   metric(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY) +
+				   2 * metric(hop, FDW_PREDICT_WAKE_KEY), 1e-9);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd32"), "request_us"),
+			   metric(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY) +
+				   2 * metric(hop, FDW_PREDICT_HOP_KEY), 1e-9);
+	/* Stopped: -EINTR, and nothing added. */
+	measured_disk(&r);
+	add_test(&r, "cipher.aes-xts-512", "enc_mibps", 1000, "dec_mibps", 1000);
+	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note), "userspace OpenSSL");
+	stop = 1;
+	assert_int_equal(fdw_predict_measure_request(&r, &stop), -EINTR);
+	assert_int_equal(r.n_tests, 5);
+	assert_int_equal(line(&r, "cipher.aes-xts-512")->n_metrics, 2);
+	/* A run with no room left for the hop's test says so. */
+	stop = 0;
+	memset(&r, 0, sizeof(r));
+	r.n_tests = FDW_BENCH_MAX_TESTS;
+	assert_int_equal(fdw_predict_measure_request(&r, &stop), -ENOSPC);
 }
 
 static void test_lines_fast_cipher(void **state)
@@ -416,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_cipher_test_names),
 		cmocka_unit_test(test_lines_slow_cipher),
 		cmocka_unit_test(test_lines_request_cost),
+		cmocka_unit_test(test_measure_request),
 		cmocka_unit_test(test_lines_fast_cipher),
 		cmocka_unit_test(test_unmeasured),
 		cmocka_unit_test(test_record),
