@@ -67,7 +67,7 @@ int fdw_predict_measure(const char *device, enum fdw_bench_scale scale,
 /*
  * The per-request cost. Each timing takes about REQ_TIME_NS and keeps the median of its
  * samples (a few were disturbed by whatever else runs here): with four ciphers and the
- * wakeups, about a fifth of a second, more on a slow emulated CPU.
+ * wakeups, a tenth to a fifth of a second, more on a slow emulated CPU.
  */
 #define REQ_TIME_NS 20000000ULL
 #define REQ_MAX_SAMPLES 4096
