@@ -116,13 +116,14 @@ int fdw_predict_measure(const char *device, enum fdw_bench_scale scale,
 			size_t len);
 
 /*
- * The fixed cost of one request on this CPU, in well under a second, added to @r (which
- * holds fdw_bench_cipher()'s tests): for each cipher test with figures, "call_us", from
- * timing one crypto call of 4 KiB (one sector) against one of 64 KiB through the kernel's
- * crypto API (AF_ALG), or through OpenSSL where that cipher was measured in user space;
- * and the test "cpu.wakeup" with "hop_us", half a round trip between two threads. A
- * cipher whose calls cannot be timed keeps no "call_us". 0, -EINTR when stopped, or
- * -ENOSPC when @r holds no more tests.
+ * The fixed cost of one request on this CPU, a fraction of a second (about a second on
+ * an emulated one), added to @r (which holds fdw_bench_cipher()'s tests): for each cipher
+ * test with figures, "call_us", from timing crypto calls of 4 KiB (one sector) and of
+ * 64 KiB in turn through the kernel's crypto API (AF_ALG), or through OpenSSL where that
+ * cipher was measured in user space; and the test "cpu.wakeup" with "hop_us" (the CPU
+ * time of a handover between two threads) and "wake_us" (waking one asleep on an idle
+ * CPU). A cipher whose calls cannot be timed keeps no "call_us". 0, -EINTR when stopped,
+ * or -ENOSPC when @r holds no more tests.
  */
 int fdw_predict_measure_request(struct fdw_bench_run *r, volatile sig_atomic_t *stop);
 
