@@ -39,16 +39,19 @@ static const struct line lines[] = {
 };
 #define N_LINES (sizeof(lines) / sizeof(lines[0]))
 
-double fdw_predict_stream(double disk, double cipher, unsigned qd, unsigned cores)
+double fdw_predict_stream(double disk, double cipher, double bytes, double overhead_us,
+			  unsigned qd, unsigned cores)
 {
-	double c;
+	double cpu_us, k;
 
-	if (disk <= 0 || cipher <= 0)
+	if (disk <= 0 || cipher <= 0 || bytes <= 0)
 		return 0;
+	/* MB/s is bytes per microsecond: bytes / rate is a time in microseconds. */
+	cpu_us = bytes / cipher + (overhead_us > 0 ? overhead_us : 0);
 	if (qd <= 1)
-		return 1.0 / (1.0 / disk + 1.0 / cipher);
-	c = cipher * (qd < cores ? qd : cores > 0 ? cores : 1);
-	return c < disk ? c : disk;
+		return bytes / (bytes / disk + cpu_us);
+	k = qd < cores ? qd : cores > 0 ? cores : 1;
+	return bytes * k / cpu_us < disk ? bytes * k / cpu_us : disk;
 }
 
 const char *fdw_predict_cipher_test(const char *cipher, const char *mode, unsigned key_bits)
@@ -108,11 +111,34 @@ static double line_cipher(const struct line *l, double enc, double dec)
 	return l->write ? enc : dec;
 }
 
-static void line_fill(struct fdw_bench_test *t, const struct line *l, double disk,
-		      double cipher, unsigned cpus)
+/* What the measurement says of one request's fixed cost, in microseconds (0: unknown). */
+struct request_cost {
+	double call;	/* the crypto call */
+	double hop;	/* a hop to another thread while the CPUs are busy */
+	double wake;	/* the same to a thread whose CPU had gone idle */
+};
+
+/*
+ * The fixed cost of one request of line @l: one crypto call, and the hops between
+ * threads dm-crypt makes it take: a read is decrypted in its work queue (one hop), a
+ * write is encrypted there and then handed to its write thread (two). A request alone
+ * in flight (QD1) finds the worker asleep on an idle CPU; queued ones find it busy.
+ */
+static double line_overhead(const struct line *l, const struct request_cost *c)
 {
-	double enc = fdw_predict_stream(disk, cipher, l->qd, cpus);
+	double hops = l->read_pct ? (l->read_pct + 2.0 * (100 - l->read_pct)) / 100.0 :
+		      l->write ? 2.0 : 1.0;
+
+	return c->call + hops * (l->qd <= 1 && c->wake > 0 ? c->wake : c->hop);
+}
+
+static void line_fill(struct fdw_bench_test *t, const struct line *l, double disk,
+		      double cipher, double overhead_us, unsigned cpus)
+{
 	double bs = l->random ? SMALL_IO : 1024.0 * 1024.0;
+	double enc = fdw_predict_stream(disk, cipher, bs, overhead_us, l->qd, cpus);
+	/* One core's busy time per request, times the requests per microsecond. */
+	double cpu_pct = (bs / cipher + overhead_us) * enc / bs * 100.0;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "%s", l->id);
@@ -122,8 +148,9 @@ static void line_fill(struct fdw_bench_test *t, const struct line *l, double dis
 	metric_set(&t->metrics[1], "iops", "IOPS", true, enc * 1e6 / bs);
 	metric_set(&t->metrics[2], "plain_mbps", "MB/s", true, disk);
 	metric_set(&t->metrics[3], "plain_iops", "IOPS", true, disk * 1e6 / bs);
-	metric_set(&t->metrics[4], "crypto_cpu_pct", "%", false, enc / cipher * 100.0);
-	t->n_metrics = 5;
+	metric_set(&t->metrics[4], "crypto_cpu_pct", "%", false, cpu_pct);
+	metric_set(&t->metrics[5], "request_us", "us", false, overhead_us);
+	t->n_metrics = 6;
 	t->primary = l->random ? 1 : 0;
 	snprintf(t->note, sizeof(t->note), "%s", l->write || l->read_pct ?
 		 "predicted; the disk's write speed taken as its read speed (nothing may be "
@@ -135,6 +162,12 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 {
 	double enc = cipher_test ? figure(measured, cipher_test, "enc_mibps") * MB_PER_MIB : 0;
 	double dec = cipher_test ? figure(measured, cipher_test, "dec_mibps") * MB_PER_MIB : 0;
+	/* 0 when not measured (a measurement from before it was made): no per-request term. */
+	struct request_cost rc = {
+		.call = cipher_test ? figure(measured, cipher_test, FDW_PREDICT_CALL_KEY) : 0,
+		.hop = figure(measured, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY),
+		.wake = figure(measured, FDW_PREDICT_HOP_TEST, FDW_PREDICT_WAKE_KEY),
+	};
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->label, sizeof(out->label), "predicted");
@@ -154,7 +187,8 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 		if (disk <= 0)
 			continue;
 		line_fill(&out->tests[out->n_tests++], &lines[i], disk,
-			  line_cipher(&lines[i], enc, dec), cpus ? cpus : 1);
+			  line_cipher(&lines[i], enc, dec),
+			  line_overhead(&lines[i], &rc), cpus ? cpus : 1);
 	}
 	return out->n_tests;
 }

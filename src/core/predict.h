@@ -19,25 +19,44 @@
 struct fdw_encrypt;
 
 /*
- * The model, for one stream of requests of the same size. @disk and @cipher (one core) in
- * the same unit (MB/s); @qd requests in flight at once, @cores CPUs to encrypt them.
- * One at a time (@qd 1) the disk and the cipher take turns: 1 / (1/disk + 1/cipher).
- * With several in flight they overlap, and up to min(@qd, @cores) cores share the
- * cipher's work: min(disk, cipher * min(qd, cores)). 0 when either is unknown (<= 0).
+ * The model, for one stream of requests of @bytes each (4096 for the RND4K lines, 1 MiB
+ * for SEQ1M). @disk is the plain figure at that queue depth and @cipher the cipher's bulk
+ * speed on one core, both in MB/s (bytes per microsecond); @overhead_us the fixed cost of
+ * one request on the encrypted volume (fdw_predict_measure_request()). One core's work per
+ * request is cpu = bytes/cipher + overhead_us.
+ * One at a time (@qd 1) the disk and the CPU take turns, so the times add up:
+ * bytes / (bytes/disk + cpu). With several in flight they overlap, and up to
+ * min(@qd, @cores) cores each work on one request (dm-crypt's work queue runs on every
+ * CPU): min(disk, bytes * min(qd, cores) / cpu). 0 when a figure is unknown (<= 0).
  */
-double fdw_predict_stream(double disk, double cipher, unsigned qd, unsigned cores);
+double fdw_predict_stream(double disk, double cipher, double bytes, double overhead_us,
+			  unsigned qd, unsigned cores);
+
+/*
+ * Where the measurement keeps the per-request cost: metric "call_us" of each cipher test
+ * (one 4 KiB crypto call's fixed part, in microseconds) and test "cpu.wakeup", metrics
+ * "hop_us" (one thread waking another and that one running: a work-queue hop while both
+ * are busy) and "wake_us" (the same when the woken one's CPU had gone idle, as for a
+ * request alone in flight).
+ */
+#define FDW_PREDICT_CALL_KEY "call_us"
+#define FDW_PREDICT_HOP_TEST "cpu.wakeup"
+#define FDW_PREDICT_HOP_KEY "hop_us"
+#define FDW_PREDICT_WAKE_KEY "wake_us"
 
 /* The cipher benchmark test of a plan's cipher ("cipher.aes-xts-512"), or NULL. */
 const char *fdw_predict_cipher_test(const char *cipher, const char *mode, unsigned key_bits);
 
 /*
- * From @measured (the read-only I/O tests of the partition and the cipher tests of this
- * CPU) and the cipher @cipher_test, fill @out (label "predicted") with one test per
- * benchmark line, same ids and metrics as `fdewiz bench`: the expected figure of the
- * encrypted volume (the "mbps" or "iops" headline), "plain_mbps"/"plain_iops" (the disk
- * figure it came from; writes use the read figure), and "crypto_cpu_pct" (percent of
- * one core spent on the cipher at that speed). @cpus: online CPUs. Returns how many lines
- * could be predicted (0: the disk or the cipher figure is missing).
+ * From @measured (the read-only I/O tests of the partition, the cipher tests of this CPU
+ * and the per-request cost) and the cipher @cipher_test, fill @out (label "predicted")
+ * with one test per benchmark line, same ids and metrics as `fdewiz bench`: the expected
+ * figure of the encrypted volume (the "mbps" or "iops" headline), "plain_mbps"/"plain_iops"
+ * (the disk figure it came from; writes use the read figure), "crypto_cpu_pct" (percent
+ * of one core spent on encryption at that speed) and "request_us" (the fixed cost per
+ * request counted: the crypto call, one work-queue hop for a read, two for a write).
+ * @cpus: online CPUs. Returns how many lines could be predicted (0: the disk or the cipher
+ * figure is missing). Without the per-request figures the term is left out (0).
  */
 size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher_test,
 			unsigned cpus, struct fdw_bench_run *out);
@@ -88,12 +107,25 @@ bool fdw_predict_cipher_speed(const struct fdw_bench_run *measured, const char *
 
 /*
  * The measurement, a few seconds, reading only: sequential and random reads of @device
- * with O_DIRECT (the engine's I/O benchmark without its write tests) and the in-memory
- * cipher benchmark. TINY scale: shorter. 0, or -errno with @why.
+ * with O_DIRECT (the engine's I/O benchmark without its write tests), the in-memory
+ * cipher benchmark and the per-request cost (fdw_predict_measure_request()). TINY scale:
+ * shorter. 0, or -errno with @why.
  */
 int fdw_predict_measure(const char *device, enum fdw_bench_scale scale,
 			volatile sig_atomic_t *stop, struct fdw_bench_run *out, char *why,
 			size_t len);
+
+/*
+ * The fixed cost of one request on this CPU, a fraction of a second (about a second on
+ * an emulated one), added to @r (which holds fdw_bench_cipher()'s tests): for each cipher
+ * test with figures, "call_us", from timing crypto calls of 4 KiB (one sector) and of
+ * 64 KiB in turn through the kernel's crypto API (AF_ALG), or through OpenSSL where that
+ * cipher was measured in user space; and the test "cpu.wakeup" with "hop_us" (the CPU
+ * time of a handover between two threads) and "wake_us" (waking one asleep on an idle
+ * CPU). A cipher whose calls cannot be timed keeps no "call_us". 0, -EINTR when stopped,
+ * or -ENOSPC when @r holds no more tests.
+ */
+int fdw_predict_measure_request(struct fdw_bench_run *r, volatile sig_atomic_t *stop);
 
 /* The measurement of a prepared conversion's partition, in a child process. */
 struct fdw_predict_probe {

@@ -2,7 +2,11 @@
 /* Unit tests for the prediction: the model, the lines it fills, its sentence and its record. */
 #include "config.h"
 
+#include <errno.h>
+#include <linux/if_alg.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -21,30 +26,102 @@ static void test_stream_model(void **state)
 {
 	(void)state;
 	/* Queue depth 1: the disk and the cipher take turns. */
-	assert_float_equal(fdw_predict_stream(500, 500, 1, 4), 250, 1e-9);
-	assert_float_equal(fdw_predict_stream(100, 900, 1, 4), 90, 1e-9);
-	assert_float_equal(fdw_predict_stream(500, 300, 1, 8), 187.5, 1e-9);
+	assert_float_equal(fdw_predict_stream(500, 500, 4096, 0, 1, 4), 250, 1e-9);
+	assert_float_equal(fdw_predict_stream(100, 900, 4096, 0, 1, 4), 90, 1e-9);
+	assert_float_equal(fdw_predict_stream(500, 300, 4096, 0, 1, 8), 187.5, 1e-9);
 	/* Deeper queues overlap them: on one core the slower one sets the pace... */
-	assert_float_equal(fdw_predict_stream(500, 300, 8, 1), 300, 1e-9);
+	assert_float_equal(fdw_predict_stream(500, 300, 4096, 0, 8, 1), 300, 1e-9);
 	/* ...several cores share the cipher's work, up to one per request in flight... */
-	assert_float_equal(fdw_predict_stream(500, 300, 2, 4), 500, 1e-9);
-	assert_float_equal(fdw_predict_stream(2000, 300, 4, 8), 1200, 1e-9);
-	assert_float_equal(fdw_predict_stream(2000, 300, 32, 2), 600, 1e-9);
+	assert_float_equal(fdw_predict_stream(500, 300, 4096, 0, 2, 4), 500, 1e-9);
+	assert_float_equal(fdw_predict_stream(2000, 300, 4096, 0, 4, 8), 1200, 1e-9);
+	assert_float_equal(fdw_predict_stream(2000, 300, 4096, 0, 32, 2), 600, 1e-9);
 	/* ...and a fast cipher leaves the disk's figure as it is. */
-	assert_float_equal(fdw_predict_stream(500, 3000, 8, 1), 500, 1e-9);
+	assert_float_equal(fdw_predict_stream(500, 3000, 4096, 0, 8, 1), 500, 1e-9);
 	/* Never faster than either, never zero when both are known. */
 	for (double d = 10; d < 5000; d *= 3)
 		for (double c = 10; c < 5000; c *= 3)
-			for (unsigned q = 1; q <= 32; q *= 2) {
-				double s = fdw_predict_stream(d, c, q, 4);
+			for (unsigned q = 1; q <= 32; q *= 2)
+				for (double o = 0; o < 100; o = o * 4 + 2) {
+					double s = fdw_predict_stream(d, c, 4096, o, q, 4);
 
-				assert_true(s > 0 && s <= d + 1e-9 && s <= c * 4 + 1e-9);
-				/* Never slower than one request at a time. */
-				assert_true(s >= fdw_predict_stream(d, c, 1, 4) - 1e-9);
-			}
+					assert_true(s > 0 && s <= d + 1e-9 && s <= c * 4 + 1e-9);
+					/* Never slower than one request at a time... */
+					assert_true(s >= fdw_predict_stream(d, c, 4096, o, 1, 4) -
+							 1e-9);
+					/* ...and a cost per request never makes it faster. */
+					assert_true(s <= fdw_predict_stream(d, c, 4096, 0, q, 4) +
+							 1e-9);
+				}
 	/* Unknown figures give no prediction. */
-	assert_float_equal(fdw_predict_stream(0, 300, 1, 1), 0, 0);
-	assert_float_equal(fdw_predict_stream(300, -1, 8, 2), 0, 0);
+	assert_float_equal(fdw_predict_stream(0, 300, 4096, 0, 1, 1), 0, 0);
+	assert_float_equal(fdw_predict_stream(300, -1, 4096, 0, 8, 2), 0, 0);
+	assert_float_equal(fdw_predict_stream(300, 300, 0, 5, 8, 2), 0, 0);
+}
+
+/*
+ * The per-request cost: a fast disk (an NVMe drive) and a slow cipher (a netbook without
+ * AES instructions), on two cores. MB/s is bytes per microsecond, so bytes / MB/s gives
+ * microseconds. Figures by hand:
+ *   cipher 100 MiB/s = 104.8576 MB/s: 4096 B take 4096 / 104.8576 = 39.0625 us,
+ *                                      1 MiB takes 1048576 / 104.8576 = 10000 us;
+ *   fixed cost measured: a crypto call 20 us, a hop between threads 25 us:
+ *                        a read 20 + 25 = 45 us, a write 20 + 2 * 25 = 70 us.
+ */
+#define NVME_4K_QD1 81.92	/* MB/s: 20000 IOPS, 4096 / 81.92 = 50 us per request */
+#define NVME_4K_QD32 1638.4	/* MB/s: 400000 IOPS */
+#define SLOW_CIPHER 104.8576	/* MB/s: 100 MiB/s */
+
+static void test_request_cost(void **state)
+{
+	double v;
+
+	(void)state;
+	/*
+	 * RND4K Q1T1 read: 50 + 39.0625 + 45 = 134.0625 us a request, 1e6 / 134.0625 =
+	 * 7459.2 IOPS (4096 / 134.0625 = 30.5529 MB/s). Without the term: 50 + 39.0625 =
+	 * 89.0625 us, 11228.1 IOPS: half as fast again as the model now says.
+	 */
+	v = fdw_predict_stream(NVME_4K_QD1, SLOW_CIPHER, 4096, 45, 1, 2);
+	assert_float_equal(v, 4096 / 134.0625, 1e-9);
+	assert_float_equal(v * 1e6 / 4096, 7459.207, 1e-3);
+	assert_float_equal(fdw_predict_stream(NVME_4K_QD1, SLOW_CIPHER, 4096, 0, 1, 2) * 1e6 /
+			   4096, 11228.070, 1e-3);
+	/*
+	 * RND4K Q32T1 read: one core works 39.0625 + 45 = 84.0625 us on each request; two
+	 * cores: 2 / 84.0625 us = 23791.8 IOPS (97.452 MB/s), far below the disk's 400000.
+	 * Without the term 2 / 39.0625 us = 51200 IOPS.
+	 */
+	v = fdw_predict_stream(NVME_4K_QD32, SLOW_CIPHER, 4096, 45, 32, 2);
+	assert_float_equal(v * 1e6 / 4096, 23791.822, 1e-3);
+	assert_float_equal(fdw_predict_stream(NVME_4K_QD32, SLOW_CIPHER, 4096, 0, 32, 2) *
+			   1e6 / 4096, 51200, 1e-6);
+	/*
+	 * Bounded by the per-request cost: however fast the cipher, two cores doing 45 us
+	 * each per request give at most 2 / 45 us = 44444.4 IOPS; one at a time at most
+	 * 1 / (50 + 45) us = 10526.3 IOPS.
+	 */
+	v = fdw_predict_stream(NVME_4K_QD32, 1e12, 4096, 45, 32, 2);
+	assert_float_equal(v * 1e6 / 4096, 44444.444, 1e-2);
+	v = fdw_predict_stream(NVME_4K_QD1, 1e12, 4096, 45, 1, 2);
+	assert_float_equal(v * 1e6 / 4096, 10526.316, 1e-2);
+	/*
+	 * SEQ1M Q8T1 read (disk 2000 MB/s): 10000 + 45 = 10045 us a request on each of two
+	 * cores: 2 * 1048576 / 10045 = 208.776 MB/s; without the term 2 * 1048576 / 10000 =
+	 * 209.715 MB/s: 0.45 % less.
+	 */
+	v = fdw_predict_stream(2000, SLOW_CIPHER, 1048576, 45, 8, 2);
+	assert_float_equal(v, 2 * 1048576 / 10045.0, 1e-9);
+	assert_float_equal(v, 208.776, 1e-3);
+	assert_float_equal(fdw_predict_stream(2000, SLOW_CIPHER, 1048576, 0, 8, 2), 209.7152,
+			   1e-9);
+	assert_true(1 - v / 209.7152 < 0.005);
+	/*
+	 * SEQ1M Q1T1 read (disk 1000 MB/s: 1048.576 us a request): 1048.576 + 10045 =
+	 * 11093.576 us, 94.521 MB/s; without the term 11048.576 us, 94.906 MB/s: 0.41 % less.
+	 */
+	v = fdw_predict_stream(1000, SLOW_CIPHER, 1048576, 45, 1, 2);
+	assert_float_equal(v, 1048576 / 11093.576, 1e-9);
+	assert_true(1 - v / fdw_predict_stream(1000, SLOW_CIPHER, 1048576, 0, 1, 2) < 0.005);
 }
 
 static void test_cipher_test_names(void **state)
@@ -145,6 +222,154 @@ static void test_lines_slow_cipher(void **state)
 	/* Two cores share the work of eight requests in flight. */
 	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
 	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "mbps"), 400 * mb, 1e-6);
+}
+
+/*
+ * The same through fdw_predict_make(), from a measurement with the per-request figures:
+ * the disk of test_request_cost(), AES-XTS at 100 MiB/s both ways with a 20 us call, and
+ * a 25 us hop; two cores.
+ */
+static void test_lines_request_cost(void **state)
+{
+	static struct fdw_bench_run m, p;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	add_test(&m, "io.seqread.qd8", "mbps", 2000, NULL, 0);
+	add_test(&m, "io.seqread.qd1", "mbps", 1000, NULL, 0);
+	add_test(&m, "io.randread.qd32", "mbps", NVME_4K_QD32, NULL, 0);
+	add_test(&m, "io.randread.qd1", "mbps", NVME_4K_QD1, NULL, 0);
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 100, "dec_mibps", 100);
+	add_test(&m, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY, 25, NULL, 0);
+	/* The call's cost is a third metric of the cipher's test. */
+	{
+		struct fdw_bench_test *t = &m.tests[m.n_tests - 2];
+		struct fdw_bench_metric *c = &t->metrics[t->n_metrics++];
+
+		snprintf(c->key, sizeof(c->key), FDW_PREDICT_CALL_KEY);
+		c->samples[c->n++] = 20;
+		fdw_bench_metric_finish(c);
+	}
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
+	/* Reads: one call and one hop, 45 us; writes one call and two hops, 70 us. */
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "request_us"), 45, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"), 70, 1e-9);
+	assert_float_equal(metric(line(&p, "io.seqwrite.qd8"), "request_us"), 70, 1e-9);
+	/* The 70/30 mix: 20 + 25 * (0.7 * 1 + 0.3 * 2) = 52.5 us. */
+	assert_float_equal(metric(line(&p, "io.randrw70.qd32"), "request_us"), 52.5, 1e-9);
+	/* RND4K Q1T1 read, as by hand above: 7459.2 IOPS of the disk's 20000. */
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "iops"), 7459.207, 1e-3);
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "plain_iops"), 20000, 1e-6);
+	/* RND4K Q1T1 write: 50 + 39.0625 + 70 = 159.0625 us, 6286.8 IOPS. */
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "iops"), 1e6 / 159.0625, 1e-6);
+	/* RND4K Q32T1 read: 23791.8 IOPS, and both cores busy: 23791.8 * 84.0625 us = 200 %. */
+	assert_float_equal(metric(line(&p, "io.randread.qd32"), "iops"), 23791.822, 1e-3);
+	assert_float_equal(metric(line(&p, "io.randread.qd32"), "crypto_cpu_pct"), 200, 1e-6);
+	/* The mix: (39.0625 + 52.5) us a request on two cores, 2e6 / 91.5625 = 21843.3 IOPS. */
+	assert_float_equal(metric(line(&p, "io.randrw70.qd32"), "iops"), 2e6 / 91.5625, 1e-6);
+	/* SEQ1M Q8T1 read: 208.776 MB/s; 209.715 without the term. */
+	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "mbps"), 208.776, 1e-3);
+	assert_float_equal(fdw_predict_slowdown(&p, "io.seqread.qd8"),
+			   (1 - 2 * 1048576 / 10045.0 / 2000) * 100, 1e-6);
+	/* Small random reads now slow down too: 1 - 7459.2 / 20000 = 62.7 %. */
+	assert_float_equal(fdw_predict_slowdown(&p, "io.randread.qd1"),
+			   (1 - 7459.2074592 / 20000) * 100, 1e-6);
+	/*
+	 * With the wakeup on an idle CPU measured (60 us), a request alone in flight counts
+	 * that instead: RND4K Q1T1 read 20 + 60 = 80 us, 50 + 39.0625 + 80 = 169.0625 us a
+	 * request, 5914.9 IOPS; queued ones keep the busy hop (45 us, 23791.8 IOPS).
+	 */
+	{
+		struct fdw_bench_test *t = &m.tests[m.n_tests - 1];
+		struct fdw_bench_metric *w = &t->metrics[t->n_metrics++];
+
+		snprintf(w->key, sizeof(w->key), FDW_PREDICT_WAKE_KEY);
+		w->samples[w->n++] = 60;
+		fdw_bench_metric_finish(w);
+	}
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "request_us"), 80, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randread.qd1"), "iops"), 1e6 / 169.0625, 1e-6);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"), 140, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randread.qd32"), "request_us"), 45, 1e-9);
+	assert_float_equal(metric(line(&p, "io.randread.qd32"), "iops"), 23791.822, 1e-3);
+	/* Without the hop's figures only the call is counted. */
+	m.n_tests--;
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"), 20, 1e-9);
+}
+
+/* Whether this kernel's crypto API is reachable from user space for xts(aes). */
+static bool kernel_xts_aes(void)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "skcipher",
+				   .salg_name = "xts(aes)" };
+	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The measurement itself, for real on this machine (no figure asserted: only its shape). */
+static void test_measure_request(void **state)
+{
+	static struct fdw_bench_run r, p;
+	volatile sig_atomic_t stop = 0;
+	const struct fdw_bench_metric *c;
+	const struct fdw_bench_test *hop;
+
+	(void)state;
+	measured_disk(&r);
+	/* AES-XTS 512 measured in user space, AES-XTS 256 by the kernel, Serpent not at all. */
+	add_test(&r, "cipher.aes-xts-512", "enc_mibps", 1000, "dec_mibps", 1000);
+	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note),
+		 "userspace OpenSSL, not the kernel's dm-crypt path (kernel: none).");
+	add_test(&r, "cipher.aes-xts-256", "enc_mibps", 1000, "dec_mibps", 1000);
+	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note),
+		 "kernel crypto API, in memory, as cryptsetup benchmark.");
+	add_test(&r, "cipher.serpent-xts-512", "enc_mibps", 0, "dec_mibps", 0);
+	r.tests[r.n_tests - 1].n_metrics = 0;
+	assert_int_equal(fdw_predict_measure_request(&r, &stop), 0);
+	/* OpenSSL's calls can always be timed. */
+	c = fdw_bench_metric_get(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY);
+	assert_non_null(c);
+	assert_true(c->n == 1 && c->median >= 0 && c->median < 1e9);
+	/* The kernel's where it lets us: with AF_ALG, a figure; without, none (and a log line). */
+	c = fdw_bench_metric_get(line(&r, "cipher.aes-xts-256"), FDW_PREDICT_CALL_KEY);
+	assert_true(kernel_xts_aes() ? c != NULL && c->median >= 0 : c == NULL);
+	/* A cipher without figures gets none. */
+	assert_int_equal(line(&r, "cipher.serpent-xts-512")->n_metrics, 0);
+	/* The hop: always measurable, and more than nothing. */
+	hop = line(&r, FDW_PREDICT_HOP_TEST);
+	assert_string_equal(hop->kind, "cpu");
+	assert_true(metric(hop, FDW_PREDICT_HOP_KEY) > 0);
+	assert_true(metric(hop, FDW_PREDICT_WAKE_KEY) > 0);
+	/*
+	 * The prediction counts them: a write's cost is the call and two hops, to an idle
+	 * CPU's thread alone in flight, to a busy one queued.
+	 */
+	assert_int_equal(fdw_predict_make(&r, "cipher.aes-xts-512", 2, &p), 9);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"),
+			   metric(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY) +
+				   2 * metric(hop, FDW_PREDICT_WAKE_KEY), 1e-9);
+	assert_float_equal(metric(line(&p, "io.randwrite.qd32"), "request_us"),
+			   metric(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY) +
+				   2 * metric(hop, FDW_PREDICT_HOP_KEY), 1e-9);
+	/* Stopped: -EINTR, and nothing added. */
+	measured_disk(&r);
+	add_test(&r, "cipher.aes-xts-512", "enc_mibps", 1000, "dec_mibps", 1000);
+	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note), "userspace OpenSSL");
+	stop = 1;
+	assert_int_equal(fdw_predict_measure_request(&r, &stop), -EINTR);
+	assert_int_equal(r.n_tests, 5);
+	assert_int_equal(line(&r, "cipher.aes-xts-512")->n_metrics, 2);
+	/* A run with no room left for the hop's test says so. */
+	stop = 0;
+	memset(&r, 0, sizeof(r));
+	r.n_tests = FDW_BENCH_MAX_TESTS;
+	assert_int_equal(fdw_predict_measure_request(&r, &stop), -ENOSPC);
 }
 
 static void test_lines_fast_cipher(void **state)
@@ -284,8 +509,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream_model),
+		cmocka_unit_test(test_request_cost),
 		cmocka_unit_test(test_cipher_test_names),
 		cmocka_unit_test(test_lines_slow_cipher),
+		cmocka_unit_test(test_lines_request_cost),
+		cmocka_unit_test(test_measure_request),
 		cmocka_unit_test(test_lines_fast_cipher),
 		cmocka_unit_test(test_unmeasured),
 		cmocka_unit_test(test_record),
