@@ -87,6 +87,29 @@ tmux_wait_for()
 	return 1
 }
 
+# tmux_select NAME REGEX: press Down until the selected line (the one starting with ">")
+# matches REGEX, waiting after each press for the selection to move (a slow machine redraws
+# late, and a second press would skip past); at most 8 presses. 1 when it never matches.
+tmux_select()
+{
+	local name=$1 re=$2 presses=0 was now
+
+	while :; do
+		now=$(tmux_capture "$name" | grep -m1 '^>' || true)
+		grep -qE -- "$re" <<<"$now" && return 0
+		[ "$presses" -lt 8 ] || return 1
+		was=$now
+		tmux_send "$name" Down
+		presses=$((presses + 1))
+		for _ in $(seq 1 100); do
+			now=$(tmux_capture "$name" | grep -m1 '^>' || true)
+			[ "$now" != "$was" ] && break
+			sleep 0.1
+		done
+		[ "$now" != "$was" ] || return 1	# at the end of the list
+	done
+}
+
 # tmux_wait_exit NAME TIMEOUT_S: wait until the program has exited and its pane is dead
 # (so the screen no longer changes).
 tmux_wait_exit()

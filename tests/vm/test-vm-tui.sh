@@ -26,6 +26,12 @@ head -c $((16 * MiB)) /dev/urandom >"$VM_WORK/data/big"
 mkfs.ext4 -q -F -b 4096 -E "offset=$((33 * MiB)),nodiscard" -L data -d "$VM_WORK/data" \
 	"$img" 416M
 
+# The Russian and Japanese catalogues of the source tree, for the translated captures.
+for l in ru ja; do
+	mkdir -p "$VM_WORK/locale/$l/LC_MESSAGES"
+	msgfmt -c -o "$VM_WORK/locale/$l/LC_MESSAGES/fdewiz.mo" "$srcdir/po/$l.po"
+done
+
 # A sanitizer build needs the options make check gives it (libparted trips ASan's strchr).
 envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
 [ -z "${LSAN_OPTIONS:-}" ] || envs+=(--env "LSAN_OPTIONS=$LSAN_OPTIONS")
@@ -60,6 +66,32 @@ vm_check "results capture: a test with its plain row" \
 vm_check "results capture: its encrypted row with a percent" \
 	grep -qE '[0-9]+\.[0-9]% (slower|faster)( \([a-z]+\))? +encrypted ' <<<"$results"
 vm_check "results capture: more I/O rows" grep -qF "RND4K Q1T1 read" <<<"$results"
+# In Russian and Japanese: the same figures, the words in that language.
+for l in ru ja; do
+	# Words of that language's catalogue (fixed strings: make check may run in the C locale).
+	case $l in
+	ru) title="План для /dev/vda2" columns="замерено" ;;
+	ja) title="/dev/vda2 の計画" columns="測定値" ;;
+	esac
+	lplan=$(capture "PLAN-$l")
+	lres=$(capture "RESULTS-$l")
+	vm_check "$l plan capture: its title in that language" grep -qF "$title" <<<"$lplan"
+	vm_check "$l plan capture: the prediction" grep -qE 'SEQ1M Q8T1 .*[0-9]+ -> [0-9]+' \
+		<<<"$lplan"
+	vm_check "$l plan capture: the cipher list" grep -qF "Adiantum (XChaCha12" <<<"$lplan"
+	vm_check "$l results capture: the columns in that language" grep -qF "$columns" <<<"$lres"
+	vm_check "$l results capture: predicted beside measured (two figures on a row)" \
+		grep -qE '[0-9.,]+ [^ ]+ +[0-9.,]+ [^ ]+$' <<<"$lres"
+	vm_check "$l results capture: a test with a percent" grep -qE '[0-9]+[.,][0-9]%' <<<"$lres"
+	if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
+		printf '%s\n' "$lplan" >"$FDEWIZ_TUI_CAPTURES/vm-plan-predict-$l.txt"
+		printf '%s\n' "$lres" >"$FDEWIZ_TUI_CAPTURES/vm-results-predict-$l.txt"
+	fi
+	echo "plan screen in the VM, $l:"
+	printf '%s\n' "$lplan"
+	echo "results screen in the VM, $l:"
+	printf '%s\n' "$lres"
+done
 if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
 	printf '%s\n' "$plan" >"$FDEWIZ_TUI_CAPTURES/vm-plan-predict.txt"
 	printf '%s\n' "$results" >"$FDEWIZ_TUI_CAPTURES/vm-results-predict.txt"

@@ -47,12 +47,7 @@ step "start the wizard on /dev/vda"
 tmux_start "$srv" 120 40 env FDEWIZ_STATE_DIR=/mnt/state/fdewiz FDEWIZ_TEST_FAST_PBKDF=1 \
 	DM_DISABLE_UDEV=1 "$fdewiz" /dev/vda
 wait_for "Choose a partition" 180
-for _ in 1 2 3 4; do
-	tmux_capture "$srv" | grep -qE '^>.* 2 .*yes \(' && break
-	tmux_send "$srv" Down
-	sleep 1
-done
-tmux_capture "$srv" | grep -qE '^>.* 2 .*yes \(' || die "partition 2 is not offered"
+tmux_select "$srv" ' 2 .*yes \(' || die "partition 2 is not offered"
 wait_for "Holds Debian GNU/Linux 12" 30
 print_capture DISKS
 tmux_send "$srv" Enter
