@@ -37,6 +37,21 @@ at_exit_run()
 	AT_EXIT=()
 }
 
+# at_exit_kill PID [SIGNAL]: at exit, send SIGNAL (default TERM) to background process PID
+# and wait for it, if it is still a child of this test: a number the system gave to another
+# program since is left alone.
+at_exit_kill()
+{
+	at_exit kill_child "$@"
+}
+
+kill_child()
+{
+	[ "$(ps -o ppid= -p "$1" 2>/dev/null | tr -d ' ')" = "$$" ] || return 0
+	kill -"${2:-TERM}" "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 # Every test's traps: at_exit_run on exit; Ctrl-C, SIGTERM and SIGHUP end the test (130),
 # which runs it too.
 at_exit_traps()

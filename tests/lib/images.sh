@@ -24,8 +24,9 @@ img_test_init()
 	at_exit_traps
 }
 
-# img_worker_stop_at_exit STATE PATH: at exit, pause a worker converting partition 1 of
-# PATH (recorded in state folder STATE), and detach the loop devices it leaves over PATH.
+# img_worker_stop_at_exit STATE PATH [N]: at exit, pause a worker converting partition N
+# (default 1) of PATH, recorded in state folder STATE, and detach the loop devices it leaves
+# over PATH. N 0 means PATH itself (a filesystem image, or a loop device the test made).
 img_worker_stop_at_exit()
 {
 	at_exit img_worker_stop "$@"
@@ -33,8 +34,11 @@ img_worker_stop_at_exit()
 
 img_worker_stop()
 {
+	local target=$2
+
 	[ -e "$2" ] || return 0
-	FDEWIZ_STATE_DIR=$1 "$FDEWIZ" pause "$2:1" >/dev/null 2>&1 || true
+	[ "${3:-1}" = 0 ] || target=$2:${3:-1}
+	FDEWIZ_STATE_DIR=$1 "$FDEWIZ" pause "$target" >/dev/null 2>&1 || true
 	img_detach_all "$2"
 }
 

@@ -3,23 +3,19 @@
 # Cyrillic or double-width) test titles line up by display width, as `list` does.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/locale.sh"
 
 require_root
 require_cmds jq msgfmt python3 unshare
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 for loc in ru_RU ja_JP; do
 	locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8" ||
 		{ echo "FAIL: the $loc.UTF-8 locale is not generated (tests/install-deps.sh test)"; exit 1; }
 done
-img_init
-trap img_cleanup EXIT
+img_test_init
 
 run=$(locale_runner) || { echo "FAIL: cannot run fdewiz with the test catalogues"; exit 1; }
 plain=$IMG_TMP/plain.json

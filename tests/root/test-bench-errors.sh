@@ -3,20 +3,15 @@
 # it must not write; reading a device changes nothing; Ctrl-C removes the scratch file.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 
 require_root
 require_cmds jq losetup mount mkfs.ext4 sha256sum wipefs
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 # Short I/O tests: these checks are about behaviour, not speed.

@@ -2,19 +2,17 @@
 # The bash completion of fdewiz offers what `fdewiz --help` says, and devices, images, files.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-FDEWIZ_COMPLETION=${FDEWIZ_COMPLETION:-$FDEWIZ_SRCDIR/data/bash-completion/fdewiz}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/cli-help.sh"
+FDEWIZ_COMPLETION=${FDEWIZ_COMPLETION:-$FDEWIZ_SRCDIR/data/bash-completion/fdewiz}
 
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 [ -f "$FDEWIZ_COMPLETION" ] || { echo "FAIL: no completion file at $FDEWIZ_COMPLETION"; exit 1; }
 
 tmp=$(mktemp -d /tmp/fdewiz-completion.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+at_exit rm -rf "$tmp"
+at_exit_traps
 mkdir "$tmp/dir" "$tmp/dir2"
 : >"$tmp/disk.img"
 : >"$tmp/key.txt"

@@ -9,10 +9,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds cryptsetup parted sgdisk sha256sum losetup
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
+img_test_init
 img=$IMG_TMP/disk.img
 img_new "$img" 200
 img_gpt "$img"

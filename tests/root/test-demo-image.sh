@@ -2,22 +2,20 @@
 # The README's demo disk: built as documented, listed as a laptop disk, its sample data intact.
 set -euo pipefail
 
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-SRCDIR=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-work=$(mktemp -d /var/tmp/fdewiz-demo-test.XXXXXX)
-loop=""
-cleanup() {
-	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-trap cleanup EXIT
+lib=$(dirname "$0")/../lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+require_root
+require_cmds jq losetup sha256sum
+require_fdewiz
+img_test_init
+work=$IMG_TMP
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 img=$work/laptop.img
-"$SRCDIR/data/make-demo-disk.sh" "$img" 120 >/dev/null
+"$FDEWIZ_SRCDIR/data/make-demo-disk.sh" "$img" 120 >/dev/null
 # Refuses to overwrite an existing image.
-if "$SRCDIR/data/make-demo-disk.sh" "$img" 2>/dev/null; then fail "overwrote an existing image"; fi
+if "$FDEWIZ_SRCDIR/data/make-demo-disk.sh" "$img" 2>/dev/null; then fail "overwrote an existing image"; fi
 
 "$FDEWIZ" list --json "$img" >"$work/list.json"
 q() { jq -r "$1" "$work/list.json"; }
@@ -35,7 +33,7 @@ used=$(q '.disks[0].partitions[2].fs_used')
 off=$(q '.disks[0].partitions[2].start')
 size=$(q '.disks[0].partitions[2].size')
 loop=$(losetup -f --show -r -o "$off" --sizelimit "$size" "$img")
-mkdir -p "$work/mnt"
-mount -o ro "$loop" "$work/mnt"
+img_register loop "$loop"
+img_mount "$loop" "$work/mnt" ro
 (cd "$work/mnt" && sha256sum -c --quiet "$img.sha256") || fail "sample data checksums"
 echo "PASS: demo image: EFI, Legacy, Data as documented; $(wc -l <"$img.sha256") files verified"

@@ -4,16 +4,17 @@
 # is decrypted by the cryptsetup program and checked with fsck and sha256 of every file.
 set -euo pipefail
 
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-work=$(mktemp -d /var/tmp/fdewiz-strat.XXXXXX)
+lib=$(dirname "$0")/../lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+require_root
+require_cmds jq parted losetup mkfs.ext4 mkfs.xfs dumpe2fs e2fsck xfs_repair cryptsetup blkid \
+	sha256sum
+require_fdewiz
+img_test_init
+work=$IMG_TMP
 export FDEWIZ_STATE_DIR=$work/state
 loop=""
-cleanup() {
-	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
-	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 
@@ -23,14 +24,18 @@ for i in $(seq 1 6); do head -c $((i * 4 * mib)) /dev/urandom >"$work/tree/b/big
 (cd "$work/tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$work/sums"
 printf 'strategies test key' >"$work/key"
 
-attach() { loop=$(losetup -f --show -o "$1" --sizelimit "$2" "$work/disk.img"); }
-detach() { losetup -d "$loop"; loop=""; }
+attach()
+{
+	loop=$(losetup -f --show -o "$1" --sizelimit "$2" "$work/disk.img")
+	img_register loop "$loop"
+}
+detach() { img_unloop "$loop"; loop=""; }
 # partition 1's start and size in bytes, as the table says now
 part_geom() { parted -m -s "$work/disk.img" unit B print 2>/dev/null | awk -F: '$1 == 1 { sub("B","",$2); sub("B","",$4); print $2, $4 }'; }
 check_files() {
-	mount -o ro "$loop" "$work/mnt"
+	img_mount "$loop" "$work/mnt" ro
 	(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "$1: checksums differ"
-	umount "$work/mnt"
+	img_umount "$work/mnt"
 }
 
 # 1. Grow: a GPT partition with 64 MiB free after it; the filesystem must not be resized.
@@ -68,9 +73,9 @@ parted -s "$work/disk.img" mklabel gpt mkpart Media xfs 1MiB 399MiB 2>/dev/null
 read -r start size < <(part_geom)
 attach "$start" "$size"
 mkfs.xfs -q -f "$loop"
-mount "$loop" "$work/mnt"
+img_mount "$loop" "$work/mnt"
 cp -a "$work/tree/." "$work/mnt/"
-umount "$work/mnt"
+img_umount "$work/mnt"
 detach
 [ "$("$FDEWIZ" list --json "$work/disk.img" | jq -r '.disks[0].partitions[0].verdict.reason')" = no-room ] ||
 	fail "detached: XFS without space should be no-room"

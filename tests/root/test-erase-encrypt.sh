@@ -10,10 +10,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
+img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 img=$IMG_TMP/disk.img
 key=$IMG_TMP/pass

@@ -9,12 +9,11 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/tmux.sh"
 require_root
 require_cmds sgdisk mkfs.ext4 python3 tmux losetup sha256sum
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-FDEWIZ_SRCDIR_T=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+require_fdewiz
 
 srv=fdw-hostile-$$
-img_init
-trap 'tmux_stop "$srv"; img_cleanup' EXIT
+img_test_init
+tmux_own "$srv"
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 img=$IMG_TMP/hostile.img
 
@@ -91,7 +90,7 @@ assert_eq "erase-encrypt: image unchanged" "$before" "$(sha256sum <"$img")"
 
 # 4. bench --compare of result files whose strings were crafted: shown escaped.
 for which in plain enc; do
-	python3 - "$FDEWIZ_SRCDIR_T/tests/fuzz/corpus/fuzz_bench_result/bench-io.json" \
+	python3 - "$FDEWIZ_SRCDIR/tests/fuzz/corpus/fuzz_bench_result/bench-io.json" \
 		"$IMG_TMP/$which.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

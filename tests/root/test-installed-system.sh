@@ -12,11 +12,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds mkfs.ext4 debugfs jq sha256sum parted python3
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-SRCDIR=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
+img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 img=$IMG_TMP/laptop.img
 key=$IMG_TMP/key
@@ -75,8 +73,8 @@ before=$(sha256sum <"$img")
 # 1. list --json: what is inside, and the verdict.
 "$FDEWIZ" list --json "$img" >"$IMG_TMP/list.json"
 rc=0
-python3 "$SRCDIR/tests/lib/check-list-schema.py" "$IMG_TMP/list.json" \
-	"${FDEWIZ_SCHEMA:-$SRCDIR/data/fdewiz-list.schema.json}" || rc=$?
+python3 "$FDEWIZ_SRCDIR/tests/lib/check-list-schema.py" "$IMG_TMP/list.json" \
+	"${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}" || rc=$?
 assert_eq "list --json matches the schema" 0 "$rc"
 p() { echo ".disks[0].partitions[] | select(.number == $1)"; }
 assert_json "$IMG_TMP/list.json" "$(p 1) | .installed_system.name" "Debian GNU/Linux 12 (bookworm)"

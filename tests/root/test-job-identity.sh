@@ -11,29 +11,15 @@
 # sha256 of every file compared.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 
 require_root
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout blockdev
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-bg_pid=
-img_init
-cleanup()
-{
-	if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then
-		kill -KILL "$bg_pid" 2>/dev/null || true
-		wait "$bg_pid" 2>/dev/null || true
-	fi
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key

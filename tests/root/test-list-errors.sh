@@ -2,21 +2,16 @@
 # fdewiz list on bad input: right exit status, a message that names the problem, nothing written.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
 
 require_root
 require_cmds jq parted losetup mkfs.ext4 setpriv sha256sum
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 # Run fdewiz as nobody, with no supplementary groups (so not in group disk).
 as_nobody()

@@ -2,22 +2,17 @@
 # fdewiz list --json on GPT, MBR and table-less images: every field matches what was built.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
 
 require_root
 require_cmds jq parted blkid losetup mkfs.ext4 mkfs.xfs mkfs.btrfs mkfs.vfat mkswap \
 	cryptsetup dumpe2fs xfs_db btrfs fsck.fat
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 MiB=$((1024 * 1024))
 

@@ -2,15 +2,12 @@
 # fdewiz(8) renders without warnings and documents every command and option --help shows.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/cli-help.sh"
 
 require_cmds man groff lexgrog awk
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 page=$FDEWIZ_SRCDIR/data/fdewiz.8
 [ -f "$page" ] || { echo "FAIL: no man page at $page"; exit 1; }
 

@@ -6,33 +6,17 @@
 # volume: e2fsck -fn and the sha256 of every file.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/jobs.sh"
 
 require_root
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-img_init
-pids=()
-cleanup()
-{
-	: >"$IMG_TMP/stop"
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	[ -e "$IMG_TMP/vol.img" ] &&
-		"$FDEWIZ" pause "$IMG_TMP/vol.img" >/dev/null 2>&1 || true
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/vol.img" 0
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}
@@ -86,7 +70,8 @@ step_begin "two resumes, status all along"
 		fi
 	done
 ) &
-pids+=("$!")
+status_pid=$!
+at_exit_kill "$status_pid"
 for i in 1 2; do
 	(
 		while [ ! -e "$IMG_TMP/go" ]; do sleep 0.01; done
@@ -95,7 +80,7 @@ for i in 1 2; do
 			2>"$IMG_TMP/r$i.err" || rc=$?
 		echo "$rc" >"$IMG_TMP/r$i.rc"
 	) &
-	pids+=("$!")
+	at_exit_kill "$!"
 done
 sleep 1
 : >"$IMG_TMP/go"
@@ -127,7 +112,7 @@ for _ in $(seq 1200); do
 	sleep 0.5
 done
 : >"$IMG_TMP/stop"
-wait "${pids[0]}" || true
+wait "$status_pid" || true
 assert_eq "$STEP: complete" complete "$(state_of)"
 runs=$(wc -l <"$IMG_TMP/w.rcs")
 echo "    status ran $runs times alongside"

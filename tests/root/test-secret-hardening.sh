@@ -8,12 +8,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/images.sh"
 require_root
 require_cmds cryptsetup parted mkfs.ext4 sha256sum losetup
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
+require_fdewiz
 
-img_init
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; img_cleanup; }
-trap cleanup EXIT
+img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 img=$IMG_TMP/disk.img
 img_new "$img" 200
@@ -40,7 +37,7 @@ check()
 	mkfifo "$fifo"
 	"$@" <"$fifo" >"$IMG_TMP/$name.out" 2>&1 &
 	pid=$!
-	pids+=("$pid")
+	at_exit_kill "$pid"
 	exec 9>"$fifo"	# the command's open of its stdin returns; nothing is ever written
 	while [ "$tries" -gt 0 ] && ! grep -q . "$IMG_TMP/$name.out" 2>/dev/null; do
 		sleep 0.1

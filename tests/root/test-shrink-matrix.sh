@@ -9,12 +9,12 @@
 # default set, tests/bench/shrink-matrix.sh the full one (up to 4 GiB).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-. "$top/tests/lib/images.sh"
-. "$top/tests/lib/assert.sh"
+lib=$(dirname "$0")/../lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
 require_root
 require_cmds jq openssl cryptsetup e2fsck resize2fs sha256sum split
+require_fdewiz
 
 SIZES=${MATRIX_SIZES:-512 1024}
 # Kept to a few minutes by default: three levels with one large file and two with small
@@ -26,8 +26,7 @@ PCTS_SMALL=${MATRIX_PCTS_SMALL:-50 80}
 PCTS_1024=${MATRIX_PCTS_1024:-50 60}
 FILLS_1024=${MATRIX_FILLS_1024:-large}
 
-img_init
-trap img_cleanup EXIT
+img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
 printf 'shrink matrix key' >"$key"

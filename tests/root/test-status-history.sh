@@ -8,21 +8,15 @@
 # checked by e2fsck and the sha256 of every file compared.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 
 require_root
 require_cmds jq losetup mkfs.ext4 e2fsck cryptsetup timeout python3
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-bg_pid=
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key

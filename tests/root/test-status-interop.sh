@@ -10,10 +10,7 @@
 #     opens with the key and not with another one; and it decrypts to the same files.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 # step_begin/step_end, fdw and show_output; this test's own verify_decrypt and
@@ -22,22 +19,9 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 
 require_root
 require_cmds jq parted losetup mkfs.ext4 e2fsck resize2fs dumpe2fs cryptsetup blkid timeout
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-cs_pid=
-img_init
-cleanup()
-{
-	# A cryptsetup still running (the test failed half-way) holds a loop device.
-	[ -z "$throttle_pid" ] || kill "$throttle_pid" 2>/dev/null || true
-	if [ -n "$cs_pid" ] && kill -0 "$cs_pid" 2>/dev/null; then
-		kill -KILL "$cs_pid" 2>/dev/null || true
-		wait "$cs_pid" 2>/dev/null || true
-	fi
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
@@ -116,6 +100,8 @@ start_cryptsetup()
 		--progress-json --progress-frequency 1 "$@" "$dev" \
 		>"$IMG_TMP/cs.out" 2>"$IMG_TMP/cs.err" &
 	cs_pid=$!
+	# Still running at exit (the test failed half-way), it would hold a loop device.
+	at_exit_kill "$cs_pid" KILL
 }
 
 # Is a reencryption recorded in the header of partition 1 of $A (cryptsetup's view)?
@@ -175,6 +161,7 @@ step_begin "cryptsetup reencrypt --encrypt, read by fdewiz while it runs"
 start_cryptsetup
 throttle "$cs_pid" &
 throttle_pid=$!
+at_exit_kill "$throttle_pid"
 started=
 for _ in $(seq 1200); do
 	# Progress past zero: the header is in place and data is being moved.

@@ -6,27 +6,18 @@
 # (where this kernel has device-mapper to make one), and the other partitions untouched.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 
 require_root
 require_cmds tmux parted losetup mkfs.ext4 e2fsck sha256sum cryptsetup blkid
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-erase-$$
-cleanup()
-{
-	tmux_stop "$srv"
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+tmux_own "$srv"
 
 img=$IMG_TMP/erase.img
 state=$IMG_TMP/state

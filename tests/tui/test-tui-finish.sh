@@ -15,10 +15,7 @@
 # FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
@@ -26,28 +23,12 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 require_root
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid grep unshare \
 	mount
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-finish-$$
-state=
-state_b=
-bloop=
-cleanup()
-{
-	tmux_stop "$srv"
-	if [ -n "$state" ] && [ -e "$IMG_TMP/rk.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/rk.img:1" >/dev/null 2>&1 ||
-			true
-		img_detach_all "$IMG_TMP/rk.img"
-	fi
-	if [ -n "${bloop:-}" ]; then
-		FDEWIZ_STATE_DIR=$state_b "$FDEWIZ" pause "$bloop" >/dev/null 2>&1 || true
-	fi
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/rk.img"
+tmux_own "$srv"
 
 img=$IMG_TMP/rk.img
 state=$IMG_TMP/state
@@ -241,8 +222,8 @@ state_b=$IMG_TMP/state-b
 etc=$IMG_TMP/etc
 truncate -s 200M "$bimg"
 mkfs.ext4 -q -L Vol "$bimg"
-bloop=$(losetup --find --show "$bimg")
-img_register loop "$bloop"
+bloop=$(img_loop "$bimg" 0)
+img_worker_stop_at_exit "$state_b" "$bloop" 0
 mnt=$IMG_TMP/bmnt
 img_mount "$bloop" "$mnt"
 mkdir "$mnt/data"

@@ -9,34 +9,20 @@
 # FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 
 require_root
 require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-flow-$$
-state=
-cleanup()
-{
-	tmux_stop "$srv"
-	# A worker still converting would keep the loop device and the image busy.
-	if [ -n "$state" ] && [ -e "$IMG_TMP/flow.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/flow.img:2" >/dev/null 2>&1 ||
-			true
-		img_detach_all "$IMG_TMP/flow.img"
-	fi
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+# A worker still converting would keep the loop device and the image busy.
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/flow.img" 2
+tmux_own "$srv"
 
 img=$IMG_TMP/flow.img
 state=$IMG_TMP/state

@@ -12,34 +12,20 @@
 # FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 
 require_root
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-guards-$$
-state=
-cleanup()
-{
-	tmux_stop "$srv"
-	# A worker still converting (or waiting for the charger) holds the image.
-	if [ -n "$state" ] && [ -e "$IMG_TMP/guards.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/guards.img:1" >/dev/null 2>&1 ||
-			true
-		img_detach_all "$IMG_TMP/guards.img"
-	fi
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+# A worker still converting (or waiting for the charger) holds the image.
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/guards.img"
+tmux_own "$srv"
 
 img=$IMG_TMP/guards.img
 state=$IMG_TMP/state

@@ -12,10 +12,7 @@
 # FDEWIZ_TUI_CAPTURES=DIR saves text captures (ru-*.txt, ja-*.txt) there.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
@@ -23,7 +20,7 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 require_root
 require_cmds tmux msgfmt unshare mount python3 jq parted losetup mkfs.ext4 mkfs.vfat \
 	cryptsetup e2fsck blkid sha256sum
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 for loc in ru_RU ja_JP; do
 	if ! locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8"; then
 		echo "SKIP: the $loc.UTF-8 locale is not generated" \
@@ -33,19 +30,9 @@ for loc in ru_RU ja_JP; do
 done
 
 srv=fdewiz-test-loc-$$
-state=
-cleanup()
-{
-	tmux_stop "$srv"
-	if [ -n "$state" ] && [ -e "$IMG_TMP/loc.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/loc.img:2" >/dev/null 2>&1 || true
-		img_detach_all "$IMG_TMP/loc.img"
-	fi
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/loc.img" 2
+tmux_own "$srv"
 
 img=$IMG_TMP/loc.img
 state=$IMG_TMP/state

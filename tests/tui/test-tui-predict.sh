@@ -10,10 +10,7 @@
 # FDEWIZ_TUI_CAPTURES=DIR saves the plan and results screens there (for the README).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
@@ -21,23 +18,12 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 
 require_root
 require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-predict-$$
-state=
-cleanup()
-{
-	tmux_stop "$srv"
-	if [ -n "$state" ] && [ -e "$IMG_TMP/predict.img" ]; then
-		FDEWIZ_STATE_DIR=$state "$FDEWIZ" pause "$IMG_TMP/predict.img:2" >/dev/null 2>&1 ||
-			true
-		img_detach_all "$IMG_TMP/predict.img"
-	fi
-	img_cleanup
-}
-img_init
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/predict.img" 2
+tmux_own "$srv"
 
 img=$IMG_TMP/predict.img
 state=$IMG_TMP/state

@@ -6,33 +6,22 @@
 # there finishes B. cryptsetup then decrypts both (fsck + sha256 of every file).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 
 require_root
 require_cmds tmux jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout blockdev
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 srv=fdewiz-test-start-id-$$
-bg_pid=
 L=
-img_init
-cleanup()
-{
-	tmux_stop "$srv"
-	# A worker the wizard started and that is still converting holds L: stop it first.
-	if [ -n "$L" ]; then
-		"$FDEWIZ" pause "$L" >/dev/null 2>&1 || true
-	fi
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+# A worker the wizard started and that is still converting holds L: stop it first. L is
+# read at exit (empty once the test has detached it).
+at_exit eval 'img_worker_stop "${FDEWIZ_STATE_DIR:-}" "$L" 0'
+tmux_own "$srv"
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 key=$IMG_TMP/key
