@@ -185,6 +185,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then order="detached attached"; else order="attached detached"; fi
 	for kind in $order; do
 		read -r mbps steady ssecs cpu secs scpu <<<"$(run "$kind")"
+		# run's own die ends only its subshell: its message is out, stop here too.
+		[ -n "$mbps" ] || exit 1
 		echo "$kind $r $mbps $steady $ssecs ${cpu:-} ${secs:-} ${scpu:-}" >>"$work/results"
 		if [ "$kind" = attached ]; then
 			printf '  round %d  %-9s %6s MB/s, steady %6s MB/s  (the wizard: %s CPU-s in %.1f s, %s in the steady %.1f s)\n' \
