@@ -75,6 +75,11 @@ static void test_full_ext4(void **state)
 	assert_int_equal(fdw_shrink_shortfall(&p), 8 * FDW_MIB);
 	fdw_verdict_explain(&p, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "about 8 MiB freed"));
+	/* With what is in use beside the estimate: "too full" at half full makes sense. */
+	p.fs_used = 520 * FDW_MIB;
+	fdw_verdict_explain(&p, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "cannot shrink below 1000 MiB (resize2fs's own estimate, "
+				    "with 520 MiB in use), so it needs about 8 MiB freed"));
 	/* Exactly the largest whole number of blocks that leaves the room: fits. */
 	p.fs_min_size = (int64_t)(p.size - FDW_HEADER_ROOM);
 	assert_int_equal(decide(&p), FDW_REASON_OK);
