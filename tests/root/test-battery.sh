@@ -12,31 +12,16 @@
 #    refused with nothing changed; with --allow-low-battery it runs to the end and verifies.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/jobs.sh"
 
 require_root
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum timeout
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-img_init
-worker=
-cleanup()
-{
-	# A worker still waiting for the charger (the test failed half-way) holds the image.
-	if [ -n "$worker" ] && kill -0 "$worker" 2>/dev/null; then
-		kill -TERM "$worker" 2>/dev/null || true
-		for _ in $(seq 100); do kill -0 "$worker" 2>/dev/null || break; sleep 0.2; done
-	fi
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 res=$IMG_TMP/res
@@ -83,6 +68,9 @@ wait_status()
 }
 
 img=$IMG_TMP/disk.img
+# A worker still waiting for the charger (the test failed half-way) holds the image:
+# `pause` stops it too (SIGTERM to the worker that holds the lock, then a wait).
+img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$img"
 img_new "$img" 1202
 img_gpt "$img"
 img_part "$img" Data 1 end
@@ -153,7 +141,6 @@ echo "    $(jq -c '.conversions[0] | {state, percent, elapsed}' "$res.out")"
 grep -E "battery|mains" "$FDEWIZ_STATE_DIR"/jobs/*.log | sed 's/^/    log: /' || true
 for _ in $(seq 100); do kill -0 "$worker" 2>/dev/null || break; sleep 0.2; done
 assert_true "$STEP: the worker has ended" sh -c "! kill -0 $worker 2>/dev/null"
-worker=
 step_end
 
 step_begin "cryptsetup decrypts it to the same files"

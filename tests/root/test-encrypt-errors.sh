@@ -6,10 +6,7 @@
 # the message must say what changed, and the data must still be intact.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
@@ -17,17 +14,11 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 require_root
 require_cmds jq parted losetup mount umount mkfs.ext4 mkfs.xfs e2fsck xfs_repair cryptsetup \
 	setpriv sha256sum tmux timeout
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
 tmux_name=fdw-encerr-$$
-img_init
-cleanup()
-{
-	tmux_stop "$tmux_name"
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
+tmux_own "$tmux_name"
 
 # Job records of this test stay in its own directory.
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

@@ -15,22 +15,27 @@
 #   D: as A, then a power cut while resume writes the final header (simulated tear).
 set -euo pipefail
 
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-command -v gdb >/dev/null ||
-	{ echo "SKIP: gdb is not installed (tests/install-deps.sh test)"; exit 77; }
-work=$(mktemp -d /var/tmp/fdewiz-final.XXXXXX)
+lib=$(dirname "$0")/../lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+
+require_root
+require_cmds gdb jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum
+require_fdewiz
+
+img_test_init
+work=$IMG_TMP
 export FDEWIZ_STATE_DIR=$work/state
 loop=""
-cleanup() {
-	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
-	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-	# A killed fdewiz leaves its loop device behind; drop them.
+# A killed fdewiz leaves its loop device behind; drop them (before img_cleanup undoes the
+# mount and the loop devices this test made).
+detach_killed() {
+	local f
 	for f in "$work"/disk-*.img; do
-		[ -e "$f" ] && losetup -j "$f" | cut -d: -f1 | xargs -r -n1 losetup -d
+		[ ! -e "$f" ] || img_detach_all "$f"
 	done
-	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit detach_killed
 fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 part_mib=158
@@ -44,7 +49,12 @@ truncate -s $((part_mib + 2))M "$work/template.img"
 parted -s "$work/template.img" mklabel gpt mkpart Data ext4 1MiB $((part_mib + 1))MiB 2>/dev/null
 mkfs.ext4 -q -F -d "$work/tree" -E offset=$mib "$work/template.img" $((part_mib * 1024))k
 
-part_loop() { losetup -f --show -o $mib --sizelimit $((part_mib * mib)) "$1"; }
+part_loop() {
+	local dev
+	dev=$(losetup -f --show -o $mib --sizelimit $((part_mib * mib)) "$1")
+	img_register loop "$dev"
+	echo "$dev"
+}
 state() { "$FDEWIZ" status --json "$1:1" | jq -r '.conversions[0].state'; }
 
 # The end-window header: the online-reencrypt requirement, one data segment that equals
@@ -125,7 +135,7 @@ check_point() {
 			echo "$name: cryptsetup --resume-only: $(tail -1 "$work/$name-cs.out")"
 		fi
 	fi
-	losetup -d "$loop"
+	img_unloop "$loop"
 	loop=""
 
 	case "$(state "$img")" in
@@ -191,10 +201,10 @@ check_point() {
 		[ "$first" = "$before" ] || fail "$name: the moved area was not the first chunk's copy"
 	fi
 	e2fsck -fn "$loop" >/dev/null 2>&1 || fail "$name: fsck after decrypting"
-	mount -o ro "$loop" "$work/mnt"
+	img_mount "$loop" "$work/mnt" ro
 	(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "$name: checksums differ"
-	umount "$work/mnt"
-	losetup -d "$loop"
+	img_umount "$work/mnt"
+	img_unloop "$loop"
 	loop=""
 	echo "$name: end window resumed; header final; $(wc -l <"$work/sums") files verified"
 }
@@ -248,7 +258,7 @@ cryptsetup luksDump --dump-json-metadata "$loop" >"$work/D-window.json"
 is_end_window "$work/D-window.json" 1 || fail "D: the torn header is not the window header"
 cryptsetup open --test-passphrase --key-file "$work/key" "$loop" 2>/dev/null &&
 	fail "D: the torn keyslot still opens"
-losetup -d "$loop"
+img_unloop "$loop"
 loop=""
 printf 'not the key' >"$work/wrong"
 "$FDEWIZ" resume --foreground --key-file "$work/wrong" "$img:1" >"$work/D-wrong.out" 2>&1 &&
@@ -263,10 +273,10 @@ loop=$(part_loop "$img")
 cryptsetup reencrypt --decrypt --header "$work/D-dec.hdr" --key-file "$work/key" --batch-mode \
 	"$loop" >/dev/null || fail "D: cryptsetup could not decrypt"
 e2fsck -fn "$loop" >/dev/null 2>&1 || fail "D: fsck after decrypting"
-mount -o ro "$loop" "$work/mnt"
+img_mount "$loop" "$work/mnt" ro
 (cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "D: checksums differ"
-umount "$work/mnt"
-losetup -d "$loop"
+img_umount "$work/mnt"
+img_unloop "$loop"
 loop=""
 echo "D: torn final header write recovered; $(wc -l <"$work/sums") files verified"
 echo "PASS: SIGKILL at five points of the end window and a torn final write, all verified"

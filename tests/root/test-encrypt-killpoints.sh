@@ -4,20 +4,28 @@
 # program decrypts the result and fsck and the sha256 of every file must agree.
 set -euo pipefail
 
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-work=$(mktemp -d /var/tmp/fdewiz-kill.XXXXXX)
+lib=$(dirname "$0")/../lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+
+require_root
+require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum
+require_fdewiz
+
+img_test_init
+work=$IMG_TMP
 export FDEWIZ_STATE_DIR=$work/state
 loop=""
 pid=""
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
-	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-	# A killed fdewiz leaves its loop device behind (resume takes it over); drop them.
-	[ -e "$work/disk.img" ] && losetup -j "$work/disk.img" | cut -d: -f1 | xargs -r -n1 losetup -d
-	rm -rf "$work"
+# A killed fdewiz leaves its loop device behind (resume takes it over); drop them.
+at_exit img_detach_all "$work/disk.img"
+# The runs start inside $(...) (run_and_kill_at), so this shell is not their parent and
+# at_exit_kill cannot reach them: the test's own kill is kept as it was (it sees a pid only
+# when run_and_kill_at runs in this shell; in $(...) it kills or waits for its run itself).
+kill_run() {
+	[ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true
 }
-trap cleanup EXIT
+at_exit kill_run
 fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 
@@ -94,9 +102,10 @@ echo "killed at: ${kills[*]} (${#kills[@]} points)"
 	fail "status is not complete at the end"
 
 loop=$(losetup -f --show -o $mib --sizelimit $((1022 * mib)) "$work/disk.img")
+img_register loop "$loop"
 cryptsetup reencrypt --decrypt --header "$work/dec.hdr" --key-file "$work/key" --batch-mode \
 	"$loop" >/dev/null || fail "cryptsetup could not decrypt"
 e2fsck -fn "$loop" >/dev/null 2>&1 || fail "fsck after decrypting"
-mount -o ro "$loop" "$work/mnt"
+img_mount "$loop" "$work/mnt" ro
 (cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "checksums differ"
 echo "PASS: ${#kills[@]} SIGKILLs, each followed by status and resume; $(wc -l <"$work/sums") files verified"

@@ -4,20 +4,22 @@
 # fdewiz (cryptsetup decrypts through a header copy, then e2fsck and sha256 of every file).
 set -euo pipefail
 
-FDEWIZ=${FDEWIZ:-$(cd "$(dirname "$0")/../.." && pwd)/src/fdewiz}
-work=$(mktemp -d /var/tmp/fdewiz-enc.XXXXXX)
+lib=$(dirname "$0")/../lib
+. "$lib/assert.sh"
+. "$lib/images.sh"
+
+require_root
+require_cmds jq parted losetup blkid mkfs.ext4 e2fsck cryptsetup sha256sum setsid timeout
+require_fdewiz
+
+img_test_init
+work=$IMG_TMP
 # Job records and status files of this test stay in its own directory.
 export FDEWIZ_STATE_DIR=$work/state
-loops=()
-cleanup() {
-	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
-	# fdewiz's loop devices detach with their last user; only this test failing
-	# midway (its own loop device) can leave one.
-	[ -e "$work/disk.img" ] && losetup -j "$work/disk.img" | cut -d: -f1 | xargs -r -n1 losetup -d
-	rm -rf "$work"
-}
-trap cleanup EXIT
+# A background worker left by a failure half-way (step 7) is paused before the image goes,
+# and any loop device still over the image detached: fdewiz's detach with their last user,
+# so only this test failing midway (its own loop device) can leave one.
+img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$work/disk.img"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
@@ -46,19 +48,17 @@ make_image() {
 verify_image() {
 	local what=$1 loop
 	loop=$(losetup -f --show -o $part_start --sizelimit $part_size "$work/disk.img")
-	loops+=("$loop")
+	img_register loop "$loop"
 	[ "$(blkid -p -o value -s TYPE "$loop")" = crypto_LUKS ] || fail "$what: not LUKS after encrypt"
 	cryptsetup luksDump "$loop" | grep -q "^Version:.*2" || fail "$what: luksDump"
 	rm -f "$work/dec.hdr"
 	cryptsetup reencrypt --decrypt --header "$work/dec.hdr" --key-file "$work/key" \
 		--batch-mode "$loop" || fail "$what: cryptsetup could not decrypt"
 	e2fsck -fn "$loop" >"$work/fsck.log" 2>&1 || { cat "$work/fsck.log"; fail "$what: fsck"; }
-	mkdir -p "$work/mnt"
-	mount -o ro "$loop" "$work/mnt"
+	img_mount "$loop" "$work/mnt" ro
 	(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "$what: checksums differ"
-	umount "$work/mnt"
-	losetup -d "$loop"
-	loops=()	# detached: cleanup must not detach a name another test may reuse
+	img_umount "$work/mnt"
+	img_unloop "$loop"	# unregistered: cleanup must not detach a name another test may reuse
 	echo "PASS: $what: decrypted by cryptsetup, fsck clean, $(wc -l <"$work/sums") files equal"
 }
 
@@ -69,6 +69,7 @@ start_and_wait() {
 		--work-dir "$work" --header-backup "$work/backup.hdr" "$work/disk.img:1" \
 		>"$work/out" 2>"$work/err" &
 	pid=$!
+	at_exit_kill "$pid"
 	for _ in $(seq 1 600); do
 		p=$(tr '\r' '\n' <"$work/err" | sed -n 's/^encrypting *\([0-9]*\)\..*/\1/p' | tail -1)
 		[ -n "$p" ] && [ "$p" -ge "$pct" ] && return 0
@@ -187,8 +188,10 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 "$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/r1" 2>&1 &
 r1=$!
+at_exit_kill "$r1"
 "$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/r2" 2>&1 &
 r2=$!
+at_exit_kill "$r2"
 rc1=0; wait "$r1" || rc1=$?
 rc2=0; wait "$r2" || rc2=$?
 [ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two resumes: exits $rc1 and $rc2, expected one 0 and one 1"; }
@@ -207,8 +210,10 @@ enc() {
 }
 enc "$work/backup.hdr" >"$work/r1" 2>&1 &
 r1=$!
+at_exit_kill "$r1"
 enc "$work/backup2.hdr" >"$work/r2" 2>&1 &
 r2=$!
+at_exit_kill "$r2"
 rc1=0; wait "$r1" || rc1=$?
 rc2=0; wait "$r2" || rc2=$?
 [ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two encrypts: exits $rc1 and $rc2"; }

@@ -14,30 +14,16 @@
 #     cryptsetup program decrypts the result: e2fsck -fn and the sha256 of every file.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
+lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/jobs.sh"
 
 require_root
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout sha256sum dd
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
+require_fdewiz
 
-img_init
-bg_pid=
-cleanup()
-{
-	if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then
-		kill -KILL "$bg_pid" 2>/dev/null || true
-		wait "$bg_pid" 2>/dev/null || true
-	fi
-	img_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}
@@ -138,6 +124,7 @@ go=$IMG_TMP/go
 	timeout 900 "$FDEWIZ" resume --foreground --key-file - "$img" >"$IMG_TMP/r.out" \
 		2>"$IMG_TMP/r.err" &
 bg_pid=$!
+at_exit_kill "$bg_pid" KILL
 busy=
 for _ in $(seq 600); do
 	"$FDEWIZ" status "$img" >"$res.poll" 2>&1 || true
