@@ -139,6 +139,16 @@ static void test_cipher_test_names(void **state)
 	assert_null(fdw_predict_cipher_test(NULL, "xts-plain64", 512));
 }
 
+/* One more metric @key of one sample @v on test @t. */
+static void add_metric(struct fdw_bench_test *t, const char *key, double v)
+{
+	struct fdw_bench_metric *m = &t->metrics[t->n_metrics++];
+
+	snprintf(m->key, sizeof(m->key), "%s", key);
+	m->samples[m->n++] = v;
+	fdw_bench_metric_finish(m);
+}
+
 static void add_test(struct fdw_bench_run *r, const char *id, const char *key, double v1,
 		     const char *key2, double v2)
 {
@@ -146,16 +156,9 @@ static void add_test(struct fdw_bench_run *r, const char *id, const char *key, d
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "%s", id);
-	snprintf(t->metrics[0].key, sizeof(t->metrics[0].key), "%s", key);
-	t->metrics[0].samples[t->metrics[0].n++] = v1;
-	fdw_bench_metric_finish(&t->metrics[0]);
-	t->n_metrics = 1;
-	if (key2) {
-		snprintf(t->metrics[1].key, sizeof(t->metrics[1].key), "%s", key2);
-		t->metrics[1].samples[t->metrics[1].n++] = v2;
-		fdw_bench_metric_finish(&t->metrics[1]);
-		t->n_metrics = 2;
-	}
+	add_metric(t, key, v1);
+	if (key2)
+		add_metric(t, key2, v2);
 }
 
 /* A disk of 500 MB/s sequential and 40 MB/s random (QD32), 8 MB/s at QD1. */
@@ -242,14 +245,7 @@ static void test_lines_request_cost(void **state)
 	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 100, "dec_mibps", 100);
 	add_test(&m, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY, 25, NULL, 0);
 	/* The call's cost is a third metric of the cipher's test. */
-	{
-		struct fdw_bench_test *t = &m.tests[m.n_tests - 2];
-		struct fdw_bench_metric *c = &t->metrics[t->n_metrics++];
-
-		snprintf(c->key, sizeof(c->key), FDW_PREDICT_CALL_KEY);
-		c->samples[c->n++] = 20;
-		fdw_bench_metric_finish(c);
-	}
+	add_metric(&m.tests[m.n_tests - 2], FDW_PREDICT_CALL_KEY, 20);
 	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
 	/* Reads: one call and one hop, 45 us; writes one call and two hops, 70 us. */
 	assert_float_equal(metric(line(&p, "io.randread.qd1"), "request_us"), 45, 1e-9);
@@ -279,14 +275,7 @@ static void test_lines_request_cost(void **state)
 	 * that instead: RND4K Q1T1 read 20 + 60 = 80 us, 50 + 39.0625 + 80 = 169.0625 us a
 	 * request, 5914.9 IOPS; queued ones keep the busy hop (45 us, 23791.8 IOPS).
 	 */
-	{
-		struct fdw_bench_test *t = &m.tests[m.n_tests - 1];
-		struct fdw_bench_metric *w = &t->metrics[t->n_metrics++];
-
-		snprintf(w->key, sizeof(w->key), FDW_PREDICT_WAKE_KEY);
-		w->samples[w->n++] = 60;
-		fdw_bench_metric_finish(w);
-	}
+	add_metric(&m.tests[m.n_tests - 1], FDW_PREDICT_WAKE_KEY, 60);
 	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
 	assert_float_equal(metric(line(&p, "io.randread.qd1"), "request_us"), 80, 1e-9);
 	assert_float_equal(metric(line(&p, "io.randread.qd1"), "iops"), 1e6 / 169.0625, 1e-6);
