@@ -97,6 +97,8 @@ int fdw_bench_cipher(const struct fdw_bench_options *o, struct fdw_bench_run *r,
 
 /* Median, min, max and spread of @m from its samples. */
 void fdw_bench_metric_finish(struct fdw_bench_metric *m);
+/* Sorts the @n (> 0) values of @v in place, smallest first, and returns their median. */
+double fdw_median_sort(double *v, size_t n);
 
 /* Fill date, kernel, CPU model and version of @r, and its cipher when r->device is dm-crypt. */
 void fdw_bench_run_describe(struct fdw_bench_run *r);

@@ -29,6 +29,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double fdw_median_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 void fdw_bench_metric_finish(struct fdw_bench_metric *m)
 {
 	double s[FDW_BENCH_MAX_REPEATS];
@@ -41,10 +47,9 @@ void fdw_bench_metric_finish(struct fdw_bench_metric *m)
 		return;
 	}
 	memcpy(s, m->samples, n * sizeof(s[0]));
-	qsort(s, n, sizeof(s[0]), cmp_double);
+	m->median = fdw_median_sort(s, n);
 	m->min = s[0];
 	m->max = s[n - 1];
-	m->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	m->spread_pct = m->median > 0 ? (m->max - m->min) / m->median * 100.0 : 0;
 }
 

@@ -162,20 +162,6 @@ static void req_close(struct req_caller *k)
 	k->op = k->tfm = -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of @n samples, which it sorts. */
-static double median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * Samples of what @one times (microseconds, in its *us) for about REQ_TIME_NS: their
  * median. How many samples, or -errno.
@@ -197,7 +183,7 @@ static int time_samples(int (*one)(void *, double *), void *arg, volatile sig_at
 			return rc;
 		n++;
 	}
-	*us = median(v, n);
+	*us = fdw_median_sort(v, n);
 	return (int)n;
 }
 
@@ -239,8 +225,8 @@ static int call_cost(struct req_caller *k, volatile sig_atomic_t *stop, double *
 		vs[n] = (t2 - t0) / 1e3;
 		vl[n++] = (t1 - t2) / 1e3;
 	}
-	small = median(vs, n);
-	large = median(vl, n);
+	small = fdw_median_sort(vs, n);
+	large = fdw_median_sort(vl, n);
 	a = (REQ_LARGE * small - REQ_SMALL * large) / (REQ_LARGE - REQ_SMALL);
 	*call_us = a < 0 ? 0 : a > small ? small : a;
 	fdw_log(FDW_LOG_INFO, "predict: %s %s: %.2f us per 4 KiB call, %.2f per 64 KiB, "
