@@ -100,7 +100,16 @@ void fdw_bench_metric_finish(struct fdw_bench_metric *m);
 /* Sorts the @n (> 0) values of @v in place, smallest first, and returns their median. */
 double fdw_median_sort(double *v, size_t n);
 
-/* Fill date, kernel, CPU model and version of @r, and its cipher when r->device is dm-crypt. */
+/*
+ * The block device under @path: @path itself when it is one, else the source of the
+ * filesystem it is on ("" when unknown).
+ */
+void fdw_bench_device_of(const char *path, char *buf, size_t len);
+
+/*
+ * Fill date, kernel, CPU model and version of @r, its device from its target when not
+ * known yet, and its cipher when that device is dm-crypt.
+ */
 void fdw_bench_run_describe(struct fdw_bench_run *r);
 
 /* The run as the JSON object that is saved (the caller puts it). */

@@ -48,6 +48,19 @@ static void mount_source_of(dev_t dev, char *buf, size_t len)
 	fdw_sysstate_free(&st);
 }
 
+void fdw_bench_device_of(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+
+	buf[0] = '\0';
+	if (stat(path, &st) != 0)
+		return;
+	if (S_ISBLK(st.st_mode))
+		snprintf(buf, len, "%s", path);
+	else
+		mount_source_of(st.st_dev, buf, len);
+}
+
 int bench_io_device_signature(const char *dev, char *type, size_t len)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(dev);

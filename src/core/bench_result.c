@@ -154,6 +154,9 @@ void fdw_bench_run_describe(struct fdw_bench_run *r)
 		snprintf(r->kernel, sizeof(r->kernel), "%s", u.release);
 	read_cpu_model(r->cpu_model, sizeof(r->cpu_model));
 	snprintf(r->fdewiz_version, sizeof(r->fdewiz_version), "%s", PACKAGE_VERSION);
+	/* Every kind of run says what it ran on, not only the I/O test that checked it. */
+	if (!r->device[0] && r->target[0])
+		fdw_bench_device_of(r->target, r->device, sizeof(r->device));
 	if (!r->cipher[0])
 		volume_cipher(r->device, r->cipher, sizeof(r->cipher));
 }

@@ -149,6 +149,9 @@ int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 	if (ops->ended)
 		ops->ended(ops->ctx);
 	say_outcome(&run, job, &v, rc);
+	/* The person at the terminal saw it end: the wizard need not bring it up again. */
+	if (rc == 0)
+		fdw_job_mark_seen(job);
 	if (rc == 0)
 		rc = fdw_system_boot_report(job, ops);
 	return rc;

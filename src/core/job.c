@@ -43,6 +43,38 @@ void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len)
 	snprintf(buf, len, "%s/jobs/%s.log", fdw_state_dir(), job->id);
 }
 
+static void seen_path(const struct fdw_job *job, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.seen", fdw_state_dir(), job->id);
+}
+
+int fdw_job_mark_seen(const struct fdw_job *job)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	seen_path(job, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+bool fdw_job_ended_unseen(const struct fdw_job *job, const struct fdw_progress *p)
+{
+	time_t cutoff = time(NULL) - (time_t)FDW_JOB_NEWS_DAYS * 86400;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (p->state != FDW_JOB_COMPLETE && p->state != FDW_JOB_FAILED)
+		return false;
+	if (p->updated < cutoff)
+		return false;
+	seen_path(job, path, sizeof(path));
+	return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
 static struct json_object *ident_json(const struct fdw_volume_id *id)
 {
 	struct json_object *o = json_object_new_object();
@@ -379,6 +411,8 @@ int fdw_job_prune(int days)
 		fdw_job_status_path(&v[i], path, sizeof(path));
 		unlink(path);
 		fdw_job_log_path(&v[i], path, sizeof(path));
+		unlink(path);
+		seen_path(&v[i], path, sizeof(path));
 		unlink(path);
 	}
 	free(v);

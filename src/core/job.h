@@ -113,6 +113,20 @@ int fdw_job_prune(int days);
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len);
 /* Where the worker appends its log lines (no secrets ever go there). */
 void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len);
+/* A conversion that ended this many days ago is no news any more. */
+#define FDW_JOB_NEWS_DAYS 7
+/*
+ * Someone has seen how @job ended (its results, its failure): a person watched it end in
+ * the foreground, or the wizard showed it. A marker beside the record, never the record
+ * itself, which its worker may be rewriting at that moment.
+ */
+int fdw_job_mark_seen(const struct fdw_job *job);
+/*
+ * Did @job end (@p: complete or failed) within FDW_JOB_NEWS_DAYS while nobody watched?
+ * The wizard opens on such a conversion, so that a conversion left in the background is
+ * found again with its results, not only under its partition.
+ */
+bool fdw_job_ended_unseen(const struct fdw_job *job, const struct fdw_progress *p);
 
 /*
  * The state a viewer should show: the published record when its worker is alive;

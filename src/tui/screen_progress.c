@@ -238,6 +238,9 @@ static void progress_tick(struct tui *t)
 	if (!t->have_job || t->begin_running)
 		return;
 	t->have_prog = fdw_job_observe(&t->job, &t->prog) == 0;
+	/* A failure on the screen is seen: the next start need not bring it up again. */
+	if (t->have_prog && t->prog.state == FDW_JOB_FAILED)
+		fdw_job_mark_seen(&t->job);
 	if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE && !t->dialog[0] &&
 	    t->prompt == TUI_PROMPT_NONE) {
 		struct fdw_job again;

@@ -57,6 +57,8 @@ static bool results_enter(struct tui *t, enum tui_screen from)
 		free(t->bench[i]);
 		t->bench[i] = NULL;
 	}
+	/* Shown now: the next start need not bring this conversion up again. */
+	fdw_job_mark_seen(&t->job);
 	t->bench[0] = load(t->job.bench_before);
 	t->bench[1] = load(t->job.bench_after);
 	results_free_state(s);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Start screen: unfinished conversions first (open their progress, resume them). */
+/*
+ * Start screen: unfinished conversions first (open their progress, resume them), and those
+ * that ended while nobody watched (open their results).
+ */
 #include "config.h"
 
 #include <limits.h>
@@ -12,11 +15,11 @@
 #include "curses.h"
 #include "tui.h"
 
-/* The unfinished conversions shown. */
+/* The conversions shown: unfinished, or ended unseen (n_ended of them). */
 struct start_state {
 	struct fdw_job *jobs;
 	struct fdw_progress *progress;
-	size_t n, sel;
+	size_t n, sel, n_ended;
 };
 
 /* @address without a trailing ":N" (a partition of an image), resolved. */
@@ -51,15 +54,20 @@ static bool job_matches(const struct tui *t, const struct fdw_job *job)
 	return false;
 }
 
-/* Keep @job when it is unfinished and on this machine now, under the address it has now. */
+/*
+ * Keep @job when it is on this machine now (under the address it has now) and either
+ * unfinished or ended while nobody watched.
+ */
 static void consider(struct tui *t, struct start_state *st, struct fdw_job *job)
 {
 	char where[PATH_MAX];
 	struct fdw_progress p;
+	bool ended;
 
 	if (fdw_job_observe_at(job, &p, where, sizeof(where)) != 0 || !where[0])
 		return;
-	if (p.state != FDW_JOB_RUNNING && p.state != FDW_JOB_PAUSED &&
+	ended = fdw_job_ended_unseen(job, &p);
+	if (!ended && p.state != FDW_JOB_RUNNING && p.state != FDW_JOB_PAUSED &&
 	    p.state != FDW_JOB_INTERRUPTED && p.state != FDW_JOB_NEEDS_REPAIR)
 		return;
 	snprintf(job->address, sizeof(job->address), "%s", where);
@@ -67,6 +75,7 @@ static void consider(struct tui *t, struct start_state *st, struct fdw_job *job)
 		return;
 	st->jobs[st->n] = *job;
 	st->progress[st->n++] = p;
+	st->n_ended += ended;
 }
 
 static void start_load(struct tui *t, struct start_state *st)
@@ -79,6 +88,7 @@ static void start_load(struct tui *t, struct start_state *st)
 	st->jobs = NULL;
 	st->progress = NULL;
 	st->n = 0;
+	st->n_ended = 0;
 	if (fdw_job_list(&all, &n) != 0)
 		n = 0;
 	/* Unfinished conversions another tool started: they have no record, only a header. */
@@ -118,10 +128,20 @@ static void start_draw(struct tui *t)
 	struct start_state *st = t->state[TUI_START];
 	int y = 2, cw = COLS - 4;
 
-	tui_title(t, _("Unfinished conversions"));
-	y += tui_wrap(y, 2, cw, 3, _("These conversions have not finished. Open one to see its "
-				     "progress, or resume one that stopped; a conversion "
-				     "continues where it stopped, the data stays intact."));
+	if (!st->n_ended) {
+		tui_title(t, _("Unfinished conversions"));
+		y += tui_wrap(y, 2, cw, 3, _("These conversions have not finished. Open one to "
+					     "see its progress, or resume one that stopped; a "
+					     "conversion continues where it stopped, the data "
+					     "stays intact."));
+	} else {
+		tui_title(t, _("Conversions since you last looked"));
+		y += tui_wrap(y, 2, cw, 3, _("These conversions have not finished, or ended "
+					     "while nobody watched. Open one to see its progress "
+					     "or its results, or resume one that stopped; a "
+					     "conversion continues where it stopped, the data "
+					     "stays intact."));
+	}
 	y++;
 	for (size_t i = 0; i < st->n && y < LINES - 3; i++, y++) {
 		const struct fdw_progress *p = &st->progress[i];
@@ -143,8 +163,9 @@ static void start_draw(struct tui *t)
 			tui_attr_off(t, TUI_C_SELECT);
 	}
 	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: progress  r: resume  n: choose a partition  "
-				      "?: help  q: quit"), true);
+	tui_put(LINES - 1, 0, COLS, st->n_ended ? _("Enter: open  r: resume  n: choose a "
+						    "partition  ?: help  q: quit") :
+		_("Enter: progress  r: resume  n: choose a partition  ?: help  q: quit"), true);
 	tui_attr_off(t, TUI_C_DIM);
 }
 
@@ -167,6 +188,9 @@ static void start_key(struct tui *t, struct tui_key k)
 		if (st->progress[st->sel].state == FDW_JOB_RUNNING)
 			tui_set_status(t, false, "%s", _("It is running already: press Enter to "
 							 "see its progress."));
+		else if (st->progress[st->sel].state == FDW_JOB_COMPLETE)
+			tui_set_status(t, false, "%s", _("It is complete: press Enter to see its "
+							 "results."));
 		else
 			tui_prompt_resume(t, &st->jobs[st->sel]);
 	} else if (tui_key_is(k, 'n')) {
