@@ -464,6 +464,7 @@ static int draw_prediction(struct tui *t, int y, int lw, int room)
 	struct plan_state *s = st(t);
 	int x = 3 + lw, w = COLS - 4 - lw, used = 0;
 	char line[768];
+	double cpu;
 
 	if (room < 1)
 		return 0;
@@ -489,10 +490,18 @@ static int draw_prediction(struct tui *t, int y, int lw, int room)
 	tui_attr_on(t, TUI_C_GOOD);
 	used += tui_wrap(y + used, x, w, room - used < 2 ? room - used : 2, line);
 	tui_attr_off(t, TUI_C_GOOD);
-	snprintf(line, sizeof(line), _("CPU: about %.0f %% of one core for the cipher while "
-				       "reading at full speed. Measured just now, reading only; "
-				       "writes are estimated from the reads."),
-		 s->pred->tests[0].metrics[4].median);
+	cpu = s->pred->tests[0].metrics[4].median;
+	/* Past one core, in cores: "200 % of one core" reads as a mistake. */
+	if (cpu < 100)
+		snprintf(line, sizeof(line), _("CPU: about %.0f %% of one core for the cipher "
+					       "while reading at full speed. Measured just now, "
+					       "reading only; writes are estimated from the "
+					       "reads."), cpu);
+	else
+		snprintf(line, sizeof(line), _("CPU: about %.1f cores for the cipher while "
+					       "reading at full speed. Measured just now, reading "
+					       "only; writes are estimated from the reads."),
+			 cpu / 100);
 	if (room - used >= tui_wrap_count(w, 2, line)) {
 		tui_attr_on(t, TUI_C_DIM);
 		used += tui_wrap(y + used, x, w, 2, line);
