@@ -119,12 +119,19 @@ step_begin "D: a resume holds the partition"
 cp --sparse=always "$pristine" "$img"
 before=$(sum "$img")
 go=$IMG_TMP/go
-# The resume takes the lock, checks, then waits for its passphrase on stdin.
-{ while [ ! -e "$go" ]; do sleep 0.1; done; cat "$key"; } |
-	timeout 900 "$FDEWIZ" resume --foreground --key-file - "$img" >"$IMG_TMP/r.out" \
-		2>"$IMG_TMP/r.err" &
+# The resume takes the lock, checks, then waits for its passphrase on stdin. The feeder
+# gives up with the test (a test interrupted here must not leave it waiting for $go): the
+# resume then reads no passphrase and ends without a change.
+test_pid=$$
+{
+	while [ ! -e "$go" ] && kill -0 "$test_pid" 2>/dev/null; do sleep 0.1; done
+	[ ! -e "$go" ] || cat "$key"
+} | timeout 900 "$FDEWIZ" resume --foreground --key-file - "$img" >"$IMG_TMP/r.out" \
+	2>"$IMG_TMP/r.err" &
 bg_pid=$!
 at_exit_kill "$bg_pid" KILL
+# Run first (at_exit runs last to first): the resume itself, which KILL to timeout misses.
+at_exit eval '[ -z "$bg_pid" ] || pkill -KILL -P "$bg_pid" 2>/dev/null || true'
 busy=
 for _ in $(seq 600); do
 	"$FDEWIZ" status "$img" >"$res.poll" 2>&1 || true
