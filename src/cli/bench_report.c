@@ -95,7 +95,7 @@ static void print_io_rows(FILE *out, const struct fdw_bench_run *r, int w)
 		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
 		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
 		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		cli_pad(out, cli_safe(_(t->title)), w, false);
+		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
 		fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], mbps, cw[1], iops, cw[2],
 			spread, cw[3], p50, cw[4], p99, cw[5], cpu,
 			t->unstable ? _("  unstable") : "");
@@ -118,7 +118,7 @@ static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
 
 		if (!strcmp(t->kind, "io") || !strcmp(t->kind, "kernel"))
 			continue;
-		cli_pad(out, cli_safe(_(t->title)), w, false);
+		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
 		if (!strcmp(t->id, "cipher.recommended")) {
 			fprintf(out, " %s\n", _("advice, not a measurement (why: below)"));
 			continue;
@@ -155,7 +155,7 @@ static void print_kernel_rows(FILE *out, const struct fdw_bench_run *r, int w)
 
 		if (strcmp(t->kind, "kernel"))
 			continue;
-		cli_pad(out, cli_safe(_(t->title)), w, false);
+		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
 		if (!h || !h->n) {
 			fprintf(out, " %s\n", _("not measured here (why: below)"));
 			continue;
@@ -273,8 +273,8 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 	fprintf(out, _("Encrypted: %s (%s%s%s)\n"), cli_safe(enc->target), cli_safe(enc->label),
 		enc->cipher[0] ? ", " : "", cli_safe(enc->cipher));
 	for (i = 0; i < n; i++)
-		if (cli_text_width(_(d[i].plain->title)) > w)
-			w = cli_text_width(_(d[i].plain->title));
+		if (cli_text_width(fdw_gettext_read(d[i].plain->title)) > w)
+			w = cli_text_width(fdw_gettext_read(d[i].plain->title));
 	if (w > 60)
 		w = 60;
 	fputc('\n', out);
@@ -289,7 +289,7 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 		snprintf(ratio, sizeof(ratio), "%.0f%%", d[i].ratio_pct);
 		snprintf(slow, sizeof(slow), "%.1f%%", d[i].slowdown_pct);
 		snprintf(spread, sizeof(spread), "%.1f%%", d[i].spread_pct);
-		cli_pad(out, cli_safe(_(d[i].plain->title)), w, false);
+		cli_pad(out, cli_safe(fdw_gettext_read(d[i].plain->title)), w, false);
 		fprintf(out, " %*s %*s %*s %*s %*s %*s%s%s\n", cw[0], a, cw[1], b, cw[2], ratio,
 			cw[3], slow, cw[4], spread, cw[5], cpu, d[i].suspicious ? "  !" : "",
 			d[i].unstable ? _("  unstable") : "");
@@ -304,12 +304,12 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 			       "plain one, more than the run-to-run spread (%.1f%%). Encryption "
 			       "cannot make this faster; this is likely a cache or sync artifact. "
 			       "Repeat both runs on an idle machine before trusting it.\n"),
-			cli_safe(_(d[i].plain->title)), -d[i].slowdown_pct, d[i].spread_pct);
+			cli_safe(fdw_gettext_read(d[i].plain->title)), -d[i].slowdown_pct, d[i].spread_pct);
 	}
 	for (i = 0; i < n; i++)
 		if (d[i].unstable && !d[i].suspicious)
 			fprintf(out, _("~ %s: the runs varied too much to trust this line.\n"),
-				cli_safe(_(d[i].plain->title)));
+				cli_safe(fdw_gettext_read(d[i].plain->title)));
 	for (i = 0; i < plain->n_tests; i++) {
 		const char *why = not_compared(&plain->tests[i], d, n);
 

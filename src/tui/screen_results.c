@@ -111,7 +111,7 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	char v[64], s[96];
 
 	tui_attr_on(t, TUI_C_KEY);
-	tui_put(y, 2, tw, d->plain->title, true);
+	tui_put(y, 2, tw, fdw_gettext_read(d->plain->title), true);
 	tui_attr_off(t, TUI_C_KEY);
 	snprintf(s, sizeof(s), _("%.1f%% slower%s"), d->slowdown_pct,
 		 d->suspicious ? _(" (suspicious)") : d->unstable ? _(" (unstable)") : "");
@@ -160,8 +160,8 @@ static int title_width(const struct tui *t)
 	int w = 0;
 
 	for (size_t i = 0; r && i < r->n_tests; i++)
-		if (tui_width(r->tests[i].title) > w)
-			w = tui_width(r->tests[i].title);
+		if (tui_width(fdw_gettext_read(r->tests[i].title)) > w)
+			w = tui_width(fdw_gettext_read(r->tests[i].title));
 	if (w > COLS / 2)
 		w = COLS / 2;
 	if (w < COLS / 3)
@@ -182,7 +182,7 @@ static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 		double slow = fdw_predict_slowdown(pred_of(t), b->tests[i].id);
 		char v[64], w[128];
 
-		tui_put(y, 2, tw, b->tests[i].title, true);
+		tui_put(y, 2, tw, fdw_gettext_read(b->tests[i].title), true);
 		value_text(m, v, sizeof(v));
 		tui_put(y, 3 + tw, 20, v, false);
 		if (p >= 0) {

@@ -70,8 +70,10 @@ vm_check "results capture: more I/O rows" grep -qF "RND4K Q1T1 read" <<<"$result
 for l in ru ja; do
 	# Words of that language's catalogue (fixed strings: make check may run in the C locale).
 	case $l in
-	ru) title="План для /dev/vda2" columns="замерено" key='ключ [0-9]+ бит' ;;
-	ja) title="/dev/vda2 の計画" columns="測定値" key='[0-9]+ ビット鍵' ;;
+	ru) title="План для /dev/vda2" columns="замерено" key='ключ [0-9]+ бит'
+	    test_name="SEQ1M Q1T1 чтение" ;;
+	ja) title="/dev/vda2 の計画" columns="測定値" key='[0-9]+ ビット鍵'
+	    test_name="SEQ1M Q1T1 読み取り" ;;
 	esac
 	lplan=$(capture "PLAN-$l")
 	lres=$(capture "RESULTS-$l")
@@ -80,6 +82,8 @@ for l in ru ja; do
 		<<<"$lplan"
 	vm_check "$l plan capture: the cipher list" grep -qF "Adiantum (XChaCha12" <<<"$lplan"
 	vm_check "$l results capture: the columns in that language" grep -qF "$columns" <<<"$lres"
+	vm_check "$l results capture: the test names in that language" \
+		grep -qF "$test_name" <<<"$lres"
 	vm_check "$l results capture: the recorded cipher's key size in that language" \
 		grep -qE "$key" <<<"$(head -4 <<<"$lres")"
 	vm_check "$l results capture: predicted beside measured (two figures on a row)" \
