@@ -18,6 +18,7 @@
 #include "crypttab.h"
 #include "durable.h"
 #include "i18n.h"
+#include "job.h"
 #include "log.h"
 
 #define MAX_FIELDS 4
@@ -139,18 +140,6 @@ bool fdw_crypttab_name_valid(const char *name)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && !strchr("-_.+", name[i]))
-			return false;
-	return true;
-}
-
-static bool uuid_valid(const char *uuid)
-{
-	size_t n = strlen(uuid);
-
-	if (n != 36)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)uuid[i]) && uuid[i] != '-')
 			return false;
 	return true;
 }
@@ -288,7 +277,7 @@ int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, 
 					 "'-', '_' and '.' (at most 127)"), name);
 		return -EINVAL;
 	}
-	if (!uuid_valid(luks_uuid)) {
+	if (!fdw_uuid_valid(luks_uuid)) {
 		snprintf(why, why_len, _("'%s' is not a LUKS UUID"), luks_uuid);
 		return -EINVAL;
 	}

@@ -2,6 +2,7 @@
 /* Job records under the state directory, and what a viewer makes of them. */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +44,18 @@ void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len)
 	snprintf(buf, len, "%s/jobs/%s.log", fdw_state_dir(), job->id);
 }
 
+bool fdw_uuid_valid(const char *uuid)
+{
+	size_t n = strlen(uuid);
+
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)uuid[i]) && uuid[i] != '-')
+			return false;
+	return true;
+}
+
 static void seen_path(const struct fdw_job *job, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/jobs/%s.seen", fdw_state_dir(), job->id);
@@ -53,10 +66,15 @@ int fdw_job_mark_seen(const struct fdw_job *job)
 	char path[PATH_MAX];
 	int fd;
 
+	/* A job another tool started has the UUID of a header as its id: never a path. */
+	if (!fdw_uuid_valid(job->id))
+		return -EINVAL;
 	seen_path(job, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
+	/* Seen now: an ending published later (a resume that ran again) is news again. */
+	futimens(fd, NULL);
 	close(fd);
 	return 0;
 }
@@ -72,7 +90,8 @@ bool fdw_job_ended_unseen(const struct fdw_job *job, const struct fdw_progress *
 	if (p->updated < cutoff)
 		return false;
 	seen_path(job, path, sizeof(path));
-	return lstat(path, &st) != 0 && errno == ENOENT;
+	/* The marker answers for the ending it was made after, not for a later one. */
+	return lstat(path, &st) != 0 || st.st_mtime < p->updated;
 }
 
 static struct json_object *ident_json(const struct fdw_volume_id *id)

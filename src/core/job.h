@@ -66,6 +66,8 @@ int fdw_state_dir_ensure(void);
 int fdw_private_dir_check(const char *path);
 int fdw_private_dir_ensure(const char *path);
 
+/* Is @uuid a UUID in its canonical text form (36 characters of hex digits and dashes)? */
+bool fdw_uuid_valid(const char *uuid);
 /* A fresh random UUID from the kernel, used as the job id and the LUKS2 UUID. */
 int fdw_new_uuid(char *buf, size_t len);
 
@@ -118,7 +120,8 @@ void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len);
 /*
  * Someone has seen how @job ended (its results, its failure): a person watched it end in
  * the foreground, or the wizard showed it. A marker beside the record, never the record
- * itself, which its worker may be rewriting at that moment.
+ * itself, which its worker may be rewriting at that moment; its time says which ending
+ * was seen, so one published later (the job resumed and ended again) is news again.
  */
 int fdw_job_mark_seen(const struct fdw_job *job);
 /*

@@ -492,7 +492,7 @@ static int draw_prediction(struct tui *t, int y, int lw, int room)
 	tui_attr_off(t, TUI_C_GOOD);
 	cpu = s->pred->tests[0].metrics[4].median;
 	/* Past one core, in cores: "200 % of one core" reads as a mistake. */
-	if (cpu < 100)
+	if (cpu < 99.5)	/* what %.0f would print as 100 */
 		snprintf(line, sizeof(line), _("CPU: about %.0f %% of one core for the cipher "
 					       "while reading at full speed. Measured just now, "
 					       "reading only; writes are estimated from the "

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/system_boot.h"
 #include "core/units.h"
 #include "curses.h"
 #include "tui.h"
@@ -188,9 +189,13 @@ static void start_key(struct tui *t, struct tui_key k)
 		if (st->progress[st->sel].state == FDW_JOB_RUNNING)
 			tui_set_status(t, false, "%s", _("It is running already: press Enter to "
 							 "see its progress."));
-		else if (st->progress[st->sel].state == FDW_JOB_COMPLETE)
+		else if (st->progress[st->sel].state == FDW_JOB_COMPLETE &&
+			 !fdw_system_boot_pending(&st->jobs[st->sel]))
 			tui_set_status(t, false, "%s", _("It is complete: press Enter to see its "
 							 "results."));
+		else if (st->progress[st->sel].state == FDW_JOB_FAILED)
+			tui_set_status(t, false, "%s", _("It cannot be resumed from here: press "
+							 "Enter to see what happened."));
 		else
 			tui_prompt_resume(t, &st->jobs[st->sel]);
 	} else if (tui_key_is(k, 'n')) {

@@ -84,7 +84,8 @@ self=$(realpath "$0")
 
 truncate -s 3G "$VM_WORK/plain.img" "$VM_WORK/dmcrypt.img"
 echo "kernel-vs-synthetic: part $part, $rounds round(s), synthetic scale $scale; $(date -u +%H:%M) UTC"
-vm_run --timeout "${KVS_TIMEOUT:-7200}" --mem 2048 --disk "$VM_WORK/plain.img" \
+# About 13 minutes a round on an idle host; a loaded one can take four times that.
+vm_run --timeout "${KVS_TIMEOUT:-$((1800 + rounds * 2400))}" --mem 2048 --disk "$VM_WORK/plain.img" \
 	--disk "$VM_WORK/dmcrypt.img" "$self" --guest "$FDEWIZ" "$part" "$rounds" "$scale"
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "guest printed KVS-OK" grep -q '^KVS-OK' "$VM_LOG"
