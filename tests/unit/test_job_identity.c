@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: which job record belongs to a volume, and records kept with their identity. */
+/*
+ * Unit tests: which job record belongs to a volume, records kept with their identity, and
+ * which endings are news.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -143,12 +147,53 @@ static void test_records_roundtrip(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Which ending was seen: the marker answers for the ending it was made after only. */
+static void test_ended_unseen(void **state)
+{
+	struct fdw_job j = make_job("eeeeeeee-2222-3333-4444-555555555555", "");
+	struct fdw_job bad = make_job("../../../tmp/x", "");
+	struct fdw_progress p;
+	char path[PATH_MAX];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/fdewiz-unit-job.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	assert_int_equal(fdw_job_save(&j), 0);
+	memset(&p, 0, sizeof(p));
+	p.state = FDW_JOB_RUNNING;
+	p.updated = time(NULL);
+	assert_false(fdw_job_ended_unseen(&j, &p));	/* not ended: it is unfinished */
+	p.state = FDW_JOB_COMPLETE;
+	assert_true(fdw_job_ended_unseen(&j, &p));
+	p.state = FDW_JOB_FAILED;
+	assert_true(fdw_job_ended_unseen(&j, &p));
+	assert_int_equal(fdw_job_mark_seen(&j), 0);
+	assert_false(fdw_job_ended_unseen(&j, &p));
+	/* Resumed and ended again after it was seen: news again. */
+	p.state = FDW_JOB_COMPLETE;
+	p.updated = time(NULL) + 60;
+	assert_true(fdw_job_ended_unseen(&j, &p));
+	/* Ended long ago: no news, marker or not. */
+	p.updated = time(NULL) - (FDW_JOB_NEWS_DAYS + 1) * 86400;
+	assert_false(fdw_job_ended_unseen(&j, &p));
+	/* An id from a header another tool wrote is never a path. */
+	assert_int_equal(fdw_job_mark_seen(&bad), -EINVAL);
+	assert_int_equal(access("/tmp/x.seen", F_OK), -1);
+	assert_true(fdw_uuid_valid("eeeeeeee-2222-3333-4444-555555555555"));
+	assert_false(fdw_uuid_valid("eeeeeeee-2222-3333-4444-55555555555/"));
+	assert_false(fdw_uuid_valid(""));
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_uuid_decides),
 		cmocka_unit_test(test_detached_by_place),
 		cmocka_unit_test(test_records_roundtrip),
+		cmocka_unit_test(test_ended_unseen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
