@@ -120,8 +120,7 @@ cp --sparse=always "$pristine" "$img"
 before=$(sum "$img")
 go=$IMG_TMP/go
 # The resume takes the lock, checks, then waits for its passphrase on stdin. The feeder
-# gives up with the test (a test interrupted here must not leave it waiting for $go): the
-# resume then reads no passphrase and ends without a change.
+# gives up with the test (killed outright, it must not keep waiting for $go).
 test_pid=$$
 {
 	while [ ! -e "$go" ] && kill -0 "$test_pid" 2>/dev/null; do sleep 0.1; done
@@ -130,8 +129,10 @@ test_pid=$$
 	2>"$IMG_TMP/r.err" &
 bg_pid=$!
 at_exit_kill "$bg_pid" KILL
-# Run first (at_exit runs last to first): the resume itself, which KILL to timeout misses.
-at_exit eval '[ -z "$bg_pid" ] || pkill -KILL -P "$bg_pid" 2>/dev/null || true'
+# Run first (at_exit runs last to first), for a test stopped during this step: the resume
+# itself, which KILL to timeout misses, then the feeder, since waiting for timeout waits for
+# its whole pipeline.
+at_exit eval '[ -z "$bg_pid" ] || { pkill -KILL -P "$bg_pid"; touch "$go"; } 2>/dev/null || true'
 busy=
 for _ in $(seq 600); do
 	"$FDEWIZ" status "$img" >"$res.poll" 2>&1 || true
