@@ -304,7 +304,8 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 			       "plain one, more than the run-to-run spread (%.1f%%). Encryption "
 			       "cannot make this faster; this is likely a cache or sync artifact. "
 			       "Repeat both runs on an idle machine before trusting it.\n"),
-			cli_safe(fdw_gettext_read(d[i].plain->title)), -d[i].slowdown_pct, d[i].spread_pct);
+			cli_safe(fdw_gettext_read(d[i].plain->title)), -d[i].slowdown_pct,
+			d[i].spread_pct);
 	}
 	for (i = 0; i < n; i++)
 		if (d[i].unstable && !d[i].suspicious)
@@ -315,7 +316,7 @@ void bench_print_compare_table(FILE *out, const struct fdw_bench_run *plain,
 
 		if (why)
 			fprintf(out, _("  %s: not compared: %s.\n"),
-				cli_safe(_(plain->tests[i].title)), _(why));
+				cli_safe(fdw_gettext_read(plain->tests[i].title)), _(why));
 	}
 	(void)flagged;
 }
