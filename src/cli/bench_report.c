@@ -382,15 +382,6 @@ void bench_print_compare_json(FILE *out, const char *a, const struct fdw_bench_r
 	}
 	json_object_object_add(o, "tests", ts);
 	ts = json_object_new_array();
-	for (i = 0; i < n; i++)
-		if (!strcmp(d[i].plain->kind, "build")) {
-			/* Measured in the VM: synthetic 25 % slower, a real kernel build none. */
-			fprintf(out, "%s\n", _("The build rows simulate a build that does more file "
-						"I/O for its computing than a compiler does: read "
-						"their slowdown as an upper bound for a real build "
-						"(--kind kernel measures one)."));
-			break;
-		}
 	for (i = 0; i < plain->n_tests; i++) {
 		const char *why = not_compared(&plain->tests[i], d, n);
 		struct json_object *t;

@@ -142,6 +142,15 @@ for k in b c; do
 	assert_no_scratch "$dir" "kept-tree run $k"
 	assert_true "tree $k kept" test -d "$mnt/tree-$k"
 done
+# Comparing two build runs: the table says how to read build rows; the JSON stays JSON.
+run_cmd "$out/cmp" "$FDEWIZ" bench --compare "$out/b.json" "$out/c.json"
+assert_eq "compare exit status" 0 "$RUN_RC"
+assert_contains "compare: build rows are an upper bound" "$(cat "$out/cmp.out")" \
+	"read their slowdown as an upper bound for a real build"
+run_cmd "$out/cmpj" "$FDEWIZ" bench --compare --json "$out/b.json" "$out/c.json"
+assert_eq "compare --json exit status" 0 "$RUN_RC"
+assert_jq "compare --json is JSON alone, with the build rows" "$out/cmpj.out" \
+	'[.tests[].id | select(startswith("build."))] | length == 4'
 tree_list "$mnt/tree-b" >"$out/list-b"
 tree_list "$mnt/tree-c" >"$out/list-c"
 tree_sums "$mnt/tree-b" >"$out/sums-b"
