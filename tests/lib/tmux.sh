@@ -110,6 +110,18 @@ tmux_select()
 	done
 }
 
+# tmux_passphrase_twice NAME PASS: on the wizard's passphrase screen, type PASS in both
+# fields and go on to the confirmation ("Type YES"). Fails when either screen does not come.
+tmux_passphrase_twice()
+{
+	tmux_wait_for "$1" "Choose the passphrase" 10 || return 1
+	tmux_send "$1" -l "$2"
+	tmux_send "$1" Tab
+	tmux_send "$1" -l "$2"
+	tmux_send "$1" Enter
+	tmux_wait_for "$1" "Type YES" 10
+}
+
 # tmux_wait_exit NAME TIMEOUT_S: wait until the program has exited and its pane is dead
 # (so the screen no longer changes).
 tmux_wait_exit()

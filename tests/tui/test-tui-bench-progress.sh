@@ -38,12 +38,7 @@ tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Plan for $img:1" 30
 assert_contains "plan: baseline benchmark on" "$(tmux_capture "$srv")" "[x] Measure the speed"
 tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass"
 tmux_send "$srv" -l "YES"
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Phase: benchmarking" 60

@@ -70,18 +70,11 @@ start "$a"
 tmux_wait_for "$srv" "Choose a partition" 20
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Plan for $a:1" 30
-# Over the boot box and back to the benchmark box, turned off to save time.
-tmux_send "$srv" Tab
-tmux_send "$srv" BTab
+# The benchmark box (focused first) turned off, to save time.
 tmux_send "$srv" Space
 tmux_wait_for "$srv" "[ ] Measure the speed" 10
 tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass"
 tmux_send "$srv" -l YES
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Encrypting $a:1" 120

@@ -255,12 +255,7 @@ tmux_send "$srv" BTab
 tmux_send "$srv" Space
 tmux_wait_for "$srv" "[ ] Measure the speed" 10
 tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass"
 assert_contains "B confirm: boot entries listed" "$(tmux_capture "$srv" -J)" \
 	"it opens at boot: an entry in /etc/crypttab"
 tmux_send "$srv" -l "YES"

@@ -169,12 +169,7 @@ tmux_wait_for "$srv" "[ ] Measure the speed" 10
 tmux_send "$srv" Enter
 
 # A strong passphrase is not asked about twice.
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass"
 s=$(flat)
 assert_contains "strong: straight to the confirm screen" "$s" "Confirm"
 assert_contains "confirm: no benchmark" "$s" "- no benchmark;"

@@ -39,12 +39,7 @@ tmux_wait_for "$srv" "Plan for $img:1" 20
 tmux_send "$srv" Space
 tmux_wait_for "$srv" "[ ] Measure the speed" 10
 tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass"
 tmux_send "$srv" -l "YES"
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Phase: " 20

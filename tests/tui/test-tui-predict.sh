@@ -135,12 +135,7 @@ echo "prediction with $want: $sentence2"
 tmux_send "$srv" Enter
 
 # 3. Passphrase and the typed confirmation name the chosen cipher.
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass"
 assert_contains "confirm: the chosen cipher" "$(tmux_capture "$srv" -J)" \
 	"cipher $spec with a $bits-bit key"
 tmux_send "$srv" -l "YES"

@@ -40,12 +40,7 @@ plan_to_yes()
 	tmux_send "$srv" Enter
 	tmux_wait_for "$srv" "Plan for $img:1" 30
 	tmux_send "$srv" Enter
-	tmux_wait_for "$srv" "Choose the passphrase" 10
-	tmux_send "$srv" -l "$pass"
-	tmux_send "$srv" Tab
-	tmux_send "$srv" -l "$pass"
-	tmux_send "$srv" Enter
-	tmux_wait_for "$srv" "Type YES" 10
+	tmux_passphrase_twice "$srv" "$pass"
 }
 
 yes_refused()
