@@ -235,11 +235,15 @@ static void progress_begin_poll(struct tui *t)
 
 static void progress_tick(struct tui *t)
 {
+	bool was_failed;
+
 	if (!t->have_job || t->begin_running)
 		return;
+	was_failed = t->have_prog && t->prog.state == FDW_JOB_FAILED;
 	t->have_prog = fdw_job_observe(&t->job, &t->prog) == 0;
-	/* A failure on the screen is seen: the next start need not bring it up again. */
-	if (t->have_prog && t->prog.state == FDW_JOB_FAILED)
+	/* A failure on the screen is seen (once, not every tick): the next start need not
+	 * bring it up again. */
+	if (t->have_prog && t->prog.state == FDW_JOB_FAILED && !was_failed)
 		fdw_job_mark_seen(&t->job);
 	if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE && !t->dialog[0] &&
 	    t->prompt == TUI_PROMPT_NONE) {
