@@ -56,6 +56,7 @@ run_tier()
 	grep '^SKIP' "$log" >"tests/tier-$tier.skipped" || true
 }
 start=$(date +%s)
+rm -rf tests/times
 run_tier unit "$(nproc)"
 if [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
 	run_tier root 1
@@ -98,6 +99,18 @@ if [ "$skip" -ne 0 ]; then
 	status=1
 fi
 echo "make check: $(($(date +%s) - start)) s (${times%,} )"
+# The time report: every script test's wall time, slowest first, in tests/time-report.txt;
+# the slowest 15 here, so that a slow test is seen the day it arrives (HACKING.md).
+report=tests/time-report.txt
+{
+	echo "# make check $(($(date +%s) - start)) s; tiers:${times%,}"
+	echo "# seconds tier test"
+	cat tests/times/*.time 2>/dev/null | while read -r secs name; do
+		echo "$secs $(tier_of "$name") $name"
+	done | sort -rn
+} >"$report"
+echo "slowest tests (all in $report):"
+grep -v '^#' "$report" | head -15 | awk '{ printf "  %5d s  %-6s %s\n", $1, $2, $3 }'
 
 if [ "$status" -eq 0 ]; then
 	make distcheck >/tmp/fdewiz-distcheck.log 2>&1 || {
