@@ -1,7 +1,10 @@
 #!/bin/sh
 # Install what the tests need, build with warnings as errors and sanitizers, run the whole suite.
 #
-# Run as root from a clone of the repository: ./tests/run-all.sh
+# Run as root from a clone of the repository: ./tests/run-all.sh [--quick]
+# --quick: the unit tests and the root tests of the engine's flows (QUICK_TESTS in
+# tests/Makefile.inc), in under 10 minutes, for use while working; no tmux, VM or distcheck.
+# CI and the README run it without --quick.
 # Steps: packages; build (-Werror, ASan+UBSan); `make check` (unit tests, root tests on
 # image files and loop devices, tmux-driven tests, QEMU VM tests); `make distcheck`
 # (the release tarball builds, and its unit tests pass under valgrind).
@@ -9,6 +12,12 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+quick=0
+case "${1:-}" in
+--quick) quick=1 ;;
+"") ;;
+*) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "$0: the suite uses loop devices, mounts and a VM; run it as root (sudo)." >&2
@@ -25,7 +34,11 @@ make -j"$(nproc)" >/dev/null
 # VM spends much of its time waiting on emulated I/O and the host tests on sync and
 # sleep-polling, so the two overlap well on two cores; each test uses its own images, loop
 # devices and state folder. Unit tests share nothing and run side by side.
-tests=$(make -s print-tests)
+if [ "$quick" = 1 ]; then
+	tests=$(make -s print-quick-tests)
+else
+	tests=$(make -s print-tests)
+fi
 tier_of()
 {
 	case "$1" in
@@ -58,7 +71,9 @@ run_tier()
 start=$(date +%s)
 rm -rf tests/times
 run_tier unit "$(nproc)"
-if [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
+if [ "$quick" = 1 ]; then
+	run_tier root 1
+elif [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
 	run_tier root 1
 	run_tier tui 1
 	run_tier vm 1
@@ -112,7 +127,7 @@ report=tests/time-report.txt
 echo "slowest tests (all in $report):"
 grep -v '^#' "$report" | head -15 | awk '{ printf "  %5d s  %-6s %s\n", $1, $2, $3 }'
 
-if [ "$status" -eq 0 ]; then
+if [ "$status" -eq 0 ] && [ "$quick" = 0 ]; then
 	make distcheck >/tmp/fdewiz-distcheck.log 2>&1 || {
 		tail -40 /tmp/fdewiz-distcheck.log >&2
 		echo "$0: make distcheck failed (log: /tmp/fdewiz-distcheck.log)" >&2

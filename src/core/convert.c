@@ -208,6 +208,7 @@ static int progress_bridge_cb(uint64_t size, uint64_t offset, void *usrptr)
 
 	if (offset == size && size > 0)
 		fdw_test_point("last-hotzone");
+	fdw_test_point_progress(offset, size);
 
 	return b->fn ? b->fn(offset, size, b->ctx) : 0;
 }

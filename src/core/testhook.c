@@ -2,9 +2,12 @@
 /* Named points at which a test can have fdewiz killed or a step fail, to prove what is left. */
 #include "config.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "testhook.h"
@@ -17,6 +20,39 @@ void fdw_test_point(const char *point)
 		return;
 	fdw_log(FDW_LOG_WARN, "test hook: killed at '%s' (%s)", point, FDW_TEST_KILL_AT_ENV);
 	raise(SIGKILL);
+}
+
+static void *kill_later(void *arg)
+{
+	unsigned long usec = (unsigned long)(uintptr_t)arg;
+	struct timespec ts = { usec / 1000000, (long)(usec % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+	raise(SIGKILL);
+	return NULL;
+}
+
+void fdw_test_point_progress(uint64_t done, uint64_t size)
+{
+	static bool armed;
+	const char *want = getenv(FDW_TEST_KILL_AT_ENV);
+	unsigned long percent, usec = 0;
+	pthread_t thread;
+	char *end;
+
+	if (armed || !want || strncmp(want, "progress=", 9) || !size || done >= size)
+		return;
+	percent = strtoul(want + 9, &end, 10);
+	if (*end == '+')
+		usec = strtoul(end + 1, &end, 10);
+	if (*end || done * 100 < (uint64_t)percent * size)
+		return;
+	armed = true;
+	fdw_log(FDW_LOG_WARN, "test hook: killed at %llu %% (+%lu us) (%s)",
+		(unsigned long long)(done * 100 / size), usec, FDW_TEST_KILL_AT_ENV);
+	if (!usec || pthread_create(&thread, NULL, kill_later, (void *)(uintptr_t)usec))
+		raise(SIGKILL);
 }
 
 bool fdw_test_fail(const char *point)

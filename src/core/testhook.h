@@ -4,6 +4,7 @@
 #define FDW_TESTHOOK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The environment variable that names the point (see HACKING.md, "Test hooks"). */
 #define FDW_TEST_KILL_AT_ENV "FDEWIZ_TEST_KILL_AT"
@@ -23,6 +24,15 @@
  *                   conversion reports the boot step as left, and resume finishes it.
  */
 void fdw_test_point(const char *point);
+
+/*
+ * When FDEWIZ_TEST_KILL_AT is "progress=N" or "progress=N+USEC", the process kills itself
+ * the first time the conversion has done @done of @size bytes with done >= N % of size
+ * (and done < size): at once, or USEC microseconds later from another thread while the
+ * next hotzone is being written. Kill points then come from the engine, not from a test
+ * polling the progress line and racing the conversion (test-encrypt-killpoints.sh).
+ */
+void fdw_test_point_progress(uint64_t done, uint64_t size);
 
 /* The environment variable that names a step to fail on purpose. */
 #define FDW_TEST_FAIL_AT_ENV "FDEWIZ_TEST_FAIL_AT"

@@ -16,16 +16,8 @@ img_test_init
 work=$IMG_TMP
 export FDEWIZ_STATE_DIR=$work/state
 loop=""
-pid=""
 # A killed fdewiz leaves its loop device behind (resume takes it over); drop them.
 at_exit img_detach_all "$work/disk.img"
-# The runs start inside $(...) (run_and_kill_at), so this shell is not their parent and
-# at_exit_kill cannot reach them: the test's own kill is kept as it was (it sees a pid only
-# when run_and_kill_at runs in this shell; in $(...) it kills or waits for its run itself).
-kill_run() {
-	[ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true
-}
-at_exit kill_run
 fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 
@@ -38,36 +30,32 @@ truncate -s 1024M "$work/disk.img"
 parted -s "$work/disk.img" mklabel gpt mkpart Data ext4 1MiB 1023MiB 2>/dev/null
 mkfs.ext4 -q -F -d "$work/tree" -E offset=$mib "$work/disk.img" $((1022 * 1024))k
 
-# Percent on the progress line of a foreground run.
-percent() { tr '\r' '\n' <"$work/err" | sed -n 's/^encrypting *\([0-9]*\)\..*/\1/p' | tail -1; }
-
-# Run CMD in the background and kill -9 it once its progress reaches $1 percent.
-# Returns 1 when it finished before that.
+# Kill points come from the engine (FDEWIZ_TEST_KILL_AT=progress=N[+USEC], src/core/testhook.h):
+# the run kills itself once N % is done, at once (between two hotzones) or USEC later (inside
+# the next hotzone's write), so how many points the test gets never depends on the machine's
+# speed. Alternate the two, so that both kinds of crash are resumed from.
+# run_and_kill_at TARGET CMD...: prints the percent it died at; returns 1 when CMD finished.
+runs=0
 run_and_kill_at() {
-	local target=$1 p
+	local target=$1 delay="" rc=0 p
 	shift
-	"$@" >"$work/out" 2>"$work/err" &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		p=$(percent)
-		if [ -n "$p" ] && [ "$p" -ge "$target" ]; then
-			kill -9 "$pid"
-			wait "$pid" 2>/dev/null || true
-			pid=""
-			echo "$p"
-			return 0
-		fi
-		sleep 0.02
-	done
-	wait "$pid" || { cat "$work/out" "$work/err"; fail "it failed instead of being killed"; }
-	pid=""
-	return 1
+	[ $((runs % 2)) = 1 ] && delay=+20000
+	runs=$((runs + 1))
+	FDEWIZ_TEST_KILL_AT=progress=$target$delay "$@" >"$work/out" 2>"$work/err" || rc=$?
+	if [ "$rc" = 0 ]; then
+		return 1
+	fi
+	[ "$rc" = 137 ] || { tail -n 5 "$work/out" "$work/err" >&2; fail "it failed (exit $rc) instead of being killed"; }
+	p=$(sed -n 's/.*test hook: killed at \([0-9]*\) %.*/\1/p' "$work/err" | tail -1)
+	[ -n "$p" ] || { cat "$work/err"; fail "killed, but not by the test point"; }
+	echo "$p"
 }
 
 kills=()
+states=()
 done_at_kill=0
 target=3
-at=$(run_and_kill_at $target "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+at=$(run_and_kill_at $target "$FDEWIZ" --verbose encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file "$work/key" --header-backup "$work/backup.hdr" "$work/disk.img:1") ||
 	fail "the first run finished before $target%"
 kills+=("$at")
@@ -78,6 +66,7 @@ while :; do
 		done_at_kill=1
 		break
 	fi
+	states+=("$state")
 	case "$state" in
 	interrupted | needs-repair) ;;
 	*) fail "after the kill at $at%: status says '$state'" ;;
@@ -85,17 +74,16 @@ while :; do
 	[ "$("$FDEWIZ" list --json "$work/disk.img" | jq -r '.disks[0].partitions[0].verdict.reason')" = luks-unfinished ] ||
 		fail "after the kill at $at%: list does not say luks-unfinished"
 	target=$((at + 5))
-	# Up to 100 %: a kill there lands after the last hotzone, before or after the header
-	# is finalised; resume finishes that end window (test-encrypt-final-window.sh hits
-	# it exactly).
-	[ "$target" -le 100 ] || target=1000
-	if ! at=$(run_and_kill_at $target "$FDEWIZ" resume --foreground --key-file "$work/key" \
+	# Past 100 % no kill point is reached: that resume finishes (the end window itself is
+	# test-encrypt-final-window.sh's).
+	if ! at=$(run_and_kill_at $target "$FDEWIZ" --verbose resume --foreground --key-file "$work/key" \
 		"$work/disk.img:1"); then
 		break	# resume finished before the next kill point
 	fi
 	kills+=("$at")
 done
 echo "killed at: ${kills[*]} (${#kills[@]} points)"
+echo "states after each kill: ${states[*]}"
 [ "${#kills[@]}" -ge 10 ] || fail "only ${#kills[@]} kill points; the test needs at least 10"
 [ "$done_at_kill" = 1 ] || grep -q "is now encrypted" "$work/out" || fail "the last resume did not finish"
 [ "$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')" = complete ] ||
