@@ -28,6 +28,16 @@ fi
 ./autogen.sh >/dev/null 2>&1
 ./configure --quiet --enable-werror --enable-sanitizers
 make -j"$(nproc)" >/dev/null
+# The VM tests' binary (tests/vm/lib.sh, vm_find_fdewiz): UBSan without ASan, from the
+# release files in vm-build/, beside the ASan+UBSan build that every host test runs.
+if [ "$quick" = 0 ]; then
+	rm -rf vm-build && mkdir vm-build
+	make distdir distdir=vm-build/tree >/dev/null
+	(cd vm-build/tree && ./configure --quiet --enable-werror \
+		CFLAGS="-g -O2 -fno-omit-frame-pointer -fsanitize=undefined -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=undefined" && make -j"$(nproc)" src/fdewiz >/dev/null)
+	export FDEWIZ_VM_FDEWIZ="$top/vm-build/tree/src/fdewiz"
+fi
 
 # Tier by tier (unit, root, tui, vm, then anything else), so that each tier's time shows.
 # The VM tier runs beside root and tui (FDEWIZ_TEST_SERIAL=1: one after the other): the

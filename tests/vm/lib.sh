@@ -34,8 +34,17 @@ vm_cleanup()
 # The fdewiz binary the guest runs, in $FDEWIZ: that variable if set, else src/fdewiz
 # of this tree. It must exist and must not live under /tmp (which the guest replaces by a
 # tmpfs) unless it is inside this tree, which vm-run.sh shares; else the test FAILs.
+#
+# vm_find_fdewiz [asan]: the binary the guest runs. FDEWIZ_VM_FDEWIZ, when set, names a build
+# with UBSan but without ASan (run-all.sh builds one in vm-build/): under emulation ASan's
+# start-up alone takes about 2 s per run of fdewiz, 17 times a plain start, and the guest
+# scripts run it hundreds of times. The host tiers run the same engine under ASan; a test that
+# passes "asan" keeps the ASan build ($FDEWIZ) so that the online paths are covered by it too.
 vm_find_fdewiz()
 {
+	if [ "${1:-}" != asan ] && [ -n "${FDEWIZ_VM_FDEWIZ:-}" ]; then
+		FDEWIZ=$FDEWIZ_VM_FDEWIZ
+	fi
 	FDEWIZ=$(realpath -m "${FDEWIZ:-$VM_HERE/../../src/fdewiz}")
 	if [ ! -x "$FDEWIZ" ]; then
 		vm_fail "no fdewiz binary at $FDEWIZ: build first or set FDEWIZ"

@@ -8,7 +8,7 @@ set -euo pipefail
 vm_init test-vm-online
 vm_need_pkgs parted cryptsetup-bin e2fsprogs jq
 
-vm_find_fdewiz
+vm_find_fdewiz asan
 
 MiB=$((1024 * 1024))
 img=$VM_WORK/online.img
