@@ -55,6 +55,18 @@ void fdw_test_point_progress(uint64_t done, uint64_t size)
 		raise(SIGKILL);
 }
 
+bool fdw_test_hold(uint64_t done, uint64_t size)
+{
+	const char *want = getenv(FDW_TEST_HOLD_AT_ENV);
+	unsigned long percent;
+	char *end;
+
+	if (!want || strncmp(want, "progress=", 9) || !size || done >= size)
+		return false;
+	percent = strtoul(want + 9, &end, 10);
+	return !*end && done * 100 >= (uint64_t)percent * size;
+}
+
 bool fdw_test_fail(const char *point)
 {
 	const char *want = getenv(FDW_TEST_FAIL_AT_ENV);

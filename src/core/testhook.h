@@ -34,6 +34,17 @@ void fdw_test_point(const char *point);
  */
 void fdw_test_point_progress(uint64_t done, uint64_t size);
 
+/* The environment variable that holds a conversion at a point until it is stopped. */
+#define FDW_TEST_HOLD_AT_ENV "FDEWIZ_TEST_HOLD_AT"
+
+/*
+ * True when FDEWIZ_TEST_HOLD_AT is "progress=N" and @done of @size bytes is at least N % (and
+ * not all): the conversion then waits at this safe point, telling its watchers as usual,
+ * until it is asked to stop (pause, SIGINT). A test that stops a running conversion so
+ * finds it running on a fast machine as on a slow one.
+ */
+bool fdw_test_hold(uint64_t done, uint64_t size);
+
 /* The environment variable that names a step to fail on purpose. */
 #define FDW_TEST_FAIL_AT_ENV "FDEWIZ_TEST_FAIL_AT"
 

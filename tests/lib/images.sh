@@ -45,7 +45,7 @@ img_worker_stop()
 # Make the temp dir under /var/tmp: /tmp may be a small tmpfs, images need a real disk.
 img_init()
 {
-	IMG_TMP=$(mktemp -d /var/tmp/fdewiz-test.XXXXXX)
+	IMG_TMP=$(mktemp -d "${FDEWIZ_TEST_TMP:-/var/tmp}/fdewiz-test.XXXXXX")
 	: >"$IMG_TMP/cleanup"
 }
 

@@ -24,22 +24,22 @@ img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$work/disk.img"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 part_start=$((1 * mib))
-part_size=$((598 * mib))
+part_size=$((358 * mib))
 
 # Thousands of files of mixed sizes, with their checksums.
 make_tree() {
 	mkdir -p "$work/tree/docs" "$work/tree/media" "$work/tree/src/a/b"
 	for i in $(seq 1 1500); do head -c $((i % 97 * 37 + 1)) /dev/urandom >"$work/tree/src/a/b/f$i"; done
 	for i in $(seq 1 500); do head -c $((i * 211)) /dev/urandom >"$work/tree/docs/d$i"; done
-	for i in $(seq 1 12); do head -c $((i * 3 * mib)) /dev/urandom >"$work/tree/media/m$i"; done
+	for i in $(seq 1 12); do head -c $((i * mib)) /dev/urandom >"$work/tree/media/m$i"; done
 	(cd "$work/tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$work/sums"
 	echo "tree: $(wc -l <"$work/sums") files, $(du -sh "$work/tree" | cut -f1)"
 }
 
 make_image() {
 	rm -f "$work/disk.img"
-	truncate -s 600M "$work/disk.img"
-	parted -s "$work/disk.img" mklabel gpt mkpart Data ext4 1MiB 599MiB 2>/dev/null
+	truncate -s 360M "$work/disk.img"
+	parted -s "$work/disk.img" mklabel gpt mkpart Data ext4 1MiB 359MiB 2>/dev/null
 	mkfs.ext4 -q -F -L Data -d "$work/tree" -E offset=$part_start "$work/disk.img" \
 		$((part_size / 1024))k
 }
@@ -62,10 +62,12 @@ verify_image() {
 	echo "PASS: $what: decrypted by cryptsetup, fsck clean, $(wc -l <"$work/sums") files equal"
 }
 
-# Start fdewiz encrypt in the background and wait until its progress passes @pct percent.
+# Start fdewiz encrypt in the background and wait until its progress passes @pct percent,
+# where the engine holds it (FDEWIZ_TEST_HOLD_AT) until it is stopped: for a stop that needs
+# a live process (SIGINT), on a fast machine as on a slow one.
 start_and_wait() {
 	local pct=$1
-	"$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench \
+	FDEWIZ_TEST_HOLD_AT=progress=$pct "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench \
 		--work-dir "$work" --header-backup "$work/backup.hdr" "$work/disk.img:1" \
 		>"$work/out" 2>"$work/err" &
 	pid=$!
@@ -77,6 +79,16 @@ start_and_wait() {
 		sleep 0.05
 	done
 	fail "no progress past $pct%"
+}
+
+# Encrypt until @pct percent, where the engine's test point kills it (SIGKILL, as a power cut
+# would): the same point on a fast machine and a slow one.
+encrypt_killed_at() {
+	local rc=0
+	FDEWIZ_TEST_KILL_AT=progress=$1 "$FDEWIZ" encrypt --foreground --key-file "$work/key" \
+		--yes --fast-pbkdf --no-bench --work-dir "$work" --header-backup "$work/backup.hdr" \
+		"$work/disk.img:1" >"$work/out" 2>"$work/err" || rc=$?
+	[ "$rc" = 137 ] || { cat "$work/out" "$work/err"; fail "encrypt was not killed at $1% (exit $rc)"; }
 }
 
 reason_of() {
@@ -112,9 +124,7 @@ verify_image "SIGINT + resume"
 # 3. Wrong passphrase on resume: refused, nothing changes, the right one still works.
 make_image
 rm -f "$work/backup.hdr"
-start_and_wait 30
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null || true
+encrypt_killed_at 30
 [ "$(reason_of)" = luks-unfinished ] || fail "SIGKILL: not seen as unfinished"
 state=$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')
 case "$state" in interrupted|needs-repair) ;; *) fail "SIGKILL: status says $state";; esac
@@ -157,17 +167,23 @@ echo "PASS: an existing header backup is refused before anything changes"
 status_field() {
 	"$FDEWIZ" status --json "$work/disk.img:1" | jq -r ".conversions[0].$1"
 }
-setsid "$FDEWIZ" encrypt --key-file "$work/key" --yes --fast-pbkdf --no-bench --work-dir "$work" \
-	--header-backup "$work/backup.hdr" "$work/disk.img:1" </dev/null >"$work/out" 2>&1 ||
-	{ cat "$work/out"; fail "background encrypt"; }
+# The worker is held at 30 % (FDEWIZ_TEST_HOLD_AT) so that pause finds it running.
+FDEWIZ_TEST_HOLD_AT=progress=30 setsid "$FDEWIZ" encrypt --key-file "$work/key" --yes \
+	--fast-pbkdf --no-bench --work-dir "$work" --header-backup "$work/backup.hdr" \
+	"$work/disk.img:1" </dev/null >"$work/out" 2>&1 || { cat "$work/out"; fail "background encrypt"; }
 grep -q "Converting in the background" "$work/out" || fail "no background message"
 wpid=$(sed -n 's/.*(worker \([0-9]*\)).*/\1/p' "$work/out")
 [ -n "$wpid" ] && kill -0 "$wpid" || fail "worker is not alive"
 [ "$(ps -o tty= -p "$wpid" | tr -d ' ')" = "?" ] || fail "worker has a terminal"
 [ "$(status_field state)" = running ] || fail "status does not say running"
+for _ in $(seq 1 600); do
+	[ "$(status_field percent | cut -d. -f1)" -ge 30 ] && break
+	sleep 0.1
+done
 "$FDEWIZ" pause "$work/disk.img:1" >"$work/out" 2>&1 || { cat "$work/out"; fail "pause"; }
 [ "$(status_field state)" = paused ] || fail "status does not say paused"
 pct=$(status_field percent)
+[ "${pct%%.*}" -ge 30 ] || fail "paused at $pct%, before the point it was held at"
 # Gone, or a zombie waiting for init to reap it: either way it holds nothing.
 case "$(ps -o stat= -p "$wpid" || true)" in ""|Z*) ;; *) fail "worker still alive after pause";; esac
 echo "PASS: background worker paused at $pct%"
@@ -183,9 +199,7 @@ verify_image "background + pause + resume"
 #    detach the winner's loop device mid-conversion).
 make_image
 rm -f "$work/backup.hdr"
-start_and_wait 10
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null || true
+encrypt_killed_at 10
 "$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/r1" 2>&1 &
 r1=$!
 at_exit_kill "$r1"
