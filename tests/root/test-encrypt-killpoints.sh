@@ -1,6 +1,7 @@
 #!/bin/bash
-# SIGKILL at ten or more different points of one conversion: after each kill status must say
-# interrupted or needs-repair and resume must go on from there; at the end the cryptsetup
+# SIGKILL at ten or more different points of one conversion (about 13, every 8 %): after
+# each kill status must say interrupted or needs-repair and resume must go on from there;
+# at the end the cryptsetup
 # program decrypts the result and fsck and the sha256 of every file must agree.
 set -euo pipefail
 
@@ -23,12 +24,12 @@ mib=1048576
 
 mkdir -p "$work/tree/small" "$work/tree/big" "$work/mnt"
 for i in $(seq 1 1200); do head -c $((i * 71 % 6007 + 1)) /dev/urandom >"$work/tree/small/s$i"; done
-for i in $(seq 1 10); do head -c $((i * 5 * mib)) /dev/urandom >"$work/tree/big/b$i"; done
+for i in $(seq 1 10); do head -c $((i * 2 * mib)) /dev/urandom >"$work/tree/big/b$i"; done
 (cd "$work/tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$work/sums"
 printf 'kill points key' >"$work/key"
-truncate -s 1024M "$work/disk.img"
-parted -s "$work/disk.img" mklabel gpt mkpart Data ext4 1MiB 1023MiB 2>/dev/null
-mkfs.ext4 -q -F -d "$work/tree" -E offset=$mib "$work/disk.img" $((1022 * 1024))k
+truncate -s 640M "$work/disk.img"
+parted -s "$work/disk.img" mklabel gpt mkpart Data ext4 1MiB 639MiB 2>/dev/null
+mkfs.ext4 -q -F -d "$work/tree" -E offset=$mib "$work/disk.img" $((638 * 1024))k
 
 # Kill points come from the engine (FDEWIZ_TEST_KILL_AT=progress=N[+USEC], src/core/testhook.h):
 # the run kills itself once N % is done, at once (between two hotzones) or USEC later (inside
@@ -39,7 +40,7 @@ runs=0
 run_and_kill_at() {
 	local target=$1 delay="" rc=0 p
 	shift
-	[ $((runs % 2)) = 1 ] && delay=+20000
+	[ $((runs % 2)) = 1 ] && delay=+100000
 	runs=$((runs + 1))
 	FDEWIZ_TEST_KILL_AT=progress=$target$delay "$@" >"$work/out" 2>"$work/err" || rc=$?
 	if [ "$rc" = 0 ]; then
@@ -73,7 +74,7 @@ while :; do
 	esac
 	[ "$("$FDEWIZ" list --json "$work/disk.img" | jq -r '.disks[0].partitions[0].verdict.reason')" = luks-unfinished ] ||
 		fail "after the kill at $at%: list does not say luks-unfinished"
-	target=$((at + 5))
+	target=$((at + 8))
 	# Past 100 % no kill point is reached: that resume finishes (the end window itself is
 	# test-encrypt-final-window.sh's).
 	if ! at=$(run_and_kill_at $target "$FDEWIZ" --verbose resume --foreground --key-file "$work/key" \
@@ -89,7 +90,7 @@ echo "states after each kill: ${states[*]}"
 [ "$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')" = complete ] ||
 	fail "status is not complete at the end"
 
-loop=$(losetup -f --show -o $mib --sizelimit $((1022 * mib)) "$work/disk.img")
+loop=$(losetup -f --show -o $mib --sizelimit $((638 * mib)) "$work/disk.img")
 img_register loop "$loop"
 cryptsetup reencrypt --decrypt --header "$work/dec.hdr" --key-file "$work/key" --batch-mode \
 	"$loop" >/dev/null || fail "cryptsetup could not decrypt"
