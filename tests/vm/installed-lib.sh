@@ -16,7 +16,9 @@ vm_boot_installed()
 	: >"$log"
 	start=$(date +%s)
 	# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
-	qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024 -no-reboot \
+	local accel
+	read -r -a accel < <("$VM_HERE/vm-accel.sh")
+	qemu-system-x86_64 "${accel[@]}" -smp 2 -m 1024 -no-reboot \
 		-nodefaults -no-user-config -display none \
 		-drive "file=$img,format=raw,if=virtio,cache=none" \
 		-chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con \

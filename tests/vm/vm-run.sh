@@ -142,7 +142,9 @@ guest_sees "$cwd" || cwd=/
 # IO-APIC timer can miss its window and panic ("IO-APIC + timer doesn't work"); the emulated
 # timer is fine, so the check only makes boots flaky.
 # shellcheck disable=SC2054 # the commas belong to qemu's option syntax
-qemu=(qemu-system-x86_64 -accel tcg -cpu "${FDEWIZ_VM_CPU:-max}" -smp 2 -m "$mem" -no-reboot
+# KVM where it really works, else TCG (vm-accel.sh probes once per host boot).
+read -r -a accel < <("$here/vm-accel.sh")
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$mem" -no-reboot
 	-nodefaults -no-user-config -display none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 no_timer_check fdewiz.moddir=$moddir ${FDEWIZ_VM_APPEND:-}"

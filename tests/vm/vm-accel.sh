@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# fdewiz VM tests: which QEMU accelerator works here. Prints "-accel kvm -cpu host" where
+# /dev/kvm really runs a guest, else "-accel tcg -cpu max" (FDEWIZ_VM_CPU replaces the CPU
+# model, and a model other than max forces TCG: test-vm-adiantum needs max,aes=off).
+#
+# /dev/kvm can exist and still fail at the first instruction ("KVM internal error.
+# Suberror: 1" on the development machines), so the probe boots the test kernel with no init
+# under KVM: it must reach its panic and QEMU exit within 30 s. The answer is cached per host
+# boot (/proc/sys/kernel/random/boot_id) in the VM cache; a probe costs at most those 30 s.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${FDEWIZ_VM_CACHE:-/var/cache/fdewiz-tests/vm}
+tcg="-accel tcg -cpu ${FDEWIZ_VM_CPU:-max}"
+if [ -n "${FDEWIZ_VM_CPU:-}" ] && [ "$FDEWIZ_VM_CPU" != max ]; then
+	echo "$tcg"
+	exit 0
+fi
+if [ ! -w /dev/kvm ]; then
+	echo "$tcg"
+	exit 0
+fi
+boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+answer=$cache/accel.$boot_id
+if [ ! -s "$answer" ]; then
+	prep=$("$here/vm-prepare.sh" --quiet) || { echo "$tcg"; exit 0; }
+	kernel=$(sed -n 's/^kernel=//p' <<<"$prep")
+	log=$(mktemp)
+	timeout 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 -no-reboot -nodefaults \
+		-no-user-config -display none -kernel "$kernel" \
+		-append "console=ttyS0 panic=-1 rdinit=/fdewiz-no-init init=/fdewiz-no-init" \
+		-serial "file:$log" </dev/null >/dev/null 2>&1
+	if grep -aq 'Kernel panic' "$log"; then
+		echo kvm >"$answer.tmp"
+	else
+		echo tcg >"$answer.tmp"
+	fi
+	rm -f "$log"
+	mkdir -p "$cache" && mv -f "$answer.tmp" "$answer"
+fi
+if [ "$(cat "$answer")" = kvm ]; then
+	echo "-accel kvm -cpu host"
+else
+	echo "$tcg"
+fi
