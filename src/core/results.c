@@ -40,6 +40,11 @@ void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, s
 				     "average); see the cipher recommendation."), mean);
 }
 
+bool fdw_results_has_figure(const struct fdw_bench_test *t)
+{
+	return t && t->primary < t->n_metrics && t->metrics[t->primary].n > 0;
+}
+
 double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key)
 {
 	for (size_t i = 0; pred && i < pred->n_tests; i++) {

@@ -21,6 +21,13 @@
 void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len);
 
 /*
+ * Whether test @t is a row of the results: it has a measured headline figure. The cipher
+ * recommendation, kept in a run as a test without figures, is not ("recommended: aes
+ * xts-plain64, 512-bit key -").
+ */
+bool fdw_results_has_figure(const struct fdw_bench_test *t);
+
+/*
  * The figure @pred (the prediction kept with the job, src/core/predict.h) expected for
  * test @id in @key ("mbps", "iops"), or -1 when it has none.
  */

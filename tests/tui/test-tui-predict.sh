@@ -169,6 +169,12 @@ else
 		"Only the baseline (before encryption) was measured"
 	assert_true "results: the prediction beside the baseline" \
 		grep -qE 'SEQ1M Q8T1 read +[0-9.]+ MB/s +predicted [0-9.]+ MB/s, [0-9]+% slower' <<<"$s"
+	# Which column is which: the plain figure is not taken for the encrypted one.
+	assert_true "results: the columns say plain, measured and encrypted, predicted" \
+		grep -qE '^ +plain, measured +encrypted, predicted *$' <<<"$s"
+	# Only rows with a figure: the cipher recommendation has none.
+	assert_true "results: no row without a figure (recommended: ... -)" \
+		eval '! grep -qE "recommended: |^  [A-Za-z].* -$" <<<"$s"'
 fi
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20

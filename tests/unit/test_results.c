@@ -156,6 +156,26 @@ static void test_system(void **state)
 	unsetenv("FDEWIZ_STATE_DIR");
 }
 
+/* A row of the results has a figure: the cipher recommendation kept in a run has none. */
+static void test_has_figure(void **state)
+{
+	static struct fdw_bench_test t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.id, sizeof(t.id), "cipher.recommended");
+	snprintf(t.title, sizeof(t.title), "recommended: aes xts-plain64, 512-bit key");
+	assert_false(fdw_results_has_figure(&t));
+	assert_false(fdw_results_has_figure(NULL));
+	snprintf(t.metrics[0].key, sizeof(t.metrics[0].key), "mbps");
+	t.n_metrics = 1;
+	assert_false(fdw_results_has_figure(&t));	/* a metric without samples */
+	t.metrics[0].samples[0] = 500;
+	t.metrics[0].n = 1;
+	fdw_bench_metric_finish(&t.metrics[0]);
+	assert_true(fdw_results_has_figure(&t));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_delta_notable),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_system),
+		cmocka_unit_test(test_has_figure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
