@@ -22,6 +22,7 @@
 #include "core/luks2_progress.h"
 #include "core/power.h"
 #include "core/procid.h"
+#include "core/results.h"
 #include "core/system_boot.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -71,7 +72,7 @@ static void print_volume_line(const struct view *v)
 
 static void print_view_line(const struct view *v)
 {
-	char done[32], total[32], speed[32], eta[48], elapsed[48];
+	char done[32], total[32], speed[32], eta[48], elapsed[48], why[PATH_MAX * 2 + 512];
 
 	if (v->where[0])
 		printf("%s  %s", cli_safe(v->where), fdw_job_state_name(v->p.state));
@@ -106,6 +107,8 @@ static void print_view_line(const struct view *v)
 	print_volume_line(v);
 	if (v->job.detached_header[0])
 		printf(_("    encrypted, header kept at %s\n"), cli_safe(v->job.detached_header));
+	if (fdw_results_backup_stale(&v->job, why, sizeof(why)))
+		printf("    %s\n", cli_safe(why));
 	if (!v->where[0])
 		return;
 	switch (v->p.state) {
@@ -175,7 +178,11 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "message", json_object_new_string(v->p.message));
 	json_object_object_add(o, "detached_header", v->job.detached_header[0] ?
 			       json_object_new_string(v->job.detached_header) : NULL);
-	json_object_object_add(o, "header_backup", v->job.header_backup[0] ?
+	/* A stale backup is no header backup: it is named apart, with the sentence. */
+	json_object_object_add(o, "header_backup",
+			       v->job.header_backup[0] && !v->job.header_backup_stale ?
+			       json_object_new_string(v->job.header_backup) : NULL);
+	json_object_object_add(o, "header_backup_stale", v->job.header_backup_stale ?
 			       json_object_new_string(v->job.header_backup) : NULL);
 	json_object_object_add(o, "bench_before", v->job.bench_before[0] ?
 			       json_object_new_string(v->job.bench_before) : NULL);

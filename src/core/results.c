@@ -155,3 +155,16 @@ bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t l
 		 files[0] ? files : _("none"));
 	return true;
 }
+
+bool fdw_results_backup_stale(const struct fdw_job *job, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!job->header_backup_stale || !job->header_backup[0])
+		return false;
+	snprintf(buf, len, _("No valid header backup: %s still describes the volume before "
+			     "conversion and cannot restore it (refreshing it failed; the log "
+			     "says why). The volume itself is fine. Make a backup now with "
+			     "'fdewiz header-backup %s FILE', FILE on another disk."),
+		 job->header_backup, job->address);
+	return true;
+}

@@ -58,4 +58,11 @@ void fdw_results_summary(const struct fdw_job *job, bool before, bool after, cha
  */
 bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t len);
 
+/*
+ * When @job's header backup could not be refreshed after the conversion (the file still
+ * describes the volume before it): one translated sentence that there is no valid header
+ * backup and how to make one, into @buf, and true; false and "" otherwise.
+ */
+bool fdw_results_backup_stale(const struct fdw_job *job, char *buf, size_t len);
+
 #endif

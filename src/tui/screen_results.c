@@ -229,6 +229,20 @@ static int system_text(struct tui *t, int y)
 	return n;
 }
 
+/* A header backup that could not be refreshed: there is none valid, and how to make one. */
+static int backup_text(struct tui *t, int y)
+{
+	char line[PATH_MAX * 2 + 512], safe[PATH_MAX * 3];
+	int n;
+
+	if (!fdw_results_backup_stale(&t->job, line, sizeof(line)))
+		return 0;
+	tui_attr_on(t, TUI_C_WARN);
+	n = tui_wrap(y, 2, COLS - 4, 4, fdw_text_safe(line, safe, sizeof(safe)));
+	tui_attr_off(t, TUI_C_WARN);
+	return n;
+}
+
 static void results_draw(struct tui *t)
 {
 	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128], note[1024];
@@ -244,6 +258,7 @@ static void results_draw(struct tui *t)
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_GOOD);
 	y += system_text(t, y);
+	y += backup_text(t, y);
 	y++;
 	if (t->bench[0] && t->bench[1]) {
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);

@@ -176,6 +176,28 @@ static void test_has_figure(void **state)
 	assert_true(fdw_results_has_figure(&t));
 }
 
+/* A backup that could not be refreshed: no valid one, and how to make one. */
+static void test_backup_stale(void **state)
+{
+	static struct fdw_job job;
+	char s[8192];
+
+	(void)state;
+	memset(&job, 0, sizeof(job));
+	snprintf(job.address, sizeof(job.address), "/dev/vda2");
+	snprintf(job.header_backup, sizeof(job.header_backup), "/var/lib/fdewiz/vda2.header");
+	assert_false(fdw_results_backup_stale(&job, s, sizeof(s)));
+	assert_string_equal(s, "");
+	job.header_backup_stale = true;
+	assert_true(fdw_results_backup_stale(&job, s, sizeof(s)));
+	assert_non_null(strstr(s, "No valid header backup: /var/lib/fdewiz/vda2.header still "
+			    "describes the volume before conversion"));
+	assert_non_null(strstr(s, "'fdewiz header-backup /dev/vda2 FILE'"));
+	/* Without a backup named there is nothing to call stale. */
+	job.header_backup[0] = '\0';
+	assert_false(fdw_results_backup_stale(&job, s, sizeof(s)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_system),
 		cmocka_unit_test(test_has_figure),
+		cmocka_unit_test(test_backup_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
