@@ -64,12 +64,13 @@ void cli_usage_error(const char *command);
 void cli_report_scan_error(const char *path, int err);
 
 /* Renderers of a scan result. */
-void list_print_table(FILE *out, const struct fdw_disk *disks, size_t n);
-/* Errors are (path, message) pairs printed in the "errors" array. */
+/* Errors are (path, message) pairs: in the table after the disks, in JSON "errors". */
 struct list_error {
 	const char *path;
 	char *message;
 };
+void list_print_table(FILE *out, const struct fdw_disk *disks, size_t n,
+		      const struct list_error *errors, size_t n_errors);
 void list_print_json(FILE *out, const struct fdw_disk *disks, size_t n,
 		     const struct list_error *errors, size_t n_errors);
 

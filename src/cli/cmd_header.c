@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/encrypt_flow.h"
 #include "core/headerio.h"
 #include "core/i18n.h"
 #include "core/secret.h"
@@ -140,7 +141,11 @@ int cmd_header_backup(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, _("%s: header-backup %s: %s. Nothing was written.\n"),
 			fdw_progname, cli_safe(argv[optind]), cli_safe(why));
-	else
+	else if (fdw_job_backup_replaced(argv[optind], argv[optind + 1]) != 0)
+		fprintf(stderr, _("%s: the header of %s is saved in %s, but its conversion's "
+				  "record could not be updated to name it.\n"), fdw_progname,
+			cli_safe(argv[optind]), cli_safe(argv[optind + 1]));
+	if (!rc)
 		printf(_("The LUKS2 header of %s is saved in %s.\n"
 			 "Keep that file on another disk: with any passphrase that was valid when it "
 			 "was taken,\nit opens the volume, and header-restore puts it back.\n"),

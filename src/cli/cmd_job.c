@@ -22,6 +22,7 @@
 #include "core/luks2_progress.h"
 #include "core/power.h"
 #include "core/procid.h"
+#include "core/results.h"
 #include "core/system_boot.h"
 #include "core/units.h"
 #include "passphrase.h"
@@ -71,7 +72,7 @@ static void print_volume_line(const struct view *v)
 
 static void print_view_line(const struct view *v)
 {
-	char done[32], total[32], speed[32], eta[48], elapsed[48];
+	char done[32], total[32], speed[32], eta[48], elapsed[48], why[PATH_MAX * 2 + 512];
 
 	if (v->where[0])
 		printf("%s  %s", cli_safe(v->where), fdw_job_state_name(v->p.state));
@@ -106,6 +107,8 @@ static void print_view_line(const struct view *v)
 	print_volume_line(v);
 	if (v->job.detached_header[0])
 		printf(_("    encrypted, header kept at %s\n"), cli_safe(v->job.detached_header));
+	if (fdw_results_backup_stale(&v->job, why, sizeof(why)))
+		printf("    %s\n", cli_safe(why));
 	if (!v->where[0])
 		return;
 	switch (v->p.state) {
@@ -175,7 +178,11 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "message", json_object_new_string(v->p.message));
 	json_object_object_add(o, "detached_header", v->job.detached_header[0] ?
 			       json_object_new_string(v->job.detached_header) : NULL);
-	json_object_object_add(o, "header_backup", v->job.header_backup[0] ?
+	/* A stale backup is no header backup: it is named apart, with the sentence. */
+	json_object_object_add(o, "header_backup",
+			       v->job.header_backup[0] && !v->job.header_backup_stale ?
+			       json_object_new_string(v->job.header_backup) : NULL);
+	json_object_object_add(o, "header_backup_stale", v->job.header_backup_stale ?
 			       json_object_new_string(v->job.header_backup) : NULL);
 	json_object_object_add(o, "bench_before", v->job.bench_before[0] ?
 			       json_object_new_string(v->job.bench_before) : NULL);
@@ -310,6 +317,59 @@ static bool any_running(const struct view *v, size_t n, bool first)
 	return false;
 }
 
+/*
+ * The JSON document of `status --json`: the conversions, and in "errors" (as in
+ * `list --json`) what could not be looked at, with the sentence stderr says.
+ */
+static void print_status_json(const struct view *views, size_t n, const char *path,
+			      const char *why)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	struct json_object *errs = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, view_json(&views[i]));
+	if (why) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "path", json_object_new_string(path));
+		json_object_object_add(e, "message", json_object_new_string(why));
+		json_object_array_add(errs, e);
+	}
+	json_object_object_add(root, "fdewiz_status_version",
+			       json_object_new_int(STATUS_JSON_VERSION));
+	json_object_object_add(root, "conversions", arr);
+	json_object_object_add(root, "errors", errs);
+	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}
+
+/* Nothing to show for @address (or the records): say why; with --json also on stdout. */
+static void status_error(const char *address, int rc, bool json)
+{
+	const char *path = address ? address : fdw_state_dir();
+	const char *why;
+
+	if (rc == -ENOENT && address) {
+		why = _("it has no conversion (not LUKS2)");
+		fprintf(stderr, _("%s: %s has no conversion (not LUKS2). Nothing was "
+				  "changed.\n"), fdw_progname, address);
+	} else if (rc == -EPERM) {	/* the state directory, refused: said why */
+		why = _("the records of conversions were not read");
+		fprintf(stderr, _("%s: the records in %s were not read. Nothing "
+				  "was changed.\n"), fdw_progname, cli_safe(fdw_state_dir()));
+	} else {
+		why = fdw_scan_error_text(rc);
+		cli_report_scan_error(path, rc);
+	}
+	if (json) {
+		print_status_json(NULL, 0, path, why);
+		fflush(stdout);
+	}
+}
+
 static void status_usage(FILE *out)
 {
 	fprintf(out, _("Usage: %s status [--all] [--json] [--watch] [DEVICE|IMAGE:N]\n"
@@ -354,29 +414,11 @@ int cmd_status(int argc, char **argv)
 	for (;;) {
 		rc = collect(address, all, &views, &n);
 		if (rc) {
-			if (rc == -ENOENT && address)
-				fprintf(stderr, _("%s: %s has no conversion (not LUKS2). Nothing was "
-						  "changed.\n"), fdw_progname, address);
-			else if (rc == -EPERM)	/* the state directory, refused: said why */
-				fprintf(stderr, _("%s: the records in %s were not read. Nothing "
-						  "was changed.\n"), fdw_progname,
-					cli_safe(fdw_state_dir()));
-			else
-				cli_report_scan_error(address ? address : fdw_state_dir(), rc);
+			status_error(address, rc, json);
 			return FDW_EXIT_ERROR;
 		}
 		if (json) {
-			struct json_object *root = json_object_new_object();
-			struct json_object *arr = json_object_new_array();
-
-			for (size_t i = 0; i < n; i++)
-				json_object_array_add(arr, view_json(&views[i]));
-			json_object_object_add(root, "fdewiz_status_version",
-					       json_object_new_int(STATUS_JSON_VERSION));
-			json_object_object_add(root, "conversions", arr);
-			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(root);
+			print_status_json(views, n, NULL, NULL);
 		} else {
 			if (watch && tty)
 				fputs("\033[H\033[J", stdout);

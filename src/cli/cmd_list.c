@@ -63,7 +63,7 @@ static int list_named(char **paths, int n, bool json)
 	if (json)
 		list_print_json(stdout, disks, n_disks, errors, n_errors);
 	else
-		list_print_table(stdout, disks, n_disks);
+		list_print_table(stdout, disks, n_disks, errors, n_errors);
 	for (size_t i = 0; i < n_disks; i++)
 		fdw_disk_free(&disks[i]);
 	for (size_t i = 0; i < n_errors; i++)
@@ -106,7 +106,7 @@ static int list_all(bool json)
 	if (json)
 		list_print_json(stdout, list.disks, list.n_disks, errors, list.n_failed);
 	else
-		list_print_table(stdout, list.disks, list.n_disks);
+		list_print_table(stdout, list.disks, list.n_disks, errors, list.n_failed);
 	for (size_t i = 0; i < list.n_failed; i++)
 		free(errors[i].message);
 	free(errors);

@@ -112,10 +112,16 @@ static void print_disk(FILE *out, const struct fdw_disk *d)
 	fputc('\n', out);
 }
 
-void list_print_table(FILE *out, const struct fdw_disk *disks, size_t n)
+void list_print_table(FILE *out, const struct fdw_disk *disks, size_t n,
+		      const struct list_error *errors, size_t n_errors)
 {
-	if (!n)
+	if (!n && !n_errors)
 		fprintf(out, "%s\n", _("No disks found."));
 	for (size_t i = 0; i < n; i++)
 		print_disk(out, &disks[i]);
+	/* A disk that exists and could not be read is in the table too, with the reason. */
+	for (size_t i = 0; i < n_errors; i++) {
+		fprintf(out, "%s  %s\n", cli_safe(errors[i].path), _("not read"));
+		fprintf(out, "   %s\n\n", cli_safe(errors[i].message ? errors[i].message : "?"));
+	}
 }

@@ -284,4 +284,11 @@ int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *re
 /* The same for @address, opened here; the job's address is set to @address's canonical one. */
 int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded);
 
+/*
+ * A header backup @file was just made of the volume at @address: when its record says its
+ * own backup is stale (not refreshed after the conversion), the record names @file
+ * instead, and the backup is valid again. 0 (also when there is no such record), -errno.
+ */
+int fdw_job_backup_replaced(const char *address, const char *file);
+
 #endif

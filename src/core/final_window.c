@@ -259,6 +259,34 @@ static int fw_files_name(struct fw_files *f, const struct fdw_final_window *fw)
 	return 0;
 }
 
+int fdw_final_window_forget(const char *uuid)
+{
+	struct fdw_final_window fw;
+	const char *names[4];
+	struct fw_files f;
+	int n = 0;
+
+	memset(&fw, 0, sizeof(fw));
+	if (!fdw_uuid_valid(uuid))
+		return 0;
+	snprintf(fw.uuid, sizeof(fw.uuid), "%s", uuid);
+	if (fw_files_name(&f, &fw) != 0)
+		return 0;
+	names[0] = f.kept;
+	names[1] = f.keeping;
+	names[2] = f.fresh;
+	names[3] = f.building;
+	for (size_t i = 0; i < 4; i++)
+		if (unlink(names[i]) == 0) {
+			fdw_log(FDW_LOG_INFO, "removed %s: the end-window repair's copy, no longer "
+				"needed", names[i]);
+			n++;
+		}
+	if (n)
+		fdw_sync_path(fdw_state_dir());
+	return n;
+}
+
 /* The volume key into @vk, and the keyslot @pass opened it from; -EPERM for no keyslot. */
 static int fw_volume_key(struct crypt_device *cd, const struct fdw_secret *pass,
 			 struct fdw_secret *vk, int *slot)

@@ -25,4 +25,13 @@ int fdw_final_window_resume(struct crypt_device *cd, const struct fdw_volume *v,
  */
 int fdw_final_window_salvage(const struct fdw_volume *v, const struct fdw_secret *pass);
 
+/*
+ * Remove what the end-window repair of volume @uuid kept in the state folder (the header
+ * as found, the final header, and their unfinished ".new" files). Only once the final
+ * header is in place and proven (the conversion complete): each holds a whole header, and
+ * on a small state folder they leave no room to refresh the header backup, which then
+ * holds that same final header. Returns how many files were removed.
+ */
+int fdw_final_window_forget(const char *uuid);
+
 #endif

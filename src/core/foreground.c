@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "encrypt_flow.h"
 #include "i18n.h"
+#include "results.h"
 #include "stopsig.h"
 #include "system_boot.h"
 #include "units.h"
@@ -57,6 +58,17 @@ static int on_step(uint64_t done, uint64_t total, void *ctx)
 	return 0;
 }
 
+/* The worker records a header backup it could not refresh: say so, and how to make one. */
+static void say_backup(const struct fdw_foreground_ops *ops, const struct fdw_job *job)
+{
+	static struct fdw_job rec;
+	char why[PATH_MAX * 2 + 512];
+
+	if (fdw_job_find_id(job->id, &rec) == 0 && fdw_results_backup_stale(&rec, why,
+									    sizeof(why)))
+		say(ops, FDW_SAY_WARNING, "%s", why);
+}
+
 /* What the worker's return means for the person, after the header is on. */
 static void say_outcome(const struct fg_run *run, const struct fdw_job *job,
 			const struct fdw_volume *v, int rc)
@@ -71,6 +83,7 @@ static void say_outcome(const struct fg_run *run, const struct fdw_job *job,
 			say(ops, FDW_SAY_INFO, _("It stays open as /dev/mapper/%s; close it with "
 						 "'cryptsetup close %s' once it is unmounted."),
 			    v->active_name, v->active_name);
+		say_backup(ops, job);
 	} else if (rc == -EINTR) {
 		say(ops, FDW_SAY_INFO, _("Stopped at a safe point. The data is intact; continue "
 					 "with 'fdewiz resume %s'."), job->address);

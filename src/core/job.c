@@ -149,6 +149,8 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "id", json_object_new_string(job->id));
 	json_object_object_add(o, "address", json_object_new_string(job->address));
 	json_object_object_add(o, "header_backup", json_object_new_string(job->header_backup));
+	json_object_object_add(o, "header_backup_stale",
+			       json_object_new_boolean(job->header_backup_stale));
 	json_object_object_add(o, "detached_header", json_object_new_string(job->detached_header));
 	json_object_object_add(o, "active_name", json_object_new_string(job->active_name));
 	json_object_object_add(o, "fs_to_grow", json_object_new_string(job->fs_to_grow));
@@ -178,6 +180,7 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	fdw_json_get_str(o, "id", job->id, sizeof(job->id));
 	fdw_json_get_str(o, "address", job->address, sizeof(job->address));
 	fdw_json_get_str(o, "header_backup", job->header_backup, sizeof(job->header_backup));
+	job->header_backup_stale = fdw_json_get_int(o, "header_backup_stale") != 0;
 	fdw_json_get_str(o, "detached_header", job->detached_header, sizeof(job->detached_header));
 	fdw_json_get_str(o, "active_name", job->active_name, sizeof(job->active_name));
 	fdw_json_get_str(o, "fs_to_grow", job->fs_to_grow, sizeof(job->fs_to_grow));

@@ -41,6 +41,11 @@ struct fdw_job {
 	char id[40];			/* the LUKS2 UUID of the new volume */
 	char address[PATH_MAX];		/* as the user named it: /dev/sda2 or disk.img:2 */
 	char header_backup[PATH_MAX];
+	/*
+	 * The refresh of @header_backup after the conversion failed: that file still
+	 * describes the volume before conversion, so there is no valid header backup.
+	 */
+	bool header_backup_stale;
 	char detached_header[PATH_MAX];	/* empty: the header is on the device */
 	char active_name[64];		/* device-mapper name when online, else empty */
 	char fs_to_grow[16];		/* filesystem type to grow back when done, or empty */

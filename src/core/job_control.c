@@ -252,3 +252,26 @@ void fdw_resume_close(struct fdw_resume *r)
 		close(r->lock_fd);
 	r->lock_fd = -1;
 }
+
+int fdw_job_backup_replaced(const char *address, const char *file)
+{
+	static struct fdw_job job;
+	char *abs;
+	bool recorded = false;
+	int rc;
+
+	if (fdw_job_for_address(address, &job, &recorded) != 0 || !recorded ||
+	    !job.header_backup_stale)
+		return 0;
+	abs = realpath(file, NULL);
+	if (!abs)
+		return -errno;
+	snprintf(job.header_backup, sizeof(job.header_backup), "%s", abs);
+	free(abs);
+	job.header_backup_stale = false;
+	rc = fdw_job_save(&job);
+	if (!rc)
+		fdw_log(FDW_LOG_INFO, "%s: the record now names the header backup %s", address,
+			job.header_backup);
+	return rc;
+}

@@ -15,7 +15,13 @@
 /* Below this many percent a slowdown is called "barely changes". */
 #define BARELY_PCT 10.0
 
-/* One benchmark line and the read test whose figure stands for the disk under it. */
+/*
+ * One benchmark line and the test whose figure stands for the disk under it: a read line
+ * its own read test; a write line (and the mix) its own measured test too, never a read
+ * one: the plan measures reading only (nothing may be written before the conversion), so
+ * its prediction has no write lines ("not measured"), while a measurement with writes (a
+ * plain benchmark) predicts them from the disk's write speed.
+ */
 struct line {
 	const char *id;
 	const char *title;	/* as bench_io.c names it, so the translation is shared */
@@ -27,14 +33,14 @@ struct line {
 
 static const struct line lines[] = {
 	{ "io.seqread.qd8", N_("SEQ1M Q8T1 read"), "io.seqread.qd8", false, false, 8, 0 },
-	{ "io.seqwrite.qd8", N_("SEQ1M Q8T1 write"), "io.seqread.qd8", true, false, 8, 0 },
+	{ "io.seqwrite.qd8", N_("SEQ1M Q8T1 write"), "io.seqwrite.qd8", true, false, 8, 0 },
 	{ "io.seqread.qd1", N_("SEQ1M Q1T1 read"), "io.seqread.qd1", false, false, 1, 0 },
-	{ "io.seqwrite.qd1", N_("SEQ1M Q1T1 write"), "io.seqread.qd1", true, false, 1, 0 },
+	{ "io.seqwrite.qd1", N_("SEQ1M Q1T1 write"), "io.seqwrite.qd1", true, false, 1, 0 },
 	{ "io.randread.qd32", N_("RND4K Q32T1 read"), "io.randread.qd32", false, true, 32, 0 },
-	{ "io.randwrite.qd32", N_("RND4K Q32T1 write"), "io.randread.qd32", true, true, 32, 0 },
+	{ "io.randwrite.qd32", N_("RND4K Q32T1 write"), "io.randwrite.qd32", true, true, 32, 0 },
 	{ "io.randread.qd1", N_("RND4K Q1T1 read"), "io.randread.qd1", false, true, 1, 0 },
-	{ "io.randwrite.qd1", N_("RND4K Q1T1 write"), "io.randread.qd1", true, true, 1, 0 },
-	{ "io.randrw70.qd32", N_("RND4K Q32T1 mix 70/30"), "io.randread.qd32", true, true, 32,
+	{ "io.randwrite.qd1", N_("RND4K Q1T1 write"), "io.randwrite.qd1", true, true, 1, 0 },
+	{ "io.randrw70.qd32", N_("RND4K Q32T1 mix 70/30"), "io.randrw70.qd32", true, true, 32,
 	  70 },
 };
 #define N_LINES (sizeof(lines) / sizeof(lines[0]))
@@ -153,8 +159,8 @@ static void line_fill(struct fdw_bench_test *t, const struct line *l, double dis
 	t->n_metrics = 6;
 	t->primary = l->random ? 1 : 0;
 	snprintf(t->note, sizeof(t->note), "%s", l->write || l->read_pct ?
-		 "predicted; the disk's write speed taken as its read speed (nothing may be "
-		 "written before the conversion)" : "predicted from a read-only measurement");
+		 "predicted from the disk's measured write speed" :
+		 "predicted from a read-only measurement");
 }
 
 size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher_test,

@@ -52,7 +52,8 @@ const char *fdw_predict_cipher_test(const char *cipher, const char *mode, unsign
  * and the per-request cost) and the cipher @cipher_test, fill @out (label "predicted")
  * with one test per benchmark line, same ids and metrics as `fdewiz bench`: the expected
  * figure of the encrypted volume (the "mbps" or "iops" headline), "plain_mbps"/"plain_iops"
- * (the disk figure it came from; writes use the read figure), "crypto_cpu_pct" (percent
+ * (the disk figure of the same line it came from: a write line only where @measured has
+ * the disk's write test, never from a read figure), "crypto_cpu_pct" (percent
  * of one core spent on encryption at that speed) and "request_us" (the fixed cost per
  * request counted: the crypto call, one work-queue hop for a read, two for a write).
  * @cpus: online CPUs. Returns how many lines could be predicted (0: the disk or the cipher

@@ -40,6 +40,11 @@ void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, s
 				     "average); see the cipher recommendation."), mean);
 }
 
+bool fdw_results_has_figure(const struct fdw_bench_test *t)
+{
+	return t && t->primary < t->n_metrics && t->metrics[t->primary].n > 0;
+}
+
 double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key)
 {
 	for (size_t i = 0; pred && i < pred->n_tests; i++) {
@@ -148,5 +153,18 @@ bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t l
 	snprintf(buf, len, _("The installed system's boot is set up: it asks for the passphrase "
 			     "at its next start. Files changed, each kept as a backup: %s."),
 		 files[0] ? files : _("none"));
+	return true;
+}
+
+bool fdw_results_backup_stale(const struct fdw_job *job, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!job->header_backup_stale || !job->header_backup[0])
+		return false;
+	snprintf(buf, len, _("No valid header backup: %s still describes the volume before "
+			     "conversion and cannot restore it (refreshing it failed; the log "
+			     "says why). The volume itself is fine. Make a backup now with "
+			     "'fdewiz header-backup %s FILE', FILE on another disk."),
+		 job->header_backup, job->address);
 	return true;
 }

@@ -21,6 +21,13 @@
 void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len);
 
 /*
+ * Whether test @t is a row of the results: it has a measured headline figure. The cipher
+ * recommendation, kept in a run as a test without figures, is not ("recommended: aes
+ * xts-plain64, 512-bit key -").
+ */
+bool fdw_results_has_figure(const struct fdw_bench_test *t);
+
+/*
  * The figure @pred (the prediction kept with the job, src/core/predict.h) expected for
  * test @id in @key ("mbps", "iops"), or -1 when it has none.
  */
@@ -50,5 +57,12 @@ void fdw_results_summary(const struct fdw_job *job, bool before, bool after, cha
  * or is still left (what to run). Returns false, @buf "", for any other conversion.
  */
 bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t len);
+
+/*
+ * When @job's header backup could not be refreshed after the conversion (the file still
+ * describes the volume before it): one translated sentence that there is no valid header
+ * backup and how to make one, into @buf, and true; false and "" otherwise.
+ */
+bool fdw_results_backup_stale(const struct fdw_job *job, char *buf, size_t len);
 
 #endif

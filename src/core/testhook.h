@@ -54,6 +54,8 @@ bool fdw_test_hold(uint64_t done, uint64_t size);
  *   "recovery-key-mismatch": the recovery key to be shown differs by one character from
  *                            the one written with the header (encrypt_start.c); its test
  *                            must refuse to show it.
+ *   "header-backup-refresh": refreshing the header backup after the conversion fails
+ *                            with -ENOSPC, as on a full state folder (worker.c).
  */
 bool fdw_test_fail(const char *point);
 

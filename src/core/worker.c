@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "bench_flow.h"
 #include "clock.h"
 #include "convert.h"
+#include "final_window.h"
 #include "fsresize.h"
 #include "i18n.h"
 #include "log.h"
@@ -351,16 +353,80 @@ static void boot_setup(const struct fdw_job *job, const struct fdw_volume *v,
 }
 
 /*
+ * The header backup, made before the conversion, refreshed to describe the finished
+ * volume. When that fails, the record says the backup is stale (status and the results
+ * then say there is no valid backup and how to make one): that file cannot restore this
+ * volume any more.
+ */
+static int backup_header(const struct fdw_job *job, const struct fdw_volume *v)
+{
+	if (fdw_test_fail("header-backup-refresh"))
+		return -ENOSPC;
+	return fdw_convert_backup_header(v, job->header_backup);
+}
+
+/* Is there room beside @path for a file of its size (the refreshed copy, then renamed)? */
+static bool room_beside(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct statvfs vfs;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	/* Not known: the refresh is tried and says so itself when it fails. */
+	if (stat(path, &st) != 0 || statvfs(slash ? dir : ".", &vfs) != 0)
+		return true;
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize >= (uint64_t)st.st_size + (1u << 20);
+}
+
+static void refresh_backup(struct fdw_job *job, const struct fdw_volume *v)
+{
+	int rc;
+
+	if (!job->header_backup[0])
+		return;
+	/*
+	 * An end-window repair keeps two copies of the header in the state folder, which can
+	 * fill a small one. The final header is proven on the device now, and the backup is
+	 * to hold it: they go first when the refresh would not fit, or when it failed.
+	 */
+	if (!room_beside(job->header_backup))
+		fdw_final_window_forget(job->id);
+	rc = backup_header(job, v);
+	if (rc && fdw_final_window_forget(job->id) > 0)
+		rc = backup_header(job, v);
+	if (!rc) {
+		if (job->header_backup_stale) {
+			job->header_backup_stale = false;
+			fdw_job_save(job);
+		}
+		return;
+	}
+	job->header_backup_stale = true;
+	if (fdw_job_save(job) != 0)
+		fdw_log(FDW_LOG_ERROR, "%s: could not record that the header backup is stale",
+			job->address);
+	fdw_log(FDW_LOG_ERROR, "%s: could not refresh the header backup %s (%s); it still "
+		"describes the volume before conversion, so there is no valid header backup. The "
+		"volume itself is fine. Make one with 'fdewiz header-backup %s FILE', FILE on "
+		"another disk", job->address, job->header_backup, strerror(-rc), job->address);
+}
+
+/*
  * After a conversion that succeeded: the header backup refreshed, the filesystem grown
  * back, the boot step, the after-benchmark; each published as it begins.
  */
-static void after_conversion(const struct fdw_job *job, const struct fdw_volume *v,
+static void after_conversion(const struct fdw_job *done, const struct fdw_volume *v,
 			     struct fdw_secret *pass, volatile sig_atomic_t *stop,
 			     struct publisher *pub)
 {
-	if (job->header_backup[0] && fdw_convert_backup_header(v, job->header_backup) != 0)
-		fdw_log(FDW_LOG_WARN, "%s: could not refresh the header backup %s; it still "
-			"describes the volume before conversion", job->address, job->header_backup);
+	struct fdw_job cur = *done;
+	const struct fdw_job *job = &cur;
+
+	refresh_backup(&cur, v);
 	if (job->fs_to_grow[0] && v->active_name) {
 		pub->p.phase = FDW_PHASE_GROWING_FS;
 		publish(pub);

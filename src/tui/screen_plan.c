@@ -406,8 +406,8 @@ static int draw_ciphers(struct tui *t, int y, int lw, const char *label)
 	return i;
 }
 
-/* "480 -> 310 MB/s (-35 %)" for line @id of the prediction. */
-static void pred_value(const struct fdw_bench_run *p, const char *id, bool with_plain,
+/* "480 -> 310 MB/s (-35 %)" for line @id of the prediction; false: it has no such line. */
+static bool pred_value(const struct fdw_bench_run *p, const char *id, bool with_plain,
 		       char *buf, size_t len)
 {
 	for (size_t i = 0; i < p->n_tests; i++) {
@@ -426,9 +426,10 @@ static void pred_value(const struct fdw_bench_run *p, const char *id, bool with_
 		else
 			snprintf(buf, len, _("%.0f -> %.0f %s (same)"), pl->median, m->median,
 				 m->unit);
-		return;
+		return true;
 	}
 	snprintf(buf, len, "-");
+	return false;
 }
 
 /* The four read lines with their writes; returns the rows used. */
@@ -451,8 +452,11 @@ static int draw_pred_lines(struct tui *t, int y, int x)
 		tui_put(y + i, x, tw, _(ids[i][2]), true);
 		pred_value(p, ids[i][0], true, v, sizeof(v));
 		tui_put(y + i, x + tw + 2, vw, v, true);
-		pred_value(p, ids[i][1], false, v, sizeof(v));
-		snprintf(w, sizeof(w), _("write %s"), v);
+		/* Never the read figure again: the plan measures reading only. */
+		if (pred_value(p, ids[i][1], false, v, sizeof(v)))
+			snprintf(w, sizeof(w), _("write %s"), v);
+		else
+			snprintf(w, sizeof(w), "%s", _("write: not measured"));
 		tui_put(y + i, x + tw + 3 + vw, COLS - x - tw - 4 - vw, w, false);
 	}
 	return 4;
@@ -495,12 +499,13 @@ static int draw_prediction(struct tui *t, int y, int lw, int room)
 	if (cpu < 99.5)	/* what %.0f would print as 100 */
 		snprintf(line, sizeof(line), _("CPU: about %.0f %% of one core for the cipher "
 					       "while reading at full speed. Measured just now, "
-					       "reading only; writes are estimated from the "
-					       "reads."), cpu);
+					       "reading only: writes are not measured before the "
+					       "conversion."), cpu);
 	else
 		snprintf(line, sizeof(line), _("CPU: about %.1f cores for the cipher while "
 					       "reading at full speed. Measured just now, reading "
-					       "only; writes are estimated from the reads."),
+					       "only: writes are not measured before the "
+					       "conversion."),
 			 cpu / 100);
 	if (room - used >= tui_wrap_count(w, 2, line)) {
 		tui_attr_on(t, TUI_C_DIM);

@@ -169,28 +169,45 @@ static int title_width(const struct tui *t)
 	return w;
 }
 
+/* Over the baseline's figures: which column is which (the plain one is no encrypted one). */
+static int baseline_columns(struct tui *t, int y, int tw, int vw)
+{
+	tui_attr_on(t, TUI_C_DIM);
+	tui_put(y, 3 + tw, vw, _("plain, measured"), false);
+	if (pred_of(t))
+		tui_put(y, 4 + tw + vw, COLS - 5 - tw - vw, _("encrypted, predicted"), false);
+	tui_attr_off(t, TUI_C_DIM);
+	return 1;
+}
+
 /* Only the baseline: each test's figure, and the prediction for it where there is one. */
 static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 {
 	const struct fdw_bench_run *b = t->bench[0];
+	int vw = tui_width(_("plain, measured")) + 2;
 
+	if (vw < 16)
+		vw = 16;
 	if (t->res_top >= b->n_tests)
 		t->res_top = 0;
+	y += baseline_columns(t, y, tw, vw);
 	for (size_t i = t->res_top; i < b->n_tests && y < bottom; i++) {
 		const struct fdw_bench_metric *m = headline(&b->tests[i]);
 		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key) : -1;
 		double slow = fdw_predict_slowdown(pred_of(t), b->tests[i].id);
 		char v[64], w[128];
 
+		if (!fdw_results_has_figure(&b->tests[i]))
+			continue;
 		tui_put(y, 2, tw, fdw_gettext_read(b->tests[i].title), true);
 		value_text(m, v, sizeof(v));
-		tui_put(y, 3 + tw, 20, v, false);
+		tui_put(y, 3 + tw, vw, v, false);
 		if (p >= 0) {
 			snprintf(w, sizeof(w), p >= 100 ? _("predicted %.0f %s, %.0f%% slower") :
 				 _("predicted %.1f %s, %.0f%% slower"), p, m->unit,
 				 slow > 0 ? slow : 0);
 			tui_attr_on(t, TUI_C_DIM);
-			tui_put(y, 18 + tw, COLS - 19 - tw, w, false);
+			tui_put(y, 4 + tw + vw, COLS - 5 - tw - vw, w, false);
 			tui_attr_off(t, TUI_C_DIM);
 		}
 		y++;
@@ -212,6 +229,20 @@ static int system_text(struct tui *t, int y)
 	return n;
 }
 
+/* A header backup that could not be refreshed: there is none valid, and how to make one. */
+static int backup_text(struct tui *t, int y)
+{
+	char line[PATH_MAX * 2 + 512], safe[PATH_MAX * 3];
+	int n;
+
+	if (!fdw_results_backup_stale(&t->job, line, sizeof(line)))
+		return 0;
+	tui_attr_on(t, TUI_C_WARN);
+	n = tui_wrap(y, 2, COLS - 4, 4, fdw_text_safe(line, safe, sizeof(safe)));
+	tui_attr_off(t, TUI_C_WARN);
+	return n;
+}
+
 static void results_draw(struct tui *t)
 {
 	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128], note[1024];
@@ -227,6 +258,7 @@ static void results_draw(struct tui *t)
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_GOOD);
 	y += system_text(t, y);
+	y += backup_text(t, y);
 	y++;
 	if (t->bench[0] && t->bench[1]) {
 		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);

@@ -579,6 +579,23 @@ refused "pause: no such partition" 1 "$main" pause "$main:9"
 says "$main:9"
 case_end
 
+# A script that asks for JSON gets a JSON document on stdout, with the same exit status.
+refused "status --json: partition with no conversion (ext4)" 1 "$main" status --json "$main:2"
+says "no conversion"
+assert_json "$res.out" '.fdewiz_status_version' 1
+assert_json "$res.out" '.conversions' '[]'
+assert_json "$res.out" '.errors | length' 1
+assert_json "$res.out" '.errors[0].path' "$main:2"
+assert_json "$res.out" '.errors[0].message' "it has no conversion (not LUKS2)"
+case_end
+
+refused "status --json: no such partition" 1 "$main" status --json "$main:9"
+assert_json "$res.out" '.conversions' '[]'
+assert_json "$res.out" '.errors[0].path' "$main:9"
+assert_contains "$CASE: the reason in the JSON" "$(jq -r '.errors[0].message' "$res.out")" \
+	"no such partition"
+case_end
+
 # ---------------------------------------------------------------------------------------
 # Failures after the filesystem was shrunk: a work dir or header backup directory that
 # does not exist. Best is to refuse before anything changes; if fdewiz does shrink first,

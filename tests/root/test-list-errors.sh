@@ -8,7 +8,7 @@ lib=$(dirname "$0")/../lib
 FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
 
 require_root
-require_cmds jq parted losetup mkfs.ext4 setpriv sha256sum
+require_cmds jq parted losetup mkfs.ext4 setpriv sha256sum unshare mknod stat head
 require_fdewiz
 
 img_test_init
@@ -120,6 +120,40 @@ expect "all disks as nobody" 1 as_nobody "$fdewiz_nobody" list
 assert_contains "all disks as nobody: stderr" "$(cat "$res.err")" "root"
 expect "all disks as nobody, no command" 1 as_nobody "$fdewiz_nobody"
 assert_contains "all disks as nobody, no command: stderr" "$(cat "$res.err")" "root"
+
+# A disk that exists and that the system refuses to open even to root (a container's
+# device rules on a real machine; here the node of our loop device seen through a nodev
+# mount, in a private mount namespace that dies with the command): listing all disks
+# names it with the reason in the table, in the JSON errors and in the exit status.
+# libparted leaves such a disk out without a word; the list used to say "No disks found."
+# (exit 0) on a machine whose only disk it was.
+mkdir "$IMG_TMP/nodev"
+refused_dev()
+{
+	unshare -m --propagation private bash -c '
+		mount -t tmpfs -o nodev,size=64k fdewiz-nodev "$1" &&
+		mknod "$1/node" b "$2" "$3" && mount --bind "$1/node" "$4" || exit 99
+		shift 4
+		exec "$@"' bash "$IMG_TMP/nodev" "$((0x$(stat -c %t "$loop")))" \
+		"$((0x$(stat -c %T "$loop")))" "$loop" "$@"
+}
+rc=0
+refused_dev head -c 512 "$loop" >/dev/null 2>&1 || rc=$?
+assert_eq "the node of $loop refuses root in the namespace (head's exit status)" 1 "$rc"
+expect "all disks, one refused to root, json" 1 refused_dev "$FDEWIZ" list --json
+assert_true "all disks, one refused: JSON matches the schema" \
+	/usr/bin/python3 "$lib/check-list-schema.py" "$res.out" "$FDEWIZ_SCHEMA"
+assert_json "$res.out" "[.disks[].path | select(. == \"$loop\")]" '[]'
+assert_json "$res.out" "[.errors[] | select(.path == \"$loop\") | .message |
+	test(\"refused access even to root\")]" '[true]'
+assert_contains "all disks, one refused: stderr" "$(cat "$res.err")" "$loop"
+expect "all disks, one refused to root, table" 1 refused_dev "$FDEWIZ" list
+assert_contains "all disks, one refused: the table names it" "$(cat "$res.out")" \
+	"$loop  not read"
+assert_contains "all disks, one refused: the table says why" "$(cat "$res.out")" \
+	"the system refused access even to root"
+assert_true "all disks, one refused: not 'No disks found.'" \
+	eval '! grep -q "No disks found" "$res.out"'
 
 # And the good image alone still lists: the checks above did not just fail on everything.
 run_cmd "$res" "$FDEWIZ" list --json "$good"

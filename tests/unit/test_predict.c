@@ -198,7 +198,7 @@ static void test_lines_slow_cipher(void **state)
 	measured_disk(&m);
 	/* A netbook without AES instructions: AES-XTS at 200 MiB/s each way. */
 	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
-	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 4);
 	assert_string_equal(p.label, "predicted");
 	/* One core: the cipher caps large reads. */
 	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "mbps"), 200 * mb, 1e-6);
@@ -212,9 +212,6 @@ static void test_lines_slow_cipher(void **state)
 	assert_float_equal(metric(line(&p, "io.randread.qd1"), "iops"),
 			   1e6 / 4096 / (1 / 8.0 + 1 / (200 * mb)), 1e-3);
 	assert_int_equal(line(&p, "io.randread.qd1")->primary, 1);
-	/* Writes come from the read figure and the encryption speed. */
-	assert_float_equal(metric(line(&p, "io.seqwrite.qd8"), "plain_mbps"), 500, 1e-6);
-	assert_non_null(strstr(line(&p, "io.seqwrite.qd8")->note, "read speed"));
 	/* CPU: at 200 MiB/s through a 200 MiB/s cipher, one whole core. */
 	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "crypto_cpu_pct"), 100, 1e-6);
 	assert_float_equal(fdw_predict_slowdown(&p, "io.seqread.qd8"),
@@ -223,7 +220,7 @@ static void test_lines_slow_cipher(void **state)
 	assert_non_null(strstr(s, "Reading large files: about 58 % slower here; small-file "
 			    "work barely changes."));
 	/* Two cores share the work of eight requests in flight. */
-	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 4);
 	assert_float_equal(metric(line(&p, "io.seqread.qd8"), "mbps"), 400 * mb, 1e-6);
 }
 
@@ -242,6 +239,12 @@ static void test_lines_request_cost(void **state)
 	add_test(&m, "io.seqread.qd1", "mbps", 1000, NULL, 0);
 	add_test(&m, "io.randread.qd32", "mbps", NVME_4K_QD32, NULL, 0);
 	add_test(&m, "io.randread.qd1", "mbps", NVME_4K_QD1, NULL, 0);
+	/* The writes measured too (a plain benchmark), as fast as the reads. */
+	add_test(&m, "io.seqwrite.qd8", "mbps", 2000, NULL, 0);
+	add_test(&m, "io.seqwrite.qd1", "mbps", 1000, NULL, 0);
+	add_test(&m, "io.randwrite.qd32", "mbps", NVME_4K_QD32, NULL, 0);
+	add_test(&m, "io.randwrite.qd1", "mbps", NVME_4K_QD1, NULL, 0);
+	add_test(&m, "io.randrw70.qd32", "mbps", NVME_4K_QD32, NULL, 0);
 	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 100, "dec_mibps", 100);
 	add_test(&m, FDW_PREDICT_HOP_TEST, FDW_PREDICT_HOP_KEY, 25, NULL, 0);
 	/* The call's cost is a third metric of the cipher's test. */
@@ -311,6 +314,8 @@ static void test_measure_request(void **state)
 
 	(void)state;
 	measured_disk(&r);
+	add_test(&r, "io.randwrite.qd32", "mbps", 40, NULL, 0);
+	add_test(&r, "io.randwrite.qd1", "mbps", 8, NULL, 0);
 	/* AES-XTS 512 measured in user space, AES-XTS 256 by the kernel, Serpent not at all. */
 	add_test(&r, "cipher.aes-xts-512", "enc_mibps", 1000, "dec_mibps", 1000);
 	snprintf(r.tests[r.n_tests - 1].note, sizeof(r.tests[0].note),
@@ -339,7 +344,7 @@ static void test_measure_request(void **state)
 	 * The prediction counts them: a write's cost is the call and two hops, to an idle
 	 * CPU's thread alone in flight, to a busy one queued.
 	 */
-	assert_int_equal(fdw_predict_make(&r, "cipher.aes-xts-512", 2, &p), 9);
+	assert_int_equal(fdw_predict_make(&r, "cipher.aes-xts-512", 2, &p), 6);
 	assert_float_equal(metric(line(&p, "io.randwrite.qd1"), "request_us"),
 			   metric(line(&r, "cipher.aes-xts-512"), FDW_PREDICT_CALL_KEY) +
 				   2 * metric(hop, FDW_PREDICT_WAKE_KEY), 1e-9);
@@ -370,13 +375,13 @@ static void test_lines_fast_cipher(void **state)
 	measured_disk(&m);
 	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 3000, "dec_mibps", 3100);
 	add_test(&m, "cipher.adiantum", "enc_mibps", 700, "dec_mibps", 690);
-	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 4, &p), 9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 4, &p), 4);
 	fdw_predict_sentence(&p, s, sizeof(s));
 	assert_string_equal(s, "Reading large files and small-file work barely change here: "
 			    "the disk, not the cipher, sets the pace.");
 	assert_true(fdw_predict_slowdown(&p, "io.seqread.qd8") == 0);
 	/* The prediction follows the cipher chosen. */
-	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 1, &p), 9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 1, &p), 4);
 	/* 690 MiB/s still outruns the disk with requests queued, not one at a time. */
 	assert_true(fdw_predict_slowdown(&p, "io.seqread.qd8") == 0);
 	assert_float_equal(fdw_predict_slowdown(&p, "io.seqread.qd1"),
@@ -410,7 +415,44 @@ static void test_unmeasured(void **state)
 	add_test(&m, "cipher.adiantum", "enc_mibps", 700, "dec_mibps", 690);
 	assert_true(fdw_predict_cipher_speed(&m, "cipher.adiantum", &v));
 	assert_float_equal(v, 700, 1e-9);
-	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 2, &p), 2);
+	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 2, &p), 1);
+}
+
+/* Nothing found in a line: NULL (line() fails the test instead). */
+static const struct fdw_bench_test *line_or_null(const struct fdw_bench_run *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_tests; i++)
+		if (!strcmp(r->tests[i].id, id))
+			return &r->tests[i];
+	return NULL;
+}
+
+/*
+ * A write line is never the read figure again: the plan's measurement reads only, so its
+ * prediction has no write lines (the plan says "not measured"); a measurement with the
+ * disk's writes predicts them from those.
+ */
+static void test_writes_not_from_reads(void **state)
+{
+	static const char *const writes[] = { "io.seqwrite.qd8", "io.seqwrite.qd1",
+					      "io.randwrite.qd32", "io.randwrite.qd1",
+					      "io.randrw70.qd32" };
+	static struct fdw_bench_run m, p;
+
+	(void)state;
+	measured_disk(&m);
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 3000, "dec_mibps", 3000);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 4);
+	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++)
+		assert_null(line_or_null(&p, writes[i]));
+	assert_non_null(line_or_null(&p, "io.seqread.qd8"));
+	/* The disk writes at 120 MB/s, reads at 500: the write line starts from 120. */
+	add_test(&m, "io.seqwrite.qd8", "mbps", 120, NULL, 0);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 2, &p), 5);
+	assert_float_equal(metric(line(&p, "io.seqwrite.qd8"), "plain_mbps"), 120, 1e-6);
+	assert_float_equal(metric(line(&p, "io.seqwrite.qd8"), "mbps"), 120, 1e-6);
+	assert_non_null(strstr(line(&p, "io.seqwrite.qd8")->note, "measured write speed"));
+	assert_null(line_or_null(&p, "io.seqwrite.qd1"));
 }
 
 static void test_record(void **state)
@@ -431,11 +473,11 @@ static void test_record(void **state)
 	memset(&p, 0, sizeof(p));
 	assert_int_equal(fdw_predict_record(&p, &job), 0);
 	assert_string_equal(job.bench_predicted, "");
-	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 2, &p), 9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.adiantum", 2, &p), 4);
 	assert_int_equal(fdw_predict_record(&p, &job), 0);
 	assert_non_null(strstr(job.bench_predicted, "/bench/predicted-01234567.json"));
 	assert_int_equal(fdw_bench_run_load(job.bench_predicted, &back), 0);
-	assert_int_equal(back.n_tests, 9);
+	assert_int_equal(back.n_tests, 4);
 	assert_string_equal(back.label, "predicted");
 	assert_float_equal(fdw_predict_slowdown(&back, "io.seqread.qd8"),
 			   fdw_predict_slowdown(&p, "io.seqread.qd8"), 1e-6);
@@ -469,7 +511,8 @@ static void test_results_beside(void **state)
 	(void)state;
 	measured_disk(&m);
 	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
-	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 9);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 4);
+	assert_true(fdw_results_predicted(&p, "io.seqwrite.qd8", "mbps") < 0);
 	assert_float_equal(fdw_results_predicted(&p, "io.seqread.qd8", "mbps"),
 			   200 * 1.048576, 1e-6);
 	assert_true(fdw_results_predicted(&p, "io.seqread.qd8", "lat_p50_us") < 0);
@@ -505,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_measure_request),
 		cmocka_unit_test(test_lines_fast_cipher),
 		cmocka_unit_test(test_unmeasured),
+		cmocka_unit_test(test_writes_not_from_reads),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_results_beside),
 	};

@@ -156,6 +156,48 @@ static void test_system(void **state)
 	unsetenv("FDEWIZ_STATE_DIR");
 }
 
+/* A row of the results has a figure: the cipher recommendation kept in a run has none. */
+static void test_has_figure(void **state)
+{
+	static struct fdw_bench_test t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.id, sizeof(t.id), "cipher.recommended");
+	snprintf(t.title, sizeof(t.title), "recommended: aes xts-plain64, 512-bit key");
+	assert_false(fdw_results_has_figure(&t));
+	assert_false(fdw_results_has_figure(NULL));
+	snprintf(t.metrics[0].key, sizeof(t.metrics[0].key), "mbps");
+	t.n_metrics = 1;
+	assert_false(fdw_results_has_figure(&t));	/* a metric without samples */
+	t.metrics[0].samples[0] = 500;
+	t.metrics[0].n = 1;
+	fdw_bench_metric_finish(&t.metrics[0]);
+	assert_true(fdw_results_has_figure(&t));
+}
+
+/* A backup that could not be refreshed: no valid one, and how to make one. */
+static void test_backup_stale(void **state)
+{
+	static struct fdw_job job;
+	char s[8192];
+
+	(void)state;
+	memset(&job, 0, sizeof(job));
+	snprintf(job.address, sizeof(job.address), "/dev/vda2");
+	snprintf(job.header_backup, sizeof(job.header_backup), "/var/lib/fdewiz/vda2.header");
+	assert_false(fdw_results_backup_stale(&job, s, sizeof(s)));
+	assert_string_equal(s, "");
+	job.header_backup_stale = true;
+	assert_true(fdw_results_backup_stale(&job, s, sizeof(s)));
+	assert_non_null(strstr(s, "No valid header backup: /var/lib/fdewiz/vda2.header still "
+			    "describes the volume before conversion"));
+	assert_non_null(strstr(s, "'fdewiz header-backup /dev/vda2 FILE'"));
+	/* Without a backup named there is nothing to call stale. */
+	job.header_backup[0] = '\0';
+	assert_false(fdw_results_backup_stale(&job, s, sizeof(s)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +206,8 @@ int main(void)
 		cmocka_unit_test(test_delta_notable),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_system),
+		cmocka_unit_test(test_has_figure),
+		cmocka_unit_test(test_backup_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
