@@ -40,8 +40,8 @@ void fdw_test_point_progress(uint64_t done, uint64_t size);
 /*
  * True when FDEWIZ_TEST_HOLD_AT is "progress=N" and @done of @size bytes is at least N % (and
  * not all): the conversion then waits at this safe point, telling its watchers as usual,
- * until it is asked to stop (pause, SIGINT). A test that stops a running conversion so
- * finds it running on a fast machine as on a slow one.
+ * until it is asked to stop (pause, SIGINT, a low battery), once per process. A test that
+ * stops a running conversion so finds it running on a fast machine as on a slow one.
  */
 bool fdw_test_hold(uint64_t done, uint64_t size);
 
