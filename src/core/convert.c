@@ -203,8 +203,6 @@ struct progress_bridge {
 	void *ctx;
 };
 
-static bool test_held;
-
 static int progress_bridge_cb(uint64_t size, uint64_t offset, void *usrptr)
 {
 	struct progress_bridge *b = usrptr;
@@ -215,10 +213,8 @@ static int progress_bridge_cb(uint64_t size, uint64_t offset, void *usrptr)
 	fdw_test_point_progress(offset, size);
 
 	rc = b->fn ? b->fn(offset, size, b->ctx) : 0;
-	/* A test holds the conversion here, between hotzones, until it is asked to stop; once
-	 * per process, so that a worker that goes on by itself (the charger back) goes on. */
-	if (!rc && b->fn && !test_held && fdw_test_hold(offset, size)) {
-		test_held = true;
+	/* A test holds the conversion here, between hotzones, until it is asked to stop. */
+	if (!rc && b->fn && fdw_test_hold(offset, size)) {
 		while (!rc) {
 			nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
 			rc = b->fn(offset, size, b->ctx);

@@ -61,10 +61,23 @@ bool fdw_test_hold(uint64_t done, uint64_t size)
 	unsigned long percent;
 	char *end;
 
+	static bool below, held;
+
 	if (!want || strncmp(want, "progress=", 9) || !size || done >= size)
 		return false;
 	percent = strtoul(want + 9, &end, 10);
-	return !*end && done * 100 >= (uint64_t)percent * size;
+	if (*end)
+		return false;
+	if (done * 100 < (uint64_t)percent * size) {
+		below = true;
+		return false;
+	}
+	if (!below || held)
+		return false;
+	held = true;
+	fdw_log(FDW_LOG_WARN, "test hook: held at %llu %% until stopped (%s)",
+		(unsigned long long)(done * 100 / size), FDW_TEST_HOLD_AT_ENV);
+	return true;
 }
 
 bool fdw_test_fail(const char *point)

@@ -38,10 +38,11 @@ void fdw_test_point_progress(uint64_t done, uint64_t size);
 #define FDW_TEST_HOLD_AT_ENV "FDEWIZ_TEST_HOLD_AT"
 
 /*
- * True when FDEWIZ_TEST_HOLD_AT is "progress=N" and @done of @size bytes is at least N % (and
- * not all): the conversion then waits at this safe point, telling its watchers as usual,
- * until it is asked to stop (pause, SIGINT, a low battery), once per process. A test that
- * stops a running conversion so finds it running on a fast machine as on a slow one.
+ * True when FDEWIZ_TEST_HOLD_AT is "progress=N" and this process's conversion has just gone
+ * from below N % to @done of @size bytes at or past it: the conversion then waits at this
+ * safe point, telling its watchers as usual, until it is asked to stop (pause, SIGINT, a
+ * low battery). Once per process, and never in a run that started past N % (a resume goes
+ * on). A test that stops a running conversion so finds it running on any machine.
  */
 bool fdw_test_hold(uint64_t done, uint64_t size);
 

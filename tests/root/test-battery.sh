@@ -101,9 +101,9 @@ step_end
 
 step_begin "auto-pause: the charger pulled at 12 % mid-conversion"
 set_power 1 12 Charging
-# Held at 5 % (FDEWIZ_TEST_HOLD_AT) until the battery stops it: on a fast disk it would
+# Held at 10 % (FDEWIZ_TEST_HOLD_AT) until the battery stops it: on a fast disk it would
 # otherwise finish before the charger is pulled.
-FDEWIZ_TEST_HOLD_AT=progress=5 fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" \
+FDEWIZ_TEST_HOLD_AT=progress=10 fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" \
 	--work-dir "$IMG_TMP" "$img:1"
 assert_eq "$STEP: encrypt (on mains at 12 %) starts" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
