@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The other partitions of an installed system seen from outside (a live system): its etc/fstab
+# names /boot on partition 2 and /home on partition 4 by UUID, and its swap by PARTUUID. Each
+# is attributed to that system in list, list --json and the verdict. Its /boot is refused by
+# list and encrypt (every byte of the image unchanged). Its /home is converted, and the
+# crypttab line goes into THAT system's etc/crypttab (by LUKS UUID), never into the live
+# system's (the --root given to --crypttab, or /); its fstab stays valid; the boot step is
+# idempotent: a kill after the tables are written, then resume, adds no second line.
+set -euo pipefail
+
+. "$(dirname "$0")/../lib/assert.sh"
+. "$(dirname "$0")/../lib/images.sh"
+require_root
+require_cmds mkfs.ext4 debugfs jq sha256sum parted python3 cryptsetup e2fsck blkid
+require_fdewiz
+
+img_test_init
+export FDEWIZ_STATE_DIR=$IMG_TMP/state
+img=$IMG_TMP/laptop.img
+key=$IMG_TMP/key
+printf 'system partitions test key' >"$key"
+
+root_uuid=5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d
+boot_uuid=0b0e1234-5678-4abc-8def-0123456789ab
+home_uuid=4e0a1b2c-3d4e-4f50-8162-738495a6b7c8
+
+# An installed Debian 12: initramfs-tools with cryptsetup-initramfs, GRUB for EFI, /boot and
+# /home on partitions of their own.
+r=$IMG_TMP/root
+mkdir -p "$r/etc/initramfs-tools/conf.d" "$r/usr/lib/grub/x86_64-efi" "$r/usr/sbin" \
+	"$r/usr/share/initramfs-tools/hooks" "$r/boot" "$r/home"
+cat >"$r/etc/fstab" <<FSTAB
+# /etc/fstab: static file system information.
+UUID=$root_uuid / ext4 errors=remount-ro 0 1
+# /boot was on /dev/sda2 during installation
+UUID=$boot_uuid /boot ext4 defaults 0 2
+UUID=$home_uuid /home ext4 defaults 0 2
+PARTUUID=11111111-2222-3333-4444-555555555555 none swap sw 0 0
+/dev/sr0 /media/cdrom0 udf,iso9660 user,noauto 0 0
+FSTAB
+printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n' >"$r/usr/lib/os-release"
+printf '#!/bin/sh\n' >"$r/usr/sbin/update-initramfs"
+printf '#!/bin/sh\n' >"$r/usr/share/initramfs-tools/hooks/cryptroot"
+printf 'RESUME=none\n' >"$r/etc/initramfs-tools/conf.d/resume"
+b=$IMG_TMP/boot
+mkdir -p "$b/grub"
+head -c 8192 /dev/urandom >"$b/vmlinuz-6.1.0-13-amd64"
+head -c 8192 /dev/urandom >"$b/initrd.img-6.1.0-13-amd64"
+printf 'menuentry "Debian" { linux /vmlinuz-6.1.0-13-amd64 root=UUID=%s }\n' "$root_uuid" \
+	>"$b/grub/grub.cfg"
+h=$IMG_TMP/home
+mkdir -p "$h/user/docs"
+for i in $(seq 1 40); do head -c $((i * 211)) /dev/urandom >"$h/user/docs/f$i"; done
+
+img_new "$img" 520
+img_gpt "$img"
+img_part "$img" EFI 1 33
+img_part "$img" Boot 33 161
+img_part "$img" Root 161 353
+img_part "$img" Home 353 end
+mkfs_at() # N DIR UUID
+{
+	local off size
+	off=$(img_part_offset "$img" "$1")
+	size=$(img_part_size "$img" "$1")
+	mkfs.ext4 -q -F -b 4096 -U "$3" -d "$2" -E offset="$off" "$img" $((size / 1024))k
+}
+mkfs_at 2 "$b" "$boot_uuid"
+mkfs_at 3 "$r" "$root_uuid"
+mkfs_at 4 "$h" "$home_uuid"
+before=$(sha256sum <"$img"); [ -n "${STOP_EARLY:-}" ] && { cp "$img" /tmp/tsp.img; exit 0; }
+
+# 1. list --json: whose each partition is and what for.
+"$FDEWIZ" list --json "$img" >"$IMG_TMP/list.json"
+rc=0
+python3 "$FDEWIZ_SRCDIR/tests/lib/check-list-schema.py" "$IMG_TMP/list.json" \
+	"${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}" || rc=$?
+assert_eq "list --json matches the schema" 0 "$rc"
+p() { echo ".disks[0].partitions[] | select(.number == $1)"; }
+assert_json "$IMG_TMP/list.json" "$(p 3) | .verdict.reason" ok
+assert_json "$IMG_TMP/list.json" "$(p 3) | .belongs_to" null
+assert_json "$IMG_TMP/list.json" "$(p 1) | .belongs_to" null
+assert_json "$IMG_TMP/list.json" "$(p 2) | .belongs_to.use" boot
+assert_json "$IMG_TMP/list.json" "$(p 2) | .belongs_to.mountpoint" /boot
+assert_json "$IMG_TMP/list.json" "$(p 2) | .belongs_to.root" "$img:3"
+assert_json "$IMG_TMP/list.json" "$(p 2) | .belongs_to.system" "Debian GNU/Linux 12 (bookworm)"
+assert_json "$IMG_TMP/list.json" "$(p 2) | .belongs_to.spec" "UUID=$boot_uuid"
+assert_json "$IMG_TMP/list.json" "$(p 2) | .verdict.eligible" false
+assert_json "$IMG_TMP/list.json" "$(p 2) | .verdict.reason" installed-system-boot
+msg=$(jq -r "$(p 2) | .verdict.message" "$IMG_TMP/list.json")
+assert_contains "the /boot verdict says whose and what for" "$msg" \
+	"/boot of Debian GNU/Linux 12 (bookworm) on $img:3"
+assert_contains "the /boot verdict says why" "$msg" "unable to start"
+assert_contains "the /boot verdict says what to do" "$msg" "encrypt that system's root ($img:3) instead"
+assert_json "$IMG_TMP/list.json" "$(p 4) | .belongs_to.use" data
+assert_json "$IMG_TMP/list.json" "$(p 4) | .belongs_to.mountpoint" /home
+assert_json "$IMG_TMP/list.json" "$(p 4) | .verdict.eligible" true
+msg=$(jq -r "$(p 4) | .verdict.message" "$IMG_TMP/list.json")
+assert_contains "the /home verdict says whose" "$msg" "/home of Debian GNU/Linux 12 (bookworm) on $img:3"
+assert_contains "the /home verdict says where its boot entry goes" "$msg" "that system's crypttab"
+
+# 2. The table says it too.
+table=$("$FDEWIZ" list "$img" 2>&1)
+assert_contains "list names the system for /boot" "$table" "/boot of Debian GNU/Linux 12 (bookworm)"
+assert_contains "list names the system for /home" "$table" "/home of Debian GNU/Linux 12 (bookworm)"
+
+# 3. encrypt refuses its /boot, with any strategy and as a dry run; nothing changes.
+for strategy in auto "detached-header=$IMG_TMP/hdr"; do
+	rc=0
+	out=$("$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+		--strategy "$strategy" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/b.hdr" \
+		"$img:2" 2>&1) || rc=$?
+	assert_true "encrypt /boot --strategy $strategy refuses (exit $rc)" test "$rc" -ne 0
+	assert_contains "encrypt /boot --strategy $strategy says whose" "$out" \
+		"/boot of Debian GNU/Linux 12 (bookworm)"
+	assert_contains "encrypt /boot --strategy $strategy says what to do" "$out" \
+		"encrypt that system's root"
+	assert_contains "encrypt /boot --strategy $strategy says nothing changed" "$out" \
+		"Nothing was changed"
+	assert_true "no header file was written for $strategy" test ! -e "$IMG_TMP/hdr"
+	assert_true "no header backup was written for $strategy" test ! -e "$IMG_TMP/b.hdr"
+done
+rc=0
+out=$("$FDEWIZ" encrypt --dry-run --key-file "$key" "$img:2" 2>&1) || rc=$?
+assert_true "a dry run of /boot refuses too (exit $rc)" test "$rc" -ne 0
+assert_eq "the image is unchanged after the refusals" "$before" "$(sha256sum <"$img")"
+assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
+assert_finish
