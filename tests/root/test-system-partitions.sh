@@ -69,7 +69,7 @@ mkfs_at() # N DIR UUID
 mkfs_at 2 "$b" "$boot_uuid"
 mkfs_at 3 "$r" "$root_uuid"
 mkfs_at 4 "$h" "$home_uuid"
-before=$(sha256sum <"$img"); [ -n "${STOP_EARLY:-}" ] && { cp "$img" /tmp/tsp.img; exit 0; }
+before=$(sha256sum <"$img")
 
 # 1. list --json: whose each partition is and what for.
 "$FDEWIZ" list --json "$img" >"$IMG_TMP/list.json"
@@ -126,4 +126,109 @@ out=$("$FDEWIZ" encrypt --dry-run --key-file "$key" "$img:2" 2>&1) || rc=$?
 assert_true "a dry run of /boot refuses too (exit $rc)" test "$rc" -ne 0
 assert_eq "the image is unchanged after the refusals" "$before" "$(sha256sum <"$img")"
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
+
+# 4. Its /home: the plan says whose it is and where its boot entry goes.
+plan=$("$FDEWIZ" encrypt --dry-run --key-file "$key" "$img:4" 2>&1)
+assert_contains "the plan names the system /home belongs to" "$plan" \
+	"/home of Debian GNU/Linux 12 (bookworm) on $img:3"
+assert_contains "the plan says its entries go into that system" "$plan" \
+	"written in THAT system, not in this one"
+assert_contains "the plan names the crypttab line" "$plan" "add 'home_crypt'"
+assert_contains "the plan says that system asks at boot" "$plan" "asks for this partition's passphrase"
+# --crypttab names this system's tables (a root given, or /): refused for another's partition.
+live=$IMG_TMP/live
+mkdir -p "$live/etc"
+rc=0
+out=$("$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" --crypttab --root "$live" "$img:4" 2>&1) || rc=$?
+assert_true "--crypttab for another system's /home refuses (exit $rc)" test "$rc" -ne 0
+assert_contains "it says whose crypttab is written" "$out" "writes THAT system's crypttab"
+assert_contains "it says nothing changed" "$out" "Nothing was changed"
+assert_eq "the image is unchanged after that refusal" "$before" "$(sha256sum <"$img")"
+assert_true "no crypttab was made in the live root" test ! -e "$live/etc/crypttab"
+
+# 5. Converted from outside, killed once its tables are written (before the step is marked
+# done): the conversion is complete, the step left; resume does it again without a second
+# line. The live system's own crypttab is never touched.
+host_tab=$(sha256sum </etc/crypttab 2>/dev/null || echo none)
+part_sum() # N: sha256 of the bytes of partition N
+{
+	dd if="$img" bs=1M skip=$(($(img_part_offset "$img" "$1") / 1048576)) \
+		count=$(($(img_part_size "$img" "$1") / 1048576)) status=none | sha256sum
+}
+boot_sum=$(part_sum 2)
+rc=0
+FDEWIZ_TEST_KILL_AT=system-data-written "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf \
+	--no-bench --key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/home.hdr" \
+	"$img:4" >"$IMG_TMP/enc.out" 2>&1 || rc=$?
+out=$(cat "$IMG_TMP/enc.out")
+assert_true "the killed step is reported as left (exit $rc)" test "$rc" -ne 0
+assert_contains "it says the crypttab is not written yet" "$out" "is not written yet"
+assert_contains "it says how to finish" "$out" "fdewiz resume $img:4"
+home_loop=$(img_loop "$img" 4)
+luks_uuid=$(cryptsetup luksUUID "$home_loop")
+img_unloop "$home_loop"
+assert_true "the /home partition is LUKS now" test -n "$luks_uuid"
+mnt=$IMG_TMP/mnt
+mkdir -p "$mnt"
+tab_lines() # the crypttab lines naming the volume in that system's root
+{
+	local loop n
+	loop=$(img_loop "$img" 3)
+	mount -o ro "$loop" "$mnt"
+	n=$(grep -c "^home_crypt UUID=$luks_uuid none luks$" "$mnt/etc/crypttab" || true)
+	cp "$mnt/etc/fstab" "$IMG_TMP/fstab.now"
+	ls "$mnt/etc" >"$IMG_TMP/etc.now"
+	umount "$mnt"
+	img_unloop "$loop"
+	echo "$n"
+}
+assert_eq "after the kill: one crypttab line in that system" 1 "$(tab_lines)"
+out=$("$FDEWIZ" status "$img:4" 2>&1 || true)
+assert_contains "status says the conversion is complete" "$out" "complete"
+assert_contains "status says the step is left and how to finish it" "$out" \
+	"could not be written: the step was stopped before it finished"
+rc=0
+out=$("$FDEWIZ" resume --key-file "$key" "$img:4" 2>&1) || rc=$?
+assert_eq "resume finishes the step (exit 0)" 0 "$rc"
+assert_contains "resume says that system opens it at boot" "$out" "The system on $img:3 opens it at boot"
+assert_contains "resume names the line" "$out" "home_crypt UUID=$luks_uuid none luks"
+assert_eq "after resume: still one crypttab line" 1 "$(tab_lines)"
+rc=0
+out=$("$FDEWIZ" resume --key-file "$key" "$img:4" 2>&1) || rc=$?
+assert_true "a second resume has nothing to do (exit $rc)" test "$rc" -ne 0
+assert_contains "it says so" "$out" "no unfinished conversion"
+assert_eq "after a second resume: still one crypttab line" 1 "$(tab_lines)"
+# Its fstab names /home by the filesystem's UUID, kept inside the volume: unchanged, valid.
+assert_eq "that system's fstab is unchanged" "$(sha256sum <"$r/etc/fstab")" \
+	"$(sha256sum <"$IMG_TMP/fstab.now")"
+assert_true "no fstab backup was needed" test -z "$(grep 'fstab.fdewiz' "$IMG_TMP/etc.now" || true)"
+assert_eq "the live system's crypttab is untouched" "$host_tab" \
+	"$(sha256sum </etc/crypttab 2>/dev/null || echo none)"
+assert_true "no crypttab in the live root given before" test ! -e "$live/etc/crypttab"
+assert_eq "its /boot partition is unchanged" "$boot_sum" "$(part_sum 2)"
+
+# 6. The data: decrypted by the cryptsetup program, fsck clean, every file as it was, the
+# filesystem UUID the fstab names.
+loop=$(img_loop "$img" 4)
+rc=0
+cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode \
+	"$loop" >/dev/null 2>&1 || rc=$?
+assert_eq "cryptsetup decrypts /home" 0 "$rc"
+rc=0
+e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
+assert_eq "fsck is clean after decrypting" 0 "$rc"
+assert_eq "the filesystem keeps the UUID its fstab names" "$home_uuid" \
+	"$(blkid -o value -s UUID "$loop")"
+mount -o ro "$loop" "$mnt"
+n=0
+for f in "$h"/user/docs/*; do
+	assert_eq "${f##*/} kept" "$(sha256sum <"$f")" "$(sha256sum <"$mnt/user/docs/${f##*/}")"
+	n=$((n + 1))
+done
+assert_eq "every file was checked" 40 "$n"
+umount "$mnt"
+img_unloop "$loop"
+assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
+
 assert_finish
