@@ -124,6 +124,19 @@ done
 rc=0
 out=$("$FDEWIZ" encrypt --dry-run --key-file "$key" "$img:2" 2>&1) || rc=$?
 assert_true "a dry run of /boot refuses too (exit $rc)" test "$rc" -ne 0
+# Erasing them would break that system as surely: its /boot, and its /home (a new
+# filesystem has a UUID its fstab does not name).
+for n in 2 4; do
+	rc=0
+	out=$("$FDEWIZ" erase-encrypt --fs none --yes-destroy-data --fast-pbkdf \
+		--key-file "$key" "$img:$n" 2>&1 </dev/null) || rc=$?
+	assert_true "erase-encrypt of partition $n refuses (exit $rc)" test "$rc" -ne 0
+	assert_contains "erase-encrypt of partition $n says whose" "$out" \
+		"of Debian GNU/Linux 12 (bookworm) on $img:3"
+	assert_contains "erase-encrypt of partition $n says nothing changed" "$out" \
+		"Nothing was changed"
+done
+assert_contains "erase-encrypt of /home says what to do" "$out" "Encrypt it in place instead"
 assert_eq "the image is unchanged after the refusals" "$before" "$(sha256sum <"$img")"
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
 
