@@ -22,15 +22,15 @@ const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char
 
 	if (!e->target_open || !tg->part)
 		return _("No partition is planned.");
+	/* Another system's partition: its crypttab is that system's, written after. */
+	if (fdw_system_data_applies(tg->part))
+		return _("Not for a partition of another installed system: fdewiz writes THAT "
+			 "system's crypttab after the conversion (see above), never this one's.");
 	/* This system never opens an image's partition at boot; a system inside it may. */
 	if ((tg->disk.kind == FDW_DISK_IMAGE || !tg->part->node) && (!root || !strcmp(root, "/")))
 		return _("Not for a partition of an image file: this system does not open it "
 			 "at boot (for a system inside the image, run fdewiz crypttab --root "
 			 "later).");
-	/* Another system's partition: its crypttab is that system's, written after. */
-	if (fdw_system_data_applies(tg->part))
-		return _("Not for a partition of another installed system: fdewiz writes THAT "
-			 "system's crypttab after the conversion (see above), never this one's.");
 	/* Its own crypttab is written by the boot step, in it; this system never opens it. */
 	if (tg->part->os.found && (!root || !strcmp(root, "/")))
 		return _("Not for an installed system's root: fdewiz writes that system's own "

@@ -17,58 +17,11 @@ require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
-img=$IMG_TMP/laptop.img
 key=$IMG_TMP/key
 printf 'system partitions test key' >"$key"
 
-root_uuid=5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d
-boot_uuid=0b0e1234-5678-4abc-8def-0123456789ab
-home_uuid=4e0a1b2c-3d4e-4f50-8162-738495a6b7c8
-
-# An installed Debian 12: initramfs-tools with cryptsetup-initramfs, GRUB for EFI, /boot and
-# /home on partitions of their own.
-r=$IMG_TMP/root
-mkdir -p "$r/etc/initramfs-tools/conf.d" "$r/usr/lib/grub/x86_64-efi" "$r/usr/sbin" \
-	"$r/usr/share/initramfs-tools/hooks" "$r/boot" "$r/home"
-cat >"$r/etc/fstab" <<FSTAB
-# /etc/fstab: static file system information.
-UUID=$root_uuid / ext4 errors=remount-ro 0 1
-# /boot was on /dev/sda2 during installation
-UUID=$boot_uuid /boot ext4 defaults 0 2
-UUID=$home_uuid /home ext4 defaults 0 2
-PARTUUID=11111111-2222-3333-4444-555555555555 none swap sw 0 0
-/dev/sr0 /media/cdrom0 udf,iso9660 user,noauto 0 0
-FSTAB
-printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n' >"$r/usr/lib/os-release"
-printf '#!/bin/sh\n' >"$r/usr/sbin/update-initramfs"
-printf '#!/bin/sh\n' >"$r/usr/share/initramfs-tools/hooks/cryptroot"
-printf 'RESUME=none\n' >"$r/etc/initramfs-tools/conf.d/resume"
-b=$IMG_TMP/boot
-mkdir -p "$b/grub"
-head -c 8192 /dev/urandom >"$b/vmlinuz-6.1.0-13-amd64"
-head -c 8192 /dev/urandom >"$b/initrd.img-6.1.0-13-amd64"
-printf 'menuentry "Debian" { linux /vmlinuz-6.1.0-13-amd64 root=UUID=%s }\n' "$root_uuid" \
-	>"$b/grub/grub.cfg"
-h=$IMG_TMP/home
-mkdir -p "$h/user/docs"
-for i in $(seq 1 40); do head -c $((i * 211)) /dev/urandom >"$h/user/docs/f$i"; done
-
-img_new "$img" 520
-img_gpt "$img"
-img_part "$img" EFI 1 33
-img_part "$img" Boot 33 161
-img_part "$img" Root 161 353
-img_part "$img" Home 353 end
-mkfs_at() # N DIR UUID
-{
-	local off size
-	off=$(img_part_offset "$img" "$1")
-	size=$(img_part_size "$img" "$1")
-	mkfs.ext4 -q -F -b 4096 -U "$3" -d "$2" -E offset="$off" "$img" $((size / 1024))k
-}
-mkfs_at 2 "$b" "$boot_uuid"
-mkfs_at 3 "$r" "$root_uuid"
-mkfs_at 4 "$h" "$home_uuid"
+. "$(dirname "$0")/../lib/fake-system.sh"
+fake_system_image "$IMG_TMP/laptop.img"
 before=$(sha256sum <"$img")
 
 # 1. list --json: whose each partition is and what for.
@@ -92,12 +45,14 @@ msg=$(jq -r "$(p 2) | .verdict.message" "$IMG_TMP/list.json")
 assert_contains "the /boot verdict says whose and what for" "$msg" \
 	"/boot of Debian GNU/Linux 12 (bookworm) on $img:3"
 assert_contains "the /boot verdict says why" "$msg" "unable to start"
-assert_contains "the /boot verdict says what to do" "$msg" "encrypt that system's root ($img:3) instead"
+assert_contains "the /boot verdict says what to do" "$msg" \
+	"encrypt that system's root ($img:3) instead"
 assert_json "$IMG_TMP/list.json" "$(p 4) | .belongs_to.use" data
 assert_json "$IMG_TMP/list.json" "$(p 4) | .belongs_to.mountpoint" /home
 assert_json "$IMG_TMP/list.json" "$(p 4) | .verdict.eligible" true
 msg=$(jq -r "$(p 4) | .verdict.message" "$IMG_TMP/list.json")
-assert_contains "the /home verdict says whose" "$msg" "/home of Debian GNU/Linux 12 (bookworm) on $img:3"
+assert_contains "the /home verdict says whose" "$msg" \
+	"/home of Debian GNU/Linux 12 (bookworm) on $img:3"
 assert_contains "the /home verdict says where its boot entry goes" "$msg" "that system's crypttab"
 
 # 2. The table says it too.
@@ -147,7 +102,8 @@ assert_contains "the plan names the system /home belongs to" "$plan" \
 assert_contains "the plan says its entries go into that system" "$plan" \
 	"written in THAT system, not in this one"
 assert_contains "the plan names the crypttab line" "$plan" "add 'home_crypt'"
-assert_contains "the plan says that system asks at boot" "$plan" "asks for this partition's passphrase"
+assert_contains "the plan says that system asks at boot" "$plan" \
+	"asks for this partition's passphrase"
 # --crypttab names this system's tables (a root given, or /): refused for another's partition.
 live=$IMG_TMP/live
 mkdir -p "$live/etc"
@@ -204,7 +160,8 @@ assert_contains "status says the step is left and how to finish it" "$out" \
 rc=0
 out=$("$FDEWIZ" resume --key-file "$key" "$img:4" 2>&1) || rc=$?
 assert_eq "resume finishes the step (exit 0)" 0 "$rc"
-assert_contains "resume says that system opens it at boot" "$out" "The system on $img:3 opens it at boot"
+assert_contains "resume says that system opens it at boot" "$out" \
+	"The system on $img:3 opens it at boot"
 assert_contains "resume names the line" "$out" "home_crypt UUID=$luks_uuid none luks"
 assert_eq "after resume: still one crypttab line" 1 "$(tab_lines)"
 rc=0
