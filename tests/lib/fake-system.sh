@@ -3,9 +3,10 @@
 # root, for the tests of what fdewiz does with them (sourced after images.sh):
 #   1 EFI (no filesystem), 2 /boot (ext4: kernel, initrd, grub.cfg), 3 its root
 #   (initramfs-tools with cryptsetup-initramfs, GRUB for EFI; its fstab names /boot and
-#   /home by UUID and a swap by PARTUUID), 4 /home (ext4, 40 files under user/docs).
+#   /home by UUID, /srv by its installer's device name /dev/sda5, and a swap by PARTUUID),
+#   4 /home (ext4, 40 files under user/docs), 5 /srv (ext4, 10 files under www).
 # fake_system_image IMG: makes it; sets root_uuid, boot_uuid, home_uuid, and r, b, h, the
-# trees the root, /boot and /home were made from.
+# trees the root, /boot and /home were made from, and sv, /srv's.
 # fake_system_mkfs IMG N DIR UUID: an ext4 made from DIR in partition N of IMG.
 fake_system_mkfs()
 {
@@ -32,6 +33,7 @@ fake_system_image()
 		echo "# /boot was on /dev/sda2 during installation"
 		echo "UUID=$boot_uuid /boot ext4 defaults 0 2"
 		echo "UUID=$home_uuid /home ext4 defaults 0 2"
+		echo "/dev/sda5 /srv ext4 defaults 0 2"
 		echo "PARTUUID=11111111-2222-3333-4444-555555555555 none swap sw 0 0"
 		echo "/dev/sr0 /media/cdrom0 udf,iso9660 user,noauto 0 0"
 	} >"$r/etc/fstab"
@@ -49,13 +51,19 @@ fake_system_image()
 	mkdir -p "$h/user/docs"
 	for i in $(seq 1 40); do head -c $((i * 211)) /dev/urandom >"$h/user/docs/f$i"; done
 
-	img_new "$img" 520
+	sv=$IMG_TMP/srv
+	mkdir -p "$sv/www"
+	for i in $(seq 1 10); do head -c $((i * 307)) /dev/urandom >"$sv/www/p$i"; done
+
+	img_new "$img" 600
 	img_gpt "$img"
 	img_part "$img" EFI 1 33
 	img_part "$img" Boot 33 161
 	img_part "$img" Root 161 353
-	img_part "$img" Home 353 end
+	img_part "$img" Home 353 520
+	img_part "$img" Srv 520 end
 	fake_system_mkfs "$img" 2 "$b" "$boot_uuid"
 	fake_system_mkfs "$img" 3 "$r" "$root_uuid"
 	fake_system_mkfs "$img" 4 "$h" "$home_uuid"
+	fake_system_mkfs "$img" 5 "$sv" "$(cat /proc/sys/kernel/random/uuid)"
 }

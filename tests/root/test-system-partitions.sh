@@ -6,7 +6,8 @@
 # list and encrypt (every byte of the image unchanged). Its /home is converted, and the
 # crypttab line goes into THAT system's etc/crypttab (by LUKS UUID), never into the live
 # system's (the --root given to --crypttab, or /); its fstab stays valid; the boot step is
-# idempotent: a kill after the tables are written, then resume, adds no second line.
+# idempotent: a kill after the tables are written, then resume, adds no second line. Its
+# /srv, named by the installer's device name, gets its fstab line pointed at the volume.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
@@ -178,7 +179,45 @@ assert_eq "the live system's crypttab is untouched" "$host_tab" \
 assert_true "no crypttab in the live root given before" test ! -e "$live/etc/crypttab"
 assert_eq "its /boot partition is unchanged" "$boot_sum" "$(part_sum 2)"
 
-# 6. The data: decrypted by the cryptsetup program, fsck clean, every file as it was, the
+# 6. Its /srv, which its fstab names by the installer's device name (/dev/sda5: partition 5
+# of its own disk, whatever this system calls it): that line now reaches the LUKS header,
+# so it is pointed at /dev/mapper/srv_crypt, the old fstab kept as a backup; every other
+# line stays byte for byte.
+assert_json "$IMG_TMP/list.json" "$(p 5) | .belongs_to.mountpoint" /srv
+assert_json "$IMG_TMP/list.json" "$(p 5) | .belongs_to.spec" /dev/sda5
+"$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" --header-backup "$IMG_TMP/srv.hdr" "$img:5" >"$IMG_TMP/srv.out" 2>&1 ||
+	{ cat "$IMG_TMP/srv.out" >&2; assert_fail "encrypting /srv failed"; }
+out=$(cat "$IMG_TMP/srv.out")
+srv_loop=$(img_loop "$img" 5)
+srv_uuid=$(cryptsetup luksUUID "$srv_loop")
+img_unloop "$srv_loop"
+assert_contains "encrypt says that system opens /srv at boot" "$out" \
+	"its etc/crypttab has 'srv_crypt UUID=$srv_uuid none luks'"
+assert_contains "encrypt lists that system's fstab as changed" "$out" "$img:3 /etc/fstab ("
+loop=$(img_loop "$img" 3)
+mount -o ro "$loop" "$mnt"
+assert_eq "that system's fstab mounts /srv from the volume" \
+	"/dev/mapper/srv_crypt /srv ext4 defaults 0 2" "$(grep ' /srv ' "$mnt/etc/fstab")"
+assert_eq "every other fstab line is unchanged" \
+	"$(grep -v ' /srv ' "$r/etc/fstab" | sha256sum)" \
+	"$(grep -v ' /srv ' "$mnt/etc/fstab" | sha256sum)"
+backup=$(ls "$mnt"/etc/fstab.fdewiz-*.bak 2>/dev/null | head -1)
+assert_true "the old fstab is kept as a backup" test -n "$backup"
+assert_eq "the backup is the old fstab" "$(sha256sum <"$r/etc/fstab")" \
+	"$(sha256sum <"${backup:-/dev/null}")"
+assert_eq "its crypttab has both volumes, once each" \
+	"home_crypt UUID=$luks_uuid none luks|srv_crypt UUID=$srv_uuid none luks" \
+	"$(grep -v '^#' "$mnt/etc/crypttab" | grep . | paste -sd'|')"
+umount "$mnt"
+rc=0
+e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
+assert_eq "that system's root is fsck clean after its tables were written" 0 "$rc"
+img_unloop "$loop"
+assert_eq "the live system's crypttab is still untouched" "$host_tab" \
+	"$(sha256sum </etc/crypttab 2>/dev/null || echo none)"
+
+# 7. The data: decrypted by the cryptsetup program, fsck clean, every file as it was, the
 # filesystem UUID the fstab names.
 loop=$(img_loop "$img" 4)
 rc=0
@@ -197,6 +236,23 @@ for f in "$h"/user/docs/*; do
 	n=$((n + 1))
 done
 assert_eq "every file was checked" 40 "$n"
+umount "$mnt"
+img_unloop "$loop"
+loop=$(img_loop "$img" 5)
+rc=0
+cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec5.hdr" --key-file "$key" --batch-mode \
+	"$loop" >/dev/null 2>&1 || rc=$?
+assert_eq "cryptsetup decrypts /srv" 0 "$rc"
+rc=0
+e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
+assert_eq "/srv: fsck is clean after decrypting" 0 "$rc"
+mount -o ro "$loop" "$mnt"
+n=0
+for f in "$sv"/www/*; do
+	assert_eq "/srv: ${f##*/} kept" "$(sha256sum <"$f")" "$(sha256sum <"$mnt/www/${f##*/}")"
+	n=$((n + 1))
+done
+assert_eq "/srv: every file was checked" 10 "$n"
 umount "$mnt"
 img_unloop "$loop"
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
