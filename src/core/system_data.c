@@ -81,13 +81,13 @@ size_t fdw_system_data_steps(const struct fdw_partition *p, char *buf, size_t le
 		       "one\n"
 		       "mount its root (%s) for a moment and add '%s' (by the new LUKS UUID) to "
 		       "its etc/crypttab\n"
-		       "check its etc/fstab: '%s' still finds the filesystem, which keeps its "
-		       "UUID and label inside the volume; a line that names the raw partition "
-		       "points at /dev/mapper/%s\n"
+		       "its etc/fstab mounts %s from /dev/mapper/%s instead of '%s' (systemd "
+		       "waits for that device as long as the passphrase takes; a UUID= line "
+		       "would give up after 90 s)\n"
 		       "at boot that system asks for this partition's passphrase (no key file "
 		       "is set up: its root is not encrypted)\n"
 		       "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
-		     whose, p->owner.root_address, name, p->owner.spec, name);
+		     whose, p->owner.root_address, name, p->owner.dir, name, p->owner.spec);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
 
@@ -319,9 +319,13 @@ static int write_tables(const char *root, const struct fdw_job *job, struct data
 	char detail[1024];
 	int rc;
 
-	/* The names that system gives the raw partition, which now reach the LUKS header. */
-	if (!strncmp(r->spec, "/dev/", 5) && strncmp(r->spec, "/dev/disk/", 10))
-		ids.node = r->spec;
+	/*
+	 * Every name that system gives it becomes /dev/mapper/NAME, the filesystem's UUID=
+	 * too: systemd waits for a crypttab volume's mapper device as long as the passphrase
+	 * takes, but gives up on a by-uuid device after 90 s (DefaultDeviceTimeoutSec) and
+	 * starts the emergency shell. The raw partition's names now reach the LUKS header.
+	 */
+	ids.spec = r->spec;
 	if (!strncmp(r->spec, "PARTLABEL=", 10))
 		ids.partlabel = r->spec + 10;
 	if (job->ident.partuuid[0])

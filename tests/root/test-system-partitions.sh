@@ -5,9 +5,10 @@
 # is attributed to that system in list, list --json and the verdict. Its /boot is refused by
 # list and encrypt (every byte of the image unchanged). Its /home is converted, and the
 # crypttab line goes into THAT system's etc/crypttab (by LUKS UUID), never into the live
-# system's (the --root given to --crypttab, or /); its fstab stays valid; the boot step is
-# idempotent: a kill after the tables are written, then resume, adds no second line. Its
-# /srv, named by the installer's device name, gets its fstab line pointed at the volume.
+# system's (the --root given to --crypttab, or /); its fstab mounts it from the volume; the
+# boot step is idempotent: a kill after the tables are written, then resume, adds no second
+# line. Its /srv, named by the installer's device name, gets its fstab line pointed at the
+# volume too.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
@@ -103,6 +104,8 @@ assert_contains "the plan names the system /home belongs to" "$plan" \
 assert_contains "the plan says its entries go into that system" "$plan" \
 	"written in THAT system, not in this one"
 assert_contains "the plan names the crypttab line" "$plan" "add 'home_crypt'"
+assert_contains "the plan says how its fstab will mount it" "$plan" \
+	"its etc/fstab mounts /home from /dev/mapper/home_crypt instead of 'UUID=$home_uuid'"
 assert_contains "the plan says that system asks at boot" "$plan" \
 	"asks for this partition's passphrase"
 # --crypttab names this system's tables (a root given, or /): refused for another's partition.
@@ -170,10 +173,17 @@ out=$("$FDEWIZ" resume --key-file "$key" "$img:4" 2>&1) || rc=$?
 assert_true "a second resume has nothing to do (exit $rc)" test "$rc" -ne 0
 assert_contains "it says so" "$out" "no unfinished conversion"
 assert_eq "after a second resume: still one crypttab line" 1 "$(tab_lines)"
-# Its fstab names /home by the filesystem's UUID, kept inside the volume: unchanged, valid.
-assert_eq "that system's fstab is unchanged" "$(sha256sum <"$r/etc/fstab")" \
-	"$(sha256sum <"$IMG_TMP/fstab.now")"
-assert_true "no fstab backup was needed" test -z "$(grep 'fstab.fdewiz' "$IMG_TMP/etc.now" || true)"
+# Its fstab named /home by the filesystem's UUID: it mounts it from /dev/mapper/home_crypt
+# now (systemd waits for that as long as the passphrase takes; for a by-uuid device only
+# 90 s); every other line is byte for byte the same; the old file is kept.
+assert_eq "that system's fstab mounts /home from the volume" \
+	"/dev/mapper/home_crypt /home ext4 defaults 0 2" "$(grep ' /home ' "$IMG_TMP/fstab.now")"
+assert_eq "every other line of its fstab is unchanged" \
+	"$(grep -v ' /home ' "$r/etc/fstab" | sha256sum)" \
+	"$(grep -v ' /home ' "$IMG_TMP/fstab.now" | sha256sum)"
+assert_eq "its fstab has as many lines as before" "$(wc -l <"$r/etc/fstab")" \
+	"$(wc -l <"$IMG_TMP/fstab.now")"
+assert_true "the old fstab is kept as a backup" grep -q '^fstab\.fdewiz-.*\.bak$' "$IMG_TMP/etc.now"
 assert_eq "the live system's crypttab is untouched" "$host_tab" \
 	"$(sha256sum </etc/crypttab 2>/dev/null || echo none)"
 assert_true "no crypttab in the live root given before" test ! -e "$live/etc/crypttab"
@@ -200,12 +210,13 @@ mount -o ro "$loop" "$mnt"
 assert_eq "that system's fstab mounts /srv from the volume" \
 	"/dev/mapper/srv_crypt /srv ext4 defaults 0 2" "$(grep ' /srv ' "$mnt/etc/fstab")"
 assert_eq "every other fstab line is unchanged" \
-	"$(grep -v ' /srv ' "$r/etc/fstab" | sha256sum)" \
-	"$(grep -v ' /srv ' "$mnt/etc/fstab" | sha256sum)"
+	"$(grep -v ' /srv \| /home ' "$r/etc/fstab" | sha256sum)" \
+	"$(grep -v ' /srv \| /home ' "$mnt/etc/fstab" | sha256sum)"
 backup=$(ls "$mnt"/etc/fstab.fdewiz-*.bak 2>/dev/null | head -1)
-assert_true "the old fstab is kept as a backup" test -n "$backup"
-assert_eq "the backup is the old fstab" "$(sha256sum <"$r/etc/fstab")" \
+assert_true "the first fstab backup is there" test -n "$backup"
+assert_eq "the first backup is the fstab as it was installed" "$(sha256sum <"$r/etc/fstab")" \
 	"$(sha256sum <"${backup:-/dev/null}")"
+assert_eq "a backup for each of the two steps" 2 "$(ls "$mnt"/etc/fstab.fdewiz-*.bak | wc -l)"
 assert_eq "its crypttab has both volumes, once each" \
 	"home_crypt UUID=$luks_uuid none luks|srv_crypt UUID=$srv_uuid none luks" \
 	"$(grep -v '^#' "$mnt/etc/crypttab" | grep . | paste -sd'|')"
