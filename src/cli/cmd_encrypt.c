@@ -21,6 +21,7 @@
 #include "core/boot_entries.h"
 #include "core/encrypt_flow.h"
 #include "core/system_boot.h"
+#include "core/system_data.h"
 #include "core/i18n.h"
 #include "core/stopsig.h"
 #include "core/plan.h"
@@ -70,6 +71,18 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 		fdw_system_boot_steps(&t->part->os, name, steps, sizeof(steps));
 		printf(_("  installed system: %s; after the conversion, in that system:\n"),
 		       cli_safe(os));
+		for (char *line = steps, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			printf("    - %s\n", cli_safe(line));
+		}
+	}
+	if (fdw_system_data_applies(t->part)) {
+		char steps[4096];
+
+		fdw_system_data_steps(t->part, steps, sizeof(steps));
+		printf(_("  another system:  after the conversion:\n"));
 		for (char *line = steps, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 			nl = strchr(line, '\n');
 			if (nl)

@@ -525,7 +525,7 @@ static int resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
 	printf(_("%s is encrypted; setting up the installed system's boot.\n"), r->job.address);
 	fdw_target_close(&r->target);
 	r->target_open = false;
-	if (fdw_system_boot_finish(&r->job, NULL, pass, &res, why, sizeof(why)) != 0) {
+	if (fdw_resume_boot_steps(&r->job, pass, &res, why, sizeof(why)) != 0) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}

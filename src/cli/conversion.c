@@ -85,5 +85,7 @@ int conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 
 int conversion_report_system(const struct fdw_job *job)
 {
-	return fdw_system_boot_report(job, &shown) ? FDW_EXIT_ERROR : FDW_EXIT_OK;
+	if (fdw_system_boot_report(job, &shown) || fdw_system_data_report(job, &shown))
+		return FDW_EXIT_ERROR;
+	return FDW_EXIT_OK;
 }

@@ -74,6 +74,22 @@ static struct json_object *installed_os_json(const struct fdw_installed_os *os)
 	return o;
 }
 
+/* The installed system that names this partition, and what for; NULL when none does. */
+static struct json_object *owner_json(const struct fdw_owner *ow)
+{
+	struct json_object *o;
+
+	if (!ow->found)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "system", nullable_string(*ow->os_name ? ow->os_name : NULL));
+	json_object_object_add(o, "root", json_object_new_string(ow->root_address));
+	json_object_object_add(o, "use", json_object_new_string(fdw_os_use_name(ow->use)));
+	json_object_object_add(o, "mountpoint", nullable_string(*ow->dir ? ow->dir : NULL));
+	json_object_object_add(o, "spec", json_object_new_string(ow->spec));
+	return o;
+}
+
 static struct json_object *verdict_json(const struct fdw_partition *p)
 {
 	const struct fdw_verdict *v = &p->verdict;
@@ -128,6 +144,7 @@ static struct json_object *partition_json(const struct fdw_partition *p)
 	json_object_object_add(o, "luks", luks);
 	json_object_object_add(o, "detached_header", str_or_null(p->detached_header));
 	json_object_object_add(o, "installed_system", installed_os_json(&p->os));
+	json_object_object_add(o, "belongs_to", owner_json(&p->owner));
 	json_object_object_add(o, "verdict", verdict_json(p));
 	return o;
 }

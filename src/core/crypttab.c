@@ -338,6 +338,7 @@ int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids 
 
 		split_fields(p, len, &f);
 		if (f.n && (field_names(&f, 0, "", ids->node, false) ||
+			    field_names(&f, 0, "", ids->spec, false) ||
 			    field_names(&f, 0, "PARTUUID=", ids->partuuid, true) ||
 			    field_names(&f, 0, "/dev/disk/by-partuuid/", ids->partuuid, true) ||
 			    field_names(&f, 0, "PARTLABEL=", ids->partlabel, false) ||

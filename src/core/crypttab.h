@@ -37,13 +37,16 @@ struct fdw_part_ids {
 	const char *partlabel;		/* GPT partition name */
 	bool resolve_links;		/* also follow /dev/... links (by-id, by-path) to
 					 * node: only for the running system's own root */
+	const char *spec;		/* also lines whose first field is exactly this (how
+					 * another installed system names it: UUID=... too) */
 };
 
 /*
  * fstab: entries that name the partition (its node, PARTUUID=, PARTLABEL=, or their
  * /dev/disk/by-partuuid|by-partlabel links) now reach the LUKS header, not the
  * filesystem: their first field becomes /dev/mapper/NAME. UUID= and LABEL= entries name
- * the filesystem, which keeps its UUID and label inside the volume: they stay. Returns
+ * the filesystem, which keeps its UUID and label inside the volume: they stay, unless
+ * @ids->spec names them. Returns
  * the number of lines changed (*out set when > 0, malloc'ed), or -ENOMEM.
  */
 int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids *ids,

@@ -51,6 +51,7 @@ enum fdw_reason {
 	FDW_REASON_MIN_UNKNOWN,
 	FDW_REASON_NO_SIGNATURE,
 	FDW_REASON_INSTALLED_SYSTEM,
+	FDW_REASON_SYSTEM_BOOT_PART,	/* another system's /boot, /usr, ...: its boot reads it */
 	FDW_REASON__COUNT
 };
 
@@ -59,6 +60,20 @@ struct fdw_verdict {
 	enum fdw_reason reason;
 	unsigned strategies;		/* bitmask of enum fdw_strategy */
 	enum fdw_strategy strategy;	/* the one `auto` would pick */
+};
+
+/* Whose partition this is: an installed system found on another partition names it. */
+struct fdw_owner {
+	bool found;
+	enum fdw_os_use use;
+	char dir[64];			/* where that system mounts it, or "" (outside text) */
+	char spec[128];			/* how it names it (outside text) */
+	char os_name[128];		/* that system's PRETTY_NAME, or "" (outside text) */
+	char root_address[512];		/* its root: /dev/sda3 or IMAGE:3 */
+	char root_disk[512];		/* the disk (or image) that holds its root */
+	int root_number;		/* the root's partition number there */
+	uint64_t root_start, root_size;	/* the root's bytes on root_disk */
+	char root_uuid[40];		/* the root filesystem's UUID */
 };
 
 struct fdw_partition {
@@ -102,6 +117,10 @@ struct fdw_partition {
 	/* An installed system inside (its fstab mounts something at /), read, never mounted. */
 	struct fdw_installed_os os;
 
+	/* The installed system (on another partition) whose fstab, crypttab or RESUME= names
+	 * this one, and what for; found.false when none does. */
+	struct fdw_owner owner;
+
 	uint64_t free_after;		/* unallocated bytes right after the partition */
 	struct fdw_verdict verdict;
 };
@@ -143,6 +162,16 @@ int fdw_disk_scan(const char *path, struct fdw_disk *out);
 int fdw_disk_scan_all(struct fdw_disk_list *out);
 void fdw_disk_free(struct fdw_disk *disk);
 void fdw_disk_list_free(struct fdw_disk_list *list);
+
+/*
+ * Attribute to each installed system found on @disks (its root's fstab names it) every
+ * other partition it names, by UUID, PARTUUID, LABEL, PARTLABEL or device, and decide
+ * those partitions' verdicts again. A /dev/sdXN name is taken as partition N of the disk
+ * that holds the root: names of devices are the installed system's, not this one's.
+ */
+void fdw_disks_attribute(struct fdw_disk *disks, size_t n_disks);
+/* "/boot of Debian GNU/Linux 12 on IMAGE:3", translated; outside text as it is. */
+size_t fdw_owner_describe(const struct fdw_owner *o, char *buf, size_t len);
 
 /* Fill in the verdict from the facts already in @part. Pure: no I/O. */
 void fdw_verdict_decide(struct fdw_partition *part, const struct fdw_disk *disk);

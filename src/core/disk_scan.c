@@ -400,6 +400,8 @@ static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_syss
 	if (!rc && d->kind == FDW_DISK_IMAGE && !strcmp(d->table, "none") && !d->parts[0].fstype)
 		rc = -ENOTBLK;
 	/* A bare block device with nothing on it is listed as one empty entry. */
+	if (!rc)
+		fdw_disks_attribute(d, 1);
 out:
 	if (dev)
 		ped_device_destroy(dev);
@@ -586,6 +588,9 @@ int fdw_disk_scan_all(struct fdw_disk_list *out)
 		else
 			note_failure(out, paths[i], one);
 	}
+	/* A system on one disk may name partitions of another (/home on a second disk). */
+	if (!rc)
+		fdw_disks_attribute(out->disks, out->n_disks);
 	for (size_t i = 0; i < n_paths; i++)
 		free(paths[i]);
 	free(paths);

@@ -32,6 +32,7 @@
 #include "units.h"
 #include "sysstate.h"
 #include "system_boot.h"
+#include "system_data.h"
 
 /* @path made absolute against the current directory (the file need not exist yet). */
 static int absolute_path(const char *path, char *out, size_t len)
@@ -381,6 +382,10 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	/* An installed system's root: its /boot and a persistent state folder, checked now. */
 	if (!rc && e->target.part->os.found)
 		rc = fdw_system_boot_prepare(&e->target, e->header_backup, why, len);
+	/* Another system's /home: its tables are written after the conversion. */
+	if (!rc && fdw_system_data_applies(e->target.part))
+		rc = fdw_system_data_prepare(&e->target, e->plan.detached_header != NULL, why,
+					     len);
 	return rc;
 }
 
@@ -644,6 +649,11 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		/* Recorded before a byte changes: a power cut from here on leaves it to resume. */
 		fdw_system_boot_name(&e->target, name, sizeof(name));
 		rc = fdw_system_boot_record(&e->target, job, name, why, len);
+		if (rc)
+			return rc;
+	}
+	if (fdw_system_data_applies(e->target.part)) {
+		rc = fdw_system_data_record(&e->target, job, why, len);
 		if (rc)
 			return rc;
 	}

@@ -19,6 +19,7 @@
 #include "job.h"
 #include "phase.h"
 #include "plan.h"
+#include "system_boot.h"
 #include "secret.h"
 #include "target.h"
 
@@ -211,6 +212,15 @@ int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
  * changed (0), or that it is still to do (-EAGAIN). 0 when @job is no such root.
  */
 int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops);
+/*
+ * Resuming a complete conversion whose boot steps are left (fdw_resume.boot_only): an
+ * installed system's root's (system_boot.h), then another system's partition's
+ * (system_data.h). 0, or -errno with @why.
+ */
+int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pass,
+			  struct fdw_system_boot_result *res, char *why, size_t len);
+/* The same for a partition of another installed system: that system's crypttab. */
+int fdw_system_data_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops);
 
 /* An unfinished conversion found again, ready to continue. */
 struct fdw_resume {

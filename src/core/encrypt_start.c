@@ -13,6 +13,7 @@
 #include "i18n.h"
 #include "log.h"
 #include "recovery.h"
+#include "system_data.h"
 #include "testhook.h"
 
 const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char *root)
@@ -21,6 +22,10 @@ const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char
 
 	if (!e->target_open || !tg->part)
 		return _("No partition is planned.");
+	/* Another system's partition: its crypttab is that system's, written after. */
+	if (fdw_system_data_applies(tg->part))
+		return _("Not for a partition of another installed system: fdewiz writes THAT "
+			 "system's crypttab after the conversion (see above), never this one's.");
 	/* This system never opens an image's partition at boot; a system inside it may. */
 	if ((tg->disk.kind == FDW_DISK_IMAGE || !tg->part->node) && (!root || !strcmp(root, "/")))
 		return _("Not for a partition of an image file: this system does not open it "

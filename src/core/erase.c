@@ -87,6 +87,29 @@ int fdw_erase_check(const struct fdw_partition *part, char *why, size_t why_len)
 		snprintf(why, why_len, _("it is smaller than 64 MiB"));
 		return -ENOSPC;
 	}
+	/* Another installed system's /boot (or /usr): it would no longer start. Its /home: a
+	 * new filesystem has a new UUID, which its fstab does not name, so it would wait for
+	 * the old one at boot; encrypting in place keeps the data and writes its crypttab. */
+	if (part->owner.found && (part->owner.use == FDW_USE_BOOT ||
+				  part->owner.use == FDW_USE_DATA)) {
+		char whose[1024];
+
+		fdw_owner_describe(&part->owner, whose, sizeof(whose));
+		if (part->owner.use == FDW_USE_BOOT)
+			snprintf(why, why_len, _("it is the %s, which that system reads before it "
+						 "can ask for a passphrase: erasing it would leave "
+						 "it unable to start. It stays unencrypted by design; "
+						 "encrypt that system's root (%s) instead"), whose,
+				 part->owner.root_address);
+		else
+			snprintf(why, why_len, _("it is the %s, and that system's fstab names the "
+						 "filesystem on it (%s), which erasing replaces: that "
+						 "system would wait for it at boot. Encrypt it in "
+						 "place instead (fdewiz encrypt), which keeps the data "
+						 "and writes that system's crypttab"), whose,
+				 part->owner.spec);
+		return -EPERM;
+	}
 	/* Its data only looks empty to blkid: the header that reads it lives in a file. */
 	if (part->detached_header) {
 		snprintf(why, why_len, _("it is an encrypted LUKS2 volume whose header is kept at "

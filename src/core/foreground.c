@@ -13,6 +13,7 @@
 #include "results.h"
 #include "stopsig.h"
 #include "system_boot.h"
+#include "system_data.h"
 #include "units.h"
 #include "worker.h"
 
@@ -132,6 +133,34 @@ int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foregroun
 	return 0;
 }
 
+int fdw_system_data_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops)
+{
+	struct fdw_system_data_result res;
+	bool done = false;
+
+	if (fdw_system_data_status(job, &res, &done) != 0)
+		return 0;
+	if (!done) {
+		say(ops, FDW_SAY_ERROR, _("the crypttab of the system on %s is not written yet (the "
+					  "log says why); the data is intact and encrypted. Run "
+					  "'fdewiz resume %s' before starting that system."),
+		    res.root_address, job->address);
+		return -EAGAIN;
+	}
+	say(ops, FDW_SAY_INFO, _("The system on %s opens it at boot (it asks for the "
+				 "passphrase): its etc/crypttab has '%s'."), res.root_address,
+	    res.line);
+	if (res.changed[0])
+		say(ops, FDW_SAY_INFO, _("Files changed in that system (each kept as a backup):"));
+	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		say(ops, FDW_SAY_LIST_ITEM, "%s", line);
+	}
+	return 0;
+}
+
 int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 			      struct fdw_secret *pass, const char *mount_at,
 			      const struct fdw_foreground_ops *ops)
@@ -167,5 +196,7 @@ int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 		fdw_job_mark_seen(job);
 	if (rc == 0)
 		rc = fdw_system_boot_report(job, ops);
+	if (rc == 0)
+		rc = fdw_system_data_report(job, ops);
 	return rc;
 }

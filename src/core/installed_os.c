@@ -161,6 +161,38 @@ static bool spec_names(const char *spec, const char *uuid, const char *label)
 	       !strcmp(spec + 19, label);
 }
 
+bool fdw_os_spec_is_partition(const char *spec)
+{
+	static const char *const tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=",
+					    "/dev/" };
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (!strncmp(spec, tags[i], strlen(tags[i])) && spec[strlen(tags[i])])
+			return true;
+	return false;
+}
+
+/* What its boot loader or initramfs reads before a passphrase can be asked for. */
+static bool boot_use(const char *dir)
+{
+	return !strcmp(dir, "/boot") || !strcmp(dir, "/boot/efi") || !strcmp(dir, "/efi") ||
+	       !strcmp(dir, "/usr");
+}
+
+/* Remember one partition the system names; one that cannot name a partition is none. */
+static void add_entry(struct fdw_installed_os *out, const char *spec, const char *dir,
+		      enum fdw_os_use use)
+{
+	struct fdw_os_entry *e;
+
+	if (!fdw_os_spec_is_partition(spec) || out->n_entries >= FDW_OS_MAX_ENTRIES)
+		return;
+	e = &out->entries[out->n_entries++];
+	snprintf(e->spec, sizeof(e->spec), "%s", spec);
+	snprintf(e->dir, sizeof(e->dir), "%s", dir);
+	e->use = use;
+}
+
 void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const char *label,
 				  struct fdw_installed_os *out)
 {
@@ -179,6 +211,7 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 			continue;
 		if (!strcmp(type, "swap")) {
 			out->n_swaps++;
+			add_entry(out, spec, "", FDW_USE_SWAP);
 		} else if (!strcmp(dir, "/")) {
 			out->found = true;
 			out->fstab_names_it |= spec_names(spec, fs_uuid, label);
@@ -190,8 +223,62 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 		} else if (!strcmp(dir, "/home")) {
 			out->home_separate = true;
 		}
+		if (strcmp(type, "swap") && strcmp(dir, "/") && dir[0] == '/')
+			add_entry(out, spec, dir, boot_use(dir) ? FDW_USE_BOOT : FDW_USE_DATA);
 	}
 	free(copy);
+}
+
+void fdw_installed_os_parse_crypttab(const char *text, struct fdw_installed_os *out)
+{
+	char *copy = strdup(text ? text : ""), *save = NULL;
+
+	if (!copy)
+		return;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *rest = line, *name, *source;
+
+		line[strcspn(line, "#")] = '\0';
+		name = next_field(&rest);
+		source = name ? next_field(&rest) : NULL;
+		if (source)
+			add_entry(out, source, "", FDW_USE_CRYPT);
+	}
+	free(copy);
+}
+
+void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *out)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n > 7 && !strncmp(p, "RESUME=", 7) && !(n == 11 && !strncmp(p + 7, "none", 4))) {
+			char spec[128];
+			size_t vl = n - 7 < sizeof(spec) - 1 ? n - 7 : sizeof(spec) - 1;
+
+			memcpy(spec, p + 7, vl);
+			spec[vl] = '\0';
+			/* The shell quotes it sometimes: RESUME="UUID=...". */
+			if (vl >= 2 && (spec[0] == '"' || spec[0] == '\'') && spec[vl - 1] == spec[0]) {
+				memmove(spec, spec + 1, vl - 2);
+				spec[vl - 2] = '\0';
+			}
+			out->hibernates = true;
+			add_entry(out, spec, "", FDW_USE_RESUME);
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+const char *fdw_os_use_name(enum fdw_os_use use)
+{
+	static const char *const names[] = {
+		[FDW_USE_BOOT] = "boot", [FDW_USE_DATA] = "data", [FDW_USE_SWAP] = "swap",
+		[FDW_USE_RESUME] = "resume", [FDW_USE_CRYPT] = "crypttab",
+	};
+
+	return use > FDW_USE_NONE && use <= FDW_USE_CRYPT ? names[use] : NULL;
 }
 
 void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os *out)
@@ -224,19 +311,6 @@ void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os
 static bool has_kernels(const char *ls)
 {
 	return strstr(ls, "/vmlinuz-") != NULL;
-}
-
-/* A resume device configured for initramfs-tools ("RESUME=none" switches it off). */
-static bool resume_configured(const char *text)
-{
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-
-		if (!strncmp(p, "RESUME=", 7) && strncmp(p + 7, "none", 4) && p[7] != '\n' && p[7])
-			return true;
-		p = nl ? nl + 1 : NULL;
-	}
-	return false;
 }
 
 int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
@@ -282,7 +356,12 @@ int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uui
 	text = NULL;
 	rc = debugfs_run(fd, offset, "cat /etc/initramfs-tools/conf.d/resume\n", &text);
 	if (!rc)
-		out->hibernates = resume_configured(text);
+		fdw_installed_os_parse_resume(text, out);
+	free(text);
+	text = NULL;
+	rc = debugfs_run(fd, offset, "cat /etc/crypttab\n", &text);
+	if (!rc)
+		fdw_installed_os_parse_crypttab(text, out);
 	rc = 0;
 
 	if (found[P_ITOOLS]) {

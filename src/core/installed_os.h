@@ -20,6 +20,26 @@ enum fdw_initramfs_kind {
 	FDW_INITRAMFS_DRACUT,		/* Fedora, openSUSE, ... */
 };
 
+/* What the system uses a partition named in its fstab, crypttab or resume setting for. */
+enum fdw_os_use {
+	FDW_USE_NONE,
+	FDW_USE_BOOT,			/* read before its initramfs can ask for a passphrase:
+					 * /boot, /boot/efi, /efi, /usr */
+	FDW_USE_DATA,			/* mounted after the root: /home, /srv, /var, ... */
+	FDW_USE_SWAP,			/* an fstab swap line */
+	FDW_USE_RESUME,			/* the hibernation image (RESUME=) */
+	FDW_USE_CRYPT,			/* the source of one of its crypttab lines */
+};
+
+/* One partition the system names: spec as written (outside text), what it is for. */
+struct fdw_os_entry {
+	char spec[128];			/* UUID=..., LABEL=..., PARTUUID=..., /dev/sda2 */
+	char dir[64];			/* its mount point ("" for swap, resume, crypttab) */
+	enum fdw_os_use use;
+};
+
+#define FDW_OS_MAX_ENTRIES 16
+
 struct fdw_installed_os {
 	bool found;			/* its etc/fstab mounts a filesystem at / */
 	bool fstab_names_it;		/* ... and names this very filesystem */
@@ -34,6 +54,9 @@ struct fdw_installed_os {
 	bool luks_in_initramfs;		/* cryptsetup-initramfs or dracut's crypt module */
 	bool hibernates;		/* a resume device is configured */
 	unsigned n_swaps;		/* swap entries in its fstab */
+	/* Every other partition it names (fstab, crypttab, RESUME=), at most the first 16. */
+	unsigned n_entries;
+	struct fdw_os_entry entries[FDW_OS_MAX_ENTRIES];
 };
 
 /*
@@ -53,6 +76,15 @@ int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uui
 void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const char *label,
 				  struct fdw_installed_os *out);
 void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os *out);
+/* Its etc/crypttab (each line's source device becomes an FDW_USE_CRYPT entry) and its
+ * initramfs-tools resume setting (RESUME=SPEC: an FDW_USE_RESUME entry; sets hibernates). */
+void fdw_installed_os_parse_crypttab(const char *text, struct fdw_installed_os *out);
+void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *out);
+
+/* Can @spec name a partition (UUID=, PARTUUID=, LABEL=, PARTLABEL=, /dev/...)? */
+bool fdw_os_spec_is_partition(const char *spec);
+/* Stable names for JSON: "boot", "data", "swap", "resume", "crypttab"; NULL for none. */
+const char *fdw_os_use_name(enum fdw_os_use use);
 
 /* "GRUB (BIOS)", "systemd-boot", ... for a person, translated; "" when unknown. */
 const char *fdw_boot_loader_text(enum fdw_boot_loader loader);

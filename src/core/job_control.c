@@ -14,6 +14,7 @@
 #include "convert.h"
 #include "encrypt_flow.h"
 #include "system_boot.h"
+#include "system_data.h"
 #include "holders.h"
 #include "i18n.h"
 #include "log.h"
@@ -187,7 +188,8 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 				     "again."), address, strerror(-rc));
 		return rc;
 	}
-	if (!rc && p.state == FDW_JOB_COMPLETE && fdw_system_boot_pending(&r->job)) {
+	if (!rc && p.state == FDW_JOB_COMPLETE &&
+	    (fdw_system_boot_pending(&r->job) || fdw_system_data_pending(&r->job))) {
 		/* A power cut between the conversion and the boot step: that step is left. */
 		r->boot_only = true;
 		return fdw_holders_check(&r->target, r->job.active_name, why, len);
@@ -273,5 +275,19 @@ int fdw_job_backup_replaced(const char *address, const char *file)
 	if (!rc)
 		fdw_log(FDW_LOG_INFO, "%s: the record now names the header backup %s", address,
 			job.header_backup);
+	return rc;
+}
+
+int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pass,
+			  struct fdw_system_boot_result *res, char *why, size_t len)
+{
+	struct fdw_system_data_result data;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (fdw_system_boot_pending(job))
+		rc = fdw_system_boot_finish(job, NULL, pass, res, why, len);
+	if (!rc && fdw_system_data_pending(job))
+		rc = fdw_system_data_finish(job, &data, why, len);
 	return rc;
 }

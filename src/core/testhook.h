@@ -22,6 +22,11 @@
  *                   fstab and RESUME name the random-key swap; the plain swap partition is
  *                   not overwritten yet (system_swap.c). Only that child dies: the
  *                   conversion reports the boot step as left, and resume finishes it.
+ *   "before-system-data": a partition of another installed system (its /home) is
+ *                   converted; that system's crypttab is not written yet (worker.c).
+ *   "system-data-written": in that step (its child process), that system's crypttab and
+ *                   fstab are written; the step is not marked done (system_data.c). Only
+ *                   that child dies; resume does the step again and adds no second line.
  */
 void fdw_test_point(const char *point);
 

@@ -55,6 +55,10 @@ static const struct {
 		N_("Holds an installed system: encrypting it in place would leave that system "
 		   "unable to start, and fdewiz cannot set up its boot (crypttab, an initramfs "
 		   "with LUKS support, the boot loader) the way it is installed.") },
+	[FDW_REASON_SYSTEM_BOOT_PART] = { "installed-system-boot",
+		N_("An installed system reads it before it can ask for a passphrase (its /boot "
+		   "or /usr): encrypting it would leave that system unable to start, so it stays "
+		   "unencrypted by design. Encrypt that system's root instead.") },
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
@@ -135,6 +139,9 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 	if (p->luks_version)
 		return p->luks_reencrypt_unfinished ? FDW_REASON_LUKS_UNFINISHED
 						    : FDW_REASON_ALREADY_LUKS;
+	/* Another system's /boot or /usr: refused whoever mounts it now, so first. */
+	if (p->owner.found && p->owner.use == FDW_USE_BOOT)
+		return FDW_REASON_SYSTEM_BOOT_PART;
 	if (is_mounted_as_root(p))
 		return FDW_REASON_MOUNTED_ROOT;
 	if (p->swap_active)
@@ -304,12 +311,44 @@ static int explain_luks(const struct fdw_partition *p, char *buf, size_t len)
 			  "it nothing on this partition can be read."), hdr);
 }
 
-size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
+/* A partition of another installed system: what it is for it, why it must stay plain,
+ * and what to do instead. */
+static int explain_system_boot_part(const struct fdw_partition *p, char *buf, size_t len)
+{
+	char whose[1024];
+
+	fdw_owner_describe(&p->owner, whose, sizeof(whose));
+	return snprintf(buf, len,
+			_("%s (%s in its fstab): its boot loader and initramfs read this "
+			  "partition before any passphrase can be asked for, so encrypting it "
+			  "would leave that system unable to start. It stays unencrypted by "
+			  "design; encrypt that system's root (%s) instead."), whose,
+			p->owner.spec, p->owner.root_address);
+}
+
+/* "/home of Debian GNU/Linux 12 on IMAGE:3: " before the verdict's own words. */
+static int owner_prefix(const struct fdw_partition *p, char *buf, size_t len)
+{
+	char whose[1024];
+
+	if (!p->owner.found || p->verdict.reason == FDW_REASON_SYSTEM_BOOT_PART)
+		return 0;
+	fdw_owner_describe(&p->owner, whose, sizeof(whose));
+	if (p->verdict.reason == FDW_REASON_OK && p->owner.use == FDW_USE_DATA)
+		return snprintf(buf, len, _("Belongs to another system: %s; fdewiz writes that "
+					    "system's crypttab after the conversion. "), whose);
+	return snprintf(buf, len, _("Belongs to another system: %s. "), whose);
+}
+
+static size_t explain_own(const struct fdw_partition *p, char *buf, size_t len)
 {
 	const struct fdw_verdict *v = &p->verdict;
 	int n;
 
 	switch (v->reason) {
+	case FDW_REASON_SYSTEM_BOOT_PART:
+		n = explain_system_boot_part(p, buf, len);
+		break;
 	case FDW_REASON_OK:
 		n = 0;
 		if (p->os.found) {
@@ -363,4 +402,15 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 		break;
 	}
 	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
+{
+	int pre = owner_prefix(p, buf, len);
+	size_t n;
+
+	if (pre < 0 || (size_t)pre >= len)
+		return pre < 0 ? 0 : len - 1;
+	n = explain_own(p, buf + pre, len - (size_t)pre);
+	return (size_t)pre + n;
 }

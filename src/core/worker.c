@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "units.h"
 #include "system_boot.h"
+#include "system_data.h"
 #include "testhook.h"
 #include "worker.h"
 
@@ -352,6 +353,18 @@ static void boot_setup(const struct fdw_job *job, const struct fdw_volume *v,
 	fdw_secret_wipe(pass);
 }
 
+/* Another system's partition: that system's crypttab and fstab (no passphrase needed). */
+static void data_setup(const struct fdw_job *job, struct publisher *pub)
+{
+	struct fdw_system_data_result res;
+
+	pub->p.phase = FDW_PHASE_BOOT_SETUP;
+	publish(pub);
+	fdw_test_point("before-system-data");
+	if (fdw_system_data_finish(job, &res, pub->p.message, sizeof(pub->p.message)) != 0)
+		fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub->p.message);
+}
+
 /*
  * The header backup, made before the conversion, refreshed to describe the finished
  * volume. When that fails, the record says the backup is stale (status and the results
@@ -434,6 +447,8 @@ static void after_conversion(const struct fdw_job *done, const struct fdw_volume
 	}
 	if (fdw_system_boot_pending(job))
 		boot_setup(job, v, pass, pub);
+	if (fdw_system_data_pending(job))
+		data_setup(job, pub);
 	if (job->bench_before[0]) {
 		struct fdw_job updated = *job;
 

@@ -13,6 +13,7 @@
 #include "core/i18n.h"
 #include "core/predict.h"
 #include "core/system_boot.h"
+#include "core/system_data.h"
 #include "core/textsafe.h"
 #include "core/units.h"
 #include "curses.h"
@@ -339,15 +340,13 @@ static int draw_boxes(struct tui *t, int y0)
 	return y - y0;
 }
 
-/* An installed system's root: what is done in it after the conversion, one line. */
-static int system_steps(struct tui *t, int y, int lw, const char *label)
+/* The engine's steps after the conversion, one a line: one flowing paragraph here. */
+static int steps_field(struct tui *t, int y, int lw, const char *label, const char *steps)
 {
-	char name[64], steps[2048], joined[2560], safe[4096];
+	char joined[4608], safe[8192];
 	size_t o = 0;
 
-	fdw_system_boot_name(&t->enc.target, name, sizeof(name));
-	fdw_system_boot_steps(&t->enc.target.part->os, name, steps, sizeof(steps));
-	/* One step a line in the engine's text; one flowing paragraph here, "; " between. */
+	/* "; " between the steps. */
 	for (const char *c = steps; *c && o + 3 < sizeof(joined); c++) {
 		if (*c == '\n') {
 			joined[o++] = ';';
@@ -358,6 +357,25 @@ static int system_steps(struct tui *t, int y, int lw, const char *label)
 	}
 	joined[o] = '\0';
 	return field(t, y, lw, label, fdw_text_safe(joined, safe, sizeof(safe)), 8);
+}
+
+/* An installed system's root: what is done in it after the conversion. */
+static int system_steps(struct tui *t, int y, int lw, const char *label)
+{
+	char name[64], steps[2048];
+
+	fdw_system_boot_name(&t->enc.target, name, sizeof(name));
+	fdw_system_boot_steps(&t->enc.target.part->os, name, steps, sizeof(steps));
+	return steps_field(t, y, lw, label, steps);
+}
+
+/* A partition of another installed system: whose it is and what is written in that one. */
+static int data_steps(struct tui *t, int y, int lw, const char *label)
+{
+	char steps[4096];
+
+	fdw_system_data_steps(t->enc.target.part, steps, sizeof(steps));
+	return steps_field(t, y, lw, label, steps);
 }
 
 /* One cipher row's speed: measured here, or why not, and the recommendation's mark. */
@@ -577,6 +595,8 @@ static void plan_draw(struct tui *t)
 	y += field(t, y, lw, labels[7], v, 1);
 	if (p->os.found)
 		y += system_steps(t, y, lw, _("Boot setup"));
+	else if (fdw_system_data_applies(p))
+		y += data_steps(t, y, lw, _("Another system"));
 	y += draw_prediction(t, y, lw, LINES - 2 - y - boxes_height(t));
 	y++;
 	y += draw_boxes(t, y);

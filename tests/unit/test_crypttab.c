@@ -219,6 +219,29 @@ static void test_fstab_links(void **state)
 	unlink(link);
 }
 
+/* Another installed system's /home: every line with the name it gives it, UUID= too. */
+static void test_fstab_spec(void **state)
+{
+	struct fdw_part_ids ids = { .spec = "UUID=4e0a" };
+	const char *text = "# comment UUID=4e0a\n"
+			   "UUID=4e0a\t/home ext4 defaults 0 2\n"
+			   "UUID=4e0ab /srv ext4 defaults 0 2\n"
+			   "UUID=4E0A /var ext4 defaults 0 2\n";
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(fdw_fstab_edit(text, "home_crypt", &ids, &out), 1);
+	assert_string_equal(out, "# comment UUID=4e0a\n"
+				 "/dev/mapper/home_crypt\t/home ext4 defaults 0 2\n"
+				 "UUID=4e0ab /srv ext4 defaults 0 2\n"
+				 "UUID=4E0A /var ext4 defaults 0 2\n");
+	free(out);
+	/* Without it, UUID= lines stay: the filesystem keeps its UUID inside the volume. */
+	ids.spec = NULL;
+	assert_int_equal(fdw_fstab_edit(text, "home_crypt", &ids, &out), 0);
+	assert_null(out);
+}
+
 static void test_names(void **state)
 {
 	char name[64];
@@ -288,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_detached),
 		cmocka_unit_test(test_fstab),
 		cmocka_unit_test(test_fstab_links),
+		cmocka_unit_test(test_fstab_spec),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_recovery_canonical),
 	};

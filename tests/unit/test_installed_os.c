@@ -173,6 +173,78 @@ static void test_describe(void **state)
 	assert_string_equal(buf, "an installed Linux system (/; /boot on another partition)");
 }
 
+/* Every partition the system names, and what for: what the attribution works from. */
+static void test_entries(void **state)
+{
+	struct fdw_installed_os os = fstab(
+		"UUID=" UUID " / ext4 defaults 0 1\n"
+		"UUID=0b0e-1234 /boot ext4 defaults 0 2\n"
+		"PARTUUID=abcd-02 /boot/efi vfat umask=0077 0 1\n"
+		"LABEL=usr /usr ext4 defaults 0 2\n"
+		"/dev/disk/by-uuid/aaaa /home ext4 defaults 0 2\n"
+		"PARTLABEL=srv\\040data /srv/data ext4 defaults 0 2\n"
+		"/dev/sda5 none swap sw 0 0\n"
+		"tmpfs /tmp tmpfs defaults 0 0\n"
+		"/srv/a /srv/b none bind 0 0\n"
+		"UUID= /var ext4 defaults 0 2\n", NULL);
+
+	(void)state;
+	assert_int_equal(os.n_entries, 6);
+	assert_string_equal(os.entries[0].spec, "UUID=0b0e-1234");
+	assert_string_equal(os.entries[0].dir, "/boot");
+	assert_int_equal(os.entries[0].use, FDW_USE_BOOT);
+	assert_int_equal(os.entries[1].use, FDW_USE_BOOT);	/* /boot/efi */
+	assert_int_equal(os.entries[2].use, FDW_USE_BOOT);	/* /usr */
+	assert_int_equal(os.entries[3].use, FDW_USE_DATA);
+	assert_string_equal(os.entries[3].dir, "/home");
+	assert_string_equal(os.entries[4].spec, "PARTLABEL=srv data");	/* octal decoded */
+	assert_int_equal(os.entries[4].use, FDW_USE_DATA);
+	assert_string_equal(os.entries[5].spec, "/dev/sda5");
+	assert_int_equal(os.entries[5].use, FDW_USE_SWAP);
+	assert_string_equal(os.entries[5].dir, "");
+	assert_string_equal(fdw_os_use_name(FDW_USE_BOOT), "boot");
+	assert_null(fdw_os_use_name(FDW_USE_NONE));
+}
+
+static void test_crypttab_and_resume(void **state)
+{
+	struct fdw_installed_os os;
+	char many[4096] = "";
+
+	(void)state;
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_crypttab("# <target> <source> <key> <options>\n"
+					"sda4_crypt UUID=1111 none luks,discard\n"
+					"cswap PARTUUID=2222 /dev/urandom swap,cipher=aes-xts-plain64\n"
+					"lonely\n"
+					"bad notaspec none luks\n", &os);
+	assert_int_equal(os.n_entries, 2);
+	assert_string_equal(os.entries[0].spec, "UUID=1111");
+	assert_int_equal(os.entries[0].use, FDW_USE_CRYPT);
+	assert_string_equal(os.entries[1].spec, "PARTUUID=2222");
+	fdw_installed_os_parse_resume("RESUME=none\n", &os);
+	assert_false(os.hibernates);
+	assert_int_equal(os.n_entries, 2);
+	fdw_installed_os_parse_resume("# comment\nRESUME=\"UUID=3333\"\n", &os);
+	assert_true(os.hibernates);
+	assert_int_equal(os.n_entries, 3);
+	assert_string_equal(os.entries[2].spec, "UUID=3333");
+	assert_int_equal(os.entries[2].use, FDW_USE_RESUME);
+	/* auto hibernates to a swap found at boot: no partition named, still hibernating. */
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_resume("RESUME=auto", &os);
+	assert_true(os.hibernates);
+	assert_int_equal(os.n_entries, 0);
+	/* No more than the table holds, however many lines. */
+	for (int i = 0; i < 40; i++)
+		strcat(many, "x UUID=abcd none luks\n");
+	fdw_installed_os_parse_crypttab(many, &os);
+	assert_int_equal(os.n_entries, FDW_OS_MAX_ENTRIES);
+	fdw_installed_os_parse_crypttab(NULL, &os);
+	fdw_installed_os_parse_resume(NULL, &os);
+	assert_int_equal(os.n_entries, FDW_OS_MAX_ENTRIES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +255,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_fstab),
 		cmocka_unit_test(test_os_release),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_entries),
+		cmocka_unit_test(test_crypttab_and_resume),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -223,6 +224,64 @@ static void test_messages(void **state)
 	assert_non_null(strstr(buf, "/home"));
 }
 
+/* An installed system's other partitions, by what its fstab names them with. */
+static void test_attribution(void **state)
+{
+	struct fdw_partition parts[5];
+	struct fdw_disk d = { .path = "/nonexistent/disk.img", .table = "gpt", .parts = parts,
+			      .n_parts = 5 };
+	char buf[1024];
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		parts[i] = ext4_part();
+		parts[i].number = i + 1;
+	}
+	parts[0].address = "disk.img:1";
+	parts[0].uuid = "B00B";
+	parts[1].address = "disk.img:2";
+	parts[1].label = "home";
+	parts[2].address = "disk.img:3";
+	parts[2].os.found = parts[2].os.fstab_names_it = true;
+	snprintf(parts[2].os.name, sizeof(parts[2].os.name), "Debian GNU/Linux 12");
+	parts[2].uuid = "r00t";
+	parts[3].address = "disk.img:4";
+	parts[3].name = "srv";
+	parts[4].address = "disk.img:5";
+	fdw_installed_os_parse_fstab("UUID=r00t / ext4 defaults 0 1\n"
+				     "UUID=b00b /boot ext4 defaults 0 2\n"
+				     "LABEL=home /home ext4 defaults 0 2\n"
+				     "PARTLABEL=srv /srv ext4 defaults 0 2\n"
+				     "/dev/sda5 /usr ext4 defaults 0 2\n"
+				     "LABEL=nowhere /var ext4 defaults 0 2\n", "r00t", NULL, &parts[2].os);
+	for (int i = 0; i < 5; i++)
+		decide(&parts[i]);
+	fdw_disks_attribute(&d, 1);
+	assert_true(parts[0].owner.found);
+	assert_int_equal(parts[0].owner.use, FDW_USE_BOOT);
+	assert_string_equal(parts[0].owner.root_address, "disk.img:3");
+	assert_int_equal(parts[0].verdict.reason, FDW_REASON_SYSTEM_BOOT_PART);
+	assert_false(parts[0].verdict.eligible);
+	fdw_verdict_explain(&parts[0], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "/boot of Debian GNU/Linux 12 on disk.img:3"));
+	assert_non_null(strstr(buf, "encrypt that system's root (disk.img:3) instead"));
+	assert_int_equal(parts[1].owner.use, FDW_USE_DATA);
+	assert_string_equal(parts[1].owner.dir, "/home");
+	assert_true(parts[1].verdict.eligible);
+	fdw_verdict_explain(&parts[1], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "/home of Debian GNU/Linux 12 on disk.img:3"));
+	assert_false(parts[2].owner.found);		/* its own root is no other's */
+	assert_string_equal(parts[3].owner.dir, "/srv");
+	/* /dev/sda5: the fifth partition of the disk that holds the root. */
+	assert_int_equal(parts[4].owner.use, FDW_USE_BOOT);
+	assert_int_equal(parts[4].verdict.reason, FDW_REASON_SYSTEM_BOOT_PART);
+	/* A /boot that is mounted here is still that system's /boot: refused as such. */
+	parts[0].mountpoints = (char *[]){ "/mnt" };
+	parts[0].n_mountpoints = 1;
+	decide(&parts[0]);
+	assert_int_equal(parts[0].verdict.reason, FDW_REASON_SYSTEM_BOOT_PART);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_attribution),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,11 @@
 #
 # vm_boot_installed IMG LOG [KEYFILE] [TIMEOUT]: QEMU with SeaBIOS boots IMG (GRUB in its
 # MBR), the serial console goes to LOG. When the initramfs asks for a passphrase on that
-# console ("Please unlock disk ..."), the contents of KEYFILE are typed there, through a
-# FIFO on QEMU's stdin (never an argument). Returns when the system reports FDW-BOOT-OK or
-# FDW-BOOT-FAIL and powers off, or after TIMEOUT seconds (default 900; qemu is killed).
+# console ("Please unlock disk ..."), or systemd does for a crypttab volume opened after
+# the root ("Please enter passphrase for disk ..."), the contents of KEYFILE are typed
+# there, through a FIFO on QEMU's stdin (never an argument). Returns when the system
+# reports FDW-BOOT-OK or FDW-BOOT-FAIL and powers off, or after TIMEOUT seconds (default
+# 900; qemu is killed).
 # Sets VM_BOOT_SECONDS and VM_BOOT_PROMPTS (how many prompts were answered).
 vm_boot_installed()
 {
@@ -32,7 +34,8 @@ vm_boot_installed()
 			kill -KILL "$qpid" 2>/dev/null
 			break
 		fi
-		prompts=$(grep -ac 'Please unlock disk' "$log" || true)
+		prompts=$(grep -ac 'Please unlock disk\|Please enter passphrase for disk' "$log" ||
+			true)
 		if [ -n "$keyfile" ] && [ "$prompts" -gt "$answered" ]; then
 			sleep 1
 			{ cat "$keyfile"; printf '\n'; } >&"$VM_BOOT_FD"
@@ -55,4 +58,65 @@ vm_boot_installed()
 vm_boot_result()
 {
 	{ tr -d '\r' <"$1" | grep -a '^FDW-BOOT-\(OK\|FAIL\)' || true; } | tail -n1
+}
+
+# vm_add_home IMG: give the installed system in IMG (a copy of installed-image.sh's, whose
+# cache stays as it is) a /home partition of its own: partition 4, 199 MiB of ext4 after
+# the swap, 30 files in user/, named by UUID in its fstab. Its check unit then also reports
+# "FDW-HOME source=... type=... sums=ok|bad files=30". The root partition is changed with
+# debugfs in a copy of its bytes, never mounted. Sets VM_HOME_UUID and VM_HOME_DIR.
+vm_add_home()
+{
+	local img=$1 end off size roff rlen fs=$VM_WORK/root.fs i
+	pinfo() # N FIELD: a field of partition N in bytes
+	{
+		parted -s -m "$img" unit B print |
+			awk -F: -v n="$1" -v f="$2" '$1 == n { sub("B", "", $f); print $f }'
+	}
+
+	end=$(parted -s -m "$img" unit MiB print |
+		awk -F: '$1 == "3" { sub("MiB", "", $3); print $3 }')
+	truncate -s +200M "$img"
+	parted -s "$img" mkpart primary ext4 "${end}MiB" "$((end + 199))MiB" 2>/dev/null
+	VM_HOME_UUID=$(cat /proc/sys/kernel/random/uuid)
+	VM_HOME_DIR=$VM_WORK/home-tree
+	mkdir -p "$VM_HOME_DIR/home/user"
+	for i in $(seq 1 30); do head -c $((i * 997)) /dev/urandom >"$VM_HOME_DIR/home/user/f$i"; done
+	off=$(pinfo 4 2)
+	size=$(pinfo 4 4)
+	mkfs.ext4 -q -F -b 4096 -U "$VM_HOME_UUID" -d "$VM_HOME_DIR/home" -E offset="$off" "$img" \
+		$((size / 1024))k
+	(cd "$VM_HOME_DIR" && find home -type f -print0 | sort -z | xargs -0 sha256sum) \
+		>"$VM_WORK/home-sums"
+	roff=$(pinfo 2 2)
+	rlen=$(pinfo 2 4)
+	dd if="$img" of="$fs" bs=1M iflag=skip_bytes,count_bytes skip="$roff" count="$rlen" \
+		status=none
+	debugfs -R "cat /etc/fstab" "$fs" 2>/dev/null >"$VM_WORK/fstab"
+	echo "UUID=$VM_HOME_UUID /home ext4 defaults 0 2" >>"$VM_WORK/fstab"
+	debugfs -R "cat /usr/local/sbin/fdw-boot-check" "$fs" 2>/dev/null |
+		awk '/^echo "FDW-CMDLINE/ {
+			print "hs=$(findmnt -no SOURCE /home)"
+			print "hsum=bad"
+			print "(cd / && sha256sum --quiet -c /var/lib/fdw-check/home-sums) \\"
+			print "	>/dev/null 2>&1 && hsum=ok"
+			print "ht=$(lsblk -ndo TYPE \"$hs\" 2>/dev/null)"
+			print "hn=$(wc -l </var/lib/fdw-check/home-sums)"
+			print "echo \"FDW-HOME source=$hs type=$ht sums=$hsum files=$hn\" >$out"
+		} { print }' >"$VM_WORK/fdw-boot-check"
+	chmod 0755 "$VM_WORK/fdw-boot-check"
+	printf '%s\n' "rm /etc/fstab" "write $VM_WORK/fstab /etc/fstab" \
+		"rm /usr/local/sbin/fdw-boot-check" \
+		"write $VM_WORK/fdw-boot-check /usr/local/sbin/fdw-boot-check" \
+		"write $VM_WORK/home-sums /var/lib/fdw-check/home-sums" |
+		debugfs -w -f - "$fs" >/dev/null 2>&1
+	e2fsck -fn "$fs" >/dev/null 2>&1 || return 1
+	dd if="$fs" of="$img" bs=1M oflag=seek_bytes seek="$roff" conv=notrunc,sparse status=none
+	rm -f "$fs"
+}
+
+# The line the check unit printed about /home, or empty.
+vm_home_result()
+{
+	{ tr -d '\r' <"$1" | grep -a '^FDW-HOME ' || true; } | tail -n1
 }

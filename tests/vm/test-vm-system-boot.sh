@@ -1,9 +1,13 @@
 #!/bin/bash
 # fdewiz VM tests: encrypt an installed system's root in place and keep it booting.
 # A real Debian 12 (tests/vm/installed-image.sh: mmdebstrap, GRUB for BIOS in the MBR,
-# /boot, /, swap; built once and cached) boots from its own disk under QEMU and its check
-# unit reports the sha256 of 3000 files. The 9p "live" VM then runs fdewiz encrypt on its
-# root partition (passphrase from a pipe) with the state folder on a disk of its own;
+# /boot, /, swap; built once and cached) gets a /home partition of its own (vm_add_home: the
+# cache is not rebuilt), which fdewiz converts from outside, writing that system's crypttab
+# and fstab, after refusing its /boot with every byte unchanged. It boots from its own disk
+# under QEMU: one passphrase typed (systemd's, for /home), /home mounted from dm-crypt, and
+# its check unit reports the sha256 of 3000 + 30 files. The 9p "live" VM then runs fdewiz
+# encrypt on its root partition (passphrase from a pipe) with the state folder on a disk
+# of its own;
 # fdewiz writes the system's crypttab and rebuilds its initramfs in a chroot. The live VM
 # checks the volume with the cryptsetup program and e2fsck, the crypttab, the initramfs and
 # the swap. (The boot of the result: test-vm-system-wizard.sh, test-vm-system-boot-powercut.sh.)
@@ -63,17 +67,44 @@ refusal unknown-boot-loader "$(printf '%s\n' 'link /usr/lib/grub/i386-pc /usr/li
 	'unlink /usr/lib/grub/i386-pc')" "boot loader is not one fdewiz knows"
 phase "refusals"
 
-# 1. The installed system boots, unencrypted, from its own disk.
-vm_boot_installed "$img" "$VM_WORK/boot0.log" "" 900
+# 1. Its /home on a partition of its own, converted from outside (as from a live USB
+# stick): its /boot is refused, every byte unchanged; /home gets that system's crypttab.
+vm_add_home "$img" || vm_fail "adding a /home partition to the image"
+sum=$(sha256sum <"$img")
+rc=0
+out=$(FDEWIZ_STATE_DIR=$VM_WORK/state-home "$FDEWIZ" encrypt --yes --foreground --no-bench \
+	--fast-pbkdf --key-file - --header-backup "$VM_WORK/boot.hdr" "$img:1" \
+	<"$VM_WORK/key" 2>&1) || rc=$?
+echo "$VM_NAME: /boot: $out"
+vm_check "its /boot is refused (exit $rc)" [ "$rc" != 0 ]
+vm_check "it says whose /boot it is" \
+	grep -qF "/boot of Debian GNU/Linux 12 (bookworm) on $img:2" <<<"$out"
+vm_check "every byte is unchanged after that refusal" [ "$(sha256sum <"$img")" = "$sum" ]
+rc=0
+out=$(FDEWIZ_STATE_DIR=$VM_WORK/state-home "$FDEWIZ" encrypt --yes --foreground --no-bench \
+	--fast-pbkdf --key-file - --header-backup "$VM_WORK/home.hdr" "$img:4" \
+	<"$VM_WORK/key" 2>&1) || rc=$?
+echo "$VM_NAME: /home: $out"
+vm_check "its /home is converted from outside (exit $rc)" [ "$rc" = 0 ]
+vm_check "that system's crypttab got /home" \
+	grep -qF "its etc/crypttab has 'home_crypt UUID=" <<<"$out"
+vm_check "that system's fstab was changed (with a backup)" grep -qF "$img:2 /etc/fstab (" <<<"$out"
+phase "home-from-outside"
+
+# 2. The installed system boots from its own disk, its root plain, its /home encrypted.
+vm_boot_installed "$img" "$VM_WORK/boot0.log" "$VM_WORK/key" 900
 res=$(vm_boot_result "$VM_WORK/boot0.log")
-phase "boot-plain (${VM_BOOT_SECONDS}s in qemu)"
-echo "$VM_NAME: plain boot: $res"
-vm_check "the plain system boots from its own disk and its files check out" \
+home=$(vm_home_result "$VM_WORK/boot0.log")
+phase "boot-plain-root-encrypted-home (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: plain boot: $res; $home"
+vm_check "the system boots from its own disk and its files check out" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$res"
-vm_check "no passphrase was asked for the plain system" [ "$VM_BOOT_PROMPTS" = 0 ]
+vm_check "one passphrase was asked (systemd's, for /home)" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "/home is mounted from dm-crypt and its 30 files check out" \
+	grep -q '^FDW-HOME source=/dev/mapper/home_crypt type=crypt sums=ok files=30$' <<<"$home"
 plain_sum=$(sha256sum <"$img")
 
-# 2. The live VM encrypts its root partition; fdewiz sets up the system's boot.
+# 3. The live VM encrypts its root partition; fdewiz sets up the system's boot.
 vm_run --timeout 2400 --mem 1024 --disk "$img" --disk "$state" \
 	"$VM_HERE/guest/system-boot.sh" "$FDEWIZ" "$VM_WORK" encrypt
 phase "encrypt-in-live-vm"
