@@ -107,8 +107,8 @@ FDEWIZ_TEST_HOLD_AT=progress=10 fdw encrypt --yes --fast-pbkdf --no-bench --key-
 	--work-dir "$IMG_TMP" "$img:1"
 assert_eq "$STEP: encrypt (on mains at 12 %) starts" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
-assert_true "$STEP: the worker is converting" wait_status \
-	'.state == "running" and .done > 0' 300
+assert_true "$STEP: the worker is converting, held at 10 %" wait_status \
+	'.state == "running" and .percent >= 10' 300
 worker=$(jq -r '.conversions[0].pid // empty' "$res.out")
 echo "    running: $(jq -c '.conversions[0] | {percent, pid}' "$res.out")"
 set_power 0 12 Discharging
