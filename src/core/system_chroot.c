@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "convert.h"
 #include "crypttab.h"
 #include "i18n.h"
@@ -297,44 +298,32 @@ out:
 	return rc;
 }
 
-/* Run the chroot steps in a child (its own mount namespace); the record comes back on disk. */
+/* The chroot steps run in a child (its own mount namespace); the record comes back on disk. */
+struct steps_child {
+	const struct fdw_job *job;
+	struct fdw_sysboot_record *r;
+	const char *mapper;
+};
+
+static int steps_child_main(void *ctx, char *note, size_t note_len)
+{
+	struct steps_child *c = ctx;
+	int rc;
+
+	rc = steps_in_chroot(c->job, c->r, c->mapper, note, note_len);
+	if (!rc) {
+		c->r->done = true;
+		rc = fdw_system_boot_save(c->job, c->r);
+	}
+	return rc;
+}
+
 static int steps_in_child(const struct fdw_job *job, struct fdw_sysboot_record *r,
 			  const char *mapper, char *note, size_t note_len)
 {
-	int fds[2], status, rc;
-	ssize_t n;
-	pid_t pid;
+	struct steps_child c = { job, r, mapper };
 
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
-		close(fds[0]);
-		close(fds[1]);
-		return rc;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		rc = steps_in_chroot(job, r, mapper, note, note_len);
-		if (!rc) {
-			r->done = true;
-			rc = fdw_system_boot_save(job, r);
-		}
-		if (write(fds[1], note, strlen(note)) < 0)
-			rc = rc ? rc : -EIO;
-		_exit(rc ? (-rc & 0xff) : 0);
-	}
-	close(fds[1]);
-	n = read(fds[0], note, note_len - 1);
-	note[n > 0 ? n : 0] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -EINTR;
-	return WEXITSTATUS(status) ? -WEXITSTATUS(status) : 0;
+	return fdw_child_run(steps_child_main, &c, note, note_len);
 }
 
 static int rename_dm(const char *from, const char *to)

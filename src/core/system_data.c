@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "crypttab.h"
 #include "sysstate.h"
 #include "durable.h"
@@ -433,46 +434,33 @@ static int tables_in_child(const struct fdw_job *job, struct data_record *r, con
 	return rc;
 }
 
-/* The step in a child; its reason comes back through a pipe, the record on disk. */
+/* The step runs in a child (fdw_child_run): its reason comes back, its record is on disk. */
+struct data_child {
+	const struct fdw_job *job;
+	struct data_record *r;
+	const char *mounted, *dev, *type;
+};
+
+static int data_child_main(void *ctx, char *why, size_t len)
+{
+	struct data_child *c = ctx;
+	int rc;
+
+	rc = c->mounted[0] ? write_tables(c->mounted, c->job, c->r, why, len)
+			   : tables_in_child(c->job, c->r, c->dev, c->type, why, len);
+	if (!rc) {
+		c->r->done = true;
+		rc = record_save(c->job, c->r);
+	}
+	return rc;
+}
+
 static int run_child(const struct fdw_job *job, struct data_record *r, const char *mounted,
 		     const char *dev, const char *type, char *why, size_t len)
 {
-	int fds[2], status, rc;
-	ssize_t n;
-	pid_t pid;
+	struct data_child c = { job, r, mounted, dev, type };
 
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
-		close(fds[0]);
-		close(fds[1]);
-		return rc;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		why[0] = '\0';
-		rc = mounted[0] ? write_tables(mounted, job, r, why, len)
-				: tables_in_child(job, r, dev, type, why, len);
-		if (!rc) {
-			r->done = true;
-			rc = record_save(job, r);
-		}
-		if (write(fds[1], why, strlen(why)) < 0)
-			rc = rc ? rc : -EIO;
-		_exit(rc ? (-rc & 0xff) : 0);
-	}
-	close(fds[1]);
-	n = read(fds[0], why, len - 1);
-	why[n > 0 ? n : 0] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -EINTR;
-	return WEXITSTATUS(status) ? -WEXITSTATUS(status) : 0;
+	return fdw_child_run(data_child_main, &c, why, len);
 }
 
 int fdw_system_data_finish(const struct fdw_job *job, struct fdw_system_data_result *res,
