@@ -494,6 +494,16 @@ static bool sysblock_facts(const char *name, dev_t *rdev, unsigned long long *se
 	return got == 1;
 }
 
+static bool node_opens(const char *node)
+{
+	int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static bool rdev_listed(char **paths, size_t n, dev_t rdev)
 {
 	dev_t other;
@@ -539,6 +549,11 @@ static int add_unprobed(char ***paths, size_t *n)
 			fdw_log(FDW_LOG_DEBUG, "%s: in /sys/block but no node of its number", node);
 			continue;
 		}
+		/* libparted leaves loop devices out by design (an image is listed by its file, a
+		 * loop device when named; a snap system has dozens): only one that cannot be
+		 * opened is news here. */
+		if (!strncmp(e->d_name, "loop", 4) && node_opens(node))
+			continue;
 		fdw_log(FDW_LOG_DEBUG, "%s: not found by libparted; scanned on its own", node);
 		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
 		if (!nv || !(nv[*n] = strdup(node))) {
