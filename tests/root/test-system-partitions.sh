@@ -230,42 +230,33 @@ assert_eq "the live system's crypttab is still untouched" "$host_tab" \
 
 # 7. The data: decrypted by the cryptsetup program, fsck clean, every file as it was, the
 # filesystem UUID the fstab names.
-loop=$(img_loop "$img" 4)
-rc=0
-cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode \
-	"$loop" >/dev/null 2>&1 || rc=$?
-assert_eq "cryptsetup decrypts /home" 0 "$rc"
-rc=0
-e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
-assert_eq "fsck is clean after decrypting" 0 "$rc"
-assert_eq "the filesystem keeps the UUID its fstab names" "$home_uuid" \
-	"$(blkid -o value -s UUID "$loop")"
-mount -o ro "$loop" "$mnt"
-n=0
-for f in "$h"/user/docs/*; do
-	assert_eq "${f##*/} kept" "$(sha256sum <"$f")" "$(sha256sum <"$mnt/user/docs/${f##*/}")"
-	n=$((n + 1))
-done
-assert_eq "every file was checked" 40 "$n"
-umount "$mnt"
-img_unloop "$loop"
-loop=$(img_loop "$img" 5)
-rc=0
-cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec5.hdr" --key-file "$key" --batch-mode \
-	"$loop" >/dev/null 2>&1 || rc=$?
-assert_eq "cryptsetup decrypts /srv" 0 "$rc"
-rc=0
-e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
-assert_eq "/srv: fsck is clean after decrypting" 0 "$rc"
-mount -o ro "$loop" "$mnt"
-n=0
-for f in "$sv"/www/*; do
-	assert_eq "/srv: ${f##*/} kept" "$(sha256sum <"$f")" "$(sha256sum <"$mnt/www/${f##*/}")"
-	n=$((n + 1))
-done
-assert_eq "/srv: every file was checked" 10 "$n"
-umount "$mnt"
-img_unloop "$loop"
+# check_part N NAME DIR SUBDIR COUNT [UUID]: partition N decrypted by cryptsetup, fsck clean,
+# the filesystem UUID (when given) as its fstab names it, every file of DIR/SUBDIR as it was.
+check_part()
+{
+	local n=$1 name=$2 dir=$3 sub=$4 want=$5 uuid=${6:-} loop rc=0 f count=0
+
+	loop=$(img_loop "$img" "$n")
+	cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec$n.hdr" --key-file "$key" \
+		--batch-mode "$loop" >/dev/null 2>&1 || rc=$?
+	assert_eq "cryptsetup decrypts $name" 0 "$rc"
+	rc=0
+	e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
+	assert_eq "$name: fsck is clean after decrypting" 0 "$rc"
+	[ -z "$uuid" ] || assert_eq "$name: the filesystem keeps the UUID its fstab names" \
+		"$uuid" "$(blkid -o value -s UUID "$loop")"
+	mount -o ro "$loop" "$mnt"
+	for f in "$dir/$sub"/*; do
+		assert_eq "$name: ${f##*/} kept" "$(sha256sum <"$f")" \
+			"$(sha256sum <"$mnt/$sub/${f##*/}")"
+		count=$((count + 1))
+	done
+	assert_eq "$name: every file was checked" "$want" "$count"
+	umount "$mnt"
+	img_unloop "$loop"
+}
+check_part 4 /home "$h" user/docs 40 "$home_uuid"
+check_part 5 /srv "$sv" www 10
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
 
 assert_finish
