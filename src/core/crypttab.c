@@ -365,6 +365,110 @@ int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids 
 	return changed;
 }
 
+/* Does the comma-separated list (@opts, @len) hold @opt, alone or as "@opt=..."? */
+static bool has_option(const char *opts, size_t len, const char *opt)
+{
+	size_t ol = strlen(opt), i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && opts[j] != ',')
+			j++;
+		if (j - i >= ol && !strncmp(opts + i, opt, ol) && (j - i == ol || opts[i + ol] == '='))
+			return true;
+		i = j + 1;
+	}
+	return false;
+}
+
+size_t fdw_crypttab_asking(const char *text, struct fdw_crypttab_asking *out, size_t max)
+{
+	static const char *const not_asking[] = { "swap", "tmp", "plain", "noauto", "keyscript",
+						  "header", "tcrypt", "bitlk", "initramfs" };
+	const char *p = text ? text : "";
+	size_t n = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct fields f;
+		bool asks;
+
+		split_fields(p, len, &f);
+		asks = f.n >= 2 && (f.n == 2 || field_is(&f, 2, "none") || field_is(&f, 2, "-"));
+		for (size_t i = 0; asks && f.n == 4 && i < sizeof(not_asking) / sizeof(*not_asking);
+		     i++)
+			asks = !has_option(f.at[3], f.len[3], not_asking[i]);
+		if (asks && f.len[0] < sizeof(out->name) && f.len[1] < sizeof(out->source)) {
+			if (n < max) {
+				snprintf(out[n].name, sizeof(out[n].name), "%.*s", (int)f.len[0],
+					 f.at[0]);
+				snprintf(out[n].source, sizeof(out[n].source), "%.*s",
+					 (int)f.len[1], f.at[1]);
+			}
+			n++;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return n;
+}
+
+/* A key file path crypttab can carry: absolute, no blanks, no '#'. */
+static bool keyfile_path_valid(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *c = path; *c; c++)
+		if (isspace((unsigned char)*c) || *c == '#')
+			return false;
+	return true;
+}
+
+int fdw_crypttab_edit_keyfile(const char *old, const char *name, const char *keyfile,
+			      char **out)
+{
+	struct buf b = { 0 };
+	const char *p = old ? old : "";
+	int found = 0;
+
+	*out = NULL;
+	if (!fdw_crypttab_name_valid(name) || !keyfile_path_valid(keyfile))
+		return -EINVAL;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct fields f;
+
+		split_fields(p, len, &f);
+		if (f.n >= 2 && field_is(&f, 0, name) && !found++) {
+			if (field_is(&f, 2, keyfile)) {
+				free(b.s);
+				return 1;
+			}
+			/* Name and source as they were, the key file, then the options. */
+			buf_add(&b, p, (size_t)(f.at[1] + f.len[1] - p));
+			buf_add(&b, " ", 1);
+			buf_add(&b, keyfile, strlen(keyfile));
+			if (f.n == 4) {
+				buf_add(&b, " ", 1);
+				buf_add(&b, f.at[3], (size_t)(p + len - f.at[3]));
+			}
+		} else {
+			buf_add(&b, p, len);
+		}
+		if (nl)
+			buf_add(&b, "\n", 1);
+		p += len + (nl ? 1 : 0);
+	}
+	if (b.err || !found) {
+		free(b.s);
+		return b.err ? b.err : -ENOENT;
+	}
+	*out = b.s;
+	return 0;
+}
+
 /* Read all of @path; -ENOENT when missing. */
 static int read_all(const char *path, char **text, mode_t *mode)
 {
@@ -601,5 +705,34 @@ int fdw_partuuid_probe(const char *disk, int number, char *partuuid, size_t len)
 		rc = 0;
 	}
 	blkid_free_probe(pr);
+	return rc;
+}
+
+int fdw_crypttab_set_keyfile(const char *root, const char *name, const char *keyfile,
+			     struct fdw_tab_result *res, char *why, size_t why_len)
+{
+	char path[PATH_MAX], *old = NULL, *text = NULL;
+	mode_t mode = 0644;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = check_etc(root, why, why_len);
+	if (!rc)
+		rc = etc_path(root, "crypttab", path, sizeof(path));
+	if (rc)
+		return rc;
+	rc = read_all(path, &old, &mode);
+	if (rc) {
+		read_error(path, rc, why, why_len);
+		return rc;
+	}
+	rc = fdw_crypttab_edit_keyfile(old, name, keyfile, &text);
+	if (rc == 0)
+		rc = replace_file(path, old, mode, text, res, why, why_len);
+	else if (rc < 0)
+		snprintf(why, why_len, _("crypttab has no line for '%s' (%s)"), name,
+			 strerror(-rc));
+	free(old);
+	free(text);
 	return rc;
 }

@@ -82,6 +82,30 @@ int fdw_crypttab_add_detached(const char *root, const char *name, const char *id
 int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_ids *ids,
 		     struct fdw_tab_result *res, char *why, size_t why_len);
 
+/* A crypttab line that asks for a passphrase at boot (outside text, as written). */
+struct fdw_crypttab_asking {
+	char name[128];
+	char source[128];		/* UUID=..., PARTUUID=..., /dev/... */
+};
+
+/*
+ * The lines of crypttab @text that ask for a passphrase at boot: key field "none", "-" or
+ * missing, and none of the options swap, tmp, plain, noauto, keyscript, header, tcrypt,
+ * bitlk, initramfs. Pure. Returns how many there are; the first @max go to @out.
+ */
+size_t fdw_crypttab_asking(const char *text, struct fdw_crypttab_asking *out, size_t max);
+
+/*
+ * The line named @name with @keyfile (absolute, no blanks) as its key field; every other
+ * byte of the file stays. 1 when it already is (*out NULL), 0 with the new text in *out
+ * (malloc'ed), -ENOENT when no line has that name, -EINVAL for a bad name or path.
+ */
+int fdw_crypttab_edit_keyfile(const char *old, const char *name, const char *keyfile,
+			      char **out);
+/* fdw_crypttab_edit_keyfile() on @root/etc/crypttab, backed up like the others. */
+int fdw_crypttab_set_keyfile(const char *root, const char *name, const char *keyfile,
+			     struct fdw_tab_result *res, char *why, size_t why_len);
+
 /*
  * A device-mapper name from a label ("My Data" -> "my-data"): lower case letters,
  * digits, '-' and '_' only. Empty when nothing usable is left.

@@ -71,6 +71,7 @@ const char *fdw_system_boot_refusal_text(enum fdw_sysboot_refusal r)
 size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
 			     size_t len)
 {
+	unsigned crypt_lines = 0;
 	int n = snprintf(buf, len,
 			 _("open the volume as /dev/mapper/%s and mount it with the system's "
 			   "/boot (%s)\n"
@@ -85,6 +86,15 @@ size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name
 			 os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
 			 fdw_boot_loader_text(os->loader));
 
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : len - 1;
+	for (unsigned i = 0; i < os->n_entries; i++)
+		crypt_lines += os->entries[i].use == FDW_USE_CRYPT;
+	if (crypt_lines)
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      _("its other encrypted partitions (in its crypttab) that this "
+				"passphrase opens get a key file inside the encrypted root, so one "
+				"passphrase starts the system; any other keeps asking for its own"));
 	if (n < 0 || (size_t)n >= len)
 		return n < 0 ? 0 : len - 1;
 	if (os->n_swaps && fdw_system_boot_swap_planned(os))

@@ -29,4 +29,18 @@ int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len);
  * plain swap overwritten. 0 (also when there is none), or -errno. */
 int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r);
 
+/* Add "PATH (BACKUP)" to the record's list of changed files ("new file" without one). */
+void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
+				  const char *backup);
+
+/*
+ * The system's other crypttab lines that ask for a passphrase at boot get a key file in
+ * @root/etc/cryptsetup-keys.d (inside the encrypted root) when @pass opens them; the
+ * others keep asking. @root_name is the root's own line. 0, or -errno when crypttab could
+ * not be written.
+ */
+struct fdw_secret;
+int fdw_system_keyfile_step(const char *root, const char *root_name,
+			    const struct fdw_secret *pass, struct fdw_sysboot_record *r);
+
 #endif

@@ -64,7 +64,8 @@ static void unmount_all(struct tree *t)
 	}
 }
 
-static void note_changed(struct fdw_sysboot_record *r, const char *path, const char *backup)
+void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
+				  const char *backup)
 {
 	size_t used = strlen(r->changed);
 
@@ -135,7 +136,8 @@ static int backup_initramfs(const struct tree *t, struct fdw_sysboot_record *r)
 		if (access(to, F_OK) != 0)
 			rc = copy_file(from, to);
 		if (!rc) {
-			note_changed(r, from + strlen(t->root), to + strlen(t->root));
+			fdw_system_boot_note_changed(r, from + strlen(t->root),
+						     to + strlen(t->root));
 			n++;
 		}
 	}
@@ -206,17 +208,45 @@ static void loader_check(const struct tree *t, const struct fdw_sysboot_record *
 	free(text);
 }
 
-/* In a mount namespace of its own, so no mount outlives it or shows elsewhere. */
-static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record *r,
-			   const char *mapper, char *note, size_t note_len)
+/* The system's crypttab and fstab for its root, then key files for its other volumes. */
+static int write_tables(const struct fdw_job *job, const char *root,
+			struct fdw_sysboot_record *r, const struct fdw_secret *pass)
 {
 	struct fdw_part_ids ids = { .node = !strncmp(job->address, "/dev/", 5) ? job->address
 										 : NULL,
 				    .partuuid = job->ident.partuuid[0] ? job->ident.partuuid
 								       : NULL };
 	struct fdw_tab_result tab;
+	char why[512];
+	int rc;
+
+	r->changed[0] = '\0';
+	rc = fdw_crypttab_add(root, r->name, job->id, false, &tab, why, sizeof(why));
+	if (rc < 0) {
+		fdw_log(FDW_LOG_ERROR, "system boot: crypttab: %s", why);
+		return rc;
+	}
+	if (tab.changed)
+		fdw_system_boot_note_changed(r, "/etc/crypttab",
+					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
+	rc = fdw_fstab_update(root, r->name, &ids, &tab, why, sizeof(why));
+	if (rc < 0) {
+		fdw_log(FDW_LOG_ERROR, "system boot: fstab: %s", why);
+		return rc;
+	}
+	if (tab.changed)
+		fdw_system_boot_note_changed(r, "/etc/fstab",
+					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
+	return fdw_system_keyfile_step(root, r->name, pass, r);
+}
+
+/* In a mount namespace of its own, so no mount outlives it or shows elsewhere. */
+static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record *r,
+			   const char *mapper, const struct fdw_secret *pass, char *note,
+			   size_t note_len)
+{
 	struct tree t = { .n = 0 };
-	char bootdev[PATH_MAX], why[512], *type;
+	char bootdev[PATH_MAX], *type;
 	int rc;
 
 	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -246,21 +276,9 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 		rc = mount_at(&t, "/run", "/run", NULL, MS_BIND | MS_REC);
 	if (rc)
 		goto out;
-	r->changed[0] = '\0';
-	rc = fdw_crypttab_add(t.root, r->name, job->id, false, &tab, why, sizeof(why));
-	if (rc < 0) {
-		fdw_log(FDW_LOG_ERROR, "system boot: crypttab: %s", why);
+	rc = write_tables(job, t.root, r, pass);
+	if (rc)
 		goto out;
-	}
-	if (tab.changed)
-		note_changed(r, "/etc/crypttab", tab.backup + (tab.backup[0] ? strlen(t.root) : 0));
-	rc = fdw_fstab_update(t.root, r->name, &ids, &tab, why, sizeof(why));
-	if (rc < 0) {
-		fdw_log(FDW_LOG_ERROR, "system boot: fstab: %s", why);
-		goto out;
-	}
-	if (tab.changed)
-		note_changed(r, "/etc/fstab", tab.backup + (tab.backup[0] ? strlen(t.root) : 0));
 	if (r->swap) {
 		rc = fdw_system_swap_step(t.root, r);
 		if (rc) {
@@ -303,6 +321,7 @@ struct steps_child {
 	const struct fdw_job *job;
 	struct fdw_sysboot_record *r;
 	const char *mapper;
+	const struct fdw_secret *pass;
 };
 
 static int steps_child_main(void *ctx, char *note, size_t note_len)
@@ -310,7 +329,7 @@ static int steps_child_main(void *ctx, char *note, size_t note_len)
 	struct steps_child *c = ctx;
 	int rc;
 
-	rc = steps_in_chroot(c->job, c->r, c->mapper, note, note_len);
+	rc = steps_in_chroot(c->job, c->r, c->mapper, c->pass, note, note_len);
 	if (!rc) {
 		c->r->done = true;
 		rc = fdw_system_boot_save(c->job, c->r);
@@ -319,9 +338,10 @@ static int steps_child_main(void *ctx, char *note, size_t note_len)
 }
 
 static int steps_in_child(const struct fdw_job *job, struct fdw_sysboot_record *r,
-			  const char *mapper, char *note, size_t note_len)
+			  const char *mapper, const struct fdw_secret *pass, char *note,
+			  size_t note_len)
 {
-	struct steps_child c = { job, r, mapper };
+	struct steps_child c = { job, r, mapper, pass };
 
 	return fdw_child_run(steps_child_main, &c, note, note_len);
 }
@@ -420,7 +440,7 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 		return rc;
 	}
 	snprintf(mapper, sizeof(mapper), "/dev/mapper/%s", r.name);
-	rc = steps_in_child(job, &r, mapper, res->loader_note, sizeof(res->loader_note));
+	rc = steps_in_child(job, &r, mapper, pass, res->loader_note, sizeof(res->loader_note));
 	if (renamed && rename_dm(r.name, open_name) != 0)
 		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s keeps its name %s", open_name,
 			r.name);

@@ -85,8 +85,10 @@ size_t fdw_system_data_steps(const struct fdw_partition *p, char *buf, size_t le
 		       "its etc/fstab mounts %s from /dev/mapper/%s instead of '%s' (systemd "
 		       "waits for that device as long as the passphrase takes; a UUID= line "
 		       "would give up after 90 s)\n"
-		       "at boot that system asks for this partition's passphrase (no key file "
-		       "is set up: its root is not encrypted)\n"
+		       "at boot that system asks for this partition's passphrase; encrypt its "
+		       "root afterwards with the same passphrase and fdewiz gives this "
+		       "partition a key file inside it, so that one passphrase starts the "
+		       "system\n"
 		       "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
 		     whose, p->owner.root_address, name, p->owner.dir, name, p->owner.spec);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;

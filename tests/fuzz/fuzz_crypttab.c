@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Fuzz the crypttab editor on any old file: it keeps every other byte and adds one line. */
+/*
+ * Fuzz the crypttab editors on any old file: the entry editor keeps every other byte and
+ * adds one line; the key-file editor changes one line; the reader of asking lines stays in
+ * its bounds.
+ */
 #include "fuzz_common.h"
 
 #include "core/crypttab.h"
@@ -14,6 +18,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A new text keeps the old one as its start. */
 	if (rc == 0 && (!out || strncmp(out, old, strlen(old)) != 0))
 		abort();
+	free(out);
+	out = NULL;
+	{
+		struct fdw_crypttab_asking asking[4];
+		size_t n = fdw_crypttab_asking(old, asking, 4);
+
+		for (size_t i = 0; i < n && i < 4; i++)
+			if (strlen(asking[i].name) >= sizeof(asking[i].name))
+				abort();
+		if (n && fdw_crypttab_name_valid(asking[0].name)) {
+			rc = fdw_crypttab_edit_keyfile(old, asking[0].name, "/etc/k.key", &out);
+			if (rc < 0 || (rc == 0 && !out))
+				abort();
+		}
+	}
 	free(out);
 	free(old);
 	return 0;

@@ -300,6 +300,69 @@ static void test_recovery_canonical(void **state)
 	fdw_secret_free(key);
 }
 
+/* The lines that ask for a passphrase at boot, and only those. */
+static void test_asking(void **state)
+{
+	const char *text = "# a comment\n"
+			   "root_crypt UUID=" UUID " none luks,discard\n"
+			   "home_crypt\tUUID=" OTHER "\t-\tluks\n"
+			   "bare /dev/sdb1\n"
+			   "cryptswap1 PARTUUID=1234-03 /dev/urandom swap,cipher=aes-xts-plain64\n"
+			   "keyed UUID=" OTHER " /etc/keys/k luks\n"
+			   "lazy UUID=" OTHER " none luks,noauto\n"
+			   "scripted UUID=" OTHER " none luks,keyscript=/bin/cat\n"
+			   "detached PARTUUID=9-9 none luks,header=/h\n"
+			   "plainvol /dev/sdc none plain\n"
+			   "early UUID=" OTHER " none luks,initramfs";
+	struct fdw_crypttab_asking a[2];
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_asking(text, a, 2), 3);
+	assert_string_equal(a[0].name, "root_crypt");
+	assert_string_equal(a[0].source, "UUID=" UUID);
+	assert_string_equal(a[1].name, "home_crypt");
+	assert_string_equal(a[1].source, "UUID=" OTHER);
+	assert_int_equal(fdw_crypttab_asking(NULL, a, 2), 0);
+	assert_int_equal(fdw_crypttab_asking("", a, 0), 0);
+	/* "swapfile" is not the option "swap". */
+	assert_int_equal(fdw_crypttab_asking("x UUID=" UUID " none luks,swapfile\n", a, 2), 1);
+}
+
+/* The key field of one line changes; every other byte stays. */
+static void test_keyfile(void **state)
+{
+	const char *old = "# keep me\n"
+			  "root_crypt UUID=" UUID " none luks,discard\n"
+			  "home_crypt\tUUID=" OTHER "\tnone\tluks\n"
+			  "bare UUID=" OTHER "\n";
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_edit_keyfile(old, "home_crypt", "/etc/k/home.key", &out), 0);
+	assert_string_equal(out, "# keep me\n"
+				 "root_crypt UUID=" UUID " none luks,discard\n"
+				 "home_crypt\tUUID=" OTHER " /etc/k/home.key luks\n"
+				 "bare UUID=" OTHER "\n");
+	/* Again: nothing to write. */
+	{
+		char *again = NULL;
+
+		assert_int_equal(fdw_crypttab_edit_keyfile(out, "home_crypt", "/etc/k/home.key",
+							   &again), 1);
+		assert_null(again);
+	}
+	free(out);
+	assert_int_equal(fdw_crypttab_edit_keyfile(old, "bare", "/k", &out), 0);
+	assert_string_equal(out + strlen(old) - strlen("bare UUID=" OTHER "\n"),
+			    "bare UUID=" OTHER " /k\n");
+	free(out);
+	assert_int_equal(fdw_crypttab_edit_keyfile(old, "nosuch", "/k", &out), -ENOENT);
+	assert_null(out);
+	assert_int_equal(fdw_crypttab_edit_keyfile(old, "home_crypt", "relative", &out), -EINVAL);
+	assert_int_equal(fdw_crypttab_edit_keyfile(old, "home_crypt", "/a b", &out), -EINVAL);
+	assert_int_equal(fdw_crypttab_edit_keyfile(old, "../x", "/k", &out), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_fstab_spec),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_recovery_canonical),
+		cmocka_unit_test(test_asking),
+		cmocka_unit_test(test_keyfile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,16 +1,21 @@
 #!/bin/bash
-# fdewiz VM tests: encrypt an installed system's root in place and keep it booting.
+# fdewiz VM tests: encrypt an installed system's root in place and keep it booting, with its
+# /home encrypted too and one passphrase at boot.
 # A real Debian 12 (tests/vm/installed-image.sh: mmdebstrap, GRUB for BIOS in the MBR,
 # /boot, /, swap; built once and cached) gets a /home partition of its own (vm_add_home: the
 # cache is not rebuilt), which fdewiz converts from outside, writing that system's crypttab
-# and fstab, after refusing its /boot with every byte unchanged. It boots from its own disk
-# under QEMU: one passphrase typed (systemd's, for /home), /home mounted from dm-crypt, and
-# its check unit reports the sha256 of 3000 + 30 files. The 9p "live" VM then runs fdewiz
-# encrypt on its root partition (passphrase from a pipe) with the state folder on a disk
-# of its own;
-# fdewiz writes the system's crypttab and rebuilds its initramfs in a chroot. The live VM
-# checks the volume with the cryptsetup program and e2fsck, the crypttab, the initramfs and
-# the swap. (The boot of the result: test-vm-system-wizard.sh, test-vm-system-boot-powercut.sh.)
+# and fstab, after refusing its /boot with every byte unchanged. The 9p "live" VM then runs
+# fdewiz encrypt on its root partition (passphrase from a pipe, the same as /home's) with
+# the state folder on a disk of its own, and a third disk holding another LUKS volume that
+# the system's crypttab names with another passphrase. fdewiz writes the system's
+# crypttab, gives /home a key file inside the encrypted root (the other volume keeps
+# asking), and rebuilds its initramfs in a chroot; the live VM checks the volume with the
+# cryptsetup program and e2fsck, the crypttab, the key file, the initramfs and the swap.
+# Then the system boots from its own disk under QEMU: one passphrase typed (the
+# initramfs's, for the root), /home opened with its key file and mounted from dm-crypt,
+# and its check unit reports the sha256 of 3000 + 30 files. (The boot of a plain root with
+# an encrypted /home, asking for its passphrase, was this test's until the key file; the
+# crypttab line it boots from is checked by tests/root/test-system-partitions.sh.)
 # Each phase's time is printed.
 set -euo pipefail
 
@@ -91,21 +96,12 @@ vm_check "that system's crypttab got /home" \
 vm_check "that system's fstab was changed (with a backup)" grep -qF "$img:2 /etc/fstab (" <<<"$out"
 phase "home-from-outside"
 
-# 2. The installed system boots from its own disk, its root plain, its /home encrypted.
-vm_boot_installed "$img" "$VM_WORK/boot0.log" "$VM_WORK/key" 900
-res=$(vm_boot_result "$VM_WORK/boot0.log")
-home=$(vm_home_result "$VM_WORK/boot0.log")
-phase "boot-plain-root-encrypted-home (${VM_BOOT_SECONDS}s in qemu)"
-echo "$VM_NAME: plain boot: $res; $home"
-vm_check "the system boots from its own disk and its files check out" \
-	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$res"
-vm_check "one passphrase was asked (systemd's, for /home)" [ "$VM_BOOT_PROMPTS" = 1 ]
-vm_check "/home is mounted from dm-crypt and its 30 files check out" \
-	grep -q '^FDW-HOME source=/dev/mapper/home_crypt type=crypt sums=ok files=30$' <<<"$home"
+# 2. The live VM encrypts its root partition; fdewiz sets up the system's boot. A third
+# disk holds another LUKS volume of that system, with another passphrase.
 plain_sum=$(sha256sum <"$img")
-
-# 3. The live VM encrypts its root partition; fdewiz sets up the system's boot.
-vm_run --timeout 2400 --mem 1024 --disk "$img" --disk "$state" \
+other=$VM_WORK/other.img
+truncate -s 32M "$other"
+vm_run --timeout 2400 --mem 1024 --disk "$img" --disk "$state" --disk "$other" \
 	"$VM_HERE/guest/system-boot.sh" "$FDEWIZ" "$VM_WORK" encrypt
 phase "encrypt-in-live-vm"
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
@@ -130,8 +126,29 @@ vm_check "the old swap signature is gone" grep -q '^system-boot: OLD-SWAP-SIGNAT
 vm_check "the plain swap partition is overwritten" grep -q '^system-boot: SWAP-ZEROS yes$' "$VM_LOG"
 vm_check "the initramfs waits for no hibernation image" grep -q '^system-boot: RESUME RESUME=none$' "$VM_LOG"
 vm_check "the image changed" [ "$(sha256sum <"$img")" != "$plain_sum" ]
+vm_check "the plan said /home gets a key file inside the encrypted root" \
+	grep -q 'get a key file inside the encrypted root, so one' "$VM_LOG"
+vm_check "the system's crypttab opens /home with the key file" \
+	grep -q '^system-boot: CRYPTTAB home_crypt UUID=[0-9a-f-]* /etc/cryptsetup-keys.d/home_crypt.key luks$' "$VM_LOG"
+vm_check "the key file is 64 bytes, readable by root only, in a folder of mode 700" \
+	grep -q '^system-boot: KEYFILE home_crypt.key 400 64 dir 700$' "$VM_LOG"
+vm_check "the key file opens /home (cryptsetup), in a slot tried first" \
+	grep -q '^system-boot: HOME-KEY opens slots=2 prefer=1$' "$VM_LOG"
+vm_check "encrypt listed the key file as a new file" \
+	grep -q '^  /etc/cryptsetup-keys.d/home_crypt.key (new file)' "$VM_LOG"
+vm_check "the volume with another passphrase keeps asking: its line, no key file, one slot" \
+	grep -q '^system-boot: OTHER line=none,nofail keyfile=no slots=1$' "$VM_LOG"
 
-# The encrypted boot of a system converted this way is proven by test-vm-system-wizard.sh
-# (the same engine steps, started from the wizard) and test-vm-system-boot-powercut.sh
-# (this command line, cut by a power loss and finished by resume): one boot fewer here.
+# 3. The system boots from its own disk: one passphrase, for the root; /home by key file.
+vm_boot_installed "$img" "$VM_WORK/boot1.log" "$VM_WORK/key" 900
+res=$(vm_boot_result "$VM_WORK/boot1.log")
+home=$(vm_home_result "$VM_WORK/boot1.log")
+phase "boot-encrypted-root-and-home (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: encrypted boot: $res; $home"
+vm_check "the system boots encrypted from its own disk and its 3000 files check out" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
+vm_check "one passphrase was asked at boot (the root's; /home opened with its key file)" \
+	[ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "/home is mounted from dm-crypt and its 30 files check out" \
+	grep -q '^FDW-HOME source=/dev/mapper/home_crypt type=crypt sums=ok files=30$' <<<"$home"
 vm_finish

@@ -53,6 +53,17 @@ elif [ "$mode" = resume ] || [ "$mode" = resume-swapcut ]; then
 	cat /run/resume.log
 	phase resume-done
 else
+	# Another encrypted volume of that system (a disk of its own, absent at its boot:
+	# nofail) with another passphrase: fdewiz must leave it asking for its own.
+	if [ -b /dev/vdc ]; then
+		printf 'another passphrase 34' >/run/other.key
+		cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+			--key-file /run/other.key /dev/vdc
+		mount /dev/vda2 /mnt/check
+		echo "other_crypt UUID=$(cryptsetup luksUUID /dev/vdc) none luks,nofail" \
+			>>/mnt/check/etc/crypttab
+		umount /mnt/check
+	fi
 	# The system was booted since its last check: resize2fs wants a fresh e2fsck before it
 	# measures how far the root can shrink, as fdewiz's verdict says.
 	rc=0
@@ -116,6 +127,20 @@ say "OLD-SWAP-SIGNATURE ${sig:-none}"
 say "SWAP-ZEROS $(cmp -s -n 67108864 /dev/vda3 /dev/zero && echo yes || echo no)"
 say "RESUME $(cat /mnt/check/etc/initramfs-tools/conf.d/resume)"
 say "BACKUPS $(cd /mnt/check/boot && ls ./*.fdewiz-bak | tr '\n' ' ')"
+# Key files of the system's other volumes (test-vm-system-boot.sh: /home on /dev/vda4).
+keys=/mnt/check/etc/cryptsetup-keys.d
+for k in "$keys"/*.key; do
+	[ -f "$k" ] || continue
+	say "KEYFILE ${k##*/} $(stat -c '%a %s' "$k") dir $(stat -c %a "$keys")"
+done
+if [ -f "$keys/home_crypt.key" ]; then
+	opens=fails
+	cryptsetup open --test-passphrase --key-file "$keys/home_crypt.key" /dev/vda4 && opens=opens
+	say "HOME-KEY $opens slots=$(cryptsetup luksDump /dev/vda4 | grep -c '^  [0-9]*: luks2') prefer=$(cryptsetup luksDump /dev/vda4 | grep -ci 'priority: *prefer')"
+fi
+if [ -b /dev/vdc ]; then
+	say "OTHER line=$(awk '$1 == "other_crypt" { print $3 "," $4 }' /mnt/check/etc/crypttab | sed 's/,luks//') keyfile=$([ -e "$keys/other_crypt.key" ] && echo yes || echo no) slots=$(cryptsetup luksDump /dev/vdc | grep -c '^  [0-9]*: luks2')"
+fi
 umount /mnt/check/boot /mnt/check
 cryptsetup close check
 phase checked

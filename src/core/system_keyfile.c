@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * One passphrase at boot: once an installed system's root is encrypted, its other encrypted
+ * partitions that still ask for a passphrase (its /home converted earlier, say) get a key
+ * file kept inside that root, when the root's passphrase opens them. Debian's usual recipe:
+ * the root is unlocked in the initramfs, and systemd opens the others with the key file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cryptglue.h"
+#include "crypttab.h"
+#include "durable.h"
+#include "i18n.h"
+#include "log.h"
+#include "system_boot.h"
+#include "system_boot_priv.h"
+
+#define KEY_DIR "/etc/cryptsetup-keys.d"
+#define KEY_BYTES 64
+#define MAX_ASKING 16
+
+/* @root/etc/cryptsetup-keys.d, created 0700 when missing; never through a link. */
+static int key_dir(const char *root, char *dir, size_t len)
+{
+	struct stat st;
+
+	if (snprintf(dir, len, "%s%s", root, KEY_DIR) >= (int)len)
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) != 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int fill_random(struct fdw_secret *key)
+{
+	size_t done = 0;
+
+	while (done < KEY_BYTES) {
+		ssize_t r = getrandom(key->data + done, KEY_BYTES - done, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -errno ? -errno : -EIO;
+		done += (size_t)r;
+	}
+	key->len = KEY_BYTES;
+	return 0;
+}
+
+/*
+ * The key in @path: the one a run cut short left there (a regular file, read as it is),
+ * else a new random one written there first, so that a keyslot is never added for a key
+ * that is not on disk.
+ */
+static int key_in_file(const char *path, struct fdw_secret *key)
+{
+	struct stat st;
+	int rc;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		rc = fdw_secret_read_file(key, path);
+		if (rc == 0 && key->len == KEY_BYTES)
+			return 0;
+	}
+	rc = fill_random(key);
+	if (!rc)
+		rc = fdw_write_file_atomic(path, key->data, key->len, 0400);
+	return rc;
+}
+
+/*
+ * Add a keyslot for @key to @dev, opened with @pass, unless @key opens it already. 0, or
+ * -EPERM when @pass opens no keyslot of @dev, or another -errno.
+ */
+static int add_keyslot(const char *dev, const struct fdw_secret *pass,
+		       const struct fdw_secret *key)
+{
+	struct crypt_device *cd = NULL;
+	/* A random 512-bit key needs no slow key derivation (systemd-cryptenroll does the
+	 * same for its token keys); the boot then spends no second on it. */
+	struct crypt_pbkdf_type kdf = { .type = CRYPT_KDF_PBKDF2, .hash = "sha256",
+					.iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK };
+	int rc = fdw_crypt_load(&cd, dev, NULL);
+
+	if (rc)
+		return rc;
+	if (crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, key->data, key->len, 0) >= 0) {
+		crypt_free(cd);
+		return 0;
+	}
+	rc = crypt_set_pbkdf_type(cd, &kdf);
+	if (!rc) {
+		rc = crypt_keyslot_add_by_passphrase(cd, CRYPT_ANY_SLOT, pass->data, pass->len,
+						     key->data, key->len);
+		if (rc == -ENOENT)
+			rc = -EPERM;
+	}
+	/* Tried first at boot, before the passphrase's slow slot. */
+	if (rc >= 0)
+		rc = crypt_keyslot_set_priority(cd, rc, CRYPT_SLOT_PRIORITY_PREFER);
+	crypt_free(cd);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * One crypttab line: its key file, its keyslot, then the line names the key file. A line
+ * that cannot have one (another passphrase, no such device, not LUKS2) keeps asking at
+ * boot, as before: logged, not an error. -errno only when crypttab cannot be written.
+ */
+static int give_key_file(const char *root, const struct fdw_crypttab_asking *e,
+			 const struct fdw_secret *pass, struct fdw_sysboot_record *r)
+{
+	char dev[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], inside[256], why[512];
+	struct fdw_secret *key = NULL;
+	struct fdw_tab_result tab;
+	int rc = -ENODEV;
+
+	/* A device path may mean another disk from here than at that system's boot; a name
+	 * becomes a file name (outside text: no '/', no ".."). */
+	if (fdw_crypttab_name_valid(e->name) &&
+	    (!strncmp(e->source, "UUID=", 5) || !strncmp(e->source, "PARTUUID=", 9)))
+		rc = fdw_system_boot_find_boot(e->source, dev, sizeof(dev));
+	if (rc) {
+		fdw_log(FDW_LOG_WARN, "system boot: %s (%s) not found: it keeps asking at boot",
+			e->name, e->source);
+		return 0;
+	}
+	snprintf(inside, sizeof(inside), "%s/%.128s.key", KEY_DIR, e->name);
+	rc = key_dir(root, dir, sizeof(dir));
+	if (!rc)
+		rc = fdw_secret_new(&key, KEY_BYTES);
+	if (!rc && snprintf(path, sizeof(path), "%s%s", root, inside) >= (int)sizeof(path))
+		rc = -ENAMETOOLONG;
+	if (!rc) {
+		rc = key_in_file(path, key);
+		if (!rc)
+			rc = add_keyslot(dev, pass, key);
+		if (rc)
+			unlink(path);
+	}
+	fdw_secret_free(key);
+	if (rc == -EPERM) {
+		fdw_log(FDW_LOG_INFO, "system boot: %s (%s) has another passphrase: it keeps "
+			"asking for it at boot", e->name, dev);
+		return 0;
+	}
+	if (rc) {
+		fdw_log(FDW_LOG_WARN, "system boot: no key file for %s (%s): %s; it keeps asking "
+			"at boot", e->name, dev, strerror(-rc));
+		return 0;
+	}
+	rc = fdw_crypttab_set_keyfile(root, e->name, inside, &tab, why, sizeof(why));
+	if (rc < 0) {
+		fdw_log(FDW_LOG_ERROR, "system boot: crypttab: %s", why);
+		return rc;
+	}
+	fdw_system_boot_note_changed(r, inside, "");
+	if (tab.changed)
+		fdw_system_boot_note_changed(r, "/etc/crypttab",
+					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
+	fdw_log(FDW_LOG_INFO, "system boot: %s (%s) opens at boot with %s", e->name, dev, inside);
+	return 0;
+}
+
+int fdw_system_keyfile_step(const char *root, const char *root_name,
+			    const struct fdw_secret *pass, struct fdw_sysboot_record *r)
+{
+	struct fdw_crypttab_asking asking[MAX_ASKING];
+	char path[PATH_MAX], *text;
+	size_t n;
+	FILE *f;
+	long len;
+	int rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/etc/crypttab", root) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = len >= 0 && len < (1 << 20) ? calloc(1, (size_t)len + 1) : NULL;
+	if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(text);
+		return -EIO;
+	}
+	fclose(f);
+	n = fdw_crypttab_asking(text, asking, MAX_ASKING);
+	free(text);
+	for (size_t i = 0; !rc && i < n && i < MAX_ASKING; i++) {
+		if (!strcmp(asking[i].name, root_name))
+			continue;
+		if (!pass || !pass->len) {
+			fdw_log(FDW_LOG_WARN, "system boot: no passphrase at hand: %s keeps asking "
+				"for its own at boot", asking[i].name);
+			continue;
+		}
+		rc = give_key_file(root, &asking[i], pass, r);
+	}
+	return rc;
+}
