@@ -269,7 +269,7 @@ static void prepare_options(struct fdw_encrypt *e, const struct fdw_encrypt_opti
 static int prepare_open(struct fdw_encrypt *e, const char *address, bool dry_run,
 			char *cleared, size_t cleared_len, char *why, size_t len)
 {
-	int rc = fdw_target_open(address, &e->target);
+	int rc = fdw_target_open_to_change(address, &e->target);
 
 	if (!rc && !dry_run) {
 		/* Lock, then look again: a run that held the lock may have just changed it. */
@@ -285,10 +285,10 @@ static int prepare_open(struct fdw_encrypt *e, const char *address, bool dry_run
 					 address, strerror(-rc));
 			return rc;
 		}
-		rc = fdw_target_open(address, &e->target);
+		rc = fdw_target_open_to_change(address, &e->target);
 		if (!rc && clear_stale_bench_mounts(&e->target, cleared, cleared_len)) {
 			fdw_target_close(&e->target);
-			rc = fdw_target_open(address, &e->target);
+			rc = fdw_target_open_to_change(address, &e->target);
 		}
 	}
 	if (rc) {

@@ -352,7 +352,7 @@ int fdw_erase_prepare(struct fdw_erase *e, const char *address,
 	e->lock = -1;
 	snprintf(e->address, sizeof(e->address), "%s", address);
 	fdw_text_safe(address, safe, sizeof(safe));
-	rc = fdw_target_open(address, &e->target);
+	rc = fdw_target_open_to_change(address, &e->target);
 	if (rc) {
 		snprintf(why, why_len, _("%s: %s. Nothing was changed."), safe,
 			 fdw_scan_error_text(rc));

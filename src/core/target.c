@@ -110,6 +110,35 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 	return 0;
 }
 
+/* Its owner as the scan of every disk sees it, and the verdict decided again with it. */
+static void owner_from_all_disks(struct fdw_target *t)
+{
+	struct fdw_disk_list all;
+
+	if (t->disk.kind != FDW_DISK_BLOCK || !t->part->node || t->part->owner.found ||
+	    fdw_disk_scan_all(&all) != 0)
+		return;
+	for (size_t i = 0; i < all.n_disks; i++)
+		for (size_t j = 0; j < all.disks[i].n_parts; j++) {
+			const struct fdw_partition *p = &all.disks[i].parts[j];
+
+			if (p->owner.found && p->node && !strcmp(p->node, t->part->node)) {
+				t->part->owner = p->owner;
+				fdw_verdict_decide(t->part, &t->disk);
+			}
+		}
+	fdw_disk_list_free(&all);
+}
+
+int fdw_target_open_to_change(const char *address, struct fdw_target *t)
+{
+	int rc = fdw_target_open(address, t);
+
+	if (!rc)
+		owner_from_all_disks(t);
+	return rc;
+}
+
 /* The lock file of @t's bytes, however the user named them. */
 static int lock_path(const struct fdw_target *t, char *path, size_t len)
 {

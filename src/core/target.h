@@ -29,6 +29,12 @@ struct fdw_target {
  * -ENOTBLK, or -errno.
  */
 int fdw_target_open(const char *address, struct fdw_target *t);
+/*
+ * fdw_target_open() for a conversion or an erase: a partition of a block device also gets
+ * its owner from every disk's installed systems (a /boot on a second disk belongs to the
+ * system whose root is on the first), which the scan of its own disk cannot see.
+ */
+int fdw_target_open_to_change(const char *address, struct fdw_target *t);
 /* Attach a loop device of our own when the partition has no node of its own. */
 int fdw_target_attach(struct fdw_target *t);
 /*

@@ -46,10 +46,39 @@ mk 1 boot 96M
 mk 97 data 128M
 mk 225 secret 128M
 
+# A second and a third disk: an installed Debian's root on one (its fstab names /boot by
+# UUID), its /boot on the other. Encrypting that /boot by its own node scans only its own
+# disk; fdewiz must still find whose it is, refuse it, and change no byte.
+root_uuid=$(cat /proc/sys/kernel/random/uuid)
+boot_uuid=$(cat /proc/sys/kernel/random/uuid)
+mkdir -p "$VM_WORK/sysroot/etc" "$VM_WORK/sysroot/usr/lib" "$VM_WORK/sysboot"
+printf 'UUID=%s / ext4 errors=remount-ro 0 1\nUUID=%s /boot ext4 defaults 0 2\n' \
+	"$root_uuid" "$boot_uuid" >"$VM_WORK/sysroot/etc/fstab"
+printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n' \
+	>"$VM_WORK/sysroot/usr/lib/os-release"
+head -c 1M /dev/urandom >"$VM_WORK/sysboot/vmlinuz-6.1.0-test"
+for d in sys boot2; do
+	truncate -s 100M "$VM_WORK/$d.img"
+	vm_parted "$VM_WORK/$d.img" mklabel gpt mkpart p ext4 1MiB 99MiB
+done
+mkfs.ext4 -q -F -b 4096 -U "$root_uuid" -d "$VM_WORK/sysroot" \
+	-E "offset=$MiB,nodiscard" "$VM_WORK/sys.img" 98M
+mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -d "$VM_WORK/sysboot" \
+	-E "offset=$MiB,nodiscard" "$VM_WORK/boot2.img" 98M
+boot2_sum=$(sha256sum <"$VM_WORK/boot2.img")
+
 vm_run ${LIST_TRACE:+--env LIST_TRACE=1} --timeout 600 --disk "$img" \
+	--disk "$VM_WORK/sys.img" --disk "$VM_WORK/boot2.img" \
 	"$VM_HERE/guest/list.sh" "$FDEWIZ" "$VM_WORK/secret.sha256"
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "guest printed FDEWIZ-LIST-OK" grep -q '^FDEWIZ-LIST-OK$' "$VM_LOG"
+for how in encrypt encrypt-dry-run erase-encrypt; do
+	vm_check "$how of a /boot on another disk than its root is refused, saying whose" \
+		grep -q "^list: CROSS-DISK $how rc=[1-9][0-9]* .*/boot of Debian GNU/Linux 12 (bookworm) on /dev/vdb1" "$VM_LOG"
+done
+vm_check "list over all disks says whose /boot it is" \
+	grep -q '^list: CROSS-DISK list vdc1 installed-system-boot /dev/vdb1$' "$VM_LOG"
+vm_check "that disk's bytes are unchanged" [ "$(sha256sum <"$VM_WORK/boot2.img")" = "$boot2_sum" ]
 
 # The guest printed the JSON; check it against the schema here, where python is fast.
 sed -n '/^FDEWIZ-LIST-JSON-BEGIN$/,/^FDEWIZ-LIST-JSON-END$/p' "$VM_LOG" | sed '1d;$d' \

@@ -88,6 +88,20 @@ echo "FDEWIZ-LIST-JSON-BEGIN"
 jq -Mc . "$json"
 echo "FDEWIZ-LIST-JSON-END"
 
+# /dev/vdc1 is the /boot of the system whose root is /dev/vdb1 (test-vm-list.sh).
+printf 'correct horse battery staple 12' >/tmp/cross.key
+cross()
+{
+	local how=$1 rc=0 out
+	shift
+	out=$("$FDEWIZ" "$@" 2>&1 </tmp/cross.key) || rc=$?
+	echo "list: CROSS-DISK $how rc=$rc $(tr '\n' ' ' <<<"$out")"
+}
+cross encrypt encrypt --yes --foreground --no-bench --fast-pbkdf --key-file - /dev/vdc1
+cross encrypt-dry-run encrypt --dry-run --key-file - /dev/vdc1
+cross erase-encrypt erase-encrypt --yes-destroy-data --accept-weak-passphrase --key-file - /dev/vdc1
+echo "list: CROSS-DISK list vdc1 $("$FDEWIZ" list --json | jq -r '.disks[] | select(.path == "/dev/vdc") | .partitions[0] | "\(.verdict.reason) \(.belongs_to.root)"')"
+
 umount /mnt/data
 bad=$(grep -c '^FAIL' <<<"$results" || true)
 if [ "$bad" != 0 ]; then
