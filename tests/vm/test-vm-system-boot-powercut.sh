@@ -46,6 +46,12 @@ wait "$killer" 2>/dev/null || true
 phase "encrypt-then-power-cut"
 vm_check "the live VM was cut after the conversion (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "fdewiz had reached the boot step" grep -q '^system-boot: POWERCUT-NOW' "$VM_LOG"
+vm_check "a state folder on tmpfs was refused first, with what to do" \
+	grep -q '^system-boot: VOLATILE rc=1 .*held in memory.*FDEWIZ_STATE_DIR.*Nothing was changed' "$VM_LOG"
+vm_check "that refusal left the root partition unchanged" grep -q '^system-boot: VOLATILE-UNCHANGED' "$VM_LOG"
+vm_check "the verdict offered the installed system's root" \
+	grep -q '^system-boot: verdict: \[true,"ok",true,"grub-bios"\]' "$VM_LOG"
+vm_check "the plan listed the boot steps" grep -q 'rebuild its initramfs in a chroot' "$VM_LOG"
 cp "$VM_LOG" "$VM_WORK/cut.log"
 
 # 2. resume in a fresh live VM: the boot step, from the record on the state disk. It
@@ -74,6 +80,8 @@ vm_check "no duplicate lines in fstab or crypttab" \
 vm_check "the initramfs waits for no hibernation image" grep -q '^system-boot: RESUME RESUME=none$' "$VM_LOG"
 vm_check "resume said it sets up the boot" grep -q "is encrypted; setting up the installed system's boot" "$VM_LOG"
 vm_check "resume listed the files it changed" grep -q '^  /etc/crypttab (' "$VM_LOG"
+vm_check "the old initramfs is kept as a backup" \
+	grep -q '^system-boot: BACKUPS .*initrd.img-.*\.fdewiz-bak' "$VM_LOG"
 vm_check "e2fsck of the encrypted root is clean" grep -q '^system-boot: FSCK rc=0' "$VM_LOG"
 vm_check "crypttab names the volume" grep -q '^system-boot: CRYPTTAB vda2_crypt UUID=' "$VM_LOG"
 

@@ -1,14 +1,20 @@
 #!/bin/bash
 # fdewiz VM tests: the wizard encrypts an installed system's root in place and sets up its
-# boot. The real Debian 12 of test-vm-system-boot.sh (installed-image.sh: GRUB for BIOS,
-# /boot, /, swap; cached) is the live VM's /dev/vda. The wizard, driven in tmux, shows on
-# the disks pane what system the root partition holds, lists the boot steps on the plan
-# before the typed confirmation, converts, and says on the results screen that the boot is
-# set up. The live VM then checks the volume as test-vm-system-boot.sh does (cryptsetup,
-# e2fsck, crypttab, swap), and the image boots from its own disk with the passphrase typed
-# at the initramfs prompt: every one of its 3000 files checks out. No plain boot first:
-# test-vm-system-boot.sh proves the cached image boots. Each phase's time is printed.
-# FDEWIZ_TUI_CAPTURES=DIR saves the screens (system-*.txt) there.
+# boot, with its /home encrypted from outside first, and the system then asks for one
+# passphrase at boot. The real Debian 12 (installed-image.sh: GRUB for BIOS, /boot, /, swap;
+# cached) gets a /home partition of its own (vm_add_home), which fdewiz converts from
+# outside with the command line (that system's crypttab and fstab); a third disk holds
+# another LUKS volume that the system's crypttab names, with another passphrase (nofail:
+# absent at its boot). In the live VM the wizard, driven in tmux, shows on the disks pane
+# what system the root partition holds, lists the boot steps (the key file for /home among
+# them) on the plan before the typed confirmation, converts with the same passphrase as
+# /home's, and says on the results screen that the boot is set up. The live VM then checks
+# the volume (cryptsetup, e2fsck), the crypttab, the swap, /home's key file (inside the
+# encrypted root, in a slot of its own tried first) and the other volume (untouched, still
+# asking). The image then boots from its own disk: one passphrase typed (the initramfs's,
+# for the root), /home opened with its key file and mounted from dm-crypt, and every one
+# of its 3000 + 30 files checks out. The refusals on this system: test-vm-system-boot.sh.
+# Each phase's time is printed. FDEWIZ_TUI_CAPTURES=DIR saves the screens (system-*.txt).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -32,12 +38,30 @@ printf 'wizard system passphrase, long enough 12' >"$VM_WORK/key"
 state=$VM_WORK/state.img
 truncate -s 64M "$state"
 mkfs.ext4 -q -F -L fdw-state "$state"
+other=$VM_WORK/other.img
+truncate -s 32M "$other"
+
+# 1. Its /home on a partition of its own, converted from outside (as from a live USB
+# stick) with the passphrase the root gets next: that system's crypttab and fstab.
+vm_add_home "$img" || vm_fail "adding a /home partition to the image"
+rc=0
+out=$(FDEWIZ_STATE_DIR=$VM_WORK/state-home "$FDEWIZ" encrypt --yes --foreground --no-bench \
+	--fast-pbkdf --key-file - --header-backup "$VM_WORK/home.hdr" "$img:4" \
+	<"$VM_WORK/key" 2>&1) || rc=$?
+echo "$VM_NAME: /home: $out"
+vm_check "its /home is converted from outside (exit $rc)" [ "$rc" = 0 ]
+vm_check "that system's crypttab got /home" \
+	grep -qF "its etc/crypttab has 'home_crypt UUID=" <<<"$out"
+vm_check "that system's fstab was changed (with a backup)" grep -qF "$img:2 /etc/fstab (" <<<"$out"
+vm_check "the plan said how one passphrase will do at boot" \
+	grep -qF "encrypt its root afterwards with the same passphrase" <<<"$out"
+phase "home-from-outside"
 plain_sum=$(sha256sum <"$img")
 
-# 1. The wizard in the live VM; then the checks of system-boot.sh on what it did.
+# 2. The wizard in the live VM; then the checks of system-boot.sh on what it did.
 envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
 [ -z "${LSAN_OPTIONS:-}" ] || envs+=(--env "LSAN_OPTIONS=$LSAN_OPTIONS")
-vm_run --timeout 3600 --mem 1024 "${envs[@]}" --disk "$img" --disk "$state" \
+vm_run --timeout 3600 --mem 1024 "${envs[@]}" --disk "$img" --disk "$state" --disk "$other" \
 	"$VM_HERE/guest/system-wizard.sh" "$FDEWIZ" "$VM_WORK" "$srcdir"
 phase "wizard-in-live-vm (conversion, boot step, checks)"
 tr -d '\r' <"$VM_LOG" | grep -a '^system-wizard: \[\|^system-boot: PHASE' || true
@@ -64,6 +88,8 @@ vm_check "plan: the boot setup is listed" grep -qF "Boot setup" <<<"$plan"
 vm_check "plan: the crypttab step" grep -qF "to its etc/crypttab" <(joined <<<"$plan")
 vm_check "plan: the initramfs step" grep -qF "rebuild its initramfs in a chroot" <(joined <<<"$plan")
 vm_check "plan: the swap step" grep -qF "swap: a new random key at every boot" <(joined <<<"$plan")
+vm_check "plan: the key file for its other encrypted partitions" \
+	grep -qF "get a key file inside the encrypted root" <(joined <<<"$plan")
 vm_check "plan: no typed confirmation yet" test -z "$(grep -F "Type YES" <<<"$plan")"
 vm_check "the typed confirmation came after the plan" grep -qF "Type YES" <<<"$confirm"
 vm_check "progress: the boot step's phase is shown" grep -qF "setting up the boot" <<<"$bootstep"
@@ -72,6 +98,8 @@ vm_check "results: it is encrypted" grep -qF "/dev/vda2 is encrypted (LUKS2" <<<
 vm_check "results: the boot setup was done" \
 	grep -qF "The installed system's boot is set up" <(joined <<<"$results")
 vm_check "results: the files changed are named" grep -qF "/etc/crypttab (" <(joined <<<"$results")
+vm_check "results: /home's key file is named" \
+	grep -qF "/etc/cryptsetup-keys.d/home_crypt.key" <(joined <<<"$results")
 
 # What the live VM found on the converted system (system-boot.sh, mode check).
 luks=$(tr -d '\r' <"$VM_LOG" | sed -n 's/^system-boot: LUKSUUID //p')
@@ -82,6 +110,14 @@ vm_check "crypttab gives the swap a random key by PARTUUID" \
 	grep -q '^system-boot: CRYPTTAB cryptswap1 PARTUUID=[0-9a-f]*-03 /dev/urandom swap,' "$VM_LOG"
 vm_check "the old swap signature is gone" grep -q '^system-boot: OLD-SWAP-SIGNATURE none$' "$VM_LOG"
 vm_check "the image changed" [ "$(sha256sum <"$img")" != "$plain_sum" ]
+vm_check "the system's crypttab opens /home with the key file" \
+	grep -q '^system-boot: CRYPTTAB home_crypt UUID=[0-9a-f-]* /etc/cryptsetup-keys.d/home_crypt.key luks$' "$VM_LOG"
+vm_check "the key file is 64 bytes, readable by root only, in a folder of mode 700" \
+	grep -q '^system-boot: KEYFILE home_crypt.key 400 64 dir 700$' "$VM_LOG"
+vm_check "the key file opens /home (cryptsetup), in a slot tried first" \
+	grep -q '^system-boot: HOME-KEY opens slots=2 prefer=1$' "$VM_LOG"
+vm_check "the volume with another passphrase keeps asking: its line, no key file, one slot" \
+	grep -q '^system-boot: OTHER line=none,nofail keyfile=no slots=1$' "$VM_LOG"
 if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
 	for c in disks plan confirm bootstep results; do
 		printf '%s\n' "${!c}" >"$FDEWIZ_TUI_CAPTURES/system-$c.txt"
@@ -92,12 +128,16 @@ printf '%s\n' "$plan"
 echo "results screen in the VM:"
 printf '%s\n' "$results"
 
-# 2. It boots from its own disk: the passphrase typed at the initramfs prompt.
+# 3. It boots from its own disk: the passphrase typed once, at the initramfs prompt.
 vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
 res=$(vm_boot_result "$VM_WORK/boot.log")
+home=$(vm_home_result "$VM_WORK/boot.log")
 phase "boot-encrypted (${VM_BOOT_SECONDS}s in qemu)"
-echo "$VM_NAME: encrypted boot: $res"
-vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+echo "$VM_NAME: encrypted boot: $res; $home"
+vm_check "one passphrase was asked at boot (the root's; /home opened with its key file)" \
+	[ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "/home is mounted from dm-crypt and its 30 files check out" \
+	grep -q '^FDW-HOME source=/dev/mapper/home_crypt type=crypt sums=ok files=30$' <<<"$home"
 vm_check "the encrypted system boots and all 3000 files check out" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
 vm_check "its root is /dev/mapper/vda2_crypt" \

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Guest half of test-vm-system-boot.sh, the "live" system: /dev/vda is the installed
+# Guest half of the installed-system tests (test-vm-system-boot-powercut.sh; mode check:
+# test-vm-system-wizard.sh), the "live" system: /dev/vda is the installed
 # Debian's disk, /dev/vdb a persistent disk for fdewiz's state (a USB stick). Encrypt the
 # installed system's root (/dev/vda2) in place; fdewiz sets up its boot. Then check from
 # here: the volume opens with the cryptsetup program, fsck is clean, crypttab names it.
@@ -53,17 +54,6 @@ elif [ "$mode" = resume ] || [ "$mode" = resume-swapcut ]; then
 	cat /run/resume.log
 	phase resume-done
 else
-	# Another encrypted volume of that system (a disk of its own, absent at its boot:
-	# nofail) with another passphrase: fdewiz must leave it asking for its own.
-	if [ -b /dev/vdc ]; then
-		printf 'another passphrase 34' >/run/other.key
-		cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
-			--key-file /run/other.key /dev/vdc
-		mount /dev/vda2 /mnt/check
-		echo "other_crypt UUID=$(cryptsetup luksUUID /dev/vdc) none luks,nofail" \
-			>>/mnt/check/etc/crypttab
-		umount /mnt/check
-	fi
 	# The system was booted since its last check: resize2fs wants a fresh e2fsck before it
 	# measures how far the root can shrink, as fdewiz's verdict says.
 	rc=0

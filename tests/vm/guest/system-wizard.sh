@@ -1,6 +1,8 @@
 #!/bin/bash
 # Guest half of test-vm-system-wizard.sh, the "live" system: /dev/vda is the installed
-# Debian's disk, /dev/vdb a persistent disk for fdewiz's state (a USB stick). The wizard,
+# Debian's disk (its /home, partition 4, already encrypted from outside), /dev/vdb a
+# persistent disk for fdewiz's state (a USB stick), /dev/vdc becomes another LUKS volume of
+# that system with another passphrase. The wizard,
 # driven in tmux, encrypts the installed system's root (/dev/vda2) in place and sets up its
 # boot; the screens the host checks are printed between marker lines. Then the same checks
 # as test-vm-system-boot.sh's guest (system-boot.sh, mode "check") run on the result.
@@ -36,6 +38,16 @@ print_capture()
 trap 'tmux_stop "$srv"' EXIT
 
 mount /dev/vdb /mnt/state
+# Another encrypted volume of that system (a disk of its own, absent at its boot: nofail)
+# with another passphrase: fdewiz must leave it asking for its own.
+printf 'another passphrase 34' >/run/other.key
+cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+	--key-file /run/other.key /dev/vdc
+mkdir -p /mnt/sysroot
+mount /dev/vda2 /mnt/sysroot
+echo "other_crypt UUID=$(cryptsetup luksUUID /dev/vdc) none luks,nofail" \
+	>>/mnt/sysroot/etc/crypttab
+umount /mnt/sysroot
 # The system was booted since its last check: resize2fs wants a fresh e2fsck first.
 rc=0
 e2fsck -f -p /dev/vda2 >/run/fsck0.log 2>&1 || rc=$?
