@@ -10,7 +10,9 @@
 #     does not signal it (that worker holds no lock of B's bytes); A keeps running.
 #  A. `pause B` (not running) is refused and A's worker lives on.
 #  Both then finish; the cryptsetup program decrypts both: e2fsck -fn and the sha256 of
-#  every file.
+#  every file. B's worker is held at 20 % until it is paused, A's at 10 %, and after its
+#  resume at 50 % (FDEWIZ_TEST_HOLD_AT), so that each is still converting when it must be,
+#  on any machine; A is then paused and resumed to finish.
 set -euo pipefail
 
 lib=$(dirname "$0")/../lib
@@ -35,25 +37,30 @@ t0=$SECONDS
 
 sum() { sha256sum <"$1" | cut -d' ' -f1; }
 state_of() { "$FDEWIZ" status --json "$1" 2>/dev/null | jq -r '.conversions[0].state // ""'; }
-field_of() { "$FDEWIZ" status --json "$1" 2>/dev/null | jq -r ".conversions[0].$2 // \"\""; }
 
 # wait_running IMG: until its conversion runs with part of the data done; its worker's pid.
+# One status a poll, five a second: each start of the ASan build costs a tenth of a second.
 wait_running()
 {
+	local st
+
 	for _ in $(seq 1200); do
-		[ "$(state_of "$1")" = running ] && [ "$(field_of "$1" done)" -gt 0 ] && break
-		sleep 0.05
+		"$FDEWIZ" status --json "$1" >"$res.poll" 2>/dev/null || true
+		st=$(jq -r '.conversions[0] | "\(.state // "") \(.done // 0)"' "$res.poll")
+		[ "${st% *}" = running ] && [ "${st#* }" -gt 0 ] && break
+		sleep 0.2
 	done
-	field_of "$1" pid
+	jq -r '.conversions[0].pid // ""' "$res.poll"
 }
 
 step_begin "B paused part-way, A converting"
-fs_image "$B" 640 vol-b 24
-fdewiz_paused "$B"
+fs_image "$B" 160 vol-b 24
+FDEWIZ_TEST_HOLD_AT=progress=20 fdewiz_paused "$B"
 echo "    B: $PAUSE_NOTE"
 assert_eq "$STEP: B is paused" paused "$(state_of "$B")"
-fs_image "$A" 4096 vol-a 48
-fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" "$A"
+fs_image "$A" 256 vol-a 48
+FDEWIZ_TEST_HOLD_AT=progress=10 fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" "$A"
 assert_eq "$STEP: background encrypt of A" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
 worker=$(wait_running "$A")
@@ -76,8 +83,9 @@ assert_eq "$STEP: resume refused" 1 "$RUN_RC"
 assert_contains "$STEP: resume names the holder" "$(cat "$res.err")" "${holder#/dev/}"
 assert_eq "$STEP: A's sha256 unchanged" "$before" "$(sum "$A")"
 img_unloop "$holder"
-# Once the holder is gone it goes on, in the background again, for the next steps.
-fdw resume --key-file "$key" "$A"
+# Once the holder is gone it goes on, in the background again (held at 50 %), for the
+# next steps.
+FDEWIZ_TEST_HOLD_AT=progress=50 fdw resume --key-file "$key" "$A"
 assert_eq "$STEP: resume once the holder is gone" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
 worker=$(wait_running "$A")
@@ -110,10 +118,13 @@ assert_true "$STEP: A's worker alive" kill -0 "$worker"
 step_end
 
 step_begin "both finish"
-for _ in $(seq 2400); do
-	[ "$(state_of "$A")" = complete ] && break
-	sleep 0.5
-done
+assert_eq "$STEP: A still held, running" running "$(state_of "$A")"
+fdw pause "$A"
+assert_eq "$STEP: pause A" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
+fdw resume --foreground --key-file "$key" "$A"
+assert_eq "$STEP: resume A" 0 "$RUN_RC"
+[ "$RUN_RC" -eq 0 ] || show_output
 assert_eq "$STEP: A complete" complete "$(state_of "$A")"
 fdw resume --foreground --key-file "$key" "$B"
 assert_eq "$STEP: resume B" 0 "$RUN_RC"
