@@ -71,7 +71,7 @@ img=$IMG_TMP/disk.img
 # A worker still waiting for the charger (the test failed half-way) holds the image:
 # `pause` stops it too (SIGTERM to the worker that holds the lock, then a wait).
 img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$img"
-img_new "$img" 1202
+img_new "$img" 302
 img_gpt "$img"
 img_part "$img" Data 1 end
 img_mkfs "$img" 1 ext4 data
