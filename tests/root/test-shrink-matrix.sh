@@ -40,6 +40,13 @@ stream()
 	openssl enc -aes-128-ctr -nosalt -pbkdf2 -pass "pass:$1" </dev/zero 2>/dev/null || true
 }
 
+# image_sum IMG: the sha256 of a whole image, by OpenSSL (with the CPU's SHA instructions
+# where it has them: several times faster than sha256sum on images of up to 1 GiB).
+image_sum()
+{
+	openssl dgst -sha256 -r <"$1"
+}
+
 # fill IMG PCT KIND: fill partition 1 to PCT % of its filesystem; record the sums.
 fill()
 {
@@ -93,10 +100,10 @@ cell()
 	img_part "$img" Data 1 end
 	img_mkfs "$img" 1 ext4 matrix
 	fill "$img" "$pct" "$kind"
-	before=$(sha256sum <"$img")
+	before=$(image_sum "$img")
 	"$FDEWIZ" list --json "$img" >"$json"
 	# Listing measured the minimum size (resize2fs -P): it must not have written a byte.
-	assert_eq "$CASE: image unchanged by list" "$before" "$(sha256sum <"$img")"
+	assert_eq "$CASE: image unchanged by list" "$before" "$(image_sum "$img")"
 	eligible=$(jq -r '.disks[0].partitions[0].verdict.eligible' "$json")
 	strategy=$(jq -r '.disks[0].partitions[0].verdict.strategy' "$json")
 	reason=$(jq -r '.disks[0].partitions[0].verdict.reason' "$json")
@@ -118,7 +125,7 @@ cell()
 			assert_fail "$CASE: converted but decrypt/fsck/sha256 failed"
 		fi
 	else
-		after=$(sha256sum <"$img")
+		after=$(image_sum "$img")
 		figure=$(grep -Eo '(about|at least) [0-9]+ MiB freed' <<<"$msg" || true)
 		if [ $rc -eq 0 ]; then
 			outcome="CONVERTED despite no"
