@@ -28,8 +28,10 @@ t0=$SECONDS
 state_of() { "$FDEWIZ" status --json "$img" 2>/dev/null | jq -r '.conversions[0].state // ""'; }
 
 step_begin "a conversion whose worker is killed"
-fs_image "$img" 2048 race-vol 48
-fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" "$img"
+fs_image "$img" 512 race-vol 48
+# Held at 5 % (FDEWIZ_TEST_HOLD_AT) until it is killed: found running on any machine.
+FDEWIZ_TEST_HOLD_AT=progress=5 fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" \
+	--work-dir "$IMG_TMP" "$img"
 assert_eq "$STEP: background encrypt" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
 worker=
@@ -40,7 +42,7 @@ for _ in $(seq 1200); do
 		worker=$(jq -r '.conversions[0].pid' "$res.poll")
 		break
 	fi
-	sleep 0.05
+	sleep 0.2
 done
 assert_true "$STEP: the worker runs" test -n "$worker"
 kill -KILL "$worker"
