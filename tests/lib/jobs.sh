@@ -86,12 +86,15 @@ cryptsetup_interrupted()
 }
 
 # fdewiz_paused DEV: start fdewiz's own conversion of DEV in the background and pause it
-# once its status shows part of the data done. PAUSE_NOTE says where.
+# once its status shows part of the data done; it is held there (FDEWIZ_TEST_HOLD_AT, at
+# 20 % unless the caller sets it), so that it is still running on a fast machine too.
+# PAUSE_NOTE says where.
 fdewiz_paused()
 {
 	local done=0 total=0 state=
 
-	fdw encrypt --yes --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" "$1"
+	FDEWIZ_TEST_HOLD_AT=${FDEWIZ_TEST_HOLD_AT:-progress=20} fdw encrypt --yes --fast-pbkdf \
+		--no-bench --key-file "$key" --work-dir "$IMG_TMP" "$1"
 	[ "$RUN_RC" -eq 0 ] || { show_output; echo "FAIL: background encrypt" >&2; exit 1; }
 	for _ in $(seq 1200); do
 		"$FDEWIZ" status --json "$1" >"$res.poll" 2>/dev/null || true
