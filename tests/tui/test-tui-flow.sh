@@ -6,7 +6,12 @@
 # results; then the data is decrypted by cryptsetup and verified (fsck + sha256).
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there (for the README).
-# FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation.
+# FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation, and
+# FDEWIZ_TEST_BENCH_SCALE=tiny a short baseline benchmark (still half a minute here, where
+# the default took a minute or two; its screen is checked the same).
+# The conversion is held (FDEWIZ_TEST_HOLD_AT) at 50 % until it is paused, and after the
+# resume at 80 %, so that it is still running when paused and when the wizard is started
+# again, on a fast machine as on a slow one; there it is paused and resumed once more.
 set -euo pipefail
 
 lib=$(dirname "$0")/../lib
@@ -36,11 +41,12 @@ img_part "$img" Data 33 999
 img_mkfs "$img" 2 ext4 Data
 img_fill "$img" 2 120
 
+# start [HOLD]: the wizard, anew; a conversion it starts or resumes holds at HOLD %.
 start()
 {
 	tmux_stop "$srv"
 	tmux_start "$srv" 100 30 env FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 \
-		"$FDEWIZ" "$img"
+		FDEWIZ_TEST_BENCH_SCALE=tiny ${1:+FDEWIZ_TEST_HOLD_AT=progress=$1} "$FDEWIZ" "$img"
 }
 
 save()
@@ -71,7 +77,7 @@ wait_percent_above()
 }
 
 # 1. Disks: the EFI partition is refused with its reason; Data is chosen.
-start
+start 50
 tmux_wait_for "$srv" "Choose a partition" 20
 save 1-disks
 s=$(tmux_capture "$srv")
@@ -164,7 +170,7 @@ tmux_wait_exit "$srv" 20
 assert_eq "quit while paused: exit status" 0 "$(tmux_exit_status "$srv")"
 
 # 8. A new start lists the paused conversion first; resume asks for the passphrase.
-start
+start 80
 tmux_wait_for "$srv" "Unfinished conversions" 20
 assert_contains "start: the paused conversion" "$(tmux_capture "$srv")" "paused"
 save 8-start
@@ -186,10 +192,18 @@ assert_eq "b: exit status" 0 "$(tmux_exit_status "$srv")"
 assert_contains "b: says it continues" "$(tmux_capture "$srv" -J -S -)" \
 	"continues in the background"
 
-# 10. Started again while it runs: the progress screen at once, then the results.
+# 10. Started again while it runs (held at 80 %): the progress screen at once; paused and
+#     resumed there (without the hold), then the results.
 start
 tmux_wait_for "$srv" "Encrypting $img:2" 20
 assert_not_contains "second start: not the disks" "$(tmux_capture "$srv")" "Choose a partition"
+tmux_wait_for "$srv" "State: running" 20
+tmux_send "$srv" p
+tmux_wait_for "$srv" "State: paused" 60
+tmux_send "$srv" r
+tmux_wait_for "$srv" "Passphrase of $img:2" 10
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Enter
 tmux_wait_for "$srv" "Results for $img:2" 900
 save 10-results
 s=$(tmux_capture "$srv")
