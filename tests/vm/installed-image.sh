@@ -9,7 +9,7 @@
 # /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all three by
 # UUID; the kernel line says console=ttyS0. Debian comes from mmdebstrap with the apt
 # mirror this machine already uses (read from /etc/apt/sources.list*), with
-# linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc and e2fsprogs.
+# linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc, e2fsprogs and zstd.
 # A few thousand files go into /srv/fdw-data; their sha256 list is
 # /var/lib/fdw-check/sums. The unit fdw-boot-check.service checks them at every boot,
 # reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...") and powers off.
@@ -111,11 +111,13 @@ for p in '/usr/share/doc/*' '/usr/share/man/*' '/usr/share/locale/*' \
 done
 # The initramfs takes the modules listed in etc/initramfs-tools/modules plus what its
 # hooks add (cryptsetup adds dm-crypt and the cipher): built in minutes, not hours, under
-# QEMU without KVM, where the boot test rebuilds it in a chroot.
+# QEMU without KVM, where the boot test rebuilds it in a chroot. zstd, as a Debian install
+# has it: without it initramfs-tools falls back to gzip -9, which took most of the boot
+# step's minutes under emulation.
 mmdebstrap --variant=minbase --mode=root --format=directory \
 	--aptopt='APT::Install-Recommends "false"' "${excl[@]}" --skip=download/empty \
 	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" \"\$1/etc/initramfs-tools/conf.d\" && find '$debs' -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} + && echo MODULES=list >\"\$1/etc/initramfs-tools/conf.d/modules-list\"" \
-	--include=linux-image-amd64,cryptsetup-initramfs,cryptsetup,systemd-sysv,udev,grub-pc,e2fsprogs,kmod,initramfs-tools,util-linux \
+	--include=linux-image-amd64,cryptsetup-initramfs,cryptsetup,systemd-sysv,udev,grub-pc,e2fsprogs,kmod,initramfs-tools,util-linux,zstd \
 	bookworm "$root" "$url" >&2 || die "mmdebstrap failed"
 find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
 find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -delete
