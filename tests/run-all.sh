@@ -29,15 +29,21 @@ fi
 ./configure --quiet --enable-werror --enable-sanitizers
 make -j"$(nproc)" >/dev/null
 # The VM tests' binary (tests/vm/lib.sh, vm_find_fdewiz): UBSan without ASan, from the
-# release files in vm-build/, beside the ASan+UBSan build that every host test runs.
+# release files in vm-build/, beside the ASan+UBSan build that every host test runs. The
+# release files are copied here (make distdir, in this tree); the build itself runs at the
+# head of the VM lane, beside the first host tests (build_vm_binary, below).
 if [ "$quick" = 0 ]; then
 	rm -rf vm-build && mkdir vm-build
 	make distdir distdir=vm-build/tree >/dev/null
-	(cd vm-build/tree && ./configure --quiet --enable-werror \
-		CFLAGS="-g -O2 -fno-omit-frame-pointer -fsanitize=undefined -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=undefined" && make -j"$(nproc)" src/fdewiz >/dev/null)
 	export FDEWIZ_VM_FDEWIZ="$top/vm-build/tree/src/fdewiz"
 fi
+build_vm_binary()
+{
+	(cd vm-build/tree && ./configure --quiet --enable-werror \
+		CFLAGS="-g -O2 -fno-omit-frame-pointer -fsanitize=undefined -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=undefined" >/dev/null && make -j1 src/fdewiz >/dev/null) ||
+		echo "$0: the VM tests' binary did not build (vm-build/tree); they fail" >&2
+}
 
 # Tier by tier (unit, root, tui, vm, then anything else), so that each tier's time shows.
 # The VM tier runs beside root, tui and other (FDEWIZ_TEST_SERIAL=1: one after the other):
@@ -84,6 +90,7 @@ run_tier unit "$(nproc)"
 if [ "$quick" = 1 ]; then
 	run_tier root 1
 elif [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
+	build_vm_binary
 	run_tier root 1
 	run_tier tui 1
 	run_tier vm 1
@@ -98,6 +105,7 @@ else
 	tests/vm/installed-image.sh --quiet >tests/installed-image.log 2>&1 &
 	img_pid=$!
 	(
+		build_vm_binary
 		run_tier vm 1
 		run_tier vmsys 1
 	) &
