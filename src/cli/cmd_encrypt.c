@@ -78,6 +78,12 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 			printf("    - %s\n", cli_safe(line));
 		}
 	}
+	{
+		char note[1024];
+
+		if (fdw_system_data_unseen_note(&t->disk, t->part, note, sizeof(note)))
+			printf(_("  note:            %s\n"), cli_safe(note));
+	}
 	if (fdw_system_data_applies(t->part)) {
 		char steps[4096];
 

@@ -111,6 +111,7 @@ static void set_owner(struct fdw_partition *p, const struct fdw_os_entry *e,
 	o->root_start = root->start;
 	o->root_size = root->size;
 	snprintf(o->root_uuid, sizeof(o->root_uuid), "%s", root->uuid ? root->uuid : "");
+	snprintf(o->root_via, sizeof(o->root_via), "%s", root->os.via);
 }
 
 /* Which use tells most when one partition is named twice (/boot and a crypttab line). */
@@ -148,6 +149,20 @@ static void attribute_one(struct fdw_disk *disks, size_t n_disks, const struct f
 	}
 }
 
+/*
+ * Is @d the open mapping of an encrypted root that a LUKS partition of @disks reads its
+ * system through? That partition is the system's root, not the mapping, which is gone
+ * at the next boot.
+ */
+static bool read_through(const struct fdw_disk *disks, size_t n_disks, const struct fdw_disk *d)
+{
+	for (size_t i = 0; i < n_disks; i++)
+		for (size_t j = 0; j < disks[i].n_parts; j++)
+			if (disks[i].parts[j].os.via[0] && !strcmp(disks[i].parts[j].os.via, d->path))
+				return true;
+	return false;
+}
+
 void fdw_disks_attribute(struct fdw_disk *disks, size_t n_disks)
 {
 	struct match_ctx *m = calloc(1, sizeof(*m));
@@ -158,7 +173,8 @@ void fdw_disks_attribute(struct fdw_disk *disks, size_t n_disks)
 		for (size_t j = 0; j < disks[i].n_parts; j++) {
 			const struct fdw_partition *root = &disks[i].parts[j];
 
-			if (root->os.found && root->os.fstab_names_it)
+			if (root->os.found && root->os.fstab_names_it &&
+			    !read_through(disks, n_disks, &disks[i]))
 				attribute_one(disks, n_disks, &disks[i], root, m);
 		}
 	for (size_t i = 0; i < n_disks; i++)

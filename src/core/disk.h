@@ -73,7 +73,9 @@ struct fdw_owner {
 	char root_disk[512];		/* the disk (or image) that holds its root */
 	int root_number;		/* the root's partition number there */
 	uint64_t root_start, root_size;	/* the root's bytes on root_disk */
-	char root_uuid[40];		/* the root filesystem's UUID */
+	char root_uuid[40];		/* the root filesystem's UUID (its LUKS UUID when
+					 * the root is encrypted: see root_via) */
+	char root_via[160];		/* the root's open mapping when it is encrypted */
 };
 
 struct fdw_partition {

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -115,6 +116,55 @@ static void look_for_installed_os(const struct fdw_disk *d, struct fdw_partition
 }
 
 /*
+ * An encrypted root that someone unlocked here (cryptsetup open) can be looked into: its
+ * open dm-crypt mapping, found among the partition's holders, holds the filesystem. Then
+ * its system's other partitions are attributed to it like a plain root's.
+ */
+/* The /dev/mapper path of a holder named by its device-mapper name or as dm-N. */
+static bool mapper_path(const char *holder, char *via, size_t len)
+{
+	char sys[PATH_MAX], name[128] = "";
+	FILE *f;
+
+	if (strchr(holder, '/'))
+		return false;
+	if (!strncmp(holder, "dm-", 3)) {
+		snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", holder);
+		f = fopen(sys, "re");
+		if (!f)
+			return false;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+		name[strcspn(name, "\n")] = '\0';
+		holder = name;
+	}
+	return holder[0] && !strchr(holder, '/') &&
+	       snprintf(via, len, "/dev/mapper/%s", holder) < (int)len && access(via, F_OK) == 0;
+}
+
+static void look_inside_open_luks(struct fdw_partition *p)
+{
+	for (size_t i = 0; i < p->n_holders && !p->os.found; i++) {
+		char via[160], *type, *uuid, *label;
+
+		if (!mapper_path(p->holders[i], via, sizeof(via)))
+			continue;
+		type = blkid_get_tag_value(NULL, "TYPE", via);
+		uuid = blkid_get_tag_value(NULL, "UUID", via);
+		label = blkid_get_tag_value(NULL, "LABEL", via);
+		if (is_ext(type) && fdw_installed_os_probe(via, 0, uuid, label, &p->os) == 0 &&
+		    p->os.found)
+			snprintf(p->os.via, sizeof(p->os.via), "%s", via);
+		else
+			memset(&p->os, 0, sizeof(p->os));
+		free(type);
+		free(uuid);
+		free(label);
+	}
+}
+
+/*
  * The filesystem's real minimum size, where a shrink is in question: an unmounted,
  * unused ext2/3/4 that does not already leave the header room free. Read-only.
  */
@@ -185,6 +235,8 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		return rc;
 	if (p->n_mountpoints)
 		usage_from_mount(p);
+	if (p->luks_version && p->n_holders)
+		look_inside_open_luks(p);
 	measure_min_size(d, p);
 	fdw_verdict_decide(p, d);
 	return 0;

@@ -147,9 +147,14 @@ int fdw_system_data_report(const struct fdw_job *job, const struct fdw_foregroun
 		    res.root_address, job->address);
 		return -EAGAIN;
 	}
-	say(ops, FDW_SAY_INFO, _("The system on %s opens it at boot (it asks for the "
-				 "passphrase): its etc/crypttab has '%s'."), res.root_address,
-	    res.line);
+	if (res.key_file)
+		say(ops, FDW_SAY_INFO, _("The system on %s opens it at boot with a key file "
+					 "inside its encrypted root (one passphrase at boot): its "
+					 "etc/crypttab has '%s'."), res.root_address, res.line);
+	else
+		say(ops, FDW_SAY_INFO, _("The system on %s opens it at boot (it asks for the "
+					 "passphrase): its etc/crypttab has '%s'."),
+		    res.root_address, res.line);
 	if (res.changed[0])
 		say(ops, FDW_SAY_INFO, _("Files changed in that system (each kept as a backup):"));
 	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {

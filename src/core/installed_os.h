@@ -54,6 +54,9 @@ struct fdw_installed_os {
 	bool luks_in_initramfs;		/* cryptsetup-initramfs or dracut's crypt module */
 	bool hibernates;		/* a resume device is configured */
 	unsigned n_swaps;		/* swap entries in its fstab */
+	/* Read through an open mapping of its LUKS volume (/dev/mapper/NAME), or "": the
+	 * system's root is encrypted, and was unlocked for fdewiz to look inside. */
+	char via[160];
 	/* Every other partition it names (fstab, crypttab, RESUME=), at most the first 16. */
 	unsigned n_entries;
 	struct fdw_os_entry entries[FDW_OS_MAX_ENTRIES];

@@ -288,6 +288,6 @@ int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pa
 	if (fdw_system_boot_pending(job))
 		rc = fdw_system_boot_finish(job, NULL, pass, res, why, len);
 	if (!rc && fdw_system_data_pending(job))
-		rc = fdw_system_data_finish(job, &data, why, len);
+		rc = fdw_system_data_finish(job, pass, &data, why, len);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "crypttab.h"
 #include "installed_os.h"
 #include "job.h"
 #include "secret.h"
@@ -77,6 +78,21 @@ struct fdw_system_boot_result {
 int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 			   const struct fdw_secret *pass, struct fdw_system_boot_result *res,
 			   char *why, size_t len);
+
+/* Where an installed system keeps the key files of its other volumes (systemd's place). */
+#define FDW_KEY_FILE_DIR "/etc/cryptsetup-keys.d"
+
+/*
+ * One passphrase at boot for a volume of an installed system whose root is encrypted and
+ * mounted at @root: a random key in @root/etc/cryptsetup-keys.d/@name.key (@inside: its
+ * path in that system), a keyslot for it added to the device @source names (UUID= or
+ * PARTUUID=) with @pass, then @name's crypttab line names the key file (@tab: that
+ * change). 1 when done (or already so), 0 when the volume keeps asking at boot (another
+ * passphrase, no such device, not LUKS2: logged), -errno when crypttab cannot be written.
+ */
+int fdw_system_keyfile_give(const char *root, const char *name, const char *source,
+			    const struct fdw_secret *pass, char *inside, size_t inside_len,
+			    struct fdw_tab_result *tab);
 
 /* The record of @job: -ENOENT when it is no installed system's root; else 0, *@done. */
 int fdw_system_boot_status(const struct fdw_job *job, struct fdw_system_boot_result *res,

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@
 #include "i18n.h"
 #include "log.h"
 #include "loopdev.h"
+#include "system_boot.h"
 #include "system_data.h"
 #include "testhook.h"
 
@@ -85,12 +87,42 @@ size_t fdw_system_data_steps(const struct fdw_partition *p, char *buf, size_t le
 		       "its etc/fstab mounts %s from /dev/mapper/%s instead of '%s' (systemd "
 		       "waits for that device as long as the passphrase takes; a UUID= line "
 		       "would give up after 90 s)\n"
-		       "at boot that system asks for this partition's passphrase; encrypt its "
-		       "root afterwards with the same passphrase and fdewiz gives this "
-		       "partition a key file inside it, so that one passphrase starts the "
-		       "system\n"
 		       "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
 		     whose, p->owner.root_address, name, p->owner.dir, name, p->owner.spec);
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : len - 1;
+	/* Its root encrypted (and unlocked here, or it could not have been read): a key file. */
+	n += snprintf(buf + n, len - (size_t)n, "\n%s",
+		      p->owner.root_via[0]
+			      ? _("its root is encrypted: this partition gets a key file inside "
+				  "it (/etc/cryptsetup-keys.d), so that one passphrase starts the "
+				  "system")
+			      : _("at boot that system asks for this partition's passphrase; "
+				  "encrypt its root afterwards with the same passphrase and fdewiz "
+				  "gives this partition a key file inside it, so that one "
+				  "passphrase starts the system"));
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+size_t fdw_system_data_unseen_note(const struct fdw_disk *d, const struct fdw_partition *p,
+				   char *buf, size_t len)
+{
+	int n = 0;
+
+	if (p->owner.found || p->luks_version || p->os.found)
+		return 0;
+	for (size_t i = 0; i < d->n_parts && !n; i++) {
+		const struct fdw_partition *q = &d->parts[i];
+
+		if (q == p || !q->luks_version || q->n_holders)
+			continue;
+		n = snprintf(buf, len, _("%s on this disk is encrypted and closed, so fdewiz cannot "
+					 "see whether it is the root of a system that mounts this "
+					 "partition. If it is, open it first (cryptsetup open %s "
+					 "NAME): fdewiz then writes that system's crypttab, and the "
+					 "system finds this partition at its next boot."),
+			     q->address, q->address);
+	}
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
 
@@ -235,7 +267,10 @@ int fdw_system_data_status(const struct fdw_job *job, struct fdw_system_data_res
 	*done = r.done;
 	snprintf(res->root_address, sizeof(res->root_address), "%s", r.root_address);
 	snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
-	snprintf(res->line, sizeof(res->line), "%s UUID=%s none luks", r.name, job->id);
+	res->key_file = strstr(r.changed, FDW_KEY_FILE_DIR "/") != NULL;
+	snprintf(res->line, sizeof(res->line), "%s UUID=%s %s%s%s luks", r.name, job->id,
+		 res->key_file ? FDW_KEY_FILE_DIR "/" : "none", res->key_file ? r.name : "",
+		 res->key_file ? ".key" : "");
 	return 0;
 }
 
@@ -313,9 +348,36 @@ static void note_changed(struct data_record *r, const char *root, const char *fi
 		 file, backup[0] ? backup : _("new file"));
 }
 
+/*
+ * Its root is encrypted (@pass set): one passphrase at boot, with a key file for this volume
+ * inside that root, added with this volume's passphrase (fdw_system_keyfile_give).
+ */
+static int key_file(const char *root, const struct fdw_job *job, struct data_record *r,
+		    const struct fdw_secret *pass, char *why, size_t len)
+{
+	struct fdw_tab_result tab, key = { .changed = true };
+	char source[64], inside[256];
+	int rc;
+
+	if (!pass || !pass->len)
+		return 0;
+	snprintf(source, sizeof(source), "UUID=%s", job->id);
+	rc = fdw_system_keyfile_give(root, r->name, source, pass, inside, sizeof(inside), &tab);
+	if (rc < 0) {
+		snprintf(why, len, _("its crypttab could not name the key file (%s)"),
+			 strerror(-rc));
+		return rc;
+	}
+	if (rc > 0) {
+		note_changed(r, root, inside, &key);
+		note_changed(r, root, "/etc/crypttab", &tab);
+	}
+	return 0;
+}
+
 /* In that system's root mounted at @root: its crypttab line, its fstab, the check. */
 static int write_tables(const char *root, const struct fdw_job *job, struct data_record *r,
-			char *why, size_t len)
+			const struct fdw_secret *pass, char *why, size_t len)
 {
 	struct fdw_part_ids ids = { 0 };
 	struct fdw_tab_result tab;
@@ -345,6 +407,9 @@ static int write_tables(const char *root, const struct fdw_job *job, struct data
 		return rc;
 	}
 	note_changed(r, root, "/etc/fstab", &tab);
+	rc = key_file(root, job, r, pass, why, len);
+	if (rc < 0)
+		return rc;
 	/* Saved now, so that a step done again still lists the files this one changed. */
 	rc = record_save(job, r);
 	if (rc)
@@ -357,10 +422,11 @@ static int write_tables(const char *root, const struct fdw_job *job, struct data
  * That system's root, found again by identity: the partition at the recorded place of the
  * recorded disk whose filesystem has the recorded UUID. Either already mounted here
  * (@mounted set, its mount point) or a device to mount (@dev: its node, or "" for a
- * partition of an image, reached through a loop device), with its type.
+ * partition of an image, reached through a loop device, or its open mapping when it is
+ * encrypted: *@encrypted), with its type.
  */
 static int find_root(const struct data_record *r, char *mounted, char *dev, char *type,
-		     size_t len, char *why, size_t why_len)
+		     size_t len, bool *encrypted, char *why, size_t why_len)
 {
 	struct fdw_disk d;
 	int rc = fdw_disk_scan(r->root_disk, &d);
@@ -378,9 +444,24 @@ static int find_root(const struct data_record *r, char *mounted, char *dev, char
 		if (p->number != r->root_number || p->start != r->root_start ||
 		    p->size != r->root_size || !p->uuid || strcasecmp(p->uuid, r->root_uuid))
 			continue;
+		*encrypted = p->luks_version != 0;
 		if (p->n_mountpoints) {
 			snprintf(mounted, len, "%s", p->mountpoints[0]);
 			rc = 0;
+		} else if (p->os.via[0]) {
+			/* Encrypted, and unlocked here: its filesystem is on the mapping. */
+			char *t = blkid_get_tag_value(NULL, "TYPE", p->os.via);
+
+			snprintf(dev, len, "%s", p->os.via);
+			snprintf(type, len, "%s", t ? t : "ext4");
+			free(t);
+			rc = 0;
+		} else if (p->luks_version) {
+			snprintf(why, why_len, _("its root (%s) is encrypted and not open here: "
+						 "open it first (cryptsetup open %s NAME), so "
+						 "that fdewiz can write its crypttab"),
+				 r->root_address, r->root_address);
+			rc = -ENOKEY;
 		} else if (p->n_holders) {
 			snprintf(why, why_len, _("its root (%s) is in use by %s: stop that first"),
 				 r->root_address, p->holders[0]);
@@ -402,7 +483,7 @@ static int find_root(const struct data_record *r, char *mounted, char *dev, char
 /* In a child with its own mount namespace: mount that root, write, unmount; the loop
  * device and the mount die with the child whatever happens. */
 static int tables_in_child(const struct fdw_job *job, struct data_record *r, const char *dev,
-			   const char *type, char *why, size_t len)
+			   const char *type, const struct fdw_secret *pass, char *why, size_t len)
 {
 	char dir[4096], loop[64] = "";
 	const char *src = dev;
@@ -426,7 +507,7 @@ static int tables_in_child(const struct fdw_job *job, struct data_record *r, con
 		rmdir(dir);
 		return rc;
 	}
-	rc = write_tables(dir, job, r, why, len);
+	rc = write_tables(dir, job, r, pass, why, len);
 	sync();
 	if (umount2(dir, 0) != 0 && umount2(dir, MNT_DETACH) != 0)
 		fdw_log(FDW_LOG_WARN, "system data: cannot unmount %s: %s", dir, strerror(errno));
@@ -441,6 +522,7 @@ struct data_child {
 	const struct fdw_job *job;
 	struct data_record *r;
 	const char *mounted, *dev, *type;
+	const struct fdw_secret *pass;	/* this volume's: for a key file in an encrypted root */
 };
 
 static int data_child_main(void *ctx, char *why, size_t len)
@@ -448,8 +530,8 @@ static int data_child_main(void *ctx, char *why, size_t len)
 	struct data_child *c = ctx;
 	int rc;
 
-	rc = c->mounted[0] ? write_tables(c->mounted, c->job, c->r, why, len)
-			   : tables_in_child(c->job, c->r, c->dev, c->type, why, len);
+	rc = c->mounted[0] ? write_tables(c->mounted, c->job, c->r, c->pass, why, len)
+			   : tables_in_child(c->job, c->r, c->dev, c->type, c->pass, why, len);
 	if (!rc) {
 		c->r->done = true;
 		rc = record_save(c->job, c->r);
@@ -458,19 +540,20 @@ static int data_child_main(void *ctx, char *why, size_t len)
 }
 
 static int run_child(const struct fdw_job *job, struct data_record *r, const char *mounted,
-		     const char *dev, const char *type, char *why, size_t len)
+		     const char *dev, const char *type, const struct fdw_secret *pass, char *why,
+		     size_t len)
 {
-	struct data_child c = { job, r, mounted, dev, type };
+	struct data_child c = { job, r, mounted, dev, type, pass };
 
 	return fdw_child_run(data_child_main, &c, why, len);
 }
 
-int fdw_system_data_finish(const struct fdw_job *job, struct fdw_system_data_result *res,
-			   char *why, size_t len)
+int fdw_system_data_finish(const struct fdw_job *job, const struct fdw_secret *pass,
+			   struct fdw_system_data_result *res, char *why, size_t len)
 {
 	char mounted[4096], dev[4096], type[4096], detail[1024] = "";
 	struct data_record r;
-	bool done = false;
+	bool done = false, encrypted = false;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -484,9 +567,11 @@ int fdw_system_data_finish(const struct fdw_job *job, struct fdw_system_data_res
 		return fdw_system_data_status(job, res, &done);
 	fdw_log(FDW_LOG_INFO, "%s: writing the crypttab of the system on %s", job->address,
 		r.root_address);
-	rc = find_root(&r, mounted, dev, type, sizeof(mounted), detail, sizeof(detail));
+	rc = find_root(&r, mounted, dev, type, sizeof(mounted), &encrypted, detail,
+		       sizeof(detail));
 	if (!rc)
-		rc = run_child(job, &r, mounted, dev, type, detail, sizeof(detail));
+		rc = run_child(job, &r, mounted, dev, type, encrypted ? pass : NULL, detail,
+			       sizeof(detail));
 	if (rc == -EINTR && !detail[0])
 		snprintf(detail, sizeof(detail), _("the step was stopped before it finished"));
 	if (rc) {

@@ -25,7 +25,6 @@
 #include "system_boot.h"
 #include "system_boot_priv.h"
 
-#define KEY_DIR "/etc/cryptsetup-keys.d"
 #define KEY_BYTES 64
 #define MAX_ASKING 16
 
@@ -34,7 +33,7 @@ static int key_dir(const char *root, char *dir, size_t len)
 {
 	struct stat st;
 
-	if (snprintf(dir, len, "%s%s", root, KEY_DIR) >= (int)len)
+	if (snprintf(dir, len, "%s%s", root, FDW_KEY_FILE_DIR) >= (int)len)
 		return -ENAMETOOLONG;
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return -errno;
@@ -115,30 +114,27 @@ static int add_keyslot(const char *dev, const struct fdw_secret *pass,
 	return rc < 0 ? rc : 0;
 }
 
-/*
- * One crypttab line: its key file, its keyslot, then the line names the key file. A line
- * that cannot have one (another passphrase, no such device, not LUKS2) keeps asking at
- * boot, as before: logged, not an error. -errno only when crypttab cannot be written.
- */
-static int give_key_file(const char *root, const struct fdw_crypttab_asking *e,
-			 const struct fdw_secret *pass, struct fdw_sysboot_record *r)
+int fdw_system_keyfile_give(const char *root, const char *name, const char *source,
+			    const struct fdw_secret *pass, char *inside, size_t inside_len,
+			    struct fdw_tab_result *tab)
 {
-	char dev[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], inside[256], why[512];
+	char dev[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], why[512];
 	struct fdw_secret *key = NULL;
-	struct fdw_tab_result tab;
 	int rc = -ENODEV;
 
+	memset(tab, 0, sizeof(*tab));
 	/* A device path may mean another disk from here than at that system's boot; a name
 	 * becomes a file name (outside text: no '/', no ".."). */
-	if (fdw_crypttab_name_valid(e->name) &&
-	    (!strncmp(e->source, "UUID=", 5) || !strncmp(e->source, "PARTUUID=", 9)))
-		rc = fdw_system_boot_find_boot(e->source, dev, sizeof(dev));
+	if (fdw_crypttab_name_valid(name) &&
+	    (!strncmp(source, "UUID=", 5) || !strncmp(source, "PARTUUID=", 9)))
+		rc = fdw_system_boot_find_boot(source, dev, sizeof(dev));
 	if (rc) {
-		fdw_log(FDW_LOG_WARN, "system boot: %s (%s) not found: it keeps asking at boot",
-			e->name, e->source);
+		fdw_log(FDW_LOG_WARN, "key file: %s (%s) not found: it keeps asking at boot", name,
+			source);
 		return 0;
 	}
-	snprintf(inside, sizeof(inside), "%s/%.128s.key", KEY_DIR, e->name);
+	if (snprintf(inside, inside_len, "%s/%s.key", FDW_KEY_FILE_DIR, name) >= (int)inside_len)
+		return 0;
 	rc = key_dir(root, dir, sizeof(dir));
 	if (!rc)
 		rc = fdw_secret_new(&key, KEY_BYTES);
@@ -153,25 +149,39 @@ static int give_key_file(const char *root, const struct fdw_crypttab_asking *e,
 	}
 	fdw_secret_free(key);
 	if (rc == -EPERM) {
-		fdw_log(FDW_LOG_INFO, "system boot: %s (%s) has another passphrase: it keeps "
-			"asking for it at boot", e->name, dev);
+		fdw_log(FDW_LOG_INFO, "key file: %s (%s) has another passphrase: it keeps asking "
+			"for it at boot", name, dev);
 		return 0;
 	}
 	if (rc) {
-		fdw_log(FDW_LOG_WARN, "system boot: no key file for %s (%s): %s; it keeps asking "
-			"at boot", e->name, dev, strerror(-rc));
+		fdw_log(FDW_LOG_WARN, "key file: none for %s (%s): %s; it keeps asking at boot",
+			name, dev, strerror(-rc));
 		return 0;
 	}
-	rc = fdw_crypttab_set_keyfile(root, e->name, inside, &tab, why, sizeof(why));
+	rc = fdw_crypttab_set_keyfile(root, name, inside, tab, why, sizeof(why));
 	if (rc < 0) {
-		fdw_log(FDW_LOG_ERROR, "system boot: crypttab: %s", why);
+		fdw_log(FDW_LOG_ERROR, "key file: crypttab: %s", why);
 		return rc;
 	}
+	fdw_log(FDW_LOG_INFO, "key file: %s (%s) opens at boot with %s", name, dev, inside);
+	return 1;
+}
+
+/* One crypttab line of the system, and the files changed noted in the record. */
+static int give_key_file(const char *root, const struct fdw_crypttab_asking *e,
+			 const struct fdw_secret *pass, struct fdw_sysboot_record *r)
+{
+	struct fdw_tab_result tab;
+	char inside[256];
+	int rc = fdw_system_keyfile_give(root, e->name, e->source, pass, inside, sizeof(inside),
+					 &tab);
+
+	if (rc <= 0)
+		return rc;
 	fdw_system_boot_note_changed(r, inside, "");
 	if (tab.changed)
 		fdw_system_boot_note_changed(r, "/etc/crypttab",
 					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
-	fdw_log(FDW_LOG_INFO, "system boot: %s (%s) opens at boot with %s", e->name, dev, inside);
 	return 0;
 }
 

@@ -354,15 +354,17 @@ static void boot_setup(const struct fdw_job *job, const struct fdw_volume *v,
 }
 
 /* Another system's partition: that system's crypttab and fstab (no passphrase needed). */
-static void data_setup(const struct fdw_job *job, struct publisher *pub)
+static void data_setup(const struct fdw_job *job, struct fdw_secret *pass,
+		       struct publisher *pub)
 {
 	struct fdw_system_data_result res;
 
 	pub->p.phase = FDW_PHASE_BOOT_SETUP;
 	publish(pub);
 	fdw_test_point("before-system-data");
-	if (fdw_system_data_finish(job, &res, pub->p.message, sizeof(pub->p.message)) != 0)
+	if (fdw_system_data_finish(job, pass, &res, pub->p.message, sizeof(pub->p.message)) != 0)
 		fdw_log(FDW_LOG_ERROR, "%s: %s", job->address, pub->p.message);
+	fdw_secret_wipe(pass);
 }
 
 /*
@@ -448,7 +450,7 @@ static void after_conversion(const struct fdw_job *done, const struct fdw_volume
 	if (fdw_system_boot_pending(job))
 		boot_setup(job, v, pass, pub);
 	if (fdw_system_data_pending(job))
-		data_setup(job, pub);
+		data_setup(job, pass, pub);
 	if (job->bench_before[0]) {
 		struct fdw_job updated = *job;
 
@@ -495,8 +497,10 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	pub.power_guard = power_guard_wanted();
 	rc = convert_on_power(v, pass, &pub);
 	/* The keyslots are written: nothing after this needs the passphrase, but an installed
-	 * system's boot step, which opens the volume under its crypttab name. */
-	if (rc != 0 || !fdw_system_boot_pending(job))
+	 * system's boot step, which opens the volume under its crypttab name, and another
+	 * system's data step, which adds a keyslot for a key file when that system's root is
+	 * encrypted. Each wipes it once done. */
+	if (rc != 0 || (!fdw_system_boot_pending(job) && !fdw_system_data_pending(job)))
 		fdw_secret_wipe(pass);
 
 	pub.p.speed = 0;

@@ -369,6 +369,17 @@ static int system_steps(struct tui *t, int y, int lw, const char *label)
 	return steps_field(t, y, lw, label, steps);
 }
 
+/* A closed LUKS volume beside it may be the root of a system that mounts it. */
+static int unseen_note(struct tui *t, int y, int lw, const char *label)
+{
+	char note[1024];
+
+	if (!fdw_system_data_unseen_note(&t->enc.target.disk, t->enc.target.part, note,
+					 sizeof(note)))
+		return 0;
+	return steps_field(t, y, lw, label, note);
+}
+
 /* A partition of another installed system: whose it is and what is written in that one. */
 static int data_steps(struct tui *t, int y, int lw, const char *label)
 {
@@ -597,6 +608,8 @@ static void plan_draw(struct tui *t)
 		y += system_steps(t, y, lw, _("Boot setup"));
 	else if (fdw_system_data_applies(p))
 		y += data_steps(t, y, lw, _("Another system"));
+	else
+		y += unseen_note(t, y, lw, _("Note"));
 	y += draw_prediction(t, y, lw, LINES - 2 - y - boxes_height(t));
 	y++;
 	y += draw_boxes(t, y);

@@ -108,6 +108,8 @@ assert_contains "the plan says how its fstab will mount it" "$plan" \
 	"its etc/fstab mounts /home from /dev/mapper/home_crypt instead of 'UUID=$home_uuid'"
 assert_contains "the plan says that system asks at boot" "$plan" \
 	"asks for this partition's passphrase"
+assert_not_contains "with no closed LUKS volume beside it, the plan" "$plan" \
+	"encrypted and closed"
 # --crypttab names this system's tables (a root given, or /): refused for another's partition.
 live=$IMG_TMP/live
 mkdir -p "$live/etc"
@@ -258,5 +260,16 @@ check_part()
 check_part 4 /home "$h" user/docs 40 "$home_uuid"
 check_part 5 /srv "$sv" www 10
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
+
+# A partition no system claims beside a closed LUKS volume (which may be an encrypted root
+# that mounts it): the plan says so and how to let fdewiz see inside, before anything.
+nb=$IMG_TMP/neighbour.img
+img_new "$nb" 200 && img_gpt "$nb"
+img_part "$nb" Root 1 65 && img_mkfs "$nb" 1 luks2
+img_part "$nb" Home 65 199 && img_mkfs "$nb" 2 ext4
+out=$("$FDEWIZ" encrypt --dry-run --key-file "$key" "$nb:2" 2>&1 | tr '\n' ' ' | tr -s ' ') || true
+assert_contains "beside a closed LUKS volume, the plan" "$out" \
+	"note: $nb:1 on this disk is encrypted and closed"
+assert_contains "the plan says what to do" "$out" "open it first (cryptsetup open $nb:1 NAME)"
 
 assert_finish

@@ -7,7 +7,7 @@
 # the root ("Please enter passphrase for disk ..."), the contents of KEYFILE are typed
 # there, through a FIFO on QEMU's stdin (never an argument). Returns when the system
 # reports FDW-BOOT-OK or FDW-BOOT-FAIL and powers off, or after TIMEOUT seconds (default
-# 900; qemu is killed).
+# 900; qemu is killed). VM_BOOT_DISK2, when set, is a second disk (/dev/vdb there).
 # Sets VM_BOOT_SECONDS and VM_BOOT_PROMPTS (how many prompts were answered).
 vm_boot_installed()
 {
@@ -20,9 +20,11 @@ vm_boot_installed()
 	# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 	local accel
 	read -r -a accel < <("$VM_HERE/vm-accel.sh")
+	local extra=()
+	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,cache=none")
 	qemu-system-x86_64 "${accel[@]}" -smp 2 -m 1024 -no-reboot \
 		-nodefaults -no-user-config -display none \
-		-drive "file=$img,format=raw,if=virtio,cache=none" \
+		-drive "file=$img,format=raw,if=virtio,cache=none" "${extra[@]}" \
 		-chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con \
 		-device virtio-rng-pci <"$fifo" >/dev/null 2>&1 &
 	qpid=$!
@@ -63,7 +65,8 @@ vm_boot_result()
 # vm_add_home IMG: give the installed system in IMG (a copy of installed-image.sh's, whose
 # cache stays as it is) a /home partition of its own: partition 4, 199 MiB of ext4 after
 # the swap, 30 files in user/, named by UUID in its fstab. Its check unit then also reports
-# "FDW-HOME source=... type=... sums=ok|bad files=30". The root partition is changed with
+# "FDW-HOME source=... type=... sums=ok|bad files=30", and "FDW-DATA ..." likewise when a
+# test puts /var/lib/fdw-check/data-sums there (a /data of its own). The root partition is changed with
 # debugfs in a copy of its bytes, never mounted. Sets VM_HOME_UUID and VM_HOME_DIR.
 vm_add_home()
 {
@@ -96,13 +99,15 @@ vm_add_home()
 	echo "UUID=$VM_HOME_UUID /home ext4 defaults 0 2" >>"$VM_WORK/fstab"
 	debugfs -R "cat /usr/local/sbin/fdw-boot-check" "$fs" 2>/dev/null |
 		awk '/^echo "FDW-CMDLINE/ {
-			print "hs=$(findmnt -no SOURCE /home)"
-			print "hsum=bad"
-			print "(cd / && sha256sum --quiet -c /var/lib/fdw-check/home-sums) \\"
-			print "	>/dev/null 2>&1 && hsum=ok"
-			print "ht=$(lsblk -ndo TYPE \"$hs\" 2>/dev/null)"
-			print "hn=$(wc -l </var/lib/fdw-check/home-sums)"
-			print "echo \"FDW-HOME source=$hs type=$ht sums=$hsum files=$hn\" >$out"
+			print "for m in home data; do"
+			print "	f=/var/lib/fdw-check/$m-sums"
+			print "	[ -f \"$f\" ] || continue"
+			print "	hs=$(findmnt -no SOURCE /$m)"
+			print "	hsum=bad"
+			print "	(cd / && sha256sum --quiet -c \"$f\") >/dev/null 2>&1 && hsum=ok"
+			print "	ht=$(lsblk -ndo TYPE \"$hs\" 2>/dev/null)"
+			print "	echo \"FDW-$(echo $m | tr a-z A-Z) source=$hs type=$ht sums=$hsum files=$(wc -l <\"$f\")\" >$out"
+			print "done"
 		} { print }' >"$VM_WORK/fdw-boot-check"
 	chmod 0755 "$VM_WORK/fdw-boot-check"
 	printf '%s\n' "rm /etc/fstab" "write $VM_WORK/fstab /etc/fstab" \
@@ -115,8 +120,8 @@ vm_add_home()
 	rm -f "$fs"
 }
 
-# The line the check unit printed about /home, or empty.
+# The line the check unit printed about /home (/data: vm_home_result LOG DATA), or empty.
 vm_home_result()
 {
-	{ tr -d '\r' <"$1" | grep -a '^FDW-HOME ' || true; } | tail -n1
+	{ tr -d '\r' <"$1" | grep -a "^FDW-${2:-HOME} " || true; } | tail -n1
 }

@@ -2,8 +2,8 @@
 # fdewiz VM tests: the wizard encrypts an installed system's root in place and sets up its
 # boot, with its /home encrypted from outside first, and the system then asks for one
 # passphrase at boot. The real Debian 12 (installed-image.sh: GRUB for BIOS, /boot, /, swap;
-# cached) gets a /home partition of its own (vm_add_home), which fdewiz converts from
-# outside with the command line (that system's crypttab and fstab); a third disk holds
+# cached) gets a /home partition of its own (vm_add_home), which fdewiz converts first in
+# the live VM with the command line (that system's crypttab and fstab); a third disk holds
 # another LUKS volume that the system's crypttab names, with another passphrase (nofail:
 # absent at its boot). In the live VM the wizard, driven in tmux, shows on the disks pane
 # what system the root partition holds, lists the boot steps (the key file for /home among
@@ -36,37 +36,39 @@ cp --sparse=always "$cached" "$img"
 chmod 0644 "$img"
 printf 'wizard system passphrase, long enough 12' >"$VM_WORK/key"
 state=$VM_WORK/state.img
-truncate -s 64M "$state"
+truncate -s 128M "$state"
 mkfs.ext4 -q -F -L fdw-state "$state"
 other=$VM_WORK/other.img
 truncate -s 32M "$other"
+# Its /data on a disk of its own: converted after its root, with the root unlocked.
+datadisk=$VM_WORK/data.img
+truncate -s 100M "$datadisk"
+vm_parted "$datadisk" mklabel gpt mkpart data ext4 1MiB 99MiB
+mkdir -p "$VM_WORK/data-tree/www"
+for i in $(seq 1 20); do head -c $((i * 1499)) /dev/urandom >"$VM_WORK/data-tree/www/s$i"; done
+mkfs.ext4 -q -F -b 4096 -d "$VM_WORK/data-tree" -E "offset=$((1024 * 1024)),nodiscard" \
+	"$datadisk" 98M
 
-# 1. Its /home on a partition of its own, converted from outside (as from a live USB
-# stick) with the passphrase the root gets next: that system's crypttab and fstab.
+# 1. Its /home on a partition of its own (converted in the live VM, below).
 vm_add_home "$img" || vm_fail "adding a /home partition to the image"
-rc=0
-out=$(FDEWIZ_STATE_DIR=$VM_WORK/state-home "$FDEWIZ" encrypt --yes --foreground --no-bench \
-	--fast-pbkdf --key-file - --header-backup "$VM_WORK/home.hdr" "$img:4" \
-	<"$VM_WORK/key" 2>&1) || rc=$?
-echo "$VM_NAME: /home: $out"
-vm_check "its /home is converted from outside (exit $rc)" [ "$rc" = 0 ]
-vm_check "that system's crypttab got /home" \
-	grep -qF "its etc/crypttab has 'home_crypt UUID=" <<<"$out"
-vm_check "that system's fstab was changed (with a backup)" grep -qF "$img:2 /etc/fstab (" <<<"$out"
-vm_check "the plan said how one passphrase will do at boot" \
-	grep -qF "encrypt its root afterwards with the same passphrase" <<<"$out"
-phase "home-from-outside"
 plain_sum=$(sha256sum <"$img")
 
 # 2. The wizard in the live VM; then the checks of system-boot.sh on what it did.
 envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
 [ -z "${LSAN_OPTIONS:-}" ] || envs+=(--env "LSAN_OPTIONS=$LSAN_OPTIONS")
-vm_run --timeout 3600 --mem 1024 "${envs[@]}" --disk "$img" --disk "$state" --disk "$other" \
+vm_run --timeout 3600 --mem 1024 "${envs[@]}" --disk "$img" --disk "$state" --disk "$datadisk" --disk "$other" \
 	"$VM_HERE/guest/system-wizard.sh" "$FDEWIZ" "$VM_WORK" "$srcdir"
-phase "wizard-in-live-vm (conversion, boot step, checks)"
+phase "home-then-wizard-in-live-vm (two conversions, boot steps, checks)"
 tr -d '\r' <"$VM_LOG" | grep -a '^system-wizard: \[\|^system-boot: PHASE' || true
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "guest printed FDEWIZ-SYSTEM-BOOT-OK" grep -q '^FDEWIZ-SYSTEM-BOOT-OK' "$VM_LOG"
+vm_check "its /home is converted from the live VM first (exit 0)" \
+	grep -q '^system-wizard: HOME rc=0$' "$VM_LOG"
+vm_check "that system's crypttab got /home" \
+	grep -qF "its etc/crypttab has 'home_crypt UUID=" "$VM_LOG"
+vm_check "that system's fstab was changed (with a backup)" grep -qF "/dev/vda2 /etc/fstab (" "$VM_LOG"
+vm_check "/home's plan said how one passphrase will do at boot" \
+	grep -qF "encrypt its root afterwards with the same passphrase" "$VM_LOG"
 
 capture()
 {
@@ -112,10 +114,21 @@ vm_check "the old swap signature is gone" grep -q '^system-boot: OLD-SWAP-SIGNAT
 vm_check "the image changed" [ "$(sha256sum <"$img")" != "$plain_sum" ]
 vm_check "the system's crypttab opens /home with the key file" \
 	grep -q '^system-boot: CRYPTTAB home_crypt UUID=[0-9a-f-]* /etc/cryptsetup-keys.d/home_crypt.key luks$' "$VM_LOG"
-vm_check "the key file is 64 bytes, readable by root only, in a folder of mode 700" \
-	grep -q '^system-boot: KEYFILE home_crypt.key 400 64 dir 700$' "$VM_LOG"
-vm_check "the key file opens /home (cryptsetup), in a slot tried first" \
-	grep -q '^system-boot: HOME-KEY opens slots=2 prefer=1$' "$VM_LOG"
+vm_check "/home's key file: 64 bytes, root's only, folder 700; opens /home in a slot tried first" \
+	grep -q '^system-boot: KEYFILE home_crypt 400 64 dir 700 opens slots=2 prefer=1$' "$VM_LOG"
+vm_check "its /data is converted after the root, with the root unlocked (exit 0)" \
+	grep -q '^system-wizard: DATA rc=0$' "$VM_LOG"
+vm_check "/data's plan: whose it is (its root partition, not the open mapping)" \
+	grep -q '^system-wizard: data: .*this is /data of Debian GNU/Linux 12 (bookworm) on /dev/vda2:' "$VM_LOG"
+vm_check "/data's plan: a key file inside the encrypted root" \
+	grep -q '^system-wizard: data: .*its root is encrypted: this partition gets a key file inside' "$VM_LOG"
+vm_check "/data's key file was written there, as its result says" \
+	grep -q '^system-wizard: data: .*/dev/vda2 /etc/cryptsetup-keys.d/data_crypt.key (new file)' "$VM_LOG"
+vm_check "the system's crypttab opens /data with its key file" \
+	grep -q '^system-boot: CRYPTTAB data_crypt UUID=[0-9a-f-]* /etc/cryptsetup-keys.d/data_crypt.key luks$' "$VM_LOG"
+vm_check "/data's key file: 64 bytes, root's only; opens /data in a slot tried first" \
+	grep -q '^system-boot: KEYFILE data_crypt 400 64 dir 700 opens slots=2 prefer=1$' "$VM_LOG"
+vm_check "its fstab mounts /data from the mapping" grep -q '^system-boot: FSTAB-DATA /dev/mapper/data_crypt$' "$VM_LOG"
 vm_check "the volume with another passphrase keeps asking: its line, no key file, one slot" \
 	grep -q '^system-boot: OTHER line=none,nofail keyfile=no slots=1$' "$VM_LOG"
 if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
@@ -129,15 +142,18 @@ echo "results screen in the VM:"
 printf '%s\n' "$results"
 
 # 3. It boots from its own disk: the passphrase typed once, at the initramfs prompt.
-vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
+VM_BOOT_DISK2=$datadisk vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
 res=$(vm_boot_result "$VM_WORK/boot.log")
 home=$(vm_home_result "$VM_WORK/boot.log")
+data=$(vm_home_result "$VM_WORK/boot.log" DATA)
 phase "boot-encrypted (${VM_BOOT_SECONDS}s in qemu)"
-echo "$VM_NAME: encrypted boot: $res; $home"
-vm_check "one passphrase was asked at boot (the root's; /home opened with its key file)" \
+echo "$VM_NAME: encrypted boot: $res; $home; $data"
+vm_check "one passphrase was asked at boot (the root's; /home and /data opened with key files)" \
 	[ "$VM_BOOT_PROMPTS" = 1 ]
 vm_check "/home is mounted from dm-crypt and its 30 files check out" \
 	grep -q '^FDW-HOME source=/dev/mapper/home_crypt type=crypt sums=ok files=30$' <<<"$home"
+vm_check "/data is mounted from dm-crypt (its key file) and its 20 files check out" \
+	grep -q '^FDW-DATA source=/dev/mapper/data_crypt type=crypt sums=ok files=20$' <<<"$data"
 vm_check "the encrypted system boots and all 3000 files check out" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
 vm_check "its root is /dev/mapper/vda2_crypt" \

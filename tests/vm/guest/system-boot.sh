@@ -117,19 +117,22 @@ say "OLD-SWAP-SIGNATURE ${sig:-none}"
 say "SWAP-ZEROS $(cmp -s -n 67108864 /dev/vda3 /dev/zero && echo yes || echo no)"
 say "RESUME $(cat /mnt/check/etc/initramfs-tools/conf.d/resume)"
 say "BACKUPS $(cd /mnt/check/boot && ls ./*.fdewiz-bak | tr '\n' ' ')"
-# Key files of the system's other volumes (test-vm-system-boot.sh: /home on /dev/vda4).
+# Key files of the system's other volumes (test-vm-system-wizard.sh: /home on /dev/vda4,
+# /data on /dev/vdc1; another volume on /dev/vdd with another passphrase).
 keys=/mnt/check/etc/cryptsetup-keys.d
 for k in "$keys"/*.key; do
 	[ -f "$k" ] || continue
-	say "KEYFILE ${k##*/} $(stat -c '%a %s' "$k") dir $(stat -c %a "$keys")"
-done
-if [ -f "$keys/home_crypt.key" ]; then
+	n=${k##*/}
+	n=${n%.key}
+	src=$(awk -v n="$n" '$1 == n { print $2 }' /mnt/check/etc/crypttab)
+	dev=$(blkid -t "$src" -o device | head -n1)
 	opens=fails
-	cryptsetup open --test-passphrase --key-file "$keys/home_crypt.key" /dev/vda4 && opens=opens
-	say "HOME-KEY $opens slots=$(cryptsetup luksDump /dev/vda4 | grep -c '^  [0-9]*: luks2') prefer=$(cryptsetup luksDump /dev/vda4 | grep -ci 'priority: *prefer')"
-fi
-if [ -b /dev/vdc ]; then
-	say "OTHER line=$(awk '$1 == "other_crypt" { print $3 "," $4 }' /mnt/check/etc/crypttab | sed 's/,luks//') keyfile=$([ -e "$keys/other_crypt.key" ] && echo yes || echo no) slots=$(cryptsetup luksDump /dev/vdc | grep -c '^  [0-9]*: luks2')"
+	[ -n "$dev" ] && cryptsetup open --test-passphrase --key-file "$k" "$dev" && opens=opens
+	say "KEYFILE $n $(stat -c '%a %s' "$k") dir $(stat -c %a "$keys") $opens slots=$(cryptsetup luksDump "$dev" | grep -c '^  [0-9]*: luks2') prefer=$(cryptsetup luksDump "$dev" | grep -ci 'priority: *prefer')"
+done
+say "FSTAB-DATA $(awk '$2 == "/data" { print $1 }' /mnt/check/etc/fstab)"
+if [ -b /dev/vdd ]; then
+	say "OTHER line=$(awk '$1 == "other_crypt" { print $3 "," $4 }' /mnt/check/etc/crypttab | sed 's/,luks//') keyfile=$([ -e "$keys/other_crypt.key" ] && echo yes || echo no) slots=$(cryptsetup luksDump /dev/vdd | grep -c '^  [0-9]*: luks2')"
 fi
 umount /mnt/check/boot /mnt/check
 cryptsetup close check

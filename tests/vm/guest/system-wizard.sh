@@ -1,8 +1,9 @@
 #!/bin/bash
 # Guest half of test-vm-system-wizard.sh, the "live" system: /dev/vda is the installed
-# Debian's disk (its /home, partition 4, already encrypted from outside), /dev/vdb a
-# persistent disk for fdewiz's state (a USB stick), /dev/vdc becomes another LUKS volume of
-# that system with another passphrase. The wizard,
+# Debian's disk (its /home, partition 4, is encrypted here first), /dev/vdb a
+# persistent disk for fdewiz's state (a USB stick), /dev/vdc1 that system's /data (encrypted
+# last, its root unlocked), /dev/vdd becomes another LUKS volume of that system with
+# another passphrase. The wizard,
 # driven in tmux, encrypts the installed system's root (/dev/vda2) in place and sets up its
 # boot; the screens the host checks are printed between marker lines. Then the same checks
 # as test-vm-system-boot.sh's guest (system-boot.sh, mode "check") run on the result.
@@ -38,15 +39,44 @@ print_capture()
 trap 'tmux_stop "$srv"' EXIT
 
 mount /dev/vdb /mnt/state
+# encrypt_data NAME DEVICE: one of that system's data partitions with the command line (as
+# from a live USB stick), with the passphrase of its root; its output printed as NAME.
+encrypt_data()
+{
+	local rc=0 m
+
+	FDEWIZ_STATE_DIR=/mnt/state/fdewiz "$fdewiz" encrypt --yes --foreground --no-bench \
+		--fast-pbkdf --key-file /dev/stdin --header-backup "/mnt/state/$1.hdr" "$2" \
+		<"$work/key" >"/run/$1.log" 2>&1 || rc=$?
+	echo "system-wizard: ${1^^} rc=$rc"
+	sed "s/^/system-wizard: $1: /" "/run/$1.log"
+	[ "$rc" = 0 ] || die "encrypting $2"
+	# An online conversion leaves its volume open: closed, as a person would.
+	for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
+		cryptsetup close "$m" || die "cannot close $m"
+	done
+	step "its /$1 encrypted"
+}
+# Its /home first: that system's crypttab and fstab.
+encrypt_data home /dev/vda4
 # Another encrypted volume of that system (a disk of its own, absent at its boot: nofail)
-# with another passphrase: fdewiz must leave it asking for its own.
+# with another passphrase, which fdewiz must leave asking for its own; and a /data on a
+# disk of its own (/dev/vdc1), converted after the root (below), with its files' sums for
+# the system's check unit (its /srv holds the image's own data files).
 printf 'another passphrase 34' >/run/other.key
 cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
-	--key-file /run/other.key /dev/vdc
+	--key-file /run/other.key /dev/vdd
 mkdir -p /mnt/sysroot
 mount /dev/vda2 /mnt/sysroot
-echo "other_crypt UUID=$(cryptsetup luksUUID /dev/vdc) none luks,nofail" \
+echo "other_crypt UUID=$(cryptsetup luksUUID /dev/vdd) none luks,nofail" \
 	>>/mnt/sysroot/etc/crypttab
+echo "UUID=$(blkid -p -s UUID -o value /dev/vdc1) /data ext4 defaults 0 2" >>/mnt/sysroot/etc/fstab
+mkdir -p /mnt/sysroot/data
+mount -o ro /dev/vdc1 /mnt/sysroot/data
+(cd /mnt/sysroot && find data -type f ! -path 'data/lost+found/*' -print0 | sort -z |
+	xargs -0 sha256sum) >/run/data-sums
+umount /mnt/sysroot/data
+cp /run/data-sums /mnt/sysroot/var/lib/fdw-check/data-sums
 umount /mnt/sysroot
 # The system was booted since its last check: resize2fs wants a fresh e2fsck first.
 rc=0
@@ -116,7 +146,15 @@ final=$(FDEWIZ_STATE_DIR=/mnt/state/fdewiz "$fdewiz" status --json /dev/vda2 |
 	jq -r '.conversions[0].state')
 step "final state $final"
 [ "$final" = complete ] || die "final state $final"
+
+# 5. Its /data after its root: the root, encrypted now, unlocked here so that fdewiz can read
+# it; /data gets that system's crypttab and a key file inside the encrypted root.
+for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
+	cryptsetup close "$m" || die "cannot close $m"
+done
+cryptsetup open --key-file "$work/key" /dev/vda2 sysroot || die "cryptsetup open the root"
+encrypt_data data /dev/vdc1
 umount /mnt/state
 
-# 5. The volume and the system's files, as system-boot.sh checks them after the CLI.
+# 6. The volume and the system's files, as system-boot.sh checks them after the CLI.
 exec bash "$here/system-boot.sh" "$fdewiz" "$work" check
