@@ -615,6 +615,35 @@ static void read_error(const char *path, int rc, char *why, size_t why_len)
 		snprintf(why, why_len, _("cannot read %s: %s"), path, strerror(-rc));
 }
 
+/*
+ * @root/etc/@file read whole, without following a link (into *@old, its mode in *@mode),
+ * and its path. -ENOENT when it is missing (said in @why only when @need); other errors
+ * are said in @why.
+ */
+static int read_etc(const char *root, const char *file, bool need, char *path, size_t len,
+		    char **old, mode_t *mode, char *why, size_t why_len)
+{
+	int rc = check_etc(root, why, why_len);
+
+	*old = NULL;
+	if (!rc)
+		rc = etc_path(root, file, path, len);
+	if (rc)
+		return rc;
+	rc = read_all(path, old, mode);
+	if (rc && (need || rc != -ENOENT))
+		read_error(path, rc, why, why_len);
+	return rc;
+}
+
+int fdw_etc_read(const char *root, const char *file, char **text, char *why, size_t why_len)
+{
+	char path[PATH_MAX];
+	mode_t mode;
+
+	return read_etc(root, file, true, path, sizeof(path), text, &mode, why, why_len);
+}
+
 int fdw_crypttab_add(const char *root, const char *name, const char *luks_uuid, bool discard,
 		     struct fdw_tab_result *res, char *why, size_t why_len)
 {
@@ -631,16 +660,9 @@ int fdw_crypttab_add_detached(const char *root, const char *name, const char *id
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = check_etc(root, why, why_len);
-	if (!rc)
-		rc = etc_path(root, "crypttab", path, sizeof(path));
-	if (rc)
+	rc = read_etc(root, "crypttab", false, path, sizeof(path), &old, &mode, why, why_len);
+	if (rc && rc != -ENOENT)
 		return rc;
-	rc = read_all(path, &old, &mode);
-	if (rc && rc != -ENOENT) {
-		read_error(path, rc, why, why_len);
-		return rc;
-	}
 	rc = header ? fdw_crypttab_edit_detached(old, name, id, header, discard, &text, why,
 						 why_len)
 		    : fdw_crypttab_edit(old, name, id, discard, &text, why, why_len);
@@ -659,18 +681,9 @@ int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_i
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = check_etc(root, why, why_len);
-	if (!rc)
-		rc = etc_path(root, "fstab", path, sizeof(path));
+	rc = read_etc(root, "fstab", false, path, sizeof(path), &old, &mode, why, why_len);
 	if (rc)
-		return rc;
-	rc = read_all(path, &old, &mode);
-	if (rc == -ENOENT)
-		return 0;
-	if (rc) {
-		read_error(path, rc, why, why_len);
-		return rc;
-	}
+		return rc == -ENOENT ? 0 : rc;
 	rc = fdw_fstab_edit(old, name, ids, &text);
 	if (rc > 0) {
 		res->lines = rc;
@@ -716,16 +729,9 @@ int fdw_crypttab_set_keyfile(const char *root, const char *name, const char *key
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = check_etc(root, why, why_len);
-	if (!rc)
-		rc = etc_path(root, "crypttab", path, sizeof(path));
+	rc = read_etc(root, "crypttab", true, path, sizeof(path), &old, &mode, why, why_len);
 	if (rc)
 		return rc;
-	rc = read_all(path, &old, &mode);
-	if (rc) {
-		read_error(path, rc, why, why_len);
-		return rc;
-	}
 	rc = fdw_crypttab_edit_keyfile(old, name, keyfile, &text);
 	if (rc == 0)
 		rc = replace_file(path, old, mode, text, res, why, why_len);

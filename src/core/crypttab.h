@@ -102,6 +102,9 @@ size_t fdw_crypttab_asking(const char *text, struct fdw_crypttab_asking *out, si
  */
 int fdw_crypttab_edit_keyfile(const char *old, const char *name, const char *keyfile,
 			      char **out);
+/* @root/etc/@file read whole, never through a link (malloc'ed *@text). 0 or -errno with
+ * @why. */
+int fdw_etc_read(const char *root, const char *file, char **text, char *why, size_t why_len);
 /* fdw_crypttab_edit_keyfile() on @root/etc/crypttab, backed up like the others. */
 int fdw_crypttab_set_keyfile(const char *root, const char *name, const char *keyfile,
 			     struct fdw_tab_result *res, char *why, size_t why_len);

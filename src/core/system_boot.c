@@ -223,6 +223,23 @@ bool fdw_system_boot_pending(const struct fdw_job *job)
 	return fdw_system_boot_load(job, &r) == 0 && !r.done;
 }
 
+void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
+				  const char *backup)
+{
+	size_t used = strlen(r->changed);
+
+	snprintf(r->changed + used, sizeof(r->changed) - used, "%s (%s)\n", path,
+		 backup[0] ? backup : _("new file"));
+}
+
+void fdw_system_boot_note_tab(struct fdw_sysboot_record *r, const char *root, const char *file,
+			      const struct fdw_tab_result *tab)
+{
+	if (tab->changed)
+		fdw_system_boot_note_changed(r, file,
+					     tab->backup + (tab->backup[0] ? strlen(root) : 0));
+}
+
 /* The record: "key=value" lines, the changed files last. */
 int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_record *r)
 {

@@ -33,6 +33,11 @@ int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r);
 void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
 				  const char *backup);
 
+/* The same for a file a crypttab/fstab edit under @root changed (nothing when it did not). */
+struct fdw_tab_result;
+void fdw_system_boot_note_tab(struct fdw_sysboot_record *r, const char *root, const char *file,
+			      const struct fdw_tab_result *tab);
+
 /*
  * The system's other crypttab lines that ask for a passphrase at boot get a key file in
  * @root/etc/cryptsetup-keys.d (inside the encrypted root) when @pass opens them; the

@@ -64,15 +64,6 @@ static void unmount_all(struct tree *t)
 	}
 }
 
-void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
-				  const char *backup)
-{
-	size_t used = strlen(r->changed);
-
-	snprintf(r->changed + used, sizeof(r->changed) - used, "%s (%s)\n", path,
-		 backup[0] ? backup : _("new file"));
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	char buf[65536];
@@ -124,7 +115,8 @@ static int backup_initramfs(const struct tree *t, struct fdw_sysboot_record *r)
 	DIR *d;
 	int rc = 0, n = 0;
 
-	snprintf(dir, sizeof(dir), "%s/boot", t->root);
+	if (snprintf(dir, sizeof(dir), "%s/boot", t->root) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
 	d = opendir(dir);
 	if (!d)
 		return -errno;
@@ -226,17 +218,13 @@ static int write_tables(const struct fdw_job *job, const char *root,
 		fdw_log(FDW_LOG_ERROR, "system boot: crypttab: %s", why);
 		return rc;
 	}
-	if (tab.changed)
-		fdw_system_boot_note_changed(r, "/etc/crypttab",
-					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
+	fdw_system_boot_note_tab(r, root, "/etc/crypttab", &tab);
 	rc = fdw_fstab_update(root, r->name, &ids, &tab, why, sizeof(why));
 	if (rc < 0) {
 		fdw_log(FDW_LOG_ERROR, "system boot: fstab: %s", why);
 		return rc;
 	}
-	if (tab.changed)
-		fdw_system_boot_note_changed(r, "/etc/fstab",
-					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
+	fdw_system_boot_note_tab(r, root, "/etc/fstab", &tab);
 	return fdw_system_keyfile_step(root, r->name, pass, r);
 }
 

@@ -179,9 +179,7 @@ static int give_key_file(const char *root, const struct fdw_crypttab_asking *e,
 	if (rc <= 0)
 		return rc;
 	fdw_system_boot_note_changed(r, inside, "");
-	if (tab.changed)
-		fdw_system_boot_note_changed(r, "/etc/crypttab",
-					     tab.backup + (tab.backup[0] ? strlen(root) : 0));
+	fdw_system_boot_note_tab(r, root, "/etc/crypttab", &tab);
 	return 0;
 }
 
@@ -189,27 +187,16 @@ int fdw_system_keyfile_step(const char *root, const char *root_name,
 			    const struct fdw_secret *pass, struct fdw_sysboot_record *r)
 {
 	struct fdw_crypttab_asking asking[MAX_ASKING];
-	char path[PATH_MAX], *text;
+	char *text, why[512];
 	size_t n;
-	FILE *f;
-	long len;
-	int rc = 0;
+	int rc = fdw_etc_read(root, "crypttab", &text, why, sizeof(why));
 
-	if (snprintf(path, sizeof(path), "%s/etc/crypttab", root) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	text = len >= 0 && len < (1 << 20) ? calloc(1, (size_t)len + 1) : NULL;
-	if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(text);
-		return -EIO;
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "system boot: %s", why);
+		return rc;
 	}
-	fclose(f);
 	n = fdw_crypttab_asking(text, asking, MAX_ASKING);
 	free(text);
 	for (size_t i = 0; !rc && i < n && i < MAX_ASKING; i++) {
