@@ -162,6 +162,9 @@ int fdw_disk_scan(const char *path, struct fdw_disk *out);
 /* Scan every disk of the machine that libparted sees; those it cannot read are kept in
  * out->failed with the reason. */
 int fdw_disk_scan_all(struct fdw_disk_list *out);
+/* The same, for who owns each partition only: no filesystem's minimum size is measured
+ * (fs_min_size stays -1, so the verdicts are not the list's). */
+int fdw_disk_scan_all_owners(struct fdw_disk_list *out);
 void fdw_disk_free(struct fdw_disk *disk);
 void fdw_disk_list_free(struct fdw_disk_list *list);
 

@@ -211,7 +211,7 @@ static void probe_unrecognised(const struct fdw_disk *d, int fd, struct fdw_part
 
 /* Probe the content of @p and find out who uses it; then decide its verdict. */
 static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
-			  struct fdw_partition *p, dev_t disk_rdev)
+			  struct fdw_partition *p, dev_t disk_rdev, bool owners_only)
 {
 	dev_t rdev = 0;
 	int rc;
@@ -237,7 +237,10 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		usage_from_mount(p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
-	measure_min_size(d, p);
+	/* Who owns what needs no minimum sizes: resize2fs on every filesystem of every disk
+	 * made each encrypt pay for a full listing. */
+	if (!owners_only)
+		measure_min_size(d, p);
 	fdw_verdict_decide(p, d);
 	return 0;
 }
@@ -406,7 +409,8 @@ static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 	return 0;
 }
 
-static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_sysstate *st)
+static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_sysstate *st,
+		     bool owners_only)
 {
 	PedDevice *dev;
 	dev_t rdev = 0;
@@ -445,7 +449,7 @@ static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_syss
 	if (!strcmp(d->table, "none"))
 		rc = add_whole_disk(d);
 	for (size_t i = 0; i < d->n_parts && !rc; i++)
-		rc = fill_partition(d, fd, st, &d->parts[i], rdev);
+		rc = fill_partition(d, fd, st, &d->parts[i], rdev, owners_only);
 	close(fd);
 
 	/* A file with neither a table nor a filesystem is not a disk image. */
@@ -469,7 +473,7 @@ int fdw_disk_scan(const char *path, struct fdw_disk *out)
 
 	if (rc)
 		return rc;
-	rc = scan_with(path, out, &st);
+	rc = scan_with(path, out, &st, false);
 	fdw_sysstate_free(&st);
 	return rc;
 }
@@ -620,7 +624,7 @@ static int add_unprobed(char ***paths, size_t *n)
 	return rc;
 }
 
-int fdw_disk_scan_all(struct fdw_disk_list *out)
+static int scan_all(struct fdw_disk_list *out, bool owners_only)
 {
 	struct fdw_sysstate st;
 	char **paths = NULL;
@@ -649,7 +653,7 @@ int fdw_disk_scan_all(struct fdw_disk_list *out)
 			break;
 		}
 		out->disks = nv;
-		one = scan_with(paths[i], &out->disks[out->n_disks], &st);
+		one = scan_with(paths[i], &out->disks[out->n_disks], &st, owners_only);
 		if (one == 0)
 			out->n_disks++;
 		else
@@ -666,6 +670,16 @@ int fdw_disk_scan_all(struct fdw_disk_list *out)
 	if (rc)
 		fdw_disk_list_free(out);
 	return rc;
+}
+
+int fdw_disk_scan_all(struct fdw_disk_list *out)
+{
+	return scan_all(out, false);
+}
+
+int fdw_disk_scan_all_owners(struct fdw_disk_list *out)
+{
+	return scan_all(out, true);
 }
 
 static void partition_free(struct fdw_partition *p)

@@ -116,7 +116,7 @@ static void owner_from_all_disks(struct fdw_target *t)
 	struct fdw_disk_list all;
 
 	if (t->disk.kind != FDW_DISK_BLOCK || !t->part->node || t->part->owner.found ||
-	    fdw_disk_scan_all(&all) != 0)
+	    fdw_disk_scan_all_owners(&all) != 0)
 		return;
 	for (size_t i = 0; i < all.n_disks; i++)
 		for (size_t j = 0; j < all.disks[i].n_parts; j++) {

@@ -39,7 +39,7 @@ trap img_cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 SIZE_MIB=${BENCH_FIO_SIZE_MIB:-256}
-RUNTIME=${BENCH_FIO_RUNTIME:-3}
+RUNTIME=${BENCH_FIO_RUNTIME:-2}	# seconds per run: 55 runs, so each second costs about a minute
 ROUNDS=${BENCH_FIO_ROUNDS:-2}	# fdewiz runs per test; fio runs one more, around them
 MARGIN=${BENCH_FIO_MARGIN_PCT:-50}
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

@@ -35,7 +35,7 @@ convert()
 {
 	local img=$IMG_TMP/h$1.img dev
 
-	fs_image "$img" 100 "vol$1" 8
+	fs_image "$img" 64 "vol$1" 8
 	dev=$(img_loop "$img" 0)
 	fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
 		--work-dir "$IMG_TMP" "$dev"

@@ -18,22 +18,26 @@ vm_need_pkgs parted cryptsetup-bin e2fsprogs jq dmsetup
 vm_find_fdewiz
 
 MiB=$((1024 * 1024))
-part_mib=224
+# Small partitions for the faults that stop the worker early (resume converts the rest);
+# larger ones for the slow spell (8 s of it must not reach the end) and the ETA (several
+# slow steps to judge). Start and size in MiB.
+names=(Read Write Gone Slow Eta) sizes=(128 128 128 224 224) starts=()
 img=$VM_WORK/faults.img
-truncate -s $((5 * part_mib + 2))M "$img"
-vm_parted "$img" mklabel gpt \
-	mkpart Read ext4 1MiB $((1 + part_mib))MiB \
-	mkpart Write ext4 $((1 + part_mib))MiB $((1 + 2 * part_mib))MiB \
-	mkpart Gone ext4 $((1 + 2 * part_mib))MiB $((1 + 3 * part_mib))MiB \
-	mkpart Slow ext4 $((1 + 3 * part_mib))MiB $((1 + 4 * part_mib))MiB \
-	mkpart Eta ext4 $((1 + 4 * part_mib))MiB $((1 + 5 * part_mib))MiB
+at=1 parted_args=()
+for n in 0 1 2 3 4; do
+	starts+=("$at")
+	parted_args+=(mkpart "${names[n]}" ext4 "${at}MiB" "$((at + sizes[n]))MiB")
+	at=$((at + sizes[n]))
+done
+truncate -s $((at + 1))M "$img"
+vm_parted "$img" mklabel gpt "${parted_args[@]}"
 mkdir -p "$VM_WORK/data/docs" "$VM_WORK/data/media"
 for i in $(seq 1 400); do head -c $((i * 53 % 9000 + 1)) /dev/urandom >"$VM_WORK/data/docs/d$i"; done
-for i in $(seq 1 6); do head -c $((i * 4 * MiB)) /dev/urandom >"$VM_WORK/data/media/m$i"; done
+for i in $(seq 1 4); do head -c $((i * 4 * MiB)) /dev/urandom >"$VM_WORK/data/media/m$i"; done
 (cd "$VM_WORK/data" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$VM_WORK/data.sha256"
 for n in 0 1 2 3 4; do
-	mkfs.ext4 -q -F -b 4096 -E "offset=$(((1 + n * part_mib) * MiB)),nodiscard" \
-		-d "$VM_WORK/data" "$img" "${part_mib}M"
+	mkfs.ext4 -q -F -b 4096 -E "offset=$((starts[n] * MiB)),nodiscard" \
+		-d "$VM_WORK/data" "$img" "${sizes[n]}M"
 done
 rm -rf "$VM_WORK/data"
 printf 'faults test key' >"$VM_WORK/key"

@@ -46,9 +46,6 @@ wait "$killer" 2>/dev/null || true
 phase "encrypt-then-power-cut"
 vm_check "the live VM was cut after the conversion (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "fdewiz had reached the boot step" grep -q '^system-boot: POWERCUT-NOW' "$VM_LOG"
-vm_check "a state folder on tmpfs was refused first, with what to do" \
-	grep -q '^system-boot: VOLATILE rc=1 .*held in memory.*FDEWIZ_STATE_DIR.*Nothing was changed' "$VM_LOG"
-vm_check "that refusal left the root partition unchanged" grep -q '^system-boot: VOLATILE-UNCHANGED' "$VM_LOG"
 vm_check "the verdict offered the installed system's root" \
 	grep -q '^system-boot: verdict: \[true,"ok",true,"grub-bios"\]' "$VM_LOG"
 vm_check "the plan listed the boot steps" grep -q 'rebuild its initramfs in a chroot' "$VM_LOG"

@@ -4,7 +4,8 @@
 # MBR, /boot, /, swap; built once and cached). Each refusal leaves every byte of the image
 # unchanged: the root without cryptsetup-initramfs (its hook removed) or with a boot loader
 # fdewiz does not know (GRUB's modules removed), and its /boot, which its boot loader reads
-# before a passphrase can be asked for. No VM is booted here: the conversions and boots of
+# before a passphrase can be asked for; and the root when fdewiz's state folder is held in
+# memory (a tmpfs), on the image attached as a loop device. No VM is booted here: the conversions and boots of
 # this system are test-vm-system-wizard.sh's (the wizard; /home from outside with one
 # passphrase at boot) and test-vm-system-boot-powercut.sh's (the command line, cut by a
 # power loss and finished by resume). Each phase's time is printed.
@@ -74,4 +75,29 @@ vm_check "it says what to do instead" grep -qF "encrypt that system's root ($img
 vm_check "every byte is unchanged after that refusal" [ "$(sha256sum <"$img")" = "$sum" ]
 vm_check "no header backup was written" [ ! -e "$VM_WORK/boot.hdr" ]
 phase "boot-refused"
+
+# 2. Its root from a live system whose state folder is held in memory (a live USB stick's
+# /var/lib, a tmpfs): a power cut would take the job record, so it is refused before
+# anything changes. On the image's own partitions (a loop device, as a disk), since an
+# image file's partition is refused earlier for another reason.
+loop=$(losetup --find --show --partscan "$img")
+partx -a "$loop" 2>/dev/null || true	# where the kernel's own scan makes no nodes
+volatile=$VM_WORK/volatile
+mkdir -p "$volatile"
+mount -t tmpfs -o size=16m fdewiz-volatile "$volatile"
+trap 'umount "$volatile" 2>/dev/null; partx -d "$loop" 2>/dev/null; losetup -d "$loop"; vm_cleanup' EXIT
+udevadm settle 2>/dev/null || true
+for _ in $(seq 1 50); do [ -b "${loop}p2" ] && break; sleep 0.1; done
+sum=$(sha256sum <"${loop}p2")
+rc=0
+out=$(FDEWIZ_STATE_DIR=$volatile/state "$FDEWIZ" encrypt --yes --foreground --no-bench \
+	--fast-pbkdf --key-file - --header-backup "$VM_WORK/volatile.hdr" "${loop}p2" \
+	<"$VM_WORK/key" 2>&1) || rc=$?
+echo "$VM_NAME: volatile state folder: $out"
+vm_check "a state folder on tmpfs is refused (exit $rc)" [ "$rc" != 0 ]
+vm_check "it says why and what to do" \
+	grep -q 'held in memory.*FDEWIZ_STATE_DIR.*Nothing was changed' <<<"$(tr '\n' ' ' <<<"$out")"
+vm_check "that refusal left the root partition unchanged" [ "$(sha256sum <"${loop}p2")" = "$sum" ]
+vm_check "no header backup was written" [ ! -e "$VM_WORK/volatile.hdr" ]
+phase "volatile-state-refused"
 vm_finish
