@@ -19,6 +19,8 @@
 #include "core/encrypt_flow.h"
 #include "core/i18n.h"
 #include "core/job.h"
+#include "core/job_locate.h"
+#include "core/job_observe.h"
 #include "core/luks2_progress.h"
 #include "core/power.h"
 #include "core/procid.h"

@@ -10,6 +10,7 @@
 #include "core/i18n.h"
 #include "core/job.h"
 #include "core/units.h"
+#include "core/volume_id.h"
 
 static void cell(FILE *out, const char *text, int width)
 {

@@ -9,10 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "crypttab.h"
 #include "disk.h"
-#include "i18n.h"
 #include "log.h"
+#include "volume_id.h"
 
 /* A partition's PARTUUID, read once and only when a spec asks for one. */
 struct partuuid_cache {
@@ -182,29 +181,4 @@ void fdw_disks_attribute(struct fdw_disk *disks, size_t n_disks)
 			if (disks[i].parts[j].owner.found)
 				fdw_verdict_decide(&disks[i].parts[j], &disks[i]);
 	free(m);
-}
-
-size_t fdw_owner_describe(const struct fdw_owner *o, char *buf, size_t len)
-{
-	const char *os = *o->os_name ? o->os_name : _("an installed Linux system");
-	int n;
-
-	switch (o->use) {
-	case FDW_USE_SWAP:
-		n = snprintf(buf, len, _("swap of %s on %s"), os, o->root_address);
-		break;
-	case FDW_USE_RESUME:
-		n = snprintf(buf, len, _("hibernation (resume) device of %s on %s"), os,
-			     o->root_address);
-		break;
-	case FDW_USE_CRYPT:
-		n = snprintf(buf, len, _("encrypted volume (in the crypttab) of %s on %s"), os,
-			     o->root_address);
-		break;
-	default:
-		/* TRANSLATORS: "/home of Debian GNU/Linux 12 on /dev/sda3". */
-		n = snprintf(buf, len, _("%s of %s on %s"), o->dir, os, o->root_address);
-		break;
-	}
-	return n < 0 ? 0 : (size_t)n;
 }

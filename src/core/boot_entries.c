@@ -12,6 +12,7 @@
 #include "boot_entries.h"
 #include "i18n.h"
 #include "target.h"
+#include "volume_id.h"
 
 /* How many partitions of this machine the kernel knows by the GPT name @name. */
 static int kernel_partname_count(const char *name)

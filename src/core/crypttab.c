@@ -2,7 +2,6 @@
 /* crypttab and fstab entries for an encrypted partition, edited line by line and kept durable. */
 #include "config.h"
 
-#include <blkid.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +17,8 @@
 #include "crypttab.h"
 #include "durable.h"
 #include "i18n.h"
-#include "job.h"
 #include "log.h"
+#include "uuid.h"
 
 #define MAX_FIELDS 4
 #define DM_NAME_MAX 127
@@ -693,31 +692,6 @@ int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_i
 	}
 	free(old);
 	free(text);
-	return rc;
-}
-
-int fdw_partuuid_probe(const char *disk, int number, char *partuuid, size_t len)
-{
-	blkid_probe pr = blkid_new_probe_from_filename(disk);
-	blkid_partlist ls;
-	blkid_partition part;
-	const char *uuid;
-	int rc = -ENOENT;
-
-	if (len)
-		partuuid[0] = '\0';
-	if (!pr)
-		return -errno ? -errno : -EIO;
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_enable_superblocks(pr, 0);
-	ls = blkid_probe_get_partitions(pr);
-	part = ls ? blkid_partlist_get_partition_by_partno(ls, number) : NULL;
-	uuid = part ? blkid_partition_get_uuid(part) : NULL;
-	if (uuid && *uuid) {
-		snprintf(partuuid, len, "%s", uuid);
-		rc = 0;
-	}
-	blkid_free_probe(pr);
 	return rc;
 }
 

@@ -52,11 +52,6 @@ struct fdw_part_ids {
 int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids *ids,
 		   char **out);
 
-/*
- * The partition GUID (GPT) or "xxxxxxxx-NN" id (msdos) of partition @number of @disk
- * (a block device or image file), as PARTUUID= names it. 0, or -errno ("" in @partuuid).
- */
-int fdw_partuuid_probe(const char *disk, int number, char *partuuid, size_t len);
 
 /* What a file-level change did. */
 struct fdw_tab_result {

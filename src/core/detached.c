@@ -15,6 +15,7 @@
 #include "job.h"
 #include "log.h"
 #include "luks2_peek.h"
+#include "volume_id.h"
 
 /* Every segment the header describes must lie inside the partition. */
 static int segments_fit(struct json_object *root, uint64_t part_size)

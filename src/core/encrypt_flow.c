@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench_cipher.h"
+#include "job_observe.h"
 #include "predict.h"
 #include "bench_flow.h"
 #include "convert.h"
@@ -33,6 +34,8 @@
 #include "sysstate.h"
 #include "system_boot.h"
 #include "system_data.h"
+#include "uuid.h"
+#include "volume_id.h"
 
 /* @path made absolute against the current directory (the file need not exist yet). */
 static int absolute_path(const char *path, char *out, size_t len)

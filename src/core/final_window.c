@@ -18,6 +18,7 @@
 #include "log.h"
 #include "luks2_copy.h"
 #include "luks2_final.h"
+#include "uuid.h"
 
 /*
  * The end window of an in-place encryption.

@@ -9,14 +9,11 @@
 #include <stdint.h>
 
 #include "progress.h"
+#include "statedir.h"
+#include "uuid.h"
 
-#define FDW_DEFAULT_STATE_DIR "/var/lib/fdewiz"
 /* Records of complete conversions are removed this long after they finished. */
 #define FDW_JOB_KEEP_DAYS 90
-
-struct fdw_disk;
-struct fdw_partition;
-struct fdw_target;
 
 /*
  * Who a volume is, so that a record answers for its own volume and for nothing else that
@@ -60,22 +57,6 @@ struct fdw_job {
 	struct fdw_volume_id ident;	/* empty in records made before identities were kept */
 };
 
-/* $FDEWIZ_STATE_DIR or /var/lib/fdewiz; created on demand with mode 0700. */
-const char *fdw_state_dir(void);
-int fdw_state_dir_ensure(void);
-/*
- * @path must be a real directory (lstat: not a link), owned by root (or by the user fdewiz
- * runs as) and writable by no one else; 0, or -ELOOP/-ENOTDIR/-EPERM after logging why.
- * _ensure creates it (mode 0700) first when missing.
- */
-int fdw_private_dir_check(const char *path);
-int fdw_private_dir_ensure(const char *path);
-
-/* Is @uuid a UUID in its canonical text form (36 characters of hex digits and dashes)? */
-bool fdw_uuid_valid(const char *uuid);
-/* A fresh random UUID from the kernel, used as the job id and the LUKS2 UUID. */
-int fdw_new_uuid(char *buf, size_t len);
-
 int fdw_job_save(const struct fdw_job *job);
 int fdw_job_load_file(const char *path, struct fdw_job *job);
 /* All recorded jobs, newest first. */
@@ -83,9 +64,6 @@ int fdw_job_list(struct fdw_job **out, size_t *n);
 /* The job with this id (the LUKS2 UUID), or -ENOENT. */
 int fdw_job_find_id(const char *id, struct fdw_job *job);
 
-/* What is on @part of @disk now, as an identity (reads the partition table for PARTUUID). */
-void fdw_volume_id_of(const struct fdw_disk *disk, const struct fdw_partition *part,
-		      struct fdw_volume_id *id);
 /*
  * Does @job belong to the volume @now describes? A LUKS2 header on the device decides by
  * its UUID (the job id). With no header there (a detached header), the partition decides:
@@ -100,22 +78,6 @@ bool fdw_job_is_for(const struct fdw_job *job, const struct fdw_volume_id *now);
  * and job.detached_header names its header file when it has one.
  */
 int fdw_job_for_volume(const struct fdw_volume_id *now, struct fdw_job *job);
-/*
- * Open the device that holds @job's volume now: its recorded address when what is there
- * is its own, else the loop device or image file it was on, else the device that carries
- * its UUID or PARTUUID. 0 with @t open, or -ENODEV when it is nowhere to be found.
- */
-int fdw_job_locate(const struct fdw_job *job, struct fdw_target *t);
-/*
- * Unfinished LUKS2 conversions on this machine's disks and attached loop devices that no
- * record belongs to (started by another tool), as jobs built from their headers.
- */
-int fdw_job_unrecorded(struct fdw_job **out, size_t *n);
-/*
- * Remove records (and their status and log) of conversions that finished more than
- * @days ago, when the header agrees or the volume is gone. Never an unfinished one.
- */
-int fdw_job_prune(int days);
 /* Where the worker publishes the progress of @job. */
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len);
 /* Where the worker appends its log lines (no secrets ever go there). */
@@ -137,21 +99,12 @@ int fdw_job_mark_seen(const struct fdw_job *job);
 bool fdw_job_ended_unseen(const struct fdw_job *job, const struct fdw_progress *p);
 
 /*
- * The state a viewer should show: the published record when its worker is alive;
- * otherwise what the LUKS2 header of the volume says, wherever it is now (the header wins
- * when the record disagrees, and p->message says so). @where (may be NULL) gets the
- * address the volume is on now, empty when it is not found; then the state is the last
- * one published and the return is 0 for a complete conversion, else -ENODEV.
- */
-int fdw_job_observe_at(const struct fdw_job *job, struct fdw_progress *p, char *where,
-		       size_t len);
-int fdw_job_observe(const struct fdw_job *job, struct fdw_progress *p);
-
-/*
  * Does @p (as published) say a worker of ours is on the volume: converting, or paused for a
  * low battery and waiting for the charger? (Whether that pid is still alive is checked by
  * fdw_job_observe(), which reports it only then.)
  */
 bool fdw_job_has_worker(const struct fdw_progress *p);
+/* Remove @job's record, status, log and seen marker (pruning; the volume is not touched). */
+void fdw_job_forget(const struct fdw_job *job);
 
 #endif

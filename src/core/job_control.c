@@ -13,12 +13,15 @@
 
 #include "convert.h"
 #include "encrypt_flow.h"
+#include "job_locate.h"
+#include "job_observe.h"
 #include "system_boot.h"
 #include "system_data.h"
 #include "holders.h"
 #include "i18n.h"
 #include "log.h"
 #include "procid.h"
+#include "volume_id.h"
 
 /*
  * Can the partition's first and last 4 KiB be read from the disk itself (not a cache)?

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 
 #include "log.h"
 #include "loopdev.h"
+#include "sysstate.h"
 
 bool fdw_loop_direct_io(int loop_fd)
 {
@@ -129,4 +131,18 @@ void fdw_loop_wait_detached(const char *dev)
 	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name ? name + 1 : dev);
 	for (int i = 0; i < 200 && access(path, F_OK) == 0; i++)
 		usleep(10000);
+}
+
+int fdw_loop_backing(const char *name, char *file, size_t len, uint64_t *offset)
+{
+	char path[PATH_MAX], off[32];
+
+	if (snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (fdw_read_line_file(path, file, len) != 0 || !file[0])
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/offset", name);
+	*offset = fdw_read_line_file(path, off, sizeof(off)) == 0 ? strtoull(off, NULL, 10) : 0;
+	return 0;
 }

@@ -36,4 +36,8 @@ int fdw_loop_autoclear_if(const char *dev, const char *backing, uint64_t offset,
  */
 void fdw_loop_wait_detached(const char *dev);
 
+/* The backing file and offset of loop device @name ("loop3", from sysfs); 0, or -ENOENT
+ * when it is not a loop device over a file. */
+int fdw_loop_backing(const char *name, char *file, size_t len, uint64_t *offset);
+
 #endif

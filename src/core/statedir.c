@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "i18n.h"
-#include "job.h"
+#include "statedir.h"
 #include "log.h"
 
 const char *fdw_state_dir(void)

@@ -16,23 +16,6 @@
 #include "secret.h"
 #include "target.h"
 
-/* Why an installed system's root cannot be converted with its boot set up. */
-enum fdw_sysboot_refusal {
-	FDW_SYSBOOT_OK,
-	FDW_SYSBOOT_NOT_ITS_ROOT,	/* its fstab mounts another filesystem at / */
-	FDW_SYSBOOT_UNKNOWN_INITRAMFS,	/* neither initramfs-tools nor dracut */
-	FDW_SYSBOOT_NO_LUKS_INITRAMFS,	/* no cryptsetup-initramfs / dracut crypt module */
-	FDW_SYSBOOT_UNKNOWN_LOADER,	/* no boot loader fdewiz knows */
-	FDW_SYSBOOT_SYSTEMD_BOOT,	/* systemd-boot: not set up by fdewiz yet */
-	FDW_SYSBOOT_BOOT_INSIDE,	/* /boot on the root with GRUB */
-	FDW_SYSBOOT_USR_SEPARATE,	/* /usr elsewhere: the initramfs must mount it too */
-};
-
-/* Pure: may this installed system's root be converted with its boot set up? */
-enum fdw_sysboot_refusal fdw_system_boot_check(const struct fdw_installed_os *os);
-/* The reason and what to do, one or two translated sentences. */
-const char *fdw_system_boot_refusal_text(enum fdw_sysboot_refusal r);
-
 /* The steps after the conversion, one translated line each ("\n" between), for plans. */
 size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
 			     size_t len);

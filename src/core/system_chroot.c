@@ -20,6 +20,7 @@
 #include "convert.h"
 #include "crypttab.h"
 #include "i18n.h"
+#include "job_locate.h"
 #include "log.h"
 #include "spawn.h"
 #include "system_boot.h"

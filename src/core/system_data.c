@@ -28,6 +28,7 @@
 #include "system_boot.h"
 #include "system_data.h"
 #include "testhook.h"
+#include "uuid.h"
 
 /* An fstab is small text; more is not one. */
 #define FSTAB_MAX (256 * 1024)

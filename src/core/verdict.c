@@ -7,7 +7,7 @@
 
 #include "disk.h"
 #include "i18n.h"
-#include "system_boot.h"
+#include "os_support.h"
 #include "units.h"
 
 static const struct {
@@ -163,7 +163,7 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_SWAP;
 	/* Its own root: converting it without its boot set up leaves a machine that cannot
 	 * start (a live system sees it unmounted). */
-	if (p->os.found && fdw_system_boot_check(&p->os) != FDW_SYSBOOT_OK)
+	if (p->os.found && fdw_os_support_check(&p->os) != FDW_SYSBOOT_OK)
 		return FDW_REASON_INSTALLED_SYSTEM;
 	if (p->size < FDW_MIN_PARTITION)
 		return FDW_REASON_TOO_SMALL;
@@ -394,7 +394,7 @@ static size_t explain_own(const struct fdw_partition *p, char *buf, size_t len)
 		fdw_installed_os_describe(&p->os, os, sizeof(os));
 		n = snprintf(buf, len, _("Holds %s: encrypting it in place would leave that system "
 					 "unable to start: %s"), os,
-			     fdw_system_boot_refusal_text(fdw_system_boot_check(&p->os)));
+			     fdw_os_support_refusal_text(fdw_os_support_check(&p->os)));
 		break;
 	}
 	default:
@@ -413,4 +413,29 @@ size_t fdw_verdict_explain(const struct fdw_partition *p, char *buf, size_t len)
 		return pre < 0 ? 0 : len - 1;
 	n = explain_own(p, buf + pre, len - (size_t)pre);
 	return (size_t)pre + n;
+}
+
+size_t fdw_owner_describe(const struct fdw_owner *o, char *buf, size_t len)
+{
+	const char *os = *o->os_name ? o->os_name : _("an installed Linux system");
+	int n;
+
+	switch (o->use) {
+	case FDW_USE_SWAP:
+		n = snprintf(buf, len, _("swap of %s on %s"), os, o->root_address);
+		break;
+	case FDW_USE_RESUME:
+		n = snprintf(buf, len, _("hibernation (resume) device of %s on %s"), os,
+			     o->root_address);
+		break;
+	case FDW_USE_CRYPT:
+		n = snprintf(buf, len, _("encrypted volume (in the crypttab) of %s on %s"), os,
+			     o->root_address);
+		break;
+	default:
+		/* TRANSLATORS: "/home of Debian GNU/Linux 12 on /dev/sda3". */
+		n = snprintf(buf, len, _("%s of %s on %s"), o->dir, os, o->root_address);
+		break;
+	}
+	return n < 0 ? 0 : (size_t)n;
 }

@@ -10,6 +10,7 @@
 
 #include "core/i18n.h"
 #include "core/units.h"
+#include "core/volume_id.h"
 #include "curses.h"
 #include "tui.h"
 

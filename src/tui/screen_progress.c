@@ -17,6 +17,7 @@
 
 #include "core/boot_entries.h"
 #include "core/i18n.h"
+#include "core/job_observe.h"
 #include "core/textsafe.h"
 #include "core/recovery.h"
 #include "core/units.h"

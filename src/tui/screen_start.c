@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "core/job_locate.h"
+#include "core/job_observe.h"
 #include "core/system_boot.h"
 #include "core/units.h"
 #include "curses.h"

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "core/installed_os.h"
-#include "core/system_boot.h"
+#include "core/os_support.h"
 
 #define UUID "5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d"
 
@@ -56,33 +56,33 @@ static void test_system_boot_check(void **state)
 	os.initramfs = FDW_INITRAMFS_TOOLS;
 	os.luks_in_initramfs = true;
 	os.loader = FDW_LOADER_GRUB_BIOS;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_OK);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_OK);
 	os.loader = FDW_LOADER_GRUB_EFI;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_OK);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_OK);
 	os.loader = FDW_LOADER_UNKNOWN;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_UNKNOWN_LOADER);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_UNKNOWN_LOADER);
 	os.loader = FDW_LOADER_SYSTEMD_BOOT;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_SYSTEMD_BOOT);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_SYSTEMD_BOOT);
 	os.loader = FDW_LOADER_GRUB_BIOS;
 	os.luks_in_initramfs = false;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_NO_LUKS_INITRAMFS);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_NO_LUKS_INITRAMFS);
 	os.luks_in_initramfs = true;
 	os.initramfs = FDW_INITRAMFS_UNKNOWN;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_UNKNOWN_INITRAMFS);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_UNKNOWN_INITRAMFS);
 	os.initramfs = FDW_INITRAMFS_DRACUT;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_OK);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_OK);
 	os.usr_separate = true;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_USR_SEPARATE);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_USR_SEPARATE);
 	os.usr_separate = false;
 	os.boot_separate = false;
 	os.boot_spec[0] = '\0';
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_BOOT_INSIDE);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_BOOT_INSIDE);
 	os.boot_separate = true;
 	strcpy(os.boot_spec, "UUID=0b0e-1234");
 	os.fstab_names_it = false;
-	assert_int_equal(fdw_system_boot_check(&os), FDW_SYSBOOT_NOT_ITS_ROOT);
+	assert_int_equal(fdw_os_support_check(&os), FDW_SYSBOOT_NOT_ITS_ROOT);
 	for (int r = FDW_SYSBOOT_NOT_ITS_ROOT; r <= FDW_SYSBOOT_USR_SEPARATE; r++)
-		assert_true(fdw_system_boot_refusal_text(r)[0] != '\0');
+		assert_true(fdw_os_support_refusal_text(r)[0] != '\0');
 }
 
 static void test_names_it(void **state)

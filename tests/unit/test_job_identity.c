@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "core/job.h"
+#include "core/uuid.h"
 
 static struct fdw_job make_job(const char *id, const char *detached)
 {
