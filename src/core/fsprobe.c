@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "fsprobe.h"
 #include "bytes.h"
 #include "log.h"
@@ -158,24 +159,6 @@ static char *blkid_value(blkid_probe pr, const char *name)
 	if (blkid_probe_lookup_value(pr, name, &v, NULL) != 0 || !v || !*v)
 		return NULL;
 	return strdup(v);
-}
-
-ssize_t fdw_pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	return (ssize_t)done;
 }
 
 /* Read the superblock of a recognised filesystem for size, usage and block size. */

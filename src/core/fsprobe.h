@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "disk.h"
+#include "fileio.h"
 
 /*
  * Probe @size bytes at @offset of the open disk @fd and fill the filesystem and
@@ -31,10 +32,5 @@ int fdw_vfat_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
 int fdw_luks_header_parse(const unsigned char *buf, size_t len, int *version,
 			  bool *reencrypt_unfinished);
 
-/*
- * Read @len bytes at @off of @fd into @buf, going on after short reads and EINTR: the bytes
- * read (fewer only at the end of the device or file), or -errno.
- */
-ssize_t fdw_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
 #endif

@@ -18,7 +18,7 @@
 #include "durable.h"
 #include "bytes.h"
 #include "cryptglue.h"
-#include "fsprobe.h"
+#include "fileio.h"
 #include "headerio.h"
 #include "i18n.h"
 #include "log.h"

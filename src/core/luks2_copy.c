@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fsprobe.h"
+#include "fileio.h"
 #include "luks2_copy.h"
 #include "luks2_peek.h"
 

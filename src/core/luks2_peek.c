@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
-#include "fsprobe.h"
+#include "fileio.h"
 #include "luks2_peek.h"
 
 /* The binary header's fields (LUKS2 on-disk format), by byte offset. */
