@@ -9,8 +9,8 @@
 
 #include "bench_report.h"
 #include "cli.h"
-#include "core/i18n.h"
-#include "core/units.h"
+#include "core/base/i18n.h"
+#include "core/base/units.h"
 
 #define COMPARE_JSON_VERSION 1
 

@@ -15,12 +15,12 @@
 
 #include "bench_report.h"
 #include "cli.h"
-#include "core/bench.h"
-#include "core/bench_kernel.h"
-#include "core/clock.h"
-#include "core/i18n.h"
-#include "core/stopsig.h"
-#include "core/units.h"
+#include "core/bench/bench.h"
+#include "core/bench/bench_kernel.h"
+#include "core/base/clock.h"
+#include "core/base/i18n.h"
+#include "core/base/stopsig.h"
+#include "core/base/units.h"
 
 /* "all" is the quick three; the real kernel build takes minutes and is asked for by name. */
 enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7, KIND_KERNEL = 8 };

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/boot_entries.h"
-#include "core/crypttab.h"
-#include "core/i18n.h"
-#include "core/target.h"
+#include "core/boot/boot_entries.h"
+#include "core/boot/crypttab.h"
+#include "core/base/i18n.h"
+#include "core/disk/target.h"
 
 static void crypttab_usage(FILE *out)
 {

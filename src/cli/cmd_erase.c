@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/erase.h"
-#include "core/i18n.h"
-#include "core/secret.h"
+#include "core/convert/erase.h"
+#include "core/base/i18n.h"
+#include "core/base/secret.h"
 #include "passphrase.h"
 
 enum {

@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/encrypt_flow.h"
-#include "core/headerio.h"
-#include "core/i18n.h"
-#include "core/secret.h"
-#include "core/target.h"
+#include "core/convert/encrypt_flow.h"
+#include "core/luks2/headerio.h"
+#include "core/base/i18n.h"
+#include "core/base/secret.h"
+#include "core/disk/target.h"
 
 int cli_open_target(const char *address, struct fdw_target *t)
 {

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/i18n.h"
-#include "core/secret.h"
-#include "core/recovery.h"
-#include "core/target.h"
+#include "core/base/i18n.h"
+#include "core/base/secret.h"
+#include "core/luks2/recovery.h"
+#include "core/disk/target.h"
 #include "passphrase.h"
 
 enum { OPT_FAST = 256 };

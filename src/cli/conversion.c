@@ -6,9 +6,9 @@
 
 #include "cli.h"
 #include "conversion.h"
-#include "core/encrypt_flow.h"
-#include "core/i18n.h"
-#include "core/units.h"
+#include "core/convert/encrypt_flow.h"
+#include "core/base/i18n.h"
+#include "core/base/units.h"
 
 static void print_progress(const struct fdw_foreground_progress *p, void *ctx)
 {

@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-#include "core/job.h"
-#include "core/secret.h"
-#include "core/target.h"
+#include "core/state/job.h"
+#include "core/base/secret.h"
+#include "core/disk/target.h"
 
 /*
  * Run the conversion of @job (the caller holds its lock) on @t in this process through

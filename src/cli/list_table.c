@@ -7,10 +7,10 @@
 #include <wchar.h>
 
 #include "cli.h"
-#include "core/i18n.h"
-#include "core/job.h"
-#include "core/units.h"
-#include "core/volume_id.h"
+#include "core/base/i18n.h"
+#include "core/state/job.h"
+#include "core/base/units.h"
+#include "core/disk/volume_id.h"
 
 static void cell(FILE *out, const char *text, int width)
 {

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/i18n.h"
-#include "core/log.h"
-#include "core/textsafe.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
+#include "core/base/textsafe.h"
 #include "tui/tui.h"
 
 const char *fdw_progname = "fdewiz";

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "core/i18n.h"
-#include "core/predict.h"
-#include "core/units.h"
+#include "core/base/i18n.h"
+#include "core/convert/predict.h"
+#include "core/base/units.h"
 #include "curses.h"
 #include "tui.h"
 

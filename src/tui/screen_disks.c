@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/i18n.h"
-#include "core/units.h"
-#include "core/volume_id.h"
+#include "core/base/i18n.h"
+#include "core/base/units.h"
+#include "core/disk/volume_id.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/i18n.h"
+#include "core/base/i18n.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "core/i18n.h"
-#include "core/strength.h"
+#include "core/base/i18n.h"
+#include "core/base/strength.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bench_cipher.h"
-#include "core/i18n.h"
-#include "core/predict.h"
-#include "core/system_boot.h"
-#include "core/system_data.h"
-#include "core/textsafe.h"
-#include "core/units.h"
+#include "core/bench/bench_cipher.h"
+#include "core/base/i18n.h"
+#include "core/convert/predict.h"
+#include "core/boot/system_boot.h"
+#include "core/boot/system_data.h"
+#include "core/base/textsafe.h"
+#include "core/base/units.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/boot_entries.h"
-#include "core/i18n.h"
-#include "core/job_observe.h"
-#include "core/textsafe.h"
-#include "core/recovery.h"
-#include "core/units.h"
+#include "core/boot/boot_entries.h"
+#include "core/base/i18n.h"
+#include "core/disk/job_observe.h"
+#include "core/base/textsafe.h"
+#include "core/luks2/recovery.h"
+#include "core/base/units.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "core/i18n.h"
+#include "core/base/i18n.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/predict.h"
-#include "core/results.h"
-#include "core/textsafe.h"
+#include "core/base/i18n.h"
+#include "core/convert/predict.h"
+#include "core/convert/results.h"
+#include "core/base/textsafe.h"
 #include "curses.h"
 #include "tui.h"
 

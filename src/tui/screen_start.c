@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
-#include "core/job_locate.h"
-#include "core/job_observe.h"
-#include "core/system_boot.h"
-#include "core/units.h"
+#include "core/base/i18n.h"
+#include "core/disk/job_locate.h"
+#include "core/disk/job_observe.h"
+#include "core/boot/system_boot.h"
+#include "core/base/units.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/clock.h"
-#include "core/i18n.h"
-#include "core/log.h"
+#include "core/base/clock.h"
+#include "core/base/i18n.h"
+#include "core/base/log.h"
 #include "curses.h"
 #include "textlayout.h"
 #include "tui.h"

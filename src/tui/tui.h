@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <wchar.h>
 
-#include "core/bench.h"
-#include "core/disk.h"
-#include "core/encrypt_flow.h"
-#include "core/erase.h"
-#include "core/job.h"
-#include "core/progress.h"
-#include "core/secret.h"
+#include "core/bench/bench.h"
+#include "core/disk/disk.h"
+#include "core/convert/encrypt_flow.h"
+#include "core/convert/erase.h"
+#include "core/state/job.h"
+#include "core/state/progress.h"
+#include "core/base/secret.h"
 #include "textlayout.h"
 
 /* Smallest terminal the layout fits. */

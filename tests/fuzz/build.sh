@@ -21,16 +21,16 @@ command -v "$CLANG" >/dev/null || {
 pkgs="blkid libparted libcryptsetup json-c liburing libcrypto"
 # shellcheck disable=SC2207 # pkg-config output is a list of words
 cflags=(-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-	-fno-sanitize-recover=undefined -I"$build" -I"$src/src"
+	-fno-sanitize-recover=undefined -I"$build" -I"$src/src" -I"$src/src/core"
 	-DLOCALEDIR="\"/usr/share/locale\"" $(pkg-config --cflags $pkgs))
 # shellcheck disable=SC2207
 libs=($(pkg-config --libs $pkgs))
 
 mkdir -p "$out/obj"
 # Rebuild an object when its source or any engine header is newer.
-newest_h=$(stat -c %Y "$src"/src/core/*.h "$build/config.h" | sort -n | tail -1)
+newest_h=$(stat -c %Y "$src"/src/core/*/*.h "$build/config.h" | sort -n | tail -1)
 stale=()
-for c in "$src"/src/core/*.c; do
+for c in "$src"/src/core/*/*.c; do
 	o=$out/obj/$(basename "${c%.c}").o
 	if [ ! -f "$o" ] || [ "$(stat -c %Y "$o")" -lt "$(stat -c %Y "$c")" ] ||
 		[ "$(stat -c %Y "$o")" -lt "$newest_h" ]; then

@@ -2,7 +2,7 @@
 /* Fuzz the loader of saved benchmark results (bench --compare A B reads any file). */
 #include "fuzz_common.h"
 
-#include "core/bench.h"
+#include "core/bench/bench.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

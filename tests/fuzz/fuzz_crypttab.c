@@ -6,7 +6,7 @@
  */
 #include "fuzz_common.h"
 
-#include "core/crypttab.h"
+#include "core/boot/crypttab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* Fuzz the fstab editor: only lines that name the partition change. */
 #include "fuzz_common.h"
 
-#include "core/crypttab.h"
+#include "core/boot/crypttab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fuzz the readers of an installed system's fstab, crypttab, resume and os-release
- * (src/core/installed_os.c). */
+ * (src/core/disk/installed_os.c). */
 #include "fuzz_common.h"
 
-#include "core/installed_os.h"
+#include "core/disk/installed_os.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* Fuzz the reader of job records (state directory, jobs/NAME.json). */
 #include "fuzz_common.h"
 
-#include "core/job.h"
+#include "core/state/job.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

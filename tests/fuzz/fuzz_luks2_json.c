@@ -2,8 +2,8 @@
 /* Fuzz the LUKS2 JSON readers: the end window (luks2_final.c) and progress (luks2_progress.c). */
 #include "fuzz_common.h"
 
-#include "core/luks2_final.h"
-#include "core/luks2_progress.h"
+#include "core/luks2/luks2_final.h"
+#include "core/luks2/luks2_progress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

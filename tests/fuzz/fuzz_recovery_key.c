@@ -2,8 +2,8 @@
 /* Fuzz the reading of a typed recovery key. */
 #include "fuzz_common.h"
 
-#include "core/recovery.h"
-#include "core/secret.h"
+#include "core/luks2/recovery.h"
+#include "core/base/secret.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* Fuzz the reader of status records (jobs/NAME.status, written by the worker). */
 #include "fuzz_common.h"
 
-#include "core/progress.h"
+#include "core/state/progress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "core/fsprobe.h"
+#include "core/disk/fsprobe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* Fuzz the /proc/swaps parser. */
 #include "fuzz_common.h"
 
-#include "core/sysstate.h"
+#include "core/base/sysstate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

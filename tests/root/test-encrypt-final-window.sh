@@ -4,7 +4,7 @@
 # cryptsetup program must decrypt the result to a filesystem that passes fsck and sha256.
 #
 # The kill points are exact rather than timed:
-#   A: fdewiz's test point "last-hotzone" (FDEWIZ_TEST_KILL_AT, src/core/testhook.h): the
+#   A: fdewiz's test point "last-hotzone" (FDEWIZ_TEST_KILL_AT, src/core/base/testhook.h): the
 #      progress callback reporting done == total, after the commit of the last hotzone,
 #      before libcryptsetup's final step; the moved copy is still plaintext;
 #   B: a gdb breakpoint on libcryptsetup's crypt_keyslot_destroy() during that final step

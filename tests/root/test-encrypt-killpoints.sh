@@ -31,7 +31,7 @@ truncate -s 640M "$work/disk.img"
 parted -s "$work/disk.img" mklabel gpt mkpart Data ext4 1MiB 639MiB 2>/dev/null
 mkfs.ext4 -q -F -d "$work/tree" -E offset=$mib "$work/disk.img" $((638 * 1024))k
 
-# Kill points come from the engine (FDEWIZ_TEST_KILL_AT=progress=N[+USEC], src/core/testhook.h):
+# Kill points come from the engine (FDEWIZ_TEST_KILL_AT=progress=N[+USEC], src/core/base/testhook.h):
 # the run kills itself once N % is done, at once (between two hotzones) or USEC later (inside
 # the next hotzone's write), so how many points the test gets never depends on the machine's
 # speed. Alternate the two, so that both kinds of crash are resumed from.

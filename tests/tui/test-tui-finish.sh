@@ -39,7 +39,7 @@ img_part "$img" Data 1 239
 img_mkfs "$img" 1 ext4 Data
 img_fill "$img" 1 40
 
-# The key alphabet of src/core/recovery.h: digits 2-9, A-Z without I and O.
+# The key alphabet of src/core/luks2/recovery.h: digits 2-9, A-Z without I and O.
 group='[2-9A-HJ-NP-Z]{6}'
 key_re="$group(-$group){7}"
 hidden=XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX

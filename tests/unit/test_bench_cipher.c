@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/bench_cipher.h"
-#include "core/cpuinfo.h"
+#include "core/bench/bench_cipher.h"
+#include "core/base/cpuinfo.h"
 
 /* x86-64 server (AMD EPYC, the development machine), first processor block. */
 static const char cpuinfo_epyc[] =

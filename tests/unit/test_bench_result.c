@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/bench.h"
+#include "core/bench/bench.h"
 
 static void set_samples(struct fdw_bench_metric *m, const double *v, size_t n)
 {

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/crypttab.h"
-#include "core/recovery.h"
+#include "core/boot/crypttab.h"
+#include "core/luks2/recovery.h"
 
 #define UUID "0b7e3a55-1f2d-4c8e-9a61-5d2f8e4c7b10"
 #define OTHER "f00dcafe-0000-4000-8000-123456789abc"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/luks2_final.h"
+#include "core/luks2/luks2_final.h"
 
 /*
  * Headers captured from real conversions killed at the test point "last-hotzone"

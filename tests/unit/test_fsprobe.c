@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "core/fsprobe.h"
+#include "core/disk/fsprobe.h"
 
 static void put_le32(unsigned char *p, uint32_t v)
 {

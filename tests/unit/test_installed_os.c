@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/installed_os.h"
-#include "core/os_support.h"
+#include "core/disk/installed_os.h"
+#include "core/disk/os_support.h"
 
 #define UUID "5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d"
 

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "core/job.h"
-#include "core/uuid.h"
+#include "core/state/job.h"
+#include "core/base/uuid.h"
 
 static struct fdw_job make_job(const char *id, const char *detached)
 {

@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "core/job.h"
-#include "core/luks2_progress.h"
-#include "core/progress.h"
+#include "core/state/job.h"
+#include "core/luks2/luks2_progress.h"
+#include "core/state/progress.h"
 
 #define MIB 1048576ULL
 /* The 900 MiB partition the two cryptsetup captures come from (header and shift 16 MiB). */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/plan.h"
+#include "core/convert/plan.h"
 
 static struct fdw_disk disk = { .table = "gpt" };
 

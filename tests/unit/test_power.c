@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "core/power.h"
-#include "core/testhook.h"
+#include "core/base/power.h"
+#include "core/base/testhook.h"
 
 static char root[64];
 

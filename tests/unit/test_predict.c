@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/job.h"
-#include "core/predict.h"
-#include "core/results.h"
+#include "core/state/job.h"
+#include "core/convert/predict.h"
+#include "core/convert/results.h"
 
 static void test_stream_model(void **state)
 {

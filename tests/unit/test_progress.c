@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "core/progress.h"
+#include "core/state/progress.h"
 
 static void test_speed_needs_two_samples(void **state)
 {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/results.h"
-#include "core/system_boot_priv.h"
+#include "core/convert/results.h"
+#include "core/boot/system_boot_priv.h"
 
 static void verdict_of(const double *slowdown, const bool *suspicious, size_t n, char *buf,
 		       size_t len)

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/log.h"
-#include "core/spawn.h"
+#include "core/base/log.h"
+#include "core/base/spawn.h"
 
 static char logged[8192];
 

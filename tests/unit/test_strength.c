@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "core/strength.h"
+#include "core/base/strength.h"
 
 static enum fdw_strength level_of(const char *pw)
 {

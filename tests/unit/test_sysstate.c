@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/sysstate.h"
+#include "core/base/sysstate.h"
 
 static FILE *text(const char *s)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/textsafe.h"
+#include "core/base/textsafe.h"
 
 static void check(const char *in, const char *expect)
 {

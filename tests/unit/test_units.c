@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/units.h"
+#include "core/base/units.h"
 
 static void check(uint64_t bytes, const char *expect)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/disk.h"
+#include "core/disk/disk.h"
 
 static struct fdw_disk disk = { .table = "gpt" };
 

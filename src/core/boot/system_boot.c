@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* An installed system's root: the pre-flight, the plan's boot steps and their record. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <blkid.h>
+
+#include "crypttab.h"
+#include "base/durable.h"
+#include "base/i18n.h"
+#include "base/log.h"
+#include "system_boot.h"
+#include "system_boot_priv.h"
+
+size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
+			     size_t len)
+{
+	unsigned crypt_lines = 0;
+	int n = snprintf(buf, len,
+			 _("open the volume as /dev/mapper/%s and mount it with the system's "
+			   "/boot (%s)\n"
+			   "add '%s' to its etc/crypttab and check its etc/fstab (the filesystem "
+			   "keeps its UUID)\n"
+			   "rebuild its initramfs in a chroot (%s) and check that it unlocks the "
+			   "root\n"
+			   "%s: the kernel finds the root by its filesystem UUID, kept inside the "
+			   "volume\n"
+			   "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
+			 name, os->boot_spec, name,
+			 os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
+			 fdw_boot_loader_text(os->loader));
+
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : len - 1;
+	for (unsigned i = 0; i < os->n_entries; i++)
+		crypt_lines += os->entries[i].use == FDW_USE_CRYPT;
+	if (crypt_lines)
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      _("its other encrypted partitions (in its crypttab) that this "
+				"passphrase opens get a key file inside the encrypted root, so one "
+				"passphrase starts the system; any other keeps asking for its own"));
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : len - 1;
+	if (os->n_swaps && fdw_system_boot_swap_planned(os))
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      _("swap: a new random key at every boot (crypttab by PARTUUID); the "
+				"plain swap partition is overwritten; no hibernation"));
+	else if (os->n_swaps)
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      _("swap stays as it is: the system hibernates to it, and a swap with "
+				"a random key cannot hold a hibernation image"));
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os)
+{
+	return os->n_swaps > 0 && !os->hibernates && os->initramfs == FDW_INITRAMFS_TOOLS;
+}
+
+/* A place a power cut empties: tmpfs, ramfs, or an overlay (a live system's root). */
+static bool volatile_fs(const char *path)
+{
+	char dir[4096], *slash;
+	struct statfs st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	while (statfs(dir, &st) != 0) {
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return false;
+		*slash = '\0';
+	}
+	return st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC ||
+	       st.f_type == OVERLAYFS_SUPER_MAGIC || st.f_type == SQUASHFS_MAGIC;
+}
+
+int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len)
+{
+	char *tag = NULL, *value = NULL, *found;
+
+	if (!strncmp(spec, "/dev/", 5)) {
+		snprintf(dev, len, "%s", spec);
+		return 0;
+	}
+	if (blkid_parse_tag_string(spec, &tag, &value) != 0)
+		return -EINVAL;
+	found = blkid_evaluate_tag(tag, value, NULL);
+	free(tag);
+	free(value);
+	if (!found)
+		return -ENODEV;
+	snprintf(dev, len, "%s", found);
+	free(found);
+	return 0;
+}
+
+int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup, char *why,
+			    size_t len)
+{
+	const struct fdw_installed_os *os = &t->part->os;
+	char dev[4096];
+
+	if (!t->part->node) {
+		snprintf(why, len, _("%s holds an installed system, but it is a partition of an "
+				     "image file: fdewiz sets up the boot of a system only on a "
+				     "disk. Nothing was changed."), t->part->address);
+		return -EOPNOTSUPP;
+	}
+	if (fdw_system_boot_find_boot(os->boot_spec, dev, sizeof(dev)) != 0) {
+		snprintf(why, len, _("the system's /boot (%s in its fstab) was not found on any "
+				     "disk: attach it, then try again. Nothing was changed."),
+			 os->boot_spec);
+		return -ENODEV;
+	}
+	if (volatile_fs(fdw_state_dir()) || (header_backup && volatile_fs(header_backup))) {
+		snprintf(why, len, _("the state folder (%s) or the header backup (%s) is on a "
+				     "filesystem held in memory, which a power cut empties, and "
+				     "encrypting a system's root takes long: set FDEWIZ_STATE_DIR "
+				     "and --header-backup to a persistent place that is not on the "
+				     "disk being converted (a USB stick). Nothing was changed."),
+			 fdw_state_dir(), header_backup ? header_backup : "");
+		return -EROFS;
+	}
+	return 0;
+}
+
+void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len)
+{
+	const char *node = t->part->node ? strrchr(t->part->node, '/') : NULL;
+
+	/* Debian's installer names it after the partition: sda2_crypt. */
+	if (node && fdw_crypttab_name_valid(node + 1) && strlen(node + 1) + 7 <= len) {
+		snprintf(name, len, "%s_crypt", node + 1);
+		return;
+	}
+	snprintf(name, len, "root_crypt");
+}
+
+void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.system", fdw_state_dir(), job->id);
+}
+
+int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job,
+			   const char *name, char *why, size_t len)
+{
+	struct fdw_sysboot_record r = { 0 };
+	int rc;
+
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	snprintf(r.boot_spec, sizeof(r.boot_spec), "%s", t->part->os.boot_spec);
+	snprintf(r.fs_uuid, sizeof(r.fs_uuid), "%s", t->part->uuid ? t->part->uuid : "");
+	r.initramfs = t->part->os.initramfs;
+	r.loader = t->part->os.loader;
+	r.swap = fdw_system_boot_swap_planned(&t->part->os);
+	rc = fdw_system_boot_save(job, &r);
+	if (rc)
+		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
+				     "Nothing was changed."), strerror(-rc));
+	return rc;
+}
+
+bool fdw_system_boot_pending(const struct fdw_job *job)
+{
+	struct fdw_sysboot_record r;
+
+	return fdw_system_boot_load(job, &r) == 0 && !r.done;
+}
+
+void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
+				  const char *backup)
+{
+	size_t used = strlen(r->changed);
+
+	snprintf(r->changed + used, sizeof(r->changed) - used, "%s (%s)\n", path,
+		 backup[0] ? backup : _("new file"));
+}
+
+void fdw_system_boot_note_tab(struct fdw_sysboot_record *r, const char *root, const char *file,
+			      const struct fdw_tab_result *tab)
+{
+	if (tab->changed)
+		fdw_system_boot_note_changed(r, file,
+					     tab->backup + (tab->backup[0] ? strlen(root) : 0));
+}
+
+/* The record: "key=value" lines, the changed files last. */
+int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_record *r)
+{
+	char path[4096], text[4096];
+	int n;
+
+	n = snprintf(text, sizeof(text),
+		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\ndone=%d\n%s",
+		     r->name, r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader,
+		     r->swap ? 1 : 0, r->done ? 1 : 0, r->changed);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return -ENAMETOOLONG;
+	fdw_system_boot_record_path(job, path, sizeof(path));
+	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
+}
+
+int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r)
+{
+	char path[4096], line[1024];
+	FILE *f;
+	int v;
+
+	memset(r, 0, sizeof(*r));
+	fdw_system_boot_record_path(job, path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "name=", 5))
+			snprintf(r->name, sizeof(r->name), "%.63s", line + 5);
+		else if (!strncmp(line, "boot=", 5))
+			snprintf(r->boot_spec, sizeof(r->boot_spec), "%.127s", line + 5);
+		else if (!strncmp(line, "fs_uuid=", 8))
+			snprintf(r->fs_uuid, sizeof(r->fs_uuid), "%.39s", line + 8);
+		else if (sscanf(line, "initramfs=%d", &v) == 1)
+			r->initramfs = (enum fdw_initramfs_kind)v;
+		else if (sscanf(line, "loader=%d", &v) == 1)
+			r->loader = (enum fdw_boot_loader)v;
+		else if (sscanf(line, "swap=%d", &v) == 1)
+			r->swap = v == 1;
+		else if (sscanf(line, "done=%d", &v) == 1)
+			r->done = v == 1;
+		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))
+			strcat(strcat(r->changed, line), "\n");
+	}
+	fclose(f);
+	return fdw_crypttab_name_valid(r->name) ? 0 : -EINVAL;
+}
+
+int fdw_system_boot_status(const struct fdw_job *job, struct fdw_system_boot_result *res,
+			   bool *done)
+{
+	struct fdw_sysboot_record r;
+	int rc = fdw_system_boot_load(job, &r);
+
+	memset(res, 0, sizeof(*res));
+	if (rc)
+		return rc;
+	*done = r.done;
+	snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
+	return 0;
+}

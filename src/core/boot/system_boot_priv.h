@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Shared between system_boot.c and system_chroot.c: the record of a system's boot step. */
+#ifndef FDW_SYSTEM_BOOT_PRIV_H
+#define FDW_SYSTEM_BOOT_PRIV_H
+
+#include <stdbool.h>
+
+#include "disk/installed_os.h"
+#include "state/job.h"
+
+struct fdw_sysboot_record {
+	char name[64];			/* crypttab name */
+	char boot_spec[128];		/* fstab spec of /boot */
+	char fs_uuid[40];		/* the filesystem's UUID, kept inside the volume */
+	enum fdw_initramfs_kind initramfs;
+	enum fdw_boot_loader loader;
+	bool swap;			/* encrypt its swap with a random key */
+	bool done;
+	char changed[2048];		/* "changed=PATH backup=PATH" lines */
+};
+
+void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t len);
+int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_record *r);
+int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r);
+/* The device of an fstab spec (UUID=, LABEL=, PARTUUID=, /dev/...): 0 or -ENODEV. */
+int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len);
+
+/* Its swap partitions: crypttab by PARTUUID with a random key, fstab, RESUME=none, the
+ * plain swap overwritten. 0 (also when there is none), or -errno. */
+int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r);
+
+/* Add "PATH (BACKUP)" to the record's list of changed files ("new file" without one). */
+void fdw_system_boot_note_changed(struct fdw_sysboot_record *r, const char *path,
+				  const char *backup);
+
+/* The same for a file a crypttab/fstab edit under @root changed (nothing when it did not). */
+struct fdw_tab_result;
+void fdw_system_boot_note_tab(struct fdw_sysboot_record *r, const char *root, const char *file,
+			      const struct fdw_tab_result *tab);
+
+/*
+ * The system's other crypttab lines that ask for a passphrase at boot get a key file in
+ * @root/etc/cryptsetup-keys.d (inside the encrypted root) when @pass opens them; the
+ * others keep asking. @root_name is the root's own line. 0, or -errno when crypttab could
+ * not be written.
+ */
+struct fdw_secret;
+int fdw_system_keyfile_step(const char *root, const char *root_name,
+			    const struct fdw_secret *pass, struct fdw_sysboot_record *r);
+
+#endif

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The boot step of an installed system's root: its crypttab and initramfs, in a chroot. */
+#include "config.h"
+
+#include <blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/child.h"
+#include "luks2/convert.h"
+#include "crypttab.h"
+#include "base/i18n.h"
+#include "disk/job_locate.h"
+#include "base/log.h"
+#include "base/spawn.h"
+#include "system_boot.h"
+#include "system_boot_priv.h"
+
+/* The mounts of one run, undone in reverse. */
+struct tree {
+	char root[PATH_MAX];
+	char mounts[8][PATH_MAX];
+	int n;
+};
+
+static int mount_at(struct tree *t, const char *src, const char *sub, const char *type,
+		    unsigned long flags)
+{
+	char *dst = t->mounts[t->n];
+	size_t n = strlen(t->root);
+
+	if (n + strlen(sub) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(dst, t->root, n);
+	strcpy(dst + n, sub);
+	if (mount(src, dst, type, flags, NULL) != 0) {
+		int err = -errno;
+
+		fdw_log(FDW_LOG_ERROR, "system boot: cannot mount %s on %s: %s", src, dst,
+			strerror(errno));
+		return err;
+	}
+	t->n++;
+	return 0;
+}
+
+static void unmount_all(struct tree *t)
+{
+	while (t->n > 0) {
+		const char *m = t->mounts[--t->n];
+
+		if (umount2(m, 0) != 0 && umount2(m, MNT_DETACH) != 0)
+			fdw_log(FDW_LOG_WARN, "system boot: cannot unmount %s: %s", m,
+				strerror(errno));
+	}
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		rc = -errno;
+		close(in);
+		return rc;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			rc = -EIO;
+			break;
+		}
+	}
+	if (n < 0)
+		rc = -errno;
+	if (!rc && fsync(out) != 0)
+		rc = -errno;
+	close(out);
+	close(in);
+	if (rc)
+		unlink(to);
+	return rc;
+}
+
+static bool is_initramfs(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 11 && !strcmp(name + n - 11, ".fdewiz-bak"))
+		return false;
+	return !strncmp(name, "initrd.img-", 11) ||
+	       (!strncmp(name, "initramfs-", 10) && n > 4 && !strcmp(name + n - 4, ".img"));
+}
+
+/* Keep every initramfs as NAME.fdewiz-bak before it is rebuilt (once: a rerun keeps the
+ * first, which is the one that booted the plain system). */
+static int backup_initramfs(const struct tree *t, struct fdw_sysboot_record *r)
+{
+	char dir[PATH_MAX], from[PATH_MAX + 256], to[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0, n = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s/boot", t->root) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (!rc && (de = readdir(d))) {
+		if (!is_initramfs(de->d_name))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", dir, de->d_name);
+		snprintf(to, sizeof(to), "%s.fdewiz-bak", from);
+		if (access(to, F_OK) != 0)
+			rc = copy_file(from, to);
+		if (!rc) {
+			fdw_system_boot_note_changed(r, from + strlen(t->root),
+						     to + strlen(t->root));
+			n++;
+		}
+	}
+	closedir(d);
+	return rc ? rc : n ? 0 : -ENOENT;
+}
+
+/* Does every initramfs now carry the crypttab entry of the root? */
+static int initramfs_unlocks(const struct tree *t, const struct fdw_sysboot_record *r)
+{
+	char dir[PATH_MAX], inside[PATH_MAX + 8];
+	size_t cap = 4u << 20;
+	char *buf = malloc(cap);
+	struct dirent *de;
+	int rc = 0, n = 0;
+	DIR *d;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s/boot", t->root);
+	d = opendir(dir);
+	if (!d) {
+		free(buf);
+		return -errno;
+	}
+	while (!rc && (de = readdir(d))) {
+		if (!is_initramfs(de->d_name))
+			continue;
+		snprintf(inside, sizeof(inside), "/boot/%s", de->d_name);
+		char *argv[] = { "chroot", (char *)t->root,
+				 r->initramfs == FDW_INITRAMFS_DRACUT ? "lsinitrd" : "lsinitramfs",
+				 inside, NULL };
+		if (fdw_spawn_output(argv, buf, cap) != 0 || !strstr(buf, "crypttab")) {
+			fdw_log(FDW_LOG_ERROR, "system boot: %s has no crypttab inside", inside);
+			rc = -ENOEXEC;
+		}
+		n++;
+	}
+	closedir(d);
+	free(buf);
+	return rc ? rc : n ? 0 : -ENOENT;
+}
+
+static void loader_check(const struct tree *t, const struct fdw_sysboot_record *r, char *note,
+			 size_t len)
+{
+	char path[PATH_MAX + 32], want[96];
+	char *text = malloc(1u << 20);
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/boot/grub/grub.cfg", t->root);
+	snprintf(want, sizeof(want), "root=UUID=%s", r->fs_uuid);
+	f = text ? fopen(path, "re") : NULL;
+	if (f) {
+		n = fread(text, 1, (1u << 20) - 1, f);
+		fclose(f);
+	}
+	if (text)
+		text[n] = '\0';
+	if (text && strstr(text, want))
+		snprintf(note, len, _("GRUB configuration unchanged: it finds the root by the "
+				      "filesystem's UUID, which the volume keeps."));
+	else
+		snprintf(note, len, _("GRUB configuration (/boot/grub/grub.cfg) does not name "
+				      "the root by its UUID: check its kernel line before "
+				      "rebooting."));
+	free(text);
+}
+
+/* The system's crypttab and fstab for its root, then key files for its other volumes. */
+static int write_tables(const struct fdw_job *job, const char *root,
+			struct fdw_sysboot_record *r, const struct fdw_secret *pass)
+{
+	struct fdw_part_ids ids = { .node = !strncmp(job->address, "/dev/", 5) ? job->address
+										 : NULL,
+				    .partuuid = job->ident.partuuid[0] ? job->ident.partuuid
+								       : NULL };
+	struct fdw_tab_result tab;
+	char why[512];
+	int rc;
+
+	r->changed[0] = '\0';
+	rc = fdw_crypttab_add(root, r->name, job->id, false, &tab, why, sizeof(why));
+	if (rc < 0) {
+		fdw_log(FDW_LOG_ERROR, "system boot: crypttab: %s", why);
+		return rc;
+	}
+	fdw_system_boot_note_tab(r, root, "/etc/crypttab", &tab);
+	rc = fdw_fstab_update(root, r->name, &ids, &tab, why, sizeof(why));
+	if (rc < 0) {
+		fdw_log(FDW_LOG_ERROR, "system boot: fstab: %s", why);
+		return rc;
+	}
+	fdw_system_boot_note_tab(r, root, "/etc/fstab", &tab);
+	return fdw_system_keyfile_step(root, r->name, pass, r);
+}
+
+/* In a mount namespace of its own, so no mount outlives it or shows elsewhere. */
+static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record *r,
+			   const char *mapper, const struct fdw_secret *pass, char *note,
+			   size_t note_len)
+{
+	struct tree t = { .n = 0 };
+	char bootdev[PATH_MAX], *type;
+	int rc;
+
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -errno;
+	snprintf(t.root, sizeof(t.root), "%s/jobs/%s.root", fdw_state_dir(), job->id);
+	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	rc = mount_at(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4", MS_NOATIME);
+	if (rc)
+		return rc;
+	rc = fdw_system_boot_find_boot(r->boot_spec, bootdev, sizeof(bootdev));
+	type = rc ? NULL : blkid_get_tag_value(NULL, "TYPE", bootdev);
+	if (!type) {
+		fdw_log(FDW_LOG_ERROR, "system boot: /boot (%s) not found", r->boot_spec);
+		rc = -ENODEV;
+		goto out;
+	}
+	rc = mount_at(&t, bootdev, "/boot", type, MS_NOATIME);
+	free(type);
+	if (!rc)
+		rc = mount_at(&t, "/dev", "/dev", NULL, MS_BIND | MS_REC);
+	if (!rc)
+		rc = mount_at(&t, "/proc", "/proc", NULL, MS_BIND | MS_REC);
+	if (!rc)
+		rc = mount_at(&t, "/sys", "/sys", NULL, MS_BIND | MS_REC);
+	if (!rc)
+		rc = mount_at(&t, "/run", "/run", NULL, MS_BIND | MS_REC);
+	if (rc)
+		goto out;
+	rc = write_tables(job, t.root, r, pass);
+	if (rc)
+		goto out;
+	if (r->swap) {
+		rc = fdw_system_swap_step(t.root, r);
+		if (rc) {
+			fdw_log(FDW_LOG_ERROR, "system boot: swap: %s", strerror(-rc));
+			goto out;
+		}
+	}
+	rc = backup_initramfs(&t, r);
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "system boot: no initramfs backed up in /boot: %s",
+			strerror(-rc));
+		goto out;
+	}
+	if (r->initramfs == FDW_INITRAMFS_DRACUT) {
+		char *argv[] = { "chroot", t.root, "dracut", "--regenerate-all", "--force", NULL };
+
+		rc = fdw_spawn(argv);
+	} else {
+		char *argv[] = { "chroot", t.root, "update-initramfs", "-u", "-k", "all", NULL };
+
+		rc = fdw_spawn(argv);
+	}
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "system boot: rebuilding the initramfs failed (%d)", rc);
+		rc = -ENOEXEC;
+		goto out;
+	}
+	rc = initramfs_unlocks(&t, r);
+	if (!rc)
+		loader_check(&t, r, note, note_len);
+	sync();
+out:
+	unmount_all(&t);
+	rmdir(t.root);
+	return rc;
+}
+
+/* The chroot steps run in a child (its own mount namespace); the record comes back on disk. */
+struct steps_child {
+	const struct fdw_job *job;
+	struct fdw_sysboot_record *r;
+	const char *mapper;
+	const struct fdw_secret *pass;
+};
+
+static int steps_child_main(void *ctx, char *note, size_t note_len)
+{
+	struct steps_child *c = ctx;
+	int rc;
+
+	rc = steps_in_chroot(c->job, c->r, c->mapper, c->pass, note, note_len);
+	if (!rc) {
+		c->r->done = true;
+		rc = fdw_system_boot_save(c->job, c->r);
+	}
+	return rc;
+}
+
+static int steps_in_child(const struct fdw_job *job, struct fdw_sysboot_record *r,
+			  const char *mapper, const struct fdw_secret *pass, char *note,
+			  size_t note_len)
+{
+	struct steps_child c = { job, r, mapper, pass };
+
+	return fdw_child_run(steps_child_main, &c, note, note_len);
+}
+
+static int rename_dm(const char *from, const char *to)
+{
+	char *argv[] = { "dmsetup", "rename", (char *)from, (char *)to, NULL };
+	char path[PATH_MAX];
+	int rc = fdw_spawn(argv);
+
+	snprintf(path, sizeof(path), "/dev/mapper/%s", to);
+	return rc == 0 && access(path, F_OK) == 0 ? 0 : -EIO;
+}
+
+/* Open @job's volume as @name with @pass. */
+static int activate(const struct fdw_job *job, const char *name, const struct fdw_secret *pass)
+{
+	struct fdw_volume v = { .header = job->detached_header[0] ? job->detached_header : NULL,
+				.active_name = name };
+	struct fdw_target t;
+	int rc = fdw_job_locate(job, &t);
+
+	if (rc)
+		return rc;
+	rc = fdw_target_attach(&t);
+	v.device = t.device;
+	if (!rc)
+		rc = fdw_convert_activate(&v, pass);
+	fdw_target_close(&t);
+	return rc;
+}
+
+/*
+ * The volume as /dev/mapper/NAME: already so, or the online conversion's mapping closed
+ * and the volume opened again under NAME (*@reopen: give @open_name back afterwards), or,
+ * when that mapping is busy (mounted), renamed (*@renamed), or opened with @pass (*@opened).
+ */
+static int open_volume(const struct fdw_job *job, const struct fdw_sysboot_record *r,
+		       const char *open_name, const struct fdw_secret *pass, bool *renamed,
+		       bool *opened, bool *reopen)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "/dev/mapper/%s", r->name);
+	if (access(path, F_OK) == 0)
+		return 0;
+	if (open_name) {
+		snprintf(path, sizeof(path), "/dev/mapper/%s", open_name);
+		if (access(path, F_OK) == 0) {
+			if (pass && fdw_convert_deactivate(open_name) == 0) {
+				*reopen = true;
+			} else {
+				rc = rename_dm(open_name, r->name);
+				*renamed = rc == 0;
+				return rc;
+			}
+		}
+	}
+	if (!pass || !pass->len)
+		return -ENOKEY;
+	rc = activate(job, r->name, pass);
+	*opened = rc == 0;
+	return rc;
+}
+
+int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
+			   const struct fdw_secret *pass, struct fdw_system_boot_result *res,
+			   char *why, size_t len)
+{
+	struct fdw_sysboot_record r;
+	bool renamed = false, opened = false, reopen = false;
+	char mapper[PATH_MAX];
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = fdw_system_boot_load(job, &r);
+	if (rc) {
+		snprintf(why, len, _("no boot step is recorded for %s (%s)."), job->address,
+			 strerror(-rc));
+		return rc;
+	}
+	if (r.done) {
+		snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
+		return 0;
+	}
+	fdw_log(FDW_LOG_INFO, "%s: setting up the installed system's boot", job->address);
+	rc = open_volume(job, &r, open_name, pass, &renamed, &opened, &reopen);
+	if (rc && reopen && activate(job, open_name, pass) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s could not be opened again",
+			open_name);
+	if (rc) {
+		snprintf(why, len, _("the volume could not be opened as /dev/mapper/%s (%s). The "
+				     "data is intact; 'fdewiz resume %s' sets up the boot."),
+			 r.name, strerror(-rc), job->address);
+		return rc;
+	}
+	snprintf(mapper, sizeof(mapper), "/dev/mapper/%s", r.name);
+	rc = steps_in_child(job, &r, mapper, pass, res->loader_note, sizeof(res->loader_note));
+	if (renamed && rename_dm(r.name, open_name) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s keeps its name %s", open_name,
+			r.name);
+	if (opened)
+		fdw_convert_deactivate(r.name);
+	/* The online conversion's own mapping, as it was: the caller may still use it. */
+	if (reopen && activate(job, open_name, pass) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s could not be opened again",
+			open_name);
+	if (rc) {
+		snprintf(why, len, _("the installed system's boot could not be set up (%s; the "
+				     "log says which step). The data is intact and encrypted; "
+				     "'fdewiz resume %s' does this step again."),
+			 strerror(-rc), job->address);
+		return rc;
+	}
+	if (fdw_system_boot_load(job, &r) == 0)
+		snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
+	fdw_log(FDW_LOG_INFO, "%s: the installed system's boot is set up", job->address);
+	return 0;
+}

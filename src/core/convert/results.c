@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The words for a finished conversion: its summary and the verdict of its benchmarks. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "results.h"
+#include "boot/system_boot.h"
+
+void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, size_t len)
+{
+	double sum = 0, mean;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].suspicious)
+			continue;
+		sum += d[i].slowdown_pct;
+		used++;
+	}
+	if (!used) {
+		snprintf(buf, len, "%s", _("The measurements do not allow a conclusion; run fdewiz "
+					   "bench again on a quiet system."));
+		return;
+	}
+	mean = sum / (double)used;
+	if (mean < FDW_RESULTS_CHEAP_PCT)
+		snprintf(buf, len, _("Encryption costs almost nothing on this machine (%.0f%% "
+				     "slower on average)."), mean);
+	else if (mean < FDW_RESULTS_SMALL_PCT)
+		snprintf(buf, len, _("Encryption costs a little speed (%.0f%% slower on average); "
+				     "most people will not notice it."), mean);
+	else if (mean < FDW_RESULTS_NOTICEABLE_PCT)
+		snprintf(buf, len, _("Encryption costs noticeable speed on this machine (%.0f%% "
+				     "slower on average)."), mean);
+	else
+		snprintf(buf, len, _("Encryption costs a lot of speed here (%.0f%% slower on "
+				     "average); see the cipher recommendation."), mean);
+}
+
+bool fdw_results_has_figure(const struct fdw_bench_test *t)
+{
+	return t && t->primary < t->n_metrics && t->metrics[t->primary].n > 0;
+}
+
+double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key)
+{
+	for (size_t i = 0; pred && i < pred->n_tests; i++) {
+		const struct fdw_bench_metric *m;
+
+		if (strcmp(pred->tests[i].id, id) != 0)
+			continue;
+		m = fdw_bench_metric_get(&pred->tests[i], key);
+		return m && m->n ? m->median : -1;
+	}
+	return -1;
+}
+
+void fdw_results_prediction_verdict(const struct fdw_bench_delta *d, size_t n,
+				    const struct fdw_bench_run *pred, char *buf, size_t len)
+{
+	double sum = 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const struct fdw_bench_test *e = d[i].encrypted;
+		const struct fdw_bench_metric *m = e->primary < e->n_metrics ?
+						   &e->metrics[e->primary] : NULL;
+		double p = m ? fdw_results_predicted(pred, e->id, m->key) : -1;
+
+		if (d[i].suspicious || p <= 0 || !m->n || m->median <= 0)
+			continue;
+		sum += (m->median > p ? m->median - p : p - m->median) / m->median * 100.0;
+		used++;
+	}
+	if (!used)
+		return;
+	snprintf(buf, len, _("Predicted before the conversion: within %.0f%% of the measured "
+			     "figures on average."), sum / (double)used);
+}
+
+bool fdw_results_delta_notable(const struct fdw_bench_delta *d)
+{
+	return d->slowdown_pct > FDW_RESULTS_SMALL_PCT;
+}
+
+/* The record keeps "aes-xts-plain64, 512-bit key" in English: said in the reader's words. */
+static void cipher_text(const char *recorded, char *buf, size_t len)
+{
+	const char *tail = strstr(recorded, ", ");
+	unsigned bits;
+	int end = 0;
+
+	/* The last ", ": Adiantum's spec has a comma of its own (xchacha12,aes-adiantum-…). */
+	while (tail && strstr(tail + 2, ", "))
+		tail = strstr(tail + 2, ", ");
+	if (tail && tail - recorded < 64 && sscanf(tail, ", %u-bit key%n", &bits, &end) == 1 &&
+	    !tail[end])
+		snprintf(buf, len, _("%.*s, %u-bit key"), (int)(tail - recorded), recorded, bits);
+	else
+		snprintf(buf, len, "%s", recorded[0] ? recorded : "aes-xts-plain64");
+}
+
+void fdw_results_summary(const struct fdw_job *job, bool before, bool after, char *headline,
+			 size_t hlen, char *note, size_t nlen)
+{
+	char cipher[128];
+
+	cipher_text(job->cipher, cipher, sizeof(cipher));
+	snprintf(headline, hlen, _("%s is encrypted (LUKS2, %s)."), job->address, cipher);
+	if (before && after)
+		note[0] = '\0';
+	else if (before)
+		/* The note is the engine's English sentence, recorded by the worker. */
+		snprintf(note, nlen, _("Only the baseline (before encryption) was measured: %s."),
+			 job->bench_note[0] ? job->bench_note :
+			 _("this system has no device-mapper, so the encrypted volume cannot be "
+			   "opened here and the benchmark after encryption could not run"));
+	else
+		snprintf(note, nlen, "%s", job->bench_note[0] ? job->bench_note :
+			 _("No benchmark was run for this conversion."));
+}
+
+bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t len)
+{
+	struct fdw_system_boot_result res;
+	char files[2048] = "";
+	bool done = false;
+
+	buf[0] = '\0';
+	*ok = false;
+	if (fdw_system_boot_status(job, &res, &done) != 0)
+		return false;
+	*ok = done;
+	if (!done) {
+		snprintf(buf, len, _("The installed system's boot is not set up yet (the log says "
+				     "why); the data is intact and encrypted. Run 'fdewiz resume "
+				     "%s' before starting that system."), job->address);
+		return true;
+	}
+	/* One "path (backup)" a line in the record: one list in the sentence. */
+	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*line)
+			snprintf(files + strlen(files), sizeof(files) - strlen(files), "%s%.1000s",
+				 files[0] ? ", " : "", line);
+	}
+	snprintf(buf, len, _("The installed system's boot is set up: it asks for the passphrase "
+			     "at its next start. Files changed, each kept as a backup: %s."),
+		 files[0] ? files : _("none"));
+	return true;
+}
+
+bool fdw_results_backup_stale(const struct fdw_job *job, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!job->header_backup_stale || !job->header_backup[0])
+		return false;
+	snprintf(buf, len, _("No valid header backup: %s still describes the volume before "
+			     "conversion and cannot restore it (refreshing it failed; the log "
+			     "says why). The volume itself is fine. Make a backup now with "
+			     "'fdewiz header-backup %s FILE', FILE on another disk."),
+		 job->header_backup, job->address);
+	return true;
+}

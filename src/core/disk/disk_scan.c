@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Scans disks and image files with libparted, then fills each partition's facts and verdict. */
+#include "config.h"
+
+#include <dirent.h>
+#include <blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <limits.h>
+#include <parted/parted.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "disk.h"
+#include "fsprobe.h"
+#include "detached.h"
+#include "fsresize.h"
+#include "holders.h"
+#include "base/log.h"
+#include "base/sysstate.h"
+
+/*
+ * libparted asks questions through exceptions; a scan must never answer "Fix"
+ * (that writes), so it takes the most passive option offered and logs the text.
+ */
+static PedExceptionOption scan_exception_handler(PedException *ex)
+{
+	fdw_log(FDW_LOG_DEBUG, "libparted: %s", ex->message);
+	if (ex->options & PED_EXCEPTION_IGNORE)
+		return PED_EXCEPTION_IGNORE;
+	if (ex->options & PED_EXCEPTION_CANCEL)
+		return PED_EXCEPTION_CANCEL;
+	if (ex->options & PED_EXCEPTION_NO)
+		return PED_EXCEPTION_NO;
+	return PED_EXCEPTION_UNHANDLED;
+}
+
+static char *xstrdup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static bool is_block_node(const char *path, dev_t *rdev)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+		return false;
+	*rdev = st.st_rdev;
+	return true;
+}
+
+/*
+ * Who uses the partition's bytes: loop devices and device-mapper tables found by identity
+ * (holders.c), with their mounts and swaps and those of the partition itself.
+ */
+static int fill_usage(const struct fdw_sysstate *st, const struct fdw_disk *d,
+		      struct fdw_partition *p, dev_t rdev)
+{
+	struct fdw_holders h = { 0 };
+	int rc = fdw_holders_find(st, d->path, p, NULL, &h);
+
+	if (rc) {
+		fdw_holders_free(&h);
+		return rc;
+	}
+	p->holders = h.names;
+	p->n_holders = h.n_names;
+	p->mountpoints = h.mountpoints;
+	p->n_mountpoints = h.n_mountpoints;
+	p->swap_active = h.swap;
+	if (rdev && fdw_sysfs_read_only(rdev))
+		p->read_only = true;
+	return 0;
+}
+
+/*
+ * A mounted filesystem's free count in the superblock is stale; ask the kernel for it.
+ * The size stays the superblock's (statvfs leaves out metadata and journal), so used
+ * space means the same thing mounted or not: everything that is not free.
+ */
+static void usage_from_mount(struct fdw_partition *p)
+{
+	struct statvfs vfs;
+	int64_t free_bytes;
+
+	if (p->fs_size < 0 || statvfs(p->mountpoints[0], &vfs) != 0)
+		return;
+	free_bytes = (int64_t)(vfs.f_bfree * vfs.f_frsize);
+	if (free_bytes > p->fs_size)
+		return;
+	p->fs_free = free_bytes;
+	p->fs_used = p->fs_size - p->fs_free;
+}
+
+static bool is_ext(const char *fstype)
+{
+	return fstype && (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+			  !strcmp(fstype, "ext4"));
+}
+
+/*
+ * An installed system inside @p? Read from the disk (or image) at the partition's offset,
+ * never mounted. Only ext2/3/4 can be read without mounting; a failure to look is logged
+ * and leaves it "not found", as before this check existed.
+ */
+static void look_for_installed_os(const struct fdw_disk *d, struct fdw_partition *p)
+{
+	if (fdw_installed_os_probe(d->path, p->start, p->uuid, p->label, &p->os) != 0)
+		memset(&p->os, 0, sizeof(p->os));
+}
+
+/*
+ * An encrypted root that someone unlocked here (cryptsetup open) can be looked into: its
+ * open dm-crypt mapping, found among the partition's holders, holds the filesystem. Then
+ * its system's other partitions are attributed to it like a plain root's.
+ */
+/* The /dev/mapper path of a holder named by its device-mapper name or as dm-N. */
+static bool mapper_path(const char *holder, char *via, size_t len)
+{
+	char sys[PATH_MAX], name[128] = "";
+	FILE *f;
+
+	if (strchr(holder, '/'))
+		return false;
+	if (!strncmp(holder, "dm-", 3)) {
+		snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", holder);
+		f = fopen(sys, "re");
+		if (!f)
+			return false;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+		name[strcspn(name, "\n")] = '\0';
+		holder = name;
+	}
+	return holder[0] && !strchr(holder, '/') &&
+	       snprintf(via, len, "/dev/mapper/%s", holder) < (int)len && access(via, F_OK) == 0;
+}
+
+static void look_inside_open_luks(struct fdw_partition *p)
+{
+	for (size_t i = 0; i < p->n_holders && !p->os.found; i++) {
+		char via[160], *type, *uuid, *label;
+
+		if (!mapper_path(p->holders[i], via, sizeof(via)))
+			continue;
+		type = blkid_get_tag_value(NULL, "TYPE", via);
+		uuid = blkid_get_tag_value(NULL, "UUID", via);
+		label = blkid_get_tag_value(NULL, "LABEL", via);
+		if (is_ext(type) && fdw_installed_os_probe(via, 0, uuid, label, &p->os) == 0 &&
+		    p->os.found)
+			snprintf(p->os.via, sizeof(p->os.via), "%s", via);
+		else
+			memset(&p->os, 0, sizeof(p->os));
+		free(type);
+		free(uuid);
+		free(label);
+	}
+}
+
+/*
+ * The filesystem's real minimum size, where a shrink is in question: an unmounted,
+ * unused ext2/3/4 that does not already leave the header room free. Read-only.
+ */
+static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
+{
+	char dev[PATH_MAX + 32];
+	uint64_t min;
+
+	if (!is_ext(p->fstype) || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
+	    fdw_has_free_tail(p))
+		return;
+	/* A node of its own, or the disk with e2fsprogs' "?offset=" (no '?' in the name). */
+	if (p->node && access(p->node, F_OK) == 0)
+		snprintf(dev, sizeof(dev), "%s", p->node);
+	else if (!strchr(d->path, '?'))
+		snprintf(dev, sizeof(dev), "%s?offset=%llu", d->path, (unsigned long long)p->start);
+	else
+		return;
+	if (fdw_ext_min_size(dev, (uint64_t)p->fs_block_size, &min) == 0 && min <= INT64_MAX)
+		p->fs_min_size = (int64_t)min;
+}
+
+/*
+ * Nothing blkid recognises: is it a volume fdewiz encrypted with a detached header (its
+ * job record says so and the header agrees), or at least bytes that look encrypted?
+ */
+static void probe_unrecognised(const struct fdw_disk *d, int fd, struct fdw_partition *p)
+{
+	char header[PATH_MAX];
+	bool unfinished = false;
+
+	if (p->extended || p->fstype || p->luks_version)
+		return;
+	if (fdw_detached_lookup(d, p, header, sizeof(header), &unfinished) == 0) {
+		p->detached_header = strdup(header);
+		if (p->detached_header) {
+			p->luks_version = 2;
+			p->luks_reencrypt_unfinished = unfinished;
+			return;
+		}
+	}
+	p->looks_random = fdw_looks_random(fd, p->start, p->size);
+}
+
+/* Probe the content of @p and find out who uses it; then decide its verdict. */
+static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
+			  struct fdw_partition *p, dev_t disk_rdev, bool owners_only)
+{
+	dev_t rdev = 0;
+	int rc;
+
+	p->fs_size = p->fs_used = p->fs_free = p->fs_block_size = p->fs_sector_size = -1;
+	p->fs_min_size = -1;
+	if (!p->extended) {
+		rc = fdw_fsprobe(fd, p->start, p->size, p);
+		if (rc)
+			return rc;
+		probe_unrecognised(d, fd, p);
+	}
+	if (is_ext(p->fstype))
+		look_for_installed_os(d, p);
+	if (d->kind == FDW_DISK_BLOCK && p->number == 0)
+		rdev = disk_rdev;
+	else if (p->node && !is_block_node(p->node, &rdev))
+		rdev = 0;
+	rc = fill_usage(st, d, p, rdev);
+	if (rc)
+		return rc;
+	if (p->n_mountpoints)
+		usage_from_mount(p);
+	if (p->luks_version && p->n_holders)
+		look_inside_open_luks(p);
+	/* Who owns what needs no minimum sizes: resize2fs on every filesystem of every disk
+	 * made each encrypt pay for a full listing. */
+	if (!owners_only)
+		measure_min_size(d, p);
+	fdw_verdict_decide(p, d);
+	return 0;
+}
+
+static struct fdw_partition *parts_append(struct fdw_disk *d)
+{
+	struct fdw_partition *nv = realloc(d->parts, (d->n_parts + 1) * sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	d->parts = nv;
+	memset(&nv[d->n_parts], 0, sizeof(*nv));
+	return &nv[d->n_parts++];
+}
+
+/* Unallocated bytes in the free-space regions that directly follow @part. */
+static uint64_t free_after(PedDisk *disk, PedPartition *part)
+{
+	uint64_t bytes = 0;
+
+	for (PedPartition *q = ped_disk_next_partition(disk, part); q;
+	     q = ped_disk_next_partition(disk, q)) {
+		if (!(q->type & PED_PARTITION_FREESPACE))
+			break;
+		bytes += (uint64_t)q->geom.length * (uint64_t)disk->dev->sector_size;
+	}
+	return bytes;
+}
+
+static bool flag_of(PedPartition *part, PedPartitionFlag flag)
+{
+	return ped_partition_is_flag_available(part, flag) && ped_partition_get_flag(part, flag);
+}
+
+static int add_table_partition(struct fdw_disk *d, PedDisk *disk, PedPartition *part)
+{
+	struct fdw_partition *p = parts_append(d);
+	uint64_t ss = (uint64_t)disk->dev->sector_size;
+	char *node;
+	dev_t rdev;
+
+	if (!p)
+		return -ENOMEM;
+	p->number = part->num;
+	p->start = (uint64_t)part->geom.start * ss;
+	p->size = (uint64_t)part->geom.length * ss;
+	p->extended = part->type & PED_PARTITION_EXTENDED;
+	if (ped_disk_type_check_feature(disk->type, PED_DISK_TYPE_PARTITION_NAME))
+		p->name = xstrdup_or_null(ped_partition_get_name(part));
+	p->flag_esp = flag_of(part, PED_PARTITION_ESP);
+	p->flag_bios_boot = flag_of(part, PED_PARTITION_BIOS_GRUB);
+	p->flag_boot = flag_of(part, PED_PARTITION_BOOT);
+	p->flag_raid = flag_of(part, PED_PARTITION_RAID);
+	p->flag_lvm = flag_of(part, PED_PARTITION_LVM);
+	p->flag_swap = flag_of(part, PED_PARTITION_SWAP);
+	p->free_after = free_after(disk, part);
+
+	if (d->kind == FDW_DISK_BLOCK) {
+		node = ped_partition_get_path(part);
+		/* Loop devices without partition scanning have no pN nodes. */
+		if (node && is_block_node(node, &rdev))
+			p->node = node;
+		else
+			free(node);
+	}
+	if (p->node) {
+		p->address = strdup(p->node);
+	} else if (asprintf(&p->address, "%s:%d", d->path, p->number) < 0) {
+		p->address = NULL;
+	}
+	return p->address ? 0 : -ENOMEM;
+}
+
+static int add_whole_disk(struct fdw_disk *d)
+{
+	struct fdw_partition *p = parts_append(d);
+
+	if (!p)
+		return -ENOMEM;
+	p->number = 0;
+	p->start = 0;
+	p->size = d->size;
+	if (d->kind == FDW_DISK_BLOCK)
+		p->node = strdup(d->path);
+	p->address = strdup(d->path);
+	return p->address ? 0 : -ENOMEM;
+}
+
+static int read_table(struct fdw_disk *d, PedDevice *dev)
+{
+	PedDiskType *type = ped_disk_probe(dev);
+	PedDisk *disk;
+	int rc = 0;
+
+	/* libparted's "loop" type is no table: it claims any bare filesystem it knows. */
+	if (!type || !strcmp(type->name, "loop")) {
+		d->table = strdup("none");
+		return d->table ? 0 : -ENOMEM;
+	}
+	d->table = strdup(type->name);
+	if (!d->table)
+		return -ENOMEM;
+	disk = ped_disk_new(dev);
+	if (!disk) {
+		fdw_log(FDW_LOG_WARN, "%s: the %s partition table could not be read", d->path,
+			type->name);
+		return -EIO;
+	}
+	for (PedPartition *part = ped_disk_next_partition(disk, NULL); part && !rc;
+	     part = ped_disk_next_partition(disk, part)) {
+		if (part->num <= 0 || (part->type & (PED_PARTITION_METADATA |
+						     PED_PARTITION_FREESPACE)))
+			continue;
+		rc = add_table_partition(d, disk, part);
+	}
+	ped_disk_destroy(disk);
+	return rc;
+}
+
+/*
+ * Read-only for the one who would encrypt it (root), not for whoever is asking: a user
+ * may look at a root-owned image. What stops root is a read-only mount or the immutable bit.
+ */
+static bool is_read_only(const char *path, const struct stat *st)
+{
+	struct statvfs vfs;
+
+	if (geteuid() == 0)
+		return access(path, W_OK) != 0;
+	if (S_ISBLK(st->st_mode))
+		return false;	/* the kernel's "ro" flag, checked by the caller, decides */
+	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
+/* Check the path before libparted sees it, so the error says what is wrong. */
+static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
+{
+	unsigned char first[512];
+	struct stat st;
+	int fd, err = 0;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		d->kind = FDW_DISK_BLOCK;
+		*rdev = st.st_rdev;
+	} else if (S_ISREG(st.st_mode)) {
+		d->kind = FDW_DISK_IMAGE;
+		if (st.st_size < 512 || st.st_size % 512)
+			return -ENOTBLK;
+	} else {
+		return -ENOTBLK;
+	}
+	/* Open it once here: libparted would only report a generic failure. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* A disk whose reads fail (dying, or a device-mapper error target) must be named as
+	 * unreadable, not listed as empty: libparted and blkid take a failed read for none. */
+	if (pread(fd, first, sizeof(first), 0) < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	d->read_only = is_read_only(path, &st);
+	return 0;
+}
+
+static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_sysstate *st,
+		     bool owners_only)
+{
+	PedDevice *dev;
+	dev_t rdev = 0;
+	int fd, rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = classify_path(path, d, &rdev);
+	if (rc)
+		return rc;
+	d->path = d->kind == FDW_DISK_IMAGE ? realpath(path, NULL) : strdup(path);
+	if (!d->path)
+		return -ENOMEM;
+
+	ped_exception_set_handler(scan_exception_handler);
+	dev = ped_device_get(path);
+	if (!dev) {
+		rc = -EIO;
+		goto out;
+	}
+	d->model = xstrdup_or_null(dev->model);
+	d->size = (uint64_t)dev->length * (uint64_t)dev->sector_size;
+	d->logical_sector_size = (unsigned)dev->sector_size;
+	d->physical_sector_size = (unsigned)dev->phys_sector_size;
+	if (dev->read_only || (rdev && fdw_sysfs_read_only(rdev)))
+		d->read_only = true;
+
+	rc = read_table(d, dev);
+	if (rc)
+		goto out;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!strcmp(d->table, "none"))
+		rc = add_whole_disk(d);
+	for (size_t i = 0; i < d->n_parts && !rc; i++)
+		rc = fill_partition(d, fd, st, &d->parts[i], rdev, owners_only);
+	close(fd);
+
+	/* A file with neither a table nor a filesystem is not a disk image. */
+	if (!rc && d->kind == FDW_DISK_IMAGE && !strcmp(d->table, "none") && !d->parts[0].fstype)
+		rc = -ENOTBLK;
+	/* A bare block device with nothing on it is listed as one empty entry. */
+	if (!rc)
+		fdw_disks_attribute(d, 1);
+out:
+	if (dev)
+		ped_device_destroy(dev);
+	if (rc)
+		fdw_disk_free(d);
+	return rc;
+}
+
+int fdw_disk_scan(const char *path, struct fdw_disk *out)
+{
+	struct fdw_sysstate st;
+	int rc = fdw_sysstate_load(&st);
+
+	if (rc)
+		return rc;
+	rc = scan_with(path, out, &st, false);
+	fdw_sysstate_free(&st);
+	return rc;
+}
+
+/* Devices that are never worth listing: empty loop devices and RAM disks. */
+static bool skip_device(const PedDevice *dev)
+{
+	return dev->length == 0 || !strncmp(dev->path, "/dev/ram", 8) ||
+	       !strncmp(dev->path, "/dev/zram", 9);
+}
+
+/* Remember a disk that could not be read: the lists and the wizard name it and why. */
+static void note_failure(struct fdw_disk_list *out, const char *path, int err)
+{
+	struct fdw_scan_failure *nf = realloc(out->failed, (out->n_failed + 1) * sizeof(*nf));
+
+	fdw_log(FDW_LOG_DEBUG, "%s: cannot be read (%s)", path, strerror(-err));
+	if (!nf)
+		return;
+	out->failed = nf;
+	nf[out->n_failed].path = strdup(path);
+	nf[out->n_failed].err = err;
+	if (nf[out->n_failed].path)
+		out->n_failed++;
+}
+
+/* The paths of the devices libparted finds, copied: scanning one destroys its PedDevice. */
+static int probe_paths(char ***paths, size_t *n)
+{
+	PedDevice *dev = NULL;
+
+	*paths = NULL;
+	*n = 0;
+	ped_device_probe_all();
+	while ((dev = ped_device_get_next(dev))) {
+		char **nv;
+
+		if (skip_device(dev))
+			continue;
+		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
+		if (!nv || !(nv[*n] = strdup(dev->path))) {
+			*paths = nv ? nv : *paths;
+			return -ENOMEM;
+		}
+		*paths = nv;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* The device number and size (in 512-byte sectors) /sys/block/@name gives; false: none. */
+static bool sysblock_facts(const char *name, dev_t *rdev, unsigned long long *sectors)
+{
+	char path[PATH_MAX];
+	unsigned maj, min;
+	FILE *f;
+	int got;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	got = fscanf(f, "%u:%u", &maj, &min);
+	fclose(f);
+	if (got != 2)
+		return false;
+	*rdev = makedev(maj, min);
+	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	got = fscanf(f, "%llu", sectors);
+	fclose(f);
+	return got == 1;
+}
+
+static bool node_opens(const char *node)
+{
+	int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static bool rdev_listed(char **paths, size_t n, dev_t rdev)
+{
+	dev_t other;
+
+	for (size_t i = 0; i < n; i++)
+		if (is_block_node(paths[i], &other) && other == rdev)
+			return true;
+	return false;
+}
+
+/*
+ * The disks of /sys/block that libparted left out. It leaves out, without a word, a disk
+ * it cannot open (a container's device rules, a nodev mount, a security policy): the
+ * lists would say "No disks found" on a machine whose only disk exists. Each is added, by
+ * its device number (never by comparing names: libparted names device-mapper disks
+ * /dev/mapper/NAME), so that scanning it names it with the reason. Skipped as libparted's
+ * are: empty devices and RAM disks; and a disk with no node in /dev of its number.
+ */
+static int add_unprobed(char ***paths, size_t *n)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *e;
+	int rc = 0;
+
+	if (!dir)
+		return 0;
+	while (!rc && (e = readdir(dir))) {
+		char node[PATH_MAX], **nv;
+		unsigned long long sectors;
+		dev_t rdev, found;
+
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "ram", 3) ||
+		    !strncmp(e->d_name, "zram", 4))
+			continue;
+		if (!sysblock_facts(e->d_name, &rdev, &sectors) || !sectors ||
+		    rdev_listed(*paths, *n, rdev))
+			continue;
+		snprintf(node, sizeof(node), "/dev/%s", e->d_name);
+		for (char *c = node; *c; c++)
+			if (*c == '!')	/* sysfs spells '/' in a name that way (cciss!c0d0) */
+				*c = '/';
+		if (!is_block_node(node, &found) || found != rdev) {
+			fdw_log(FDW_LOG_DEBUG, "%s: in /sys/block but no node of its number", node);
+			continue;
+		}
+		/* libparted leaves loop devices out by design (an image is listed by its file, a
+		 * loop device when named; a snap system has dozens): only one that cannot be
+		 * opened is news here. */
+		if (!strncmp(e->d_name, "loop", 4) && node_opens(node))
+			continue;
+		fdw_log(FDW_LOG_DEBUG, "%s: not found by libparted; scanned on its own", node);
+		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
+		if (!nv || !(nv[*n] = strdup(node))) {
+			*paths = nv ? nv : *paths;
+			rc = -ENOMEM;
+			break;
+		}
+		*paths = nv;
+		(*n)++;
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int scan_all(struct fdw_disk_list *out, bool owners_only)
+{
+	struct fdw_sysstate st;
+	char **paths = NULL;
+	size_t n_paths = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = fdw_sysstate_load(&st);
+	if (rc)
+		return rc;
+	ped_exception_set_handler(scan_exception_handler);
+	/*
+	 * scan_with() gets each device again and destroys it, which unlinks it from
+	 * libparted's list: walking that list meanwhile read freed memory (it crashed on a
+	 * machine with an unreadable device-mapper disk).
+	 */
+	rc = probe_paths(&paths, &n_paths);
+	if (!rc)
+		rc = add_unprobed(&paths, &n_paths);
+	for (size_t i = 0; i < n_paths && !rc; i++) {
+		struct fdw_disk *nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
+		int one;
+
+		if (!nv) {
+			rc = -ENOMEM;
+			break;
+		}
+		out->disks = nv;
+		one = scan_with(paths[i], &out->disks[out->n_disks], &st, owners_only);
+		if (one == 0)
+			out->n_disks++;
+		else
+			note_failure(out, paths[i], one);
+	}
+	/* A system on one disk may name partitions of another (/home on a second disk). */
+	if (!rc)
+		fdw_disks_attribute(out->disks, out->n_disks);
+	for (size_t i = 0; i < n_paths; i++)
+		free(paths[i]);
+	free(paths);
+	ped_device_free_all();
+	fdw_sysstate_free(&st);
+	if (rc)
+		fdw_disk_list_free(out);
+	return rc;
+}
+
+int fdw_disk_scan_all(struct fdw_disk_list *out)
+{
+	return scan_all(out, false);
+}
+
+int fdw_disk_scan_all_owners(struct fdw_disk_list *out)
+{
+	return scan_all(out, true);
+}
+
+static void partition_free(struct fdw_partition *p)
+{
+	free(p->node);
+	free(p->address);
+	free(p->name);
+	free(p->fstype);
+	free(p->detached_header);
+	free(p->fsversion);
+	free(p->label);
+	free(p->uuid);
+	fdw_strv_free(p->mountpoints, p->n_mountpoints);
+	fdw_strv_free(p->holders, p->n_holders);
+}
+
+void fdw_disk_free(struct fdw_disk *d)
+{
+	for (size_t i = 0; i < d->n_parts; i++)
+		partition_free(&d->parts[i]);
+	free(d->parts);
+	free(d->path);
+	free(d->model);
+	free(d->table);
+	memset(d, 0, sizeof(*d));
+}
+
+void fdw_disk_list_free(struct fdw_disk_list *list)
+{
+	for (size_t i = 0; i < list->n_disks; i++)
+		fdw_disk_free(&list->disks[i]);
+	free(list->disks);
+	for (size_t i = 0; i < list->n_failed; i++)
+		free(list->failed[i].path);
+	free(list->failed);
+	memset(list, 0, sizeof(*list));
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What lives inside a byte range of a disk: filesystem type, label, UUID, usage, LUKS state. */
+#ifndef FDW_FSPROBE_H
+#define FDW_FSPROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "disk.h"
+#include "base/fileio.h"
+
+/*
+ * Probe @size bytes at @offset of the open disk @fd and fill the filesystem and
+ * LUKS fields of @part. Returns 0 (also when nothing is recognised) or -errno.
+ */
+int fdw_fsprobe(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part);
+
+/* Superblock parsers; each returns 0 and fills what it knows, or -EINVAL. */
+struct fdw_fs_usage {
+	int64_t size, used, free, block_size, sector_size;
+};
+int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
+int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
+int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
+int fdw_vfat_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
+
+/*
+ * Parse a LUKS header (binary header plus JSON area for LUKS2): its version and
+ * whether a reencryption is recorded as unfinished.
+ */
+int fdw_luks_header_parse(const unsigned char *buf, size_t len, int *version,
+			  bool *reencrypt_unfinished);
+
+
+#endif

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Shrinks and grows ext2/3/4 filesystems with e2fsck and resize2fs, and checks the result. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsprobe.h"
+#include "fsresize.h"
+#include "base/log.h"
+#include "base/spawn.h"
+
+int fdw_ext_size(const char *device, uint64_t *bytes, uint64_t *block_size)
+{
+	unsigned char sb[1024];
+	struct fdw_fs_usage u;
+	int fd = open(device, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = pread(fd, sb, sizeof(sb), 1024);
+	close(fd);
+	if (r != (ssize_t)sizeof(sb) || fdw_ext_usage(sb, sizeof(sb), &u) != 0)
+		return -EINVAL;
+	*bytes = (uint64_t)u.size;
+	*block_size = (uint64_t)u.block_size;
+	return 0;
+}
+
+/*
+ * The smallest size resize2fs will shrink the filesystem to, from `resize2fs -P`.
+ *
+ * Why ask resize2fs instead of computing it from the superblock and group descriptors:
+ * the shrink is done by resize2fs, and resize2fs refuses any size below exactly this
+ * figure (its own calculate_minimum_resize_size: used blocks and inodes per group, the
+ * group metadata a smaller filesystem still needs, flex_bg layout, a reserve for extent
+ * trees that grows with the amount shrunk). A copy of that computation would drift from
+ * the installed resize2fs; asking the tool itself cannot. With -P it opens the filesystem
+ * read-only and writes nothing (tests/root/test-shrink-matrix.sh checks the image's
+ * sha256). @device may carry "?offset=N" (e2fsprogs' own syntax) for a filesystem inside
+ * an image file.
+ */
+int fdw_ext_min_size(const char *device, uint64_t block_size, uint64_t *bytes)
+{
+	char *const argv[] = { "resize2fs", "-P", (char *)device, NULL };
+	static const char key[] = "Estimated minimum size of the filesystem: ";
+	char out[2048], *at, *end;
+	unsigned long long blocks;
+	int rc;
+
+	if (!block_size)
+		return -EINVAL;
+	rc = fdw_spawn_output(argv, out, sizeof(out));
+	if (rc < 0)
+		return rc;
+	at = strstr(out, key);
+	if (rc != 0 || !at) {
+		fdw_log(FDW_LOG_WARN, "resize2fs -P %s (exit %d): %.200s", device, rc, out);
+		return -EIO;
+	}
+	errno = 0;
+	blocks = strtoull(at + sizeof(key) - 1, &end, 10);
+	if (errno || end == at + sizeof(key) - 1 || blocks > UINT64_MAX / block_size)
+		return -EIO;
+	*bytes = blocks * block_size;
+	return 0;
+}
+
+/* e2fsck exit codes 0 (clean) and 1 (safe fixes made) allow a resize; anything else not. */
+static int check(const char *device)
+{
+	char *const argv[] = { "e2fsck", "-f", "-p", (char *)device, NULL };
+	int rc = fdw_spawn(argv);
+
+	if (rc < 0)
+		return rc;
+	if (rc > 1) {
+		fdw_log(FDW_LOG_ERROR, "e2fsck found problems on %s (exit %d)", device, rc);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int fdw_ext_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes)
+{
+	uint64_t size, bs, min;
+	char arg[32];
+	int rc;
+
+	rc = fdw_ext_size(device, &size, &bs);
+	if (rc)
+		return rc;
+	if (size <= max_bytes)
+		return 0;	/* already ends early enough */
+	rc = check(device);
+	if (rc)
+		return rc;
+	/*
+	 * The verdict's figure again, now on the checked filesystem and under the lock:
+	 * resize2fs would refuse below it, so refuse first, before anything moves.
+	 */
+	rc = fdw_ext_min_size(device, bs, &min);
+	if (rc)
+		return rc;
+	if (min_bytes)
+		*min_bytes = min;
+	if (min > max_bytes / bs * bs) {
+		fdw_log(FDW_LOG_ERROR, "%s cannot shrink below %llu bytes, %llu needed",
+			device, (unsigned long long)min, (unsigned long long)max_bytes);
+		return -ENOSPC;
+	}
+	/* resize2fs takes a count of KiB with the K suffix; round down to whole blocks. */
+	snprintf(arg, sizeof(arg), "%lluK", (unsigned long long)(max_bytes / bs * bs / 1024));
+	char *const argv[] = { "resize2fs", (char *)device, arg, NULL };
+	rc = fdw_spawn(argv);
+	if (rc < 0)
+		return rc;
+	if (rc != 0) {
+		fdw_log(FDW_LOG_ERROR, "resize2fs could not shrink %s (exit %d)", device, rc);
+		return -ENOSPC;
+	}
+	/* Never trust the tool's word alone: the header will overwrite whatever lies beyond. */
+	rc = fdw_ext_size(device, &size, &bs);
+	if (rc)
+		return rc;
+	if (size > max_bytes) {
+		fdw_log(FDW_LOG_ERROR, "%s still ends at %llu, past %llu", device,
+			(unsigned long long)size, (unsigned long long)max_bytes);
+		return -EIO;
+	}
+	return 0;
+}
+
+int fdw_ext_grow(const char *device)
+{
+	char *const argv[] = { "resize2fs", (char *)device, NULL };
+	int rc = check(device);
+
+	if (rc)
+		return rc;
+	rc = fdw_spawn(argv);
+	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
+}
+
+int fdw_ext_grow_online(const char *device)
+{
+	char *const argv[] = { "resize2fs", (char *)device, NULL };
+	int rc = fdw_spawn(argv);
+
+	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
+}

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* An installed Linux system inside a filesystem: found by reading it, never by mounting it. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/i18n.h"
+#include "installed_os.h"
+#include "base/log.h"
+#include "base/spawn.h"
+#include "base/sysstate.h"
+
+/* Files an installed system is read from: small text; more is not an fstab. */
+#define TEXT_MAX (256 * 1024)
+
+/*
+ * Run debugfs read-only ("-c": catastrophic mode, which also never writes) on the
+ * filesystem at @offset of the file open as @fd, with @commands on its stdin; its stdout
+ * (at most TEXT_MAX bytes) in a new string. The filesystem is named by the descriptor,
+ * so the path is opened once and no '?' in it can be taken for an option.
+ */
+static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out)
+{
+	char spec[64], prog[PATH_MAX], *buf = NULL;
+	char *argv[] = { "debugfs", "-c", "-f", "-", spec, NULL };
+	int in[2] = { -1, -1 }, op[2] = { -1, -1 }, rc, status;
+	posix_spawn_file_actions_t fa;
+	size_t len = 0, cmdlen = strlen(commands);
+	pid_t pid;
+	ssize_t n;
+
+	snprintf(spec, sizeof(spec), "/proc/self/fd/3?offset=%llu", (unsigned long long)offset);
+	/* Found and run as every helper is (spawn.h): the system's directories, no caller env. */
+	rc = fdw_helper_resolve(argv[0], prog, sizeof(prog));
+	if (rc)
+		goto out;
+	if (pipe2(in, O_CLOEXEC) || pipe2(op, O_CLOEXEC)) {
+		rc = -errno;
+		goto out;
+	}
+	buf = malloc(TEXT_MAX + 1);
+	if (!buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd, 3);
+	rc = -posix_spawn(&pid, prog, &fa, NULL, argv,
+			  (char *[]){ "PATH=" FDW_HELPER_PATH, "LC_ALL=C", NULL });
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(op[1]);
+	in[0] = op[1] = -1;
+	if (rc)
+		goto out;
+	/* The commands are a few hundred bytes: the pipe takes them without blocking. */
+	if (write(in[1], commands, cmdlen) != (ssize_t)cmdlen)
+		rc = -EIO;
+	close(in[1]);
+	in[1] = -1;
+	while ((n = read(op[0], buf + len, TEXT_MAX - len)) > 0)
+		len += (size_t)n;
+	close(op[0]);
+	op[0] = -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			break;
+	buf[len] = '\0';
+	if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		rc = -EIO;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (op[i] >= 0)
+			close(op[i]);
+	}
+	if (rc) {
+		free(buf);
+		buf = NULL;
+	}
+	*out = buf;
+	return rc;
+}
+
+/* The files whose presence tells the boot setup; asked in one run, by fixed names. */
+static const char *const probes[] = {
+	"/etc/fstab",
+	"/usr/sbin/update-initramfs",				/* initramfs-tools */
+	"/usr/share/initramfs-tools/hooks/cryptroot",		/* cryptsetup-initramfs */
+	"/usr/bin/dracut",
+	"/usr/lib/dracut/modules.d/90crypt",			/* dracut's LUKS support */
+	"/usr/lib/grub/i386-pc",
+	"/usr/lib/grub/x86_64-efi",
+	"/usr/lib/systemd/boot/efi/systemd-bootx64.efi",
+};
+
+enum { P_FSTAB, P_ITOOLS, P_CRYPTROOT, P_DRACUT, P_DRACUT_CRYPT, P_GRUB_PC, P_GRUB_EFI,
+       P_SDBOOT, P__COUNT };
+
+/* Which of probes[] exist, from debugfs's "debugfs: stat NAME" echo and "Inode:" lines. */
+static void parse_stats(const char *out, bool found[P__COUNT])
+{
+	int cur = -1;
+
+	for (const char *line = out; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (!strncmp(line, "debugfs: stat ", 14)) {
+			cur = -1;
+			for (int i = 0; i < P__COUNT; i++)
+				if (n - 14 == strlen(probes[i]) && !strncmp(line + 14, probes[i], n - 14))
+					cur = i;
+		} else if (cur >= 0 && !strncmp(line, "Inode:", 6)) {
+			found[cur] = true;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/* The next whitespace-separated field of an fstab line, octal escapes decoded, or NULL. */
+static char *next_field(char **s)
+{
+	char *p = *s, *start;
+
+	p += strspn(p, " \t");
+	if (!*p)
+		return NULL;
+	start = p;
+	p += strcspn(p, " \t");
+	if (*p)
+		*p++ = '\0';
+	*s = p;
+	fdw_unescape_octal(start);
+	return start;
+}
+
+/* Does fstab @spec name the filesystem with @uuid and @label? */
+static bool spec_names(const char *spec, const char *uuid, const char *label)
+{
+	if (uuid && *uuid && (!strncmp(spec, "UUID=", 5) && !strcasecmp(spec + 5, uuid)))
+		return true;
+	if (uuid && *uuid && !strncmp(spec, "/dev/disk/by-uuid/", 18) &&
+	    !strcasecmp(spec + 18, uuid))
+		return true;
+	if (label && *label && !strncmp(spec, "LABEL=", 6) && !strcmp(spec + 6, label))
+		return true;
+	return label && *label && !strncmp(spec, "/dev/disk/by-label/", 19) &&
+	       !strcmp(spec + 19, label);
+}
+
+bool fdw_os_spec_is_partition(const char *spec)
+{
+	static const char *const tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=",
+					    "/dev/" };
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (!strncmp(spec, tags[i], strlen(tags[i])) && spec[strlen(tags[i])])
+			return true;
+	return false;
+}
+
+/* What its boot loader or initramfs reads before a passphrase can be asked for. */
+static bool boot_use(const char *dir)
+{
+	return !strcmp(dir, "/boot") || !strcmp(dir, "/boot/efi") || !strcmp(dir, "/efi") ||
+	       !strcmp(dir, "/usr");
+}
+
+/* Remember one partition the system names; one that cannot name a partition is none. */
+static void add_entry(struct fdw_installed_os *out, const char *spec, const char *dir,
+		      enum fdw_os_use use)
+{
+	struct fdw_os_entry *e;
+
+	if (!fdw_os_spec_is_partition(spec) || out->n_entries >= FDW_OS_MAX_ENTRIES)
+		return;
+	e = &out->entries[out->n_entries++];
+	snprintf(e->spec, sizeof(e->spec), "%s", spec);
+	snprintf(e->dir, sizeof(e->dir), "%s", dir);
+	e->use = use;
+}
+
+void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const char *label,
+				  struct fdw_installed_os *out)
+{
+	char *copy = strdup(text ? text : ""), *save = NULL;
+
+	if (!copy)
+		return;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *rest = line, *spec, *dir, *type;
+
+		line[strcspn(line, "#")] = '\0';
+		spec = next_field(&rest);
+		dir = spec ? next_field(&rest) : NULL;
+		type = dir ? next_field(&rest) : NULL;
+		if (!type)
+			continue;
+		if (!strcmp(type, "swap")) {
+			out->n_swaps++;
+			add_entry(out, spec, "", FDW_USE_SWAP);
+		} else if (!strcmp(dir, "/")) {
+			out->found = true;
+			out->fstab_names_it |= spec_names(spec, fs_uuid, label);
+		} else if (!strcmp(dir, "/boot")) {
+			out->boot_separate = true;
+			snprintf(out->boot_spec, sizeof(out->boot_spec), "%s", spec);
+		} else if (!strcmp(dir, "/usr")) {
+			out->usr_separate = true;
+		} else if (!strcmp(dir, "/home")) {
+			out->home_separate = true;
+		}
+		if (strcmp(type, "swap") && strcmp(dir, "/") && dir[0] == '/')
+			add_entry(out, spec, dir, boot_use(dir) ? FDW_USE_BOOT : FDW_USE_DATA);
+	}
+	free(copy);
+}
+
+void fdw_installed_os_parse_crypttab(const char *text, struct fdw_installed_os *out)
+{
+	char *copy = strdup(text ? text : ""), *save = NULL;
+
+	if (!copy)
+		return;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *rest = line, *name, *source;
+
+		line[strcspn(line, "#")] = '\0';
+		name = next_field(&rest);
+		source = name ? next_field(&rest) : NULL;
+		if (source)
+			add_entry(out, source, "", FDW_USE_CRYPT);
+	}
+	free(copy);
+}
+
+void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *out)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n > 7 && !strncmp(p, "RESUME=", 7) && !(n == 11 && !strncmp(p + 7, "none", 4))) {
+			char spec[128];
+			size_t vl = n - 7 < sizeof(spec) - 1 ? n - 7 : sizeof(spec) - 1;
+
+			memcpy(spec, p + 7, vl);
+			spec[vl] = '\0';
+			/* The shell quotes it sometimes: RESUME="UUID=...". */
+			if (vl >= 2 && (spec[0] == '"' || spec[0] == '\'') && spec[vl - 1] == spec[0]) {
+				memmove(spec, spec + 1, vl - 2);
+				spec[vl - 2] = '\0';
+			}
+			out->hibernates = true;
+			add_entry(out, spec, "", FDW_USE_RESUME);
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+const char *fdw_os_use_name(enum fdw_os_use use)
+{
+	static const char *const names[] = {
+		[FDW_USE_BOOT] = "boot", [FDW_USE_DATA] = "data", [FDW_USE_SWAP] = "swap",
+		[FDW_USE_RESUME] = "resume", [FDW_USE_CRYPT] = "crypttab",
+	};
+
+	return use > FDW_USE_NONE && use <= FDW_USE_CRYPT ? names[use] : NULL;
+}
+
+void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os *out)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n'), *v;
+		size_t n = nl ? (size_t)(nl - p) : strlen(p), vl;
+
+		if (n > 12 && !strncmp(p, "PRETTY_NAME=", 12)) {
+			v = p + 12;
+			vl = n - 12;
+			/* Shell quoting: one pair of quotes around the value, no escapes kept. */
+			if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+				v++;
+				vl -= 2;
+			}
+			if (vl >= sizeof(out->name))
+				vl = sizeof(out->name) - 1;
+			memcpy(out->name, v, vl);
+			out->name[vl] = '\0';
+			return;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Kernels on this filesystem: "vmlinuz-" entries in boot/ (debugfs "ls -p": /ino/mode/.../name/). */
+static bool has_kernels(const char *ls)
+{
+	return strstr(ls, "/vmlinuz-") != NULL;
+}
+
+int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
+			   const char *label, struct fdw_installed_os *out)
+{
+	bool found[P__COUNT] = { false };
+	char cmds[1024] = "", *text = NULL;
+	int fd, rc;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < P__COUNT; i++)
+		snprintf(cmds + strlen(cmds), sizeof(cmds) - strlen(cmds), "stat %s\n", probes[i]);
+	rc = debugfs_run(fd, offset, cmds, &text);
+	if (rc)
+		goto out;
+	parse_stats(text, found);
+	free(text);
+	text = NULL;
+	if (!found[P_FSTAB])
+		goto out;	/* no fstab: a data filesystem */
+
+	rc = debugfs_run(fd, offset, "cat /etc/fstab\n", &text);
+	if (rc)
+		goto out;
+	fdw_installed_os_parse_fstab(text, fs_uuid, label, out);
+	free(text);
+	text = NULL;
+	if (!out->found)
+		goto out;
+	/* os-release: /etc's is a link into /usr on current systems; debugfs reads no links. */
+	rc = debugfs_run(fd, offset, "cat /usr/lib/os-release\ncat /etc/os-release\n", &text);
+	if (!rc)
+		fdw_installed_os_parse_os_release(text, out);
+	free(text);
+	text = NULL;
+	rc = debugfs_run(fd, offset, "ls -p /boot\n", &text);
+	if (!rc)
+		out->has_kernels = has_kernels(text);
+	free(text);
+	text = NULL;
+	rc = debugfs_run(fd, offset, "cat /etc/initramfs-tools/conf.d/resume\n", &text);
+	if (!rc)
+		fdw_installed_os_parse_resume(text, out);
+	free(text);
+	text = NULL;
+	rc = debugfs_run(fd, offset, "cat /etc/crypttab\n", &text);
+	if (!rc)
+		fdw_installed_os_parse_crypttab(text, out);
+	rc = 0;
+
+	if (found[P_ITOOLS]) {
+		out->initramfs = FDW_INITRAMFS_TOOLS;
+		out->luks_in_initramfs = found[P_CRYPTROOT];
+	} else if (found[P_DRACUT]) {
+		out->initramfs = FDW_INITRAMFS_DRACUT;
+		out->luks_in_initramfs = found[P_DRACUT_CRYPT];
+	}
+	if (found[P_SDBOOT])
+		out->loader = FDW_LOADER_SYSTEMD_BOOT;
+	else if (found[P_GRUB_EFI])
+		out->loader = FDW_LOADER_GRUB_EFI;
+	else if (found[P_GRUB_PC])
+		out->loader = FDW_LOADER_GRUB_BIOS;
+out:
+	free(text);
+	close(fd);
+	if (rc)
+		fdw_log(FDW_LOG_DEBUG, "%s: could not look for an installed system at %llu: %s",
+			path, (unsigned long long)offset, strerror(-rc));
+	return rc;
+}
+
+const char *fdw_boot_loader_text(enum fdw_boot_loader loader)
+{
+	switch (loader) {
+	case FDW_LOADER_GRUB_BIOS:
+		return _("GRUB (BIOS)");
+	case FDW_LOADER_GRUB_EFI:
+		return _("GRUB (EFI)");
+	case FDW_LOADER_SYSTEMD_BOOT:
+		return _("systemd-boot");
+	default:
+		return "";
+	}
+}
+
+const char *fdw_boot_loader_name(enum fdw_boot_loader loader)
+{
+	switch (loader) {
+	case FDW_LOADER_GRUB_BIOS:
+		return "grub-bios";
+	case FDW_LOADER_GRUB_EFI:
+		return "grub-efi";
+	case FDW_LOADER_SYSTEMD_BOOT:
+		return "systemd-boot";
+	default:
+		return NULL;
+	}
+}
+
+const char *fdw_initramfs_name(enum fdw_initramfs_kind kind)
+{
+	switch (kind) {
+	case FDW_INITRAMFS_TOOLS:
+		return "initramfs-tools";
+	case FDW_INITRAMFS_DRACUT:
+		return "dracut";
+	default:
+		return NULL;
+	}
+}
+
+size_t fdw_installed_os_describe(const struct fdw_installed_os *os, char *buf, size_t len)
+{
+	const char *name = *os->name ? os->name : _("an installed Linux system");
+	int n;
+
+	if (os->boot_separate)
+		n = snprintf(buf, len, _("%s (/; /boot on another partition)"), name);
+	else
+		n = snprintf(buf, len, _("%s (/, /boot inside)"), name);
+	return n < 0 ? 0 : (size_t)n;
+}
