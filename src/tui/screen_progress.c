@@ -371,7 +371,7 @@ static int draw_state(struct tui *t, int y)
 
 	frac = p->total ? (double)p->done / (double)p->total : 0;
 	snprintf(line, sizeof(line), _("State: %s    Phase: %s"),
-		 tui_state_label(p->state), fdw_phase_label(p->phase));
+		 fdw_job_state_label(p->state), fdw_phase_label(p->phase));
 	tui_attr_on(t, p->state == FDW_JOB_RUNNING ? TUI_C_GOOD :
 		    p->state == FDW_JOB_FAILED || p->state == FDW_JOB_NEEDS_REPAIR ?
 		    TUI_C_BAD : TUI_C_WARN);

@@ -159,7 +159,7 @@ static void start_draw(struct tui *t)
 		if (i == st->sel)
 			tui_attr_on(t, TUI_C_SELECT);
 		tui_put(y, 2, cw, line, true);
-		snprintf(line, sizeof(line), "%-12s %5.1f%%  %s", tui_state_label(p->state), pct,
+		snprintf(line, sizeof(line), "%-12s %5.1f%%  %s", fdw_job_state_label(p->state), pct,
 			 fdw_phase_label(p->phase));
 		tui_put(y, COLS - 40 > 30 ? COLS - 40 : 30, 38, line, false);
 		if (i == st->sel)

@@ -81,26 +81,6 @@ void tui_release_erase(struct tui *t)
 	t->erasing = false;
 }
 
-const char *tui_state_label(enum fdw_job_state s)
-{
-	switch (s) {
-	case FDW_JOB_RUNNING:
-		return _("running");
-	case FDW_JOB_PAUSED:
-		return _("paused");
-	case FDW_JOB_INTERRUPTED:
-		return _("interrupted");
-	case FDW_JOB_NEEDS_REPAIR:
-		return _("needs repair");
-	case FDW_JOB_COMPLETE:
-		return _("complete");
-	case FDW_JOB_FAILED:
-		return _("failed");
-	default:
-		return "?";
-	}
-}
-
 void tui_open_job(struct tui *t, const struct fdw_job *job)
 {
 	t->job = *job;

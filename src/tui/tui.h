@@ -218,7 +218,6 @@ void tui_release_erase(struct tui *t);
 void tui_open_job(struct tui *t, const struct fdw_job *job);
 /* Ask for the passphrase of @job over the screen, and resume it (tui.c). */
 void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
-const char *tui_state_label(enum fdw_job_state s);
 
 /*
  * A screen. @enter runs on every arrival, told the screen the person comes from (TUI__COUNT

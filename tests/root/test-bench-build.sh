@@ -11,7 +11,7 @@ lib=$FDEWIZ_SRCDIR/tests/lib
 . "$lib/images.sh"
 
 require_root
-require_cmds jq losetup mkfs.ext4 mount umount sha256sum cc cryptsetup
+require_cmds jq losetup mkfs.ext4 mount umount sha256sum cc cryptsetup unshare
 [ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 
 img_init
@@ -196,12 +196,29 @@ assert_jq "real cc: 412 files generated" "$out/r.json" \
 	'.tests[] | select(.id == "build.generate") | .title | startswith("generate 412 files")'
 assert_no_scratch "$dir" "after --real-cc"
 
-# A compiler that fails: a clear message with its complaint, and nothing left behind.
+# fdewiz runs the system's cc (from /usr/sbin, /usr/bin, /sbin or /bin, with none of the
+# caller's environment), so a PATH of the caller's neither replaces nor hides it; here the
+# system's own cc is replaced, or made unrunnable, by a bind mount in a mount namespace of
+# fdewiz's run alone (with_cc_replaced FILE CMD...).
+with_cc_replaced()
+{
+	local file=$1
+	shift
+	unshare -m sh -c 'mount --bind "$1" "$(command -v cc)" && shift && exec "$@"' sh \
+		"$file" "$@"
+}
+# The caller's PATH names a cc that fails: not the one fdewiz runs.
 mkdir "$IMG_TMP/badcc"
 printf '#!/bin/sh\necho "bench-test: simulated compiler error" >&2\nexit 1\n' \
 	>"$IMG_TMP/badcc/cc"
 chmod +x "$IMG_TMP/badcc/cc"
-run_cmd "$out/x" env PATH="$IMG_TMP/badcc:$PATH" "$FDEWIZ" bench --quick --kind build \
+run_cmd "$out/p" env PATH="$IMG_TMP/badcc:$PATH" "$FDEWIZ" bench --quick --kind build \
+	--real-cc --repeats 1 --save "$out/p.json" "$dir"
+assert_eq "a cc first in the caller's PATH is not run: exit" 0 "$RUN_RC"
+assert_true "a cc first in the caller's PATH is not run: no complaint of it" \
+	test -z "$(grep 'simulated compiler error' "$out/p.err")"
+# A compiler that fails: a clear message with its complaint, and nothing left behind.
+run_cmd "$out/x" with_cc_replaced "$IMG_TMP/badcc/cc" "$FDEWIZ" bench --quick --kind build \
 	--real-cc --repeats 1 --save "$out/x.json" "$dir"
 assert_true "failing cc: nonzero exit" test "$RUN_RC" -ne 0
 assert_contains "failing cc: message" "$(cat "$out/x.err")" "The C compiler failed"
@@ -254,8 +271,10 @@ run_cmd "$out/f" "$FDEWIZ" bench --quick --kind build --allow-write --save "$out
 	"$dev"
 assert_true "block device: nonzero exit" test "$RUN_RC" -ne 0
 assert_contains "block device: message" "$(cat "$out/f.err")" "needs a directory"
-run_cmd "$out/g" env PATH=/nonexistent "$FDEWIZ" bench --quick --kind build --real-cc \
-	--save "$out/g.json" "$dir"
+printf 'not a program\n' >"$IMG_TMP/nocc"
+chmod 0644 "$IMG_TMP/nocc"
+run_cmd "$out/g" with_cc_replaced "$IMG_TMP/nocc" "$FDEWIZ" bench --quick --kind build \
+	--real-cc --save "$out/g.json" "$dir"
 assert_true "no cc: nonzero exit" test "$RUN_RC" -ne 0
 assert_contains "no cc: message" "$(cat "$out/g.err")" "No C compiler (cc) was found"
 assert_eq "no cc: nothing written" "" "$(ls -A "$dir")"

@@ -100,3 +100,15 @@ int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsign
 		rc = sync_dir_of(path);
 	return rc;
 }
+
+int fdw_sync_fs_of(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syncfs(fd) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}

@@ -7,6 +7,8 @@
 
 /* fsync @path and then its directory. Returns 0 or -errno. */
 int fdw_sync_path(const char *path);
+/* Write back the whole filesystem that holds directory @dir (syncfs); 0 or -errno. */
+int fdw_sync_fs_of(const char *dir);
 
 /*
  * Replace @path with @len bytes of @data, created with @mode: written to a temporary file

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,47 +42,123 @@ int fdw_helper_resolve(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-int fdw_spawn(char *const argv[])
+/* The file actions of @o, around the pipes the caller made; 0 or an errno. */
+static int file_actions(posix_spawn_file_actions_t *fa, const struct fdw_spawn_opts *o,
+			int in_read, int out_write)
 {
-	char prog[PATH_MAX];
+	int rc;
+
+	rc = in_read >= 0 ? posix_spawn_file_actions_adddup2(fa, in_read, STDIN_FILENO) :
+	     posix_spawn_file_actions_addopen(fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (!rc && o->output_file)
+		rc = posix_spawn_file_actions_addopen(fa, STDOUT_FILENO, o->output_file,
+						      O_WRONLY | O_CREAT | O_APPEND, 0644);
+	else if (!rc)
+		rc = posix_spawn_file_actions_adddup2(fa, out_write, STDOUT_FILENO);
+	if (!rc && o->discard_stderr)
+		rc = posix_spawn_file_actions_addopen(fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	else if (!rc)
+		rc = posix_spawn_file_actions_adddup2(fa, STDOUT_FILENO, STDERR_FILENO);
+	if (!rc && o->fd3 >= 0)
+		rc = posix_spawn_file_actions_adddup2(fa, o->fd3, 3);
+	return rc;
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0) {
+			close(p[i]);
+			p[i] = -1;
+		}
+}
+
+int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *pid,
+		    int *out_fd)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, rc;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	int pipefd[2], status, rc;
-	pid_t pid;
-	FILE *out;
-	char *line = NULL;
-	size_t cap = 0;
+	char prog[PATH_MAX];
 
+	if (out_fd)
+		*out_fd = -1;
 	rc = fdw_helper_resolve(argv[0], prog, sizeof(prog));
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "could not find %s in %s: %s", argv[0], FDW_HELPER_PATH,
 			strerror(-rc));
 		return rc;
 	}
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return -errno;
+	if ((o->stdin_bytes && pipe2(in, O_CLOEXEC) != 0) ||
+	    (!o->output_file && pipe2(out, O_CLOEXEC) != 0)) {
+		rc = -errno;
+		close_pair(in);
+		return rc;
+	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+	posix_spawnattr_init(&attr);
+	rc = file_actions(&fa, o, in[0], out[1]);
+	if (!rc && o->own_pgroup) {
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+		posix_spawnattr_setpgroup(&attr, 0);
+	}
+	if (!rc)
+		rc = posix_spawn(pid, prog, &fa, &attr, argv, helper_env);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	if (in[0] >= 0)
+		close(in[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	in[0] = out[1] = -1;
+	if (rc) {
+		close_pair(in);
+		close_pair(out);
+		fdw_log(FDW_LOG_ERROR, "could not run %s: %s", prog, strerror(rc));
+		return -rc;
+	}
+	/* The bytes fit the pipe (callers send a few hundred): written without blocking. */
+	if (in[1] >= 0 && write(in[1], o->stdin_bytes, o->stdin_len) != (ssize_t)o->stdin_len)
+		fdw_log(FDW_LOG_ERROR, "%s: its input could not be written whole", argv[0]);
+	close_pair(in);
+	if (out_fd)
+		*out_fd = out[0];
+	else if (out[0] >= 0)
+		close(out[0]);
+	return 0;
+}
+
+int fdw_spawn_wait(pid_t pid, struct rusage *usage)
+{
+	struct rusage ru;
+	int status;
+
+	while (wait4(pid, &status, 0, usage ? usage : &ru) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int fdw_spawn(char *const argv[])
+{
 	/*
 	 * A process group of its own: Ctrl-C or Ctrl-\ at the terminal, meant for fdewiz
 	 * (which holds them back while a step must not be cut), never reaches a helper
 	 * in the middle of resizing a filesystem; nor does fdewiz's own death.
 	 */
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&attr, 0);
-	rc = posix_spawn(&pid, prog, &fa, &attr, argv, helper_env);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	if (rc != 0) {
-		close(pipefd[0]);
-		fdw_log(FDW_LOG_ERROR, "could not run %s: %s", argv[0], strerror(rc));
-		return -rc;
-	}
-	out = fdopen(pipefd[0], "r");
+	const struct fdw_spawn_opts o = { .fd3 = -1, .own_pgroup = true };
+	char *line = NULL;
+	size_t cap = 0;
+	int fd, rc;
+	pid_t pid;
+	FILE *out;
+
+	rc = fdw_spawn_start(argv, &o, &pid, &fd);
+	if (rc)
+		return rc;
+	out = fdopen(fd, "r");
 	while (out && getline(&line, &cap, out) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		fdw_log(FDW_LOG_INFO, "%s: %s", argv[0], line);
@@ -90,52 +167,30 @@ int fdw_spawn(char *const argv[])
 	if (out)
 		fclose(out);
 	else
-		close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status)) {
-		fdw_log(FDW_LOG_ERROR, "%s was killed by signal %d", argv[0], WTERMSIG(status));
-		return 128 + WTERMSIG(status);
-	}
-	return WEXITSTATUS(status);
+		close(fd);
+	rc = fdw_spawn_wait(pid, NULL);
+	if (rc > 128)
+		fdw_log(FDW_LOG_ERROR, "%s was killed by signal %d", argv[0], rc - 128);
+	return rc;
 }
 
 /* Run @argv in the C locale and keep what it prints (stdout and stderr) in @buf. */
 int fdw_spawn_output(char *const argv[], char *buf, size_t len)
 {
-	static char lc_all[] = "LC_ALL=C";
-	posix_spawn_file_actions_t fa;
-	char *envp[] = { lc_all, NULL, NULL };
-	const char *path = getenv("PATH");
-	char pathvar[4096];
-	int pipefd[2], status, rc;
+	const struct fdw_spawn_opts o = { .fd3 = -1 };
 	size_t used = 0;
-	ssize_t n;
+	int fd, rc;
 	pid_t pid;
 
-	if (path && snprintf(pathvar, sizeof(pathvar), "PATH=%s", path) < (int)sizeof(pathvar))
-		envp[1] = pathvar;
 	if (len)
 		buf[0] = '\0';
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	if (rc != 0) {
-		close(pipefd[0]);
-		fdw_log(FDW_LOG_ERROR, "could not run %s: %s", argv[0], strerror(rc));
-		return -rc;
-	}
+	rc = fdw_spawn_start(argv, &o, &pid, &fd);
+	if (rc)
+		return rc;
 	for (;;) {
 		char chunk[512];
+		ssize_t n = read(fd, chunk, sizeof(chunk));
 
-		n = read(pipefd[0], chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -145,11 +200,6 @@ int fdw_spawn_output(char *const argv[], char *buf, size_t len)
 	}
 	if (len)
 		buf[used] = '\0';
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	close(fd);
+	return fdw_spawn_wait(pid, NULL);
 }

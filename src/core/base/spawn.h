@@ -3,7 +3,10 @@
 #ifndef FDW_SPAWN_H
 #define FDW_SPAWN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 /* The only directories helpers are taken from, whatever PATH fdewiz was started with. */
 #define FDW_HELPER_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
@@ -20,6 +23,35 @@ int fdw_spawn(char *const argv[]);
  * prints kept in @buf (cut to @len - 1 bytes, always terminated) instead of logged.
  */
 int fdw_spawn_output(char *const argv[], char *buf, size_t len);
+
+/*
+ * The one way the engine starts a helper program; fdw_spawn() and fdw_spawn_output() are
+ * made of it. Always: argv[0] looked up in FDW_HELPER_PATH (never the caller's PATH), an
+ * environment of only PATH and LC_ALL=C (nothing of the caller's: no LD_PRELOAD, IFS,
+ * locale or tool variables), every other descriptor closed.
+ */
+struct fdw_spawn_opts {
+	const char *stdin_bytes;	/* written to its stdin (a few KiB at most), or NULL:
+					 * stdin is /dev/null */
+	size_t stdin_len;
+	int fd3;			/* handed to it as descriptor 3, or -1 */
+	const char *output_file;	/* stdout and stderr appended to this file, or NULL:
+					 * they go to the pipe in *@out_fd */
+	bool discard_stderr;		/* stderr to /dev/null (with the pipe: stdout only) */
+	bool own_pgroup;		/* its own process group: the terminal's Ctrl-C is
+					 * fdewiz's, which stops the group itself */
+};
+/*
+ * Start @argv as @o says. 0 with *@pid set and, when no output_file is given, *@out_fd the
+ * read end of its output (the caller closes it); or -errno (logged) when it cannot run.
+ */
+int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *pid,
+		    int *out_fd);
+/*
+ * Wait for @pid (through EINTR): its exit status 0..255, 128 + the signal that killed it,
+ * or -errno. @usage (may be NULL) gets its resource usage and that of all it waited for.
+ */
+int fdw_spawn_wait(pid_t pid, struct rusage *usage);
 
 /* The full path fdw_spawn() would run for @name (a name with a '/' is taken as it is). */
 int fdw_helper_resolve(const char *name, char *out, size_t len);

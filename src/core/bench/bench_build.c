@@ -25,11 +25,11 @@
 #include "bench_build.h"
 #include "base/clock.h"
 #include "base/dropcache.h"
+#include "base/durable.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "base/spawn.h"
 #include "base/units.h"
-
-extern char **environ;
 
 /* Per-step measurement. */
 struct step_time {
@@ -94,18 +94,6 @@ static bool want_stop(struct build_ctx *c, const char *what, double frac)
 
 /* ---- steps ---- */
 
-static int sync_tree(const char *root)
-{
-	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (syncfs(fd) != 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
 static int step_generate(struct build_ctx *c, double f0, double f1)
 {
 	const struct build_plan *p = c->p;
@@ -143,7 +131,7 @@ static int step_generate(struct build_ctx *c, double f0, double f1)
 	if (rc && rc != -EINTR)
 		fdw_log(FDW_LOG_ERROR, "build benchmark: writing %s: %s", path, strerror(-rc));
 	free(t.buf);
-	return rc ? rc : sync_tree(c->root);
+	return rc ? rc : fdw_sync_fs_of(c->root);
 }
 
 static void fadvise_drop(const char *path)
@@ -164,7 +152,7 @@ static void drop_caches(struct build_ctx *c, bool objects)
 	size_t i;
 	int fd;
 
-	sync_tree(c->root);
+	fdw_sync_fs_of(c->root);
 	for (i = 0; i < p->n_hdr; i++) {
 		build_path_join(path, sizeof(path), c->root, p->hdr[i].rel);
 		fadvise_drop(path);
@@ -332,22 +320,13 @@ static int spawn_cc(struct build_ctx *c, size_t idx, pid_t *pid)
 {
 	char inc[PATH_MAX + 16], src[PATH_MAX], obj[PATH_MAX];
 	char *argv[] = { "cc", "-c", "-O2", "-w", inc, "-o", obj, src, NULL };
-	posix_spawn_file_actions_t fa;
-	int e;
+	/* The system's cc (spawn.h: its directories, no caller environment), as root too. */
+	const struct fdw_spawn_opts o = { .fd3 = -1, .output_file = c->errpath };
 
 	snprintf(inc, sizeof(inc), "-I%s/include", c->root);
 	build_path_join(src, sizeof(src), c->root, c->p->src[idx].rel);
 	build_obj_path(obj, sizeof(obj), c->root, c->p->src[idx].rel);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, c->errpath,
-					 O_WRONLY | O_CREAT | O_APPEND, 0644);
-	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-	e = posix_spawnp(pid, "cc", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e)
-		fdw_log(FDW_LOG_ERROR, "build benchmark: cannot run cc: %s", strerror(e));
-	return -e;
+	return fdw_spawn_start(argv, &o, pid, NULL);
 }
 
 /*
@@ -394,8 +373,7 @@ static int compile_cc(struct build_ctx *c, double f0, double f1)
 
 			if (!kids[k] || (k != blocking && !(pfd[k].revents & POLLIN)))
 				continue;
-			if (waitpid(kids[k], &status, 0) < 0 && errno == EINTR)
-				continue;
+			status = fdw_spawn_wait(kids[k], NULL);
 			if (pfd[k].fd >= 0)
 				close(pfd[k].fd);
 			pfd[k].fd = -1;
@@ -403,8 +381,8 @@ static int compile_cc(struct build_ctx *c, double f0, double f1)
 			kids[k] = 0;
 			running--;
 			done++;
-			if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-				fdw_log(FDW_LOG_ERROR, "build benchmark: cc failed (status 0x%x)",
+			if (!rc && status != 0) {
+				fdw_log(FDW_LOG_ERROR, "build benchmark: cc failed (status %d)",
 					status);
 				rc = -EIO;
 			}
@@ -486,7 +464,7 @@ static int step_clean(struct build_ctx *c)
 	build_path_join(path, sizeof(path), c->root, "vmlinux.o");
 	if (unlink(path) != 0 && errno != ENOENT && !rc)
 		rc = -errno;
-	return rc ? rc : sync_tree(c->root);
+	return rc ? rc : fdw_sync_fs_of(c->root);
 }
 
 /* ---- the benchmark ---- */
@@ -557,7 +535,7 @@ static int build_once(struct build_ctx *c, struct fdw_bench_test *tests, int rep
 	rc = c->real_cc ? compile_cc(c, base + 0.3 * w, base + 0.8 * w) :
 		compile_threads(c, base + 0.3 * w, base + 0.8 * w);
 	if (!rc)
-		rc = sync_tree(c->root);
+		rc = fdw_sync_fs_of(c->root);
 	mark_since(&m, &st[STEP_COMPILE]);
 	if (rc)
 		goto out;
@@ -646,6 +624,7 @@ static int check_space(const struct fdw_bench_options *o, const struct build_pla
 static int check_options(const struct fdw_bench_options *o, const struct fdw_bench_run *r,
 			 char *why, size_t len)
 {
+	char cc[PATH_MAX];
 	struct stat st;
 	int rc;
 
@@ -666,11 +645,11 @@ static int check_options(const struct fdw_bench_options *o, const struct fdw_ben
 					   "was changed. Give a shorter path."));
 		return -ENAMETOOLONG;
 	}
-	if (o->real_cc && !build_cc_in_path()) {
-		snprintf(why, len, "%s", _("No C compiler (cc) was found in PATH, so the build "
-					   "benchmark cannot compile for real; nothing was "
-					   "changed. Install gcc, or run it without the real "
-					   "compiler."));
+	if (o->real_cc && fdw_helper_resolve("cc", cc, sizeof(cc)) != 0) {
+		snprintf(why, len, "%s", _("No C compiler (cc) was found in /usr/sbin, /usr/bin, "
+					   "/sbin or /bin, so the build benchmark cannot compile "
+					   "for real; nothing was changed. Install gcc, or run it "
+					   "without the real compiler."));
 		return -ENOENT;
 	}
 	if (r->n_tests + N_STEPS > FDW_BENCH_MAX_TESTS) {

@@ -59,7 +59,5 @@ uint64_t build_obj_size_of(uint64_t src);
 uint64_t build_round4k(uint64_t n);
 /* Remove the tree under @root (not following links); 0, or -ENOTEMPTY when some stayed. */
 int build_remove_tree(const char *root);
-/* Is there a cc in PATH? */
-bool build_cc_in_path(void);
 
 #endif

@@ -450,21 +450,3 @@ int build_remove_tree(const char *root)
 	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	return lstat(root, &st) == 0 ? -ENOTEMPTY : 0;
 }
-
-bool build_cc_in_path(void)
-{
-	const char *env = getenv("PATH");
-	char *dirs, *d, *save = NULL, p[PATH_MAX];
-	bool found = false;
-
-	if (!env || !*env)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	dirs = strdup(env);
-	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
-	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(p, sizeof(p), "%s/cc", *d ? d : ".");
-		found = access(p, X_OK) == 0;
-	}
-	free(dirs);
-	return found;
-}

@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "bench_kernel.h"
 #include "base/clock.h"
 #include "base/dropcache.h"
+#include "base/durable.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/spawn.h"
@@ -63,9 +63,6 @@ static const char *const prepare_members[] = {
 /* The helpers, and the Debian packages they come in, for the message when one is missing. */
 static const char *const tools_needed[] = { "tar", "xz", "make", "gcc", "flex", "bison", "bc" };
 #define TOOL_PACKAGES "build-essential flex bison bc xz-utils"
-
-/* Helpers get this environment and nothing of the caller's (like spawn.c). */
-static char *const kernel_env[] = { "PATH=" FDW_HELPER_PATH, "LC_ALL=C", NULL };
 
 struct kstep {
 	double wall, user, sys;
@@ -252,69 +249,37 @@ static bool drain(const struct kctx *c, int fd, pid_t pid, const char *name, con
 static int run_helper(struct kctx *c, char *const argv[], struct kstep *t, const char *what,
 		      double frac)
 {
-	char prog[PATH_MAX];
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int pipefd[2], status = 0, rc;
+	/* Its own process group: the terminal's Ctrl-C is fdewiz's, which stops the group. */
+	const struct fdw_spawn_opts o = { .fd3 = -1, .own_pgroup = true };
 	struct rusage ru;
+	int fd, status;
 	bool killed;
 	double t0;
 	pid_t pid;
 
-	rc = fdw_helper_resolve(argv[0], prog, sizeof(prog));
-	if (rc)
-		return rc;
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	/* Its own process group: the terminal's Ctrl-C is fdewiz's, which stops the group. */
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&attr, 0);
 	t0 = fdw_now_s();
-	rc = posix_spawn(&pid, prog, &fa, &attr, argv, kernel_env);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	if (rc != 0) {
-		close(pipefd[0]);
-		fdw_log(FDW_LOG_ERROR, "could not run %s: %s", prog, strerror(rc));
-		return -rc;
-	}
-	killed = drain(c, pipefd[0], pid, argv[0], what, frac);
-	close(pipefd[0]);
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			return -errno;
+	status = fdw_spawn_start(argv, &o, &pid, &fd);
+	if (status)
+		return status;
+	killed = drain(c, fd, pid, argv[0], what, frac);
+	close(fd);
+	status = fdw_spawn_wait(pid, &ru);
+	if (status < 0)
+		return status;
 	t->wall += fdw_now_s() - t0;
 	t->user += tv_s(ru.ru_utime);
 	t->sys += tv_s(ru.ru_stime);
 	if (killed)
 		return -EINTR;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (status == 0)
 		return 0;
 	c->failed_prog = argv[0];
-	c->failed_exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	c->failed_exit = status;
 	fdw_log(FDW_LOG_ERROR, "%s failed with status %d (%s)", argv[0], c->failed_exit, what);
 	return -EIO;
 }
 
 /* ---- the steps ---- */
-
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (syncfs(fd) != 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
 
 static __thread size_t counted;
 
@@ -362,7 +327,7 @@ static int step_unpack(struct kctx *c, struct kstep *t, double frac)
 	{
 		double t0 = fdw_now_s();
 
-		rc = sync_dir(c->scratch);
+		rc = fdw_sync_fs_of(c->scratch);
 		t->wall += fdw_now_s() - t0;
 	}
 	if (rc)
@@ -432,7 +397,7 @@ static int step_build(struct kctx *c, struct kstep *t, double frac)
 	if (rc)
 		return rc;
 	t0 = fdw_now_s();
-	rc = sync_dir(c->tree);
+	rc = fdw_sync_fs_of(c->tree);
 	t->wall += fdw_now_s() - t0;
 	return rc;
 }
@@ -447,7 +412,7 @@ static int step_clean(struct kctx *c, struct kstep *t)
 	getrusage(RUSAGE_THREAD, &a);
 	rc = build_remove_tree(c->tree);
 	if (!rc)
-		rc = sync_dir(c->scratch);
+		rc = fdw_sync_fs_of(c->scratch);
 	getrusage(RUSAGE_THREAD, &b);
 	t->wall = fdw_now_s() - t0;
 	t->user = tv_s(b.ru_utime) - tv_s(a.ru_utime);

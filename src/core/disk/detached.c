@@ -27,20 +27,16 @@ static int segments_fit(struct json_object *root, uint64_t part_size)
 	    !json_object_is_type(segs, json_type_object))
 		return -EINVAL;
 	json_object_object_foreach(segs, key, seg) {
-		struct json_object *off, *size;
+		const char *sz = fdw_luks2_str(seg, "size");
 		uint64_t o, s = 0;
-		const char *sz;
 
 		(void)key;
-		if (!json_object_object_get_ex(seg, "offset", &off) ||
-		    !json_object_object_get_ex(seg, "size", &size)) {
+		/* Numbers as the LUKS2 format writes them (decimal strings), checked whole. */
+		if (!sz || !fdw_luks2_u64(seg, "offset", &o) ||
+		    (strcmp(sz, "dynamic") && !fdw_luks2_u64(seg, "size", &s))) {
 			rc = -EINVAL;
 			break;
 		}
-		o = strtoull(json_object_get_string(off), NULL, 10);
-		sz = json_object_get_string(size);
-		if (strcmp(sz, "dynamic"))
-			s = strtoull(sz, NULL, 10);
 		if (o >= part_size || s > part_size - o) {
 			rc = -ERANGE;
 			break;

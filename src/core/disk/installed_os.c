@@ -5,11 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/i18n.h"
@@ -29,69 +27,36 @@
  */
 static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out)
 {
-	char spec[64], prog[PATH_MAX], *buf = NULL;
+	char spec[64], *buf = malloc(TEXT_MAX + 1);
 	char *argv[] = { "debugfs", "-c", "-f", "-", spec, NULL };
-	int in[2] = { -1, -1 }, op[2] = { -1, -1 }, rc, status;
-	posix_spawn_file_actions_t fa;
-	size_t len = 0, cmdlen = strlen(commands);
+	const struct fdw_spawn_opts o = {
+		.stdin_bytes = commands, .stdin_len = strlen(commands), .fd3 = fd,
+		.discard_stderr = true,
+	};
+	size_t len = 0;
+	int op, rc;
 	pid_t pid;
 	ssize_t n;
 
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
 	snprintf(spec, sizeof(spec), "/proc/self/fd/3?offset=%llu", (unsigned long long)offset);
-	/* Found and run as every helper is (spawn.h): the system's directories, no caller env. */
-	rc = fdw_helper_resolve(argv[0], prog, sizeof(prog));
-	if (rc)
-		goto out;
-	if (pipe2(in, O_CLOEXEC) || pipe2(op, O_CLOEXEC)) {
-		rc = -errno;
-		goto out;
-	}
-	buf = malloc(TEXT_MAX + 1);
-	if (!buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fd, 3);
-	rc = -posix_spawn(&pid, prog, &fa, NULL, argv,
-			  (char *[]){ "PATH=" FDW_HELPER_PATH, "LC_ALL=C", NULL });
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	close(op[1]);
-	in[0] = op[1] = -1;
-	if (rc)
-		goto out;
-	/* The commands are a few hundred bytes: the pipe takes them without blocking. */
-	if (write(in[1], commands, cmdlen) != (ssize_t)cmdlen)
-		rc = -EIO;
-	close(in[1]);
-	in[1] = -1;
-	while ((n = read(op[0], buf + len, TEXT_MAX - len)) > 0)
-		len += (size_t)n;
-	close(op[0]);
-	op[0] = -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			break;
-	buf[len] = '\0';
-	if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		rc = -EIO;
-out:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (op[i] >= 0)
-			close(op[i]);
-	}
+	rc = fdw_spawn_start(argv, &o, &pid, &op);
 	if (rc) {
 		free(buf);
-		buf = NULL;
+		return rc;
+	}
+	while ((n = read(op, buf + len, TEXT_MAX - len)) > 0)
+		len += (size_t)n;
+	close(op);
+	buf[len] = '\0';
+	if (fdw_spawn_wait(pid, NULL) != 0) {
+		free(buf);
+		return -EIO;
 	}
 	*out = buf;
-	return rc;
+	return 0;
 }
 
 /* The files whose presence tells the boot setup; asked in one run, by fixed names. */

@@ -168,3 +168,23 @@ int fdw_progress_read(const char *path, struct fdw_progress *p)
 	json_object_put(o);
 	return rc;
 }
+
+const char *fdw_job_state_label(enum fdw_job_state s)
+{
+	switch (s) {
+	case FDW_JOB_RUNNING:
+		return _("running");
+	case FDW_JOB_PAUSED:
+		return _("paused");
+	case FDW_JOB_INTERRUPTED:
+		return _("interrupted");
+	case FDW_JOB_NEEDS_REPAIR:
+		return _("needs repair");
+	case FDW_JOB_COMPLETE:
+		return _("complete");
+	case FDW_JOB_FAILED:
+		return _("failed");
+	default:
+		return "?";
+	}
+}

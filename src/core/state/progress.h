@@ -45,6 +45,8 @@ enum fdw_job_state {
 };
 
 const char *fdw_job_state_name(enum fdw_job_state s);
+/* The state in words for a person, translated ("needs repair"); the name above is the key. */
+const char *fdw_job_state_label(enum fdw_job_state s);
 int fdw_job_state_parse(const char *name, enum fdw_job_state *out);
 
 struct fdw_progress {
