@@ -212,8 +212,8 @@ mkdir "$IMG_TMP/badcc"
 printf '#!/bin/sh\necho "bench-test: simulated compiler error" >&2\nexit 1\n' \
 	>"$IMG_TMP/badcc/cc"
 chmod +x "$IMG_TMP/badcc/cc"
-run_cmd "$out/p" env PATH="$IMG_TMP/badcc:$PATH" "$FDEWIZ" bench --quick --kind build \
-	--real-cc --repeats 1 --save "$out/p.json" "$dir"
+run_cmd "$out/p" env PATH="$IMG_TMP/badcc:$PATH" FDEWIZ_BENCH_BUILD_SOURCES=12 "$FDEWIZ" bench \
+	--quick --kind build --real-cc --repeats 1 --save "$out/p.json" "$dir"
 assert_eq "a cc first in the caller's PATH is not run: exit" 0 "$RUN_RC"
 assert_true "a cc first in the caller's PATH is not run: no complaint of it" \
 	test -z "$(grep 'simulated compiler error' "$out/p.err")"
