@@ -6,7 +6,8 @@
 # (as "folder/name.h"); and no engine function calls, directly or around a loop, back into
 # the file it came from: no call cycle between files, inside a folder or across folders.
 # Each rule is first shown to fail on a copy of the tree with a planted upward include and
-# a planted cycle, then checked on the tree itself.
+# a planted cycle, then checked on the tree itself. Cost: about a second (four passes of
+# python3 over the engine's sources, no build).
 set -euo pipefail
 
 src=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/src
