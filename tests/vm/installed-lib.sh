@@ -22,7 +22,7 @@ vm_boot_installed()
 	read -r -a accel < <("$VM_HERE/vm-accel.sh")
 	local extra=()
 	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,cache=none")
-	qemu-system-x86_64 "${accel[@]}" -smp 2 -m 1024 -no-reboot \
+	qemu-system-x86_64 "${accel[@]}" -m 1024 -no-reboot \
 		-nodefaults -no-user-config -display none \
 		-drive "file=$img,format=raw,if=virtio,cache=none" "${extra[@]}" \
 		-chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con \

@@ -144,7 +144,7 @@ guest_sees "$cwd" || cwd=/
 # shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 # KVM where it really works, else TCG (vm-accel.sh probes once per host boot).
 read -r -a accel < <("$here/vm-accel.sh")
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$mem" -no-reboot
+qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -no-reboot
 	-nodefaults -no-user-config -display none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 no_timer_check fdewiz.moddir=$moddir ${FDEWIZ_VM_APPEND:-}"
