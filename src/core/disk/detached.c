@@ -14,35 +14,24 @@
 #include "disk.h"
 #include "state/job.h"
 #include "base/log.h"
+#include "luks2/luks2_json.h"
 #include "luks2/luks2_peek.h"
 #include "volume_id.h"
 
 /* Every segment the header describes must lie inside the partition. */
 static int segments_fit(struct json_object *root, uint64_t part_size)
 {
-	struct json_object *segs;
-	int rc = 0;
+	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
+	uint64_t bytes;
+	size_t n;
+	int rc = fdw_luks2_segments(root, segs, FDW_LUKS2_MAX_SEGMENTS, &n);
 
-	if (!json_object_object_get_ex(root, "segments", &segs) ||
-	    !json_object_is_type(segs, json_type_object))
+	if (rc)
 		return -EINVAL;
-	json_object_object_foreach(segs, key, seg) {
-		const char *sz = fdw_luks2_str(seg, "size");
-		uint64_t o, s = 0;
-
-		(void)key;
-		/* Numbers as the LUKS2 format writes them (decimal strings), checked whole. */
-		if (!sz || !fdw_luks2_u64(seg, "offset", &o) ||
-		    (strcmp(sz, "dynamic") && !fdw_luks2_u64(seg, "size", &s))) {
-			rc = -EINVAL;
-			break;
-		}
-		if (o >= part_size || s > part_size - o) {
-			rc = -ERANGE;
-			break;
-		}
-	}
-	return rc;
+	for (size_t i = 0; i < n; i++)
+		if (!fdw_luks2_segment_bytes(&segs[i], part_size, &bytes))
+			return -ERANGE;
+	return 0;
 }
 
 int fdw_detached_lookup(const struct fdw_disk *d, const struct fdw_partition *p, char *header,

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "luks2_copy.h"
 #include "luks2_final.h"
+#include "luks2_json.h"
 #include "base/uuid.h"
 
 /*
@@ -78,9 +79,10 @@ static int final_window_check(const char *path, const char *data_device,
 {
 	struct crypt_device *cd = NULL;
 	struct fdw_secret *got = NULL;
-	json_object *root = NULL, *segs, *seg = NULL, *kss;
+	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
+	json_object *root = NULL, *kss;
 	const char *json;
-	size_t len;
+	size_t len, n_segs;
 	int rc, slot;
 
 	/* With a data device, @path is a detached header; else the volume itself. */
@@ -96,10 +98,9 @@ static int final_window_check(const char *path, const char *data_device,
 		root = json_tokener_parse(json);
 		/* Exactly one segment, equal to the one the conversion meant to end with,
 		 * and every keyslot but the reencryption one. */
-		if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
-		    json_object_object_length(segs) != 1 ||
-		    !json_object_object_get_ex(segs, "0", &seg) ||
-		    !json_object_equal(seg, fw->final) ||
+		if (!root || fdw_luks2_segments(root, segs, FDW_LUKS2_MAX_SEGMENTS, &n_segs) ||
+		    n_segs != 1 || strcmp(segs[0].key, "0") ||
+		    !json_object_equal(segs[0].obj, fw->final) ||
 		    !json_object_object_get_ex(root, "keyslots", &kss) ||
 		    json_object_object_length(kss) != fw->user_keyslots)
 			rc = -EUCLEAN;

@@ -13,6 +13,7 @@
 
 #include "base/fileio.h"
 #include "luks2_copy.h"
+#include "luks2_json.h"
 #include "luks2_peek.h"
 
 /* LUKS2 allows a keyslot area of at most 128 MiB; anything larger is not a header. */

@@ -10,7 +10,7 @@
 
 #include "base/bytes.h"
 #include "luks2_final.h"
-#include "luks2_peek.h"
+#include "luks2_json.h"
 
 /* LUKS2 binary header fields (big-endian), as the on-disk format defines them. */
 #define HDR_CSUM_ALG_AT 72
@@ -24,23 +24,6 @@ static bool fw_str_is(json_object *o, const char *key, const char *want)
 	const char *s = fdw_luks2_str(o, key);
 
 	return s && !strcmp(s, want);
-}
-
-static bool fw_has_flag(json_object *seg, const char *flag)
-{
-	json_object *flags;
-	size_t i;
-
-	if (!json_object_object_get_ex(seg, "flags", &flags) ||
-	    !json_object_is_type(flags, json_type_array))
-		return false;
-	for (i = 0; i < json_object_array_length(flags); i++) {
-		const char *f = json_object_get_string(json_object_array_get_idx(flags, i));
-
-		if (f && !strcmp(f, flag))
-			return true;
-	}
-	return false;
 }
 
 static bool fw_requirement_reencrypt(json_object *root)
@@ -65,55 +48,56 @@ static bool fw_requirement_reencrypt(json_object *root)
 /* The segments: one plain data segment equal to "backup-final", maybe the moved copy. */
 static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 {
-	json_object *segs, *data = NULL, *final = NULL, *moved = NULL, *area, *flags;
+	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
+	const struct fdw_luks2_segment *data = NULL, *final = NULL, *moved = NULL;
+	json_object *area;
 	const char *enc, *dash;
 	int64_t sector;
 	int n_data = 0;
+	size_t n;
 
-	if (!json_object_object_get_ex(root, "segments", &segs) ||
-	    !json_object_is_type(segs, json_type_object))
+	if (fdw_luks2_segments(root, segs, FDW_LUKS2_MAX_SEGMENTS, &n))
 		return false;
-	json_object_object_foreach(segs, key, seg) {
-		(void)key;
-		if (!json_object_is_type(seg, json_type_object))
-			return false;
-		if (fw_has_flag(seg, "backup-final"))
+	for (size_t i = 0; i < n; i++) {
+		const struct fdw_luks2_segment *seg = &segs[i];
+
+		if (fdw_luks2_segment_flag(seg, "backup-final"))
 			final = seg;
-		else if (fw_has_flag(seg, "backup-moved-segment"))
+		else if (fdw_luks2_segment_flag(seg, "backup-moved-segment"))
 			moved = seg;
-		else if (fw_has_flag(seg, "backup-previous"))
+		else if (fdw_luks2_segment_flag(seg, "backup-previous"))
 			continue;
-		else if (json_object_object_get_ex(seg, "flags", &flags) &&
-			 (!json_object_is_type(flags, json_type_array) ||
-			  json_object_array_length(flags) > 0))
+		else if (fdw_luks2_segment_flagged(seg))
 			return false;	/* "in-reencryption" or unknown: not this state */
 		else {
 			data = seg;
 			n_data++;
 		}
 	}
-	if (n_data != 1 || !final || !fw_str_is(data, "type", "crypt") ||
-	    !fdw_luks2_u64(data, "offset", &fw->data_offset))
+	if (n_data != 1 || !final || strcmp(data->type, "crypt"))
 		return false;
+	fw->data_offset = data->offset;
 	fw->moved = moved != NULL;
-	if (moved && (!fw_str_is(moved, "type", "linear") ||
-		      !fdw_luks2_u64(moved, "offset", &fw->moved_offset) ||
-		      !fdw_luks2_u64(moved, "size", &fw->moved_size)))
-		return false;
-	if (json_object_deep_copy(final, &fw->final, NULL) != 0)
+	if (moved) {
+		if (strcmp(moved->type, "linear") || moved->dynamic)
+			return false;
+		fw->moved_offset = moved->offset;
+		fw->moved_size = moved->size;
+	}
+	if (json_object_deep_copy(final->obj, &fw->final, NULL) != 0)
 		return false;
 	json_object_object_del(fw->final, "flags");
 	/* The hotzones are done exactly when the data segment is the final one. */
-	if (!json_object_equal(fw->final, data))
+	if (!json_object_equal(fw->final, data->obj))
 		return false;
-	enc = fdw_luks2_str(data, "encryption");
+	enc = fdw_luks2_str(data->obj, "encryption");
 	dash = enc ? strchr(enc, '-') : NULL;
 	if (!dash || dash == enc || (size_t)(dash - enc) >= sizeof(fw->cipher) ||
 	    strlen(dash + 1) >= sizeof(fw->mode))
 		return false;
 	snprintf(fw->cipher, sizeof(fw->cipher), "%.*s", (int)(dash - enc), enc);
 	snprintf(fw->mode, sizeof(fw->mode), "%s", dash + 1);
-	if (!json_object_object_get_ex(data, "sector_size", &area))
+	if (!json_object_object_get_ex(data->obj, "sector_size", &area))
 		return false;
 	sector = json_object_get_int64(area);
 	if (sector != 512 && sector != 1024 && sector != 2048 && sector != 4096)
@@ -230,16 +214,21 @@ struct fw_ids {
 	json_object *data_seg;
 };
 
-/* Find @ids in @segs and @kss; false when one of them is missing. */
-static bool fw_window_ids(json_object *segs, json_object *kss, const struct fdw_final_window *fw,
+/* Find @ids in @root's segments and in @kss; false when one of them is missing. */
+static bool fw_window_ids(json_object *root, json_object *kss, const struct fdw_final_window *fw,
 			  struct fw_ids *ids)
 {
-	json_object_object_foreach(segs, sk, seg) {
-		if (fw_has_flag(seg, "backup-final"))
-			snprintf(ids->final, sizeof(ids->final), "%s", sk);
-		else if (json_object_equal(seg, fw->final)) {
-			snprintf(ids->data, sizeof(ids->data), "%s", sk);
-			ids->data_seg = seg;
+	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
+	size_t n;
+
+	if (fdw_luks2_segments(root, segs, FDW_LUKS2_MAX_SEGMENTS, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (fdw_luks2_segment_flag(&segs[i], "backup-final"))
+			snprintf(ids->final, sizeof(ids->final), "%s", segs[i].key);
+		else if (json_object_equal(segs[i].obj, fw->final)) {
+			snprintf(ids->data, sizeof(ids->data), "%s", segs[i].key);
+			ids->data_seg = segs[i].obj;
 		}
 	}
 	json_object_object_foreach(kss, kk, ks) {
@@ -352,21 +341,20 @@ static void fw_requirement_drop(json_object *cfg)
 json_object *fdw_final_window_json(const char *json, uint64_t hdr_size,
 				   const struct fdw_final_window *fw)
 {
-	json_object *root = json_tokener_parse(json), *segs, *kss, *digs, *cfg;
+	json_object *root = json_tokener_parse(json), *kss, *digs, *cfg;
 	json_object *nsegs = NULL;
 	struct fw_ids ids = { .data_seg = NULL };
 	char num[32];
 
-	if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
+	if (!root || !json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "keyslots", &kss) ||
 	    !json_object_object_get_ex(root, "digests", &digs) ||
 	    !json_object_object_get_ex(root, "config", &cfg) ||
-	    !json_object_is_type(segs, json_type_object) ||
 	    !json_object_is_type(kss, json_type_object) ||
 	    !json_object_is_type(digs, json_type_object) ||
 	    !json_object_is_type(cfg, json_type_object))
 		goto bad;
-	if (!fw_window_ids(segs, kss, fw, &ids))
+	if (!fw_window_ids(root, kss, fw, &ids))
 		goto bad;
 	nsegs = json_object_new_object();
 	if (!nsegs || json_object_object_add(nsegs, "0", json_object_get(ids.data_seg)))

@@ -13,6 +13,7 @@
 #include "base/bytes.h"
 #include "base/fileio.h"
 #include "luks2_peek.h"
+#include "luks2_json.h"
 
 /* The binary header's fields (LUKS2 on-disk format), by byte offset. */
 #define HDR_BIN 4096
@@ -85,21 +86,19 @@ static bool array_has_prefix(json_object *arr, const char *prefix)
 /* What libcryptsetup itself reads to tell a clean stop from a crash, read here by hand. */
 static void read_state(struct fdw_luks2_peek *p)
 {
-	json_object *cfg, *reqs, *mand, *segs, *slots, *flags, *type, *mode;
+	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
+	json_object *cfg, *reqs, *mand, *slots, *type, *mode;
+	size_t n = 0;
 
 	if (json_object_object_get_ex(p->json, "config", &cfg) &&
 	    json_object_object_get_ex(cfg, "requirements", &reqs) &&
 	    json_object_object_get_ex(reqs, "mandatory", &mand))
 		p->reencrypt = array_has_prefix(mand, "online-reencrypt");
-	if (json_object_object_get_ex(p->json, "segments", &segs) &&
-	    json_object_is_type(segs, json_type_object)) {
-		json_object_object_foreach(segs, key, seg) {
-			(void)key;
-			if (json_object_object_get_ex(seg, "flags", &flags) &&
-			    array_has_prefix(flags, "in-reencryption"))
-				p->crashed = true;
-		}
-	}
+	/* Segments that are not as the format writes them: libcryptsetup refuses the header,
+	 * and no state is read from them. */
+	if (fdw_luks2_segments(p->json, segs, FDW_LUKS2_MAX_SEGMENTS, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			p->crashed |= fdw_luks2_segment_flag(&segs[i], "in-reencryption");
 	if (json_object_object_get_ex(p->json, "keyslots", &slots) &&
 	    json_object_is_type(slots, json_type_object)) {
 		json_object_object_foreach(slots, key, ks) {
@@ -194,27 +193,6 @@ int fdw_luks2_peek(const char *path, uint64_t offset, uint64_t size, struct fdw_
 	while ((rc = peek_once(path, offset, size, out)) == -EAGAIN && ++tries < 5)
 		usleep(20000);
 	return rc;
-}
-
-const char *fdw_luks2_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-bool fdw_luks2_u64(json_object *o, const char *key, uint64_t *out)
-{
-	const char *s = fdw_luks2_str(o, key);
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end;
 }
 
 void fdw_luks2_peek_release(struct fdw_luks2_peek *p)

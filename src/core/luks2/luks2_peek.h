@@ -29,11 +29,6 @@ struct fdw_luks2_peek {
  * or it is damaged), or -errno.
  */
 int fdw_luks2_peek(const char *path, uint64_t offset, uint64_t size, struct fdw_luks2_peek *out);
-/* The string member @key of LUKS2 JSON object @o, or NULL when it is missing or not one. */
-const char *fdw_luks2_str(json_object *o, const char *key);
-/* LUKS2 keeps offsets and sizes as decimal strings: member @key of @o as a number; false
- * when it is missing or anything but digits that fit. */
-bool fdw_luks2_u64(json_object *o, const char *key, uint64_t *out);
 /* As fdw_luks2_peek(), once, over the @len bytes of a header area in @buf. */
 int fdw_luks2_peek_buf(const unsigned char *buf, size_t len, struct fdw_luks2_peek *out);
 void fdw_luks2_peek_release(struct fdw_luks2_peek *p);

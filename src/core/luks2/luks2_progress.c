@@ -20,43 +20,8 @@
 #include "state/job.h"
 #include "base/jsonfile.h"
 #include "base/log.h"
-#include "luks2_peek.h"
 #include "luks2_progress.h"
-
-static bool has_flag(json_object *seg, const char *prefix)
-{
-	json_object *flags;
-	size_t n;
-
-	if (!json_object_object_get_ex(seg, "flags", &flags) ||
-	    !json_object_is_type(flags, json_type_array))
-		return false;
-	n = json_object_array_length(flags);
-	for (size_t i = 0; i < n; i++) {
-		const char *f = json_object_get_string(json_object_array_get_idx(flags, i));
-
-		if (f && !strncmp(f, prefix, strlen(prefix)))
-			return true;
-	}
-	return false;
-}
-
-/* The bytes @seg covers: its size, or from its offset to the end of the device. */
-static bool seg_bytes(json_object *seg, uint64_t device_size, uint64_t *bytes)
-{
-	const char *size = fdw_luks2_str(seg, "size");
-	uint64_t off;
-
-	if (!fdw_luks2_u64(seg, "offset", &off))
-		return false;
-	if (size && !strcmp(size, "dynamic")) {
-		if (off >= device_size)
-			return false;
-		*bytes = device_size - off;
-		return true;
-	}
-	return fdw_luks2_u64(seg, "size", bytes);
-}
+#include "luks2_json.h"
 
 /* Is segment @key bound to a digest that also covers segment @final? */
 static bool same_digest(json_object *root, const char *key, const char *final)
@@ -91,37 +56,31 @@ static bool same_digest(json_object *root, const char *key, const char *final)
 
 static int progress_of(json_object *root, uint64_t device_size, uint64_t *done, uint64_t *total)
 {
-	json_object *segs, *final = NULL;
-	const char *final_key = NULL, *final_type;
+	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
+	const struct fdw_luks2_segment *final = NULL;
 	uint64_t sum = 0, bytes;
+	size_t n;
+	int rc = fdw_luks2_segments(root, segs, FDW_LUKS2_MAX_SEGMENTS, &n);
 
-	if (!json_object_object_get_ex(root, "segments", &segs) ||
-	    !json_object_is_type(segs, json_type_object))
+	if (rc)
 		return -EINVAL;
-	json_object_object_foreach(segs, key, seg) {
-		if (json_object_is_type(seg, json_type_object) && has_flag(seg, "backup-final")) {
-			final = seg;
-			final_key = key;
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		if (fdw_luks2_segment_flag(&segs[i], "backup-final"))
+			final = &segs[i];
 	if (!final)
 		return -ENOENT;
-	final_type = fdw_luks2_str(final, "type");
-	if (!final_type || !seg_bytes(final, device_size, total) || !*total)
+	if (!fdw_luks2_segment_bytes(final, device_size, total) || !*total)
 		return -EINVAL;
-	json_object_object_foreach(segs, k, s) {
-		const char *type;
+	for (size_t i = 0; i < n; i++) {
+		const struct fdw_luks2_segment *s = &segs[i];
 
-		if (!json_object_is_type(s, json_type_object) || has_flag(s, "backup-") ||
-		    has_flag(s, "in-reencryption"))
-			continue;
-		type = fdw_luks2_str(s, "type");
-		if (!type || strcmp(type, final_type))
+		if (fdw_luks2_segment_flag(s, "backup-") ||
+		    fdw_luks2_segment_flag(s, "in-reencryption") || strcmp(s->type, final->type))
 			continue;
 		/* Re-encryption: old and new are both "crypt"; the new key's digest tells. */
-		if (!strcmp(type, "crypt") && !same_digest(root, k, final_key))
+		if (!strcmp(s->type, "crypt") && !same_digest(root, s->key, final->key))
 			continue;
-		if (!seg_bytes(s, device_size, &bytes) || bytes > UINT64_MAX - sum)
+		if (!fdw_luks2_segment_bytes(s, device_size, &bytes) || bytes > UINT64_MAX - sum)
 			return -EINVAL;
 		sum += bytes;
 	}

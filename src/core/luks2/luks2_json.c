@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Values read out of LUKS2 metadata: strings, numbers, the segments. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luks2_json.h"
+
+const char *fdw_luks2_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+bool fdw_luks2_u64(json_object *o, const char *key, uint64_t *out)
+{
+	const char *s = fdw_luks2_str(o, key);
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+/* "flags", when present, must be an array of strings: anything else is no header's. */
+static bool flags_valid(json_object *seg)
+{
+	json_object *flags;
+
+	if (!json_object_object_get_ex(seg, "flags", &flags))
+		return true;
+	if (!json_object_is_type(flags, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(flags); i++)
+		if (!json_object_is_type(json_object_array_get_idx(flags, i), json_type_string))
+			return false;
+	return true;
+}
+
+static int segment_read(const char *key, json_object *obj, struct fdw_luks2_segment *s)
+{
+	const char *size;
+
+	if (!json_object_is_type(obj, json_type_object) || !flags_valid(obj))
+		return -EINVAL;
+	s->key = key;
+	s->obj = obj;
+	s->type = fdw_luks2_str(obj, "type");
+	size = fdw_luks2_str(obj, "size");
+	s->dynamic = size && !strcmp(size, "dynamic");
+	s->size = 0;
+	if (!s->type || !fdw_luks2_u64(obj, "offset", &s->offset) ||
+	    (!s->dynamic && !fdw_luks2_u64(obj, "size", &s->size)))
+		return -EINVAL;
+	return 0;
+}
+
+int fdw_luks2_segments(json_object *root, struct fdw_luks2_segment *out, size_t cap, size_t *n)
+{
+	json_object *segs;
+	int rc;
+
+	*n = 0;
+	if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
+	    !json_object_is_type(segs, json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(segs, key, seg) {
+		if (*n == cap)
+			return -E2BIG;
+		rc = segment_read(key, seg, &out[*n]);
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
+bool fdw_luks2_segment_flag(const struct fdw_luks2_segment *seg, const char *prefix)
+{
+	json_object *flags;
+
+	if (!json_object_object_get_ex(seg->obj, "flags", &flags))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(flags); i++) {
+		const char *f = json_object_get_string(json_object_array_get_idx(flags, i));
+
+		if (!strncmp(f, prefix, strlen(prefix)))
+			return true;
+	}
+	return false;
+}
+
+bool fdw_luks2_segment_flagged(const struct fdw_luks2_segment *seg)
+{
+	json_object *flags;
+
+	return json_object_object_get_ex(seg->obj, "flags", &flags) &&
+	       json_object_array_length(flags) > 0;
+}
+
+bool fdw_luks2_segment_bytes(const struct fdw_luks2_segment *seg, uint64_t device_size,
+			     uint64_t *bytes)
+{
+	if (seg->offset >= device_size)
+		return false;
+	*bytes = seg->dynamic ? device_size - seg->offset : seg->size;
+	return *bytes <= device_size - seg->offset;
+}
