@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "core/convert/results.h"
-#include "core/boot/system_boot_priv.h"
+#include "core/boot/system_boot_internal.h"
 
 static void verdict_of(const double *slowdown, const bool *suspicious, size_t n, char *buf,
 		       size_t len)

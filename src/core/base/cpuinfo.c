@@ -3,11 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cpuinfo.h"
+#include "fileio.h"
 
 #define CPUINFO_MAX (1024 * 1024)
 
@@ -73,28 +72,13 @@ bool fdw_cpuinfo_text_has_aes(const char *text)
 
 char *fdw_cpuinfo_read(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char *buf;
-	size_t n = 0, got;
-	int err;
+	char *text;
+	/* The first processor's block decides (fdw_cpuinfo_has_flag): the start is enough. */
+	int rc = fdw_read_file("/proc/cpuinfo", CPUINFO_MAX, FDW_READ_PREFIX, &text, NULL, NULL);
 
-	if (!f)
-		return NULL;
-	buf = malloc(CPUINFO_MAX + 1);
-	if (!buf) {
-		fclose(f);
-		errno = ENOMEM;
+	if (rc) {
+		errno = -rc;
 		return NULL;
 	}
-	while (n < CPUINFO_MAX && (got = fread(buf + n, 1, CPUINFO_MAX - n, f)) > 0)
-		n += got;
-	err = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	return text;
 }

@@ -13,4 +13,20 @@
  */
 ssize_t fdw_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
+/* How fdw_read_file() reads. */
+enum {
+	FDW_READ_NOFOLLOW = 1,	/* a symbolic link is refused (-ELOOP), not followed */
+	FDW_READ_TEXT = 2,	/* a NUL byte is refused (-EILSEQ): not a text file */
+	FDW_READ_PREFIX = 4,	/* the first @max bytes of a longer file, not -EFBIG */
+};
+
+/*
+ * All of @path, a regular file (also one in /proc, whose size only reading tells), into a
+ * new NUL-terminated buffer *@out (free() it) of *@len bytes (@len may be NULL); its
+ * permission bits in *@mode when @mode is not NULL. Returns 0, -errno, -EISDIR when it is
+ * not a regular file, or -EFBIG when it holds more than @max bytes; *@out is NULL on error.
+ */
+int fdw_read_file(const char *path, size_t max, unsigned flags, char **out, size_t *len,
+		  mode_t *mode);
+
 #endif

@@ -24,6 +24,7 @@
 #include "base/clock.h"
 #include "base/dropcache.h"
 #include "base/durable.h"
+#include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/spawn.h"
@@ -189,39 +190,51 @@ static uint64_t mix(const char *buf, size_t len, unsigned rounds, uint64_t h)
 	return h;
 }
 
-static int fake_compile(struct build_ctx *c, size_t idx, char **buf, size_t *cap, char *obj,
-			size_t obj_cap)
-{
-	const struct build_plan *p = c->p;
-	char path[PATH_MAX], *line;
-	uint64_t h = 0, s, osize;
-	ssize_t n;
-	size_t i;
+/* The largest file a compile reads: the tree's are generated far smaller. */
+#define SRC_MAX (64u << 20)
 
-	build_path_join(path, sizeof(path), c->root, p->src[idx].rel);
-	n = build_read_file(path, buf, cap);
-	if (n < 0)
-		return (int)n;
-	h = mix(*buf, (size_t)n, SRC_ROUNDS, h);
-	osize = build_obj_size_of((uint64_t)n);
-	/* Read the headers it names, as a preprocessor would. */
-	for (line = strstr(*buf, "#include \""); line; line = strstr(line + 1, "#include \"")) {
-		char inc[256], hpath[PATH_MAX], *hb = NULL, *q = line + 10;
-		size_t hc = 0, k = 0;
-		ssize_t hn;
+/* Mix in the headers @src names, read as a preprocessor would. */
+static int read_headers(const struct build_ctx *c, const char *src, uint64_t *h)
+{
+	for (const char *line = strstr(src, "#include \""); line;
+	     line = strstr(line + 1, "#include \"")) {
+		char inc[256], rel[300], hpath[PATH_MAX], *hb;
+		const char *q = line + 10;
+		size_t hn, k = 0;
+		int rc;
 
 		while (*q && *q != '"' && k < sizeof(inc) - 1)
 			inc[k++] = *q++;
 		inc[k] = '\0';
-		snprintf(path, sizeof(path), "include/%s", inc);
-		build_path_join(hpath, sizeof(hpath), c->root, path);
-		hn = build_read_file(hpath, &hb, &hc);
-		if (hn >= 0)
-			h = mix(hb, (size_t)hn, 1, h);
+		snprintf(rel, sizeof(rel), "include/%s", inc);
+		build_path_join(hpath, sizeof(hpath), c->root, rel);
+		rc = fdw_read_file(hpath, SRC_MAX, 0, &hb, &hn, NULL);
+		if (rc)
+			return rc;
+		*h = mix(hb, hn, 1, *h);
 		free(hb);
-		if (hn < 0)
-			return (int)hn;
 	}
+	return 0;
+}
+
+static int fake_compile(struct build_ctx *c, size_t idx, char *obj, size_t obj_cap)
+{
+	const struct build_plan *p = c->p;
+	char path[PATH_MAX], *src;
+	uint64_t h = 0, s, osize;
+	size_t i, n;
+	int rc;
+
+	build_path_join(path, sizeof(path), c->root, p->src[idx].rel);
+	rc = fdw_read_file(path, SRC_MAX, 0, &src, &n, NULL);
+	if (rc)
+		return rc;
+	h = mix(src, n, SRC_ROUNDS, h);
+	osize = build_obj_size_of((uint64_t)n);
+	rc = read_headers(c, src, &h);
+	free(src);
+	if (rc)
+		return rc;
 	if (osize > obj_cap)
 		osize = obj_cap;
 	s = h;
@@ -237,8 +250,8 @@ static int fake_compile(struct build_ctx *c, size_t idx, char **buf, size_t *cap
 static void *compile_worker(void *arg)
 {
 	struct build_ctx *c = arg;
-	size_t cap = 0, obj_cap = build_obj_size_of(256 * 1024) + 8;
-	char *buf = NULL, *obj = malloc(obj_cap);
+	size_t obj_cap = build_obj_size_of(256 * 1024) + 8;
+	char *obj = malloc(obj_cap);
 
 	for (;;) {
 		size_t idx = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
@@ -246,7 +259,7 @@ static void *compile_worker(void *arg)
 
 		if (idx >= c->p->n_src || __atomic_load_n(&c->abort, __ATOMIC_RELAXED))
 			break;
-		rc = obj ? fake_compile(c, idx, &buf, &cap, obj, obj_cap) : -ENOMEM;
+		rc = obj ? fake_compile(c, idx, obj, obj_cap) : -ENOMEM;
 		if (rc) {
 			int none = 0;
 
@@ -258,7 +271,6 @@ static void *compile_worker(void *arg)
 		}
 		__atomic_fetch_add(&c->done, 1, __ATOMIC_RELAXED);
 	}
-	free(buf);
 	free(obj);
 	return NULL;
 }

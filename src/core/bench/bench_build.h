@@ -52,7 +52,6 @@ void build_gen_header(const struct build_file *f, unsigned idx, struct text *t);
 void build_gen_source(const struct build_plan *p, size_t idx, struct text *t);
 int build_write_all(int fd, const void *buf, size_t len);
 int build_write_file(const char *path, const void *buf, size_t len);
-ssize_t build_read_file(const char *path, char **buf, size_t *cap);
 void build_path_join(char *out, size_t len, const char *root, const char *rel);
 void build_obj_path(char *out, size_t len, const char *root, const char *rel);
 uint64_t build_obj_size_of(uint64_t src);

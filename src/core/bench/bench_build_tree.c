@@ -362,45 +362,6 @@ int build_write_file(const char *path, const void *buf, size_t len)
 	return rc;
 }
 
-/* Read all of @path into *@buf (grown as needed); the length read, or -errno. */
-ssize_t build_read_file(const char *path, char **buf, size_t *cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0)
-		goto fail;
-	if ((size_t)st.st_size + 1 > *cap) {
-		char *nb = realloc(*buf, (size_t)st.st_size + 1);
-
-		if (!nb) {
-			close(fd);
-			return -ENOMEM;
-		}
-		*buf = nb;
-		*cap = (size_t)st.st_size + 1;
-	}
-	while (len < *cap - 1 && (n = read(fd, *buf + len, *cap - 1 - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		len += (size_t)n;
-	}
-	(*buf)[len] = '\0';
-	close(fd);
-	return (ssize_t)len;
-fail:
-	n = -errno;
-	close(fd);
-	return n;
-}
-
 /* @root/@rel; "" (which no open() accepts) if it does not fit. */
 void build_path_join(char *out, size_t len, const char *root, const char *rel)
 {

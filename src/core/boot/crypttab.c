@@ -16,6 +16,7 @@
 
 #include "crypttab.h"
 #include "base/durable.h"
+#include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/uuid.h"
@@ -468,53 +469,14 @@ int fdw_crypttab_edit_keyfile(const char *old, const char *name, const char *key
 	return 0;
 }
 
-/* Read all of @path; -ENOENT when missing. */
+/* The largest table read: far more than any system's, far less than a memory's worth. */
+#define TAB_MAX (16u << 20)
+
+/* Read all of @path; -ENOENT when missing. A link under a target root would lead to this
+ * machine's own files: not followed. Not a text file: left to a person (-EILSEQ). */
 static int read_all(const char *path, char **text, mode_t *mode)
 {
-	struct buf b = { 0 };
-	struct stat st;
-	char chunk[8192];
-	/* A link under a target root would lead to this machine's own files: not followed. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
-
-	*text = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0)
-		rc = -errno;
-	else if (!S_ISREG(st.st_mode))
-		rc = -EISDIR;
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	*mode = st.st_mode & 07777;
-	buf_add(&b, "", 0);
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		if (memchr(chunk, '\0', (size_t)r)) {
-			rc = -EILSEQ;	/* not a text file: leave it to a person */
-			break;
-		}
-		buf_add(&b, chunk, (size_t)r);
-	}
-	close(fd);
-	if (!rc)
-		rc = b.err;
-	if (rc)
-		free(b.s);
-	else
-		*text = b.s;
-	return rc;
+	return fdw_read_file(path, TAB_MAX, FDW_READ_NOFOLLOW | FDW_READ_TEXT, text, NULL, mode);
 }
 
 static int etc_path(const char *root, const char *file, char *path, size_t len)

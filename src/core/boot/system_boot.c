@@ -15,7 +15,7 @@
 #include "base/i18n.h"
 #include "base/log.h"
 #include "system_boot.h"
-#include "system_boot_priv.h"
+#include "system_boot_internal.h"
 
 size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
 			     size_t len)

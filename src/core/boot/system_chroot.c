@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/child.h"
+#include "base/fileio.h"
 #include "luks2/convert.h"
 #include "crypttab.h"
 #include "base/i18n.h"
@@ -24,7 +25,7 @@
 #include "base/log.h"
 #include "base/spawn.h"
 #include "system_boot.h"
-#include "system_boot_priv.h"
+#include "system_boot_internal.h"
 
 /* The mounts of one run, undone in reverse. */
 struct tree {
@@ -178,19 +179,12 @@ static void loader_check(const struct tree *t, const struct fdw_sysboot_record *
 			 size_t len)
 {
 	char path[PATH_MAX + 32], want[96];
-	char *text = malloc(1u << 20);
-	size_t n = 0;
-	FILE *f;
+	char *text = NULL;
 
 	snprintf(path, sizeof(path), "%s/boot/grub/grub.cfg", t->root);
 	snprintf(want, sizeof(want), "root=UUID=%s", r->fs_uuid);
-	f = text ? fopen(path, "re") : NULL;
-	if (f) {
-		n = fread(text, 1, (1u << 20) - 1, f);
-		fclose(f);
-	}
-	if (text)
-		text[n] = '\0';
+	/* Its first MiB: far more than GRUB's scripts write. */
+	fdw_read_file(path, 1u << 20, FDW_READ_PREFIX, &text, NULL, NULL);
 	if (text && strstr(text, want))
 		snprintf(note, len, _("GRUB configuration unchanged: it finds the root by the "
 				      "filesystem's UUID, which the volume keeps."));

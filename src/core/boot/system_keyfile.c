@@ -23,7 +23,7 @@
 #include "base/i18n.h"
 #include "base/log.h"
 #include "system_boot.h"
-#include "system_boot_priv.h"
+#include "system_boot_internal.h"
 
 #define KEY_BYTES 64
 #define MAX_ASKING 16

@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "base/durable.h"
+#include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
-#include "system_boot_priv.h"
+#include "system_boot_internal.h"
 #include "base/testhook.h"
 
 #define MAX_SWAPS 4
@@ -31,34 +32,17 @@ struct swap_part {
 	char name[32];			/* cryptswap1, ... */
 };
 
+/* @path whole (a table of the target system: a link there is not followed), or NULL with
+ * errno set. */
 static char *read_text(const char *path)
 {
-	char *buf = NULL;
-	size_t cap = 0, len = 0;
-	FILE *f = fopen(path, "re");
+	char *text;
+	int rc = fdw_read_file(path, 16u << 20, FDW_READ_NOFOLLOW | FDW_READ_TEXT, &text, NULL,
+			       NULL);
 
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *n = realloc(buf, cap = len + 65536);
-
-			if (!n) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = n;
-		}
-		size_t got = fread(buf + len, 1, 4096, f);
-
-		len += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
+	if (rc)
+		errno = -rc;
+	return rc ? NULL : text;
 }
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Shared between system_boot.c and system_chroot.c: the record of a system's boot step. */
-#ifndef FDW_SYSTEM_BOOT_PRIV_H
-#define FDW_SYSTEM_BOOT_PRIV_H
+/* Inside src/core/boot only (and its unit test): the record of a system's boot step. */
+#ifndef FDW_SYSTEM_BOOT_INTERNAL_H
+#define FDW_SYSTEM_BOOT_INTERNAL_H
 
 #include <stdbool.h>
 
