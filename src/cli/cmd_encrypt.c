@@ -207,7 +207,8 @@ static void say_phase(enum fdw_phase phase, void *ctx)
 		printf(_("Benchmarking the plain filesystem (--no-bench skips it)...\n"));
 		break;
 	case FDW_PHASE_INITIALISING:
-		printf(_("Writing the LUKS2 header (backup: %s)...\n"), e->header_backup);
+		printf(_("Writing the LUKS2 header (backup: %s)...\n"),
+		       fdw_encrypt_header_backup(e));
 		break;
 	default:
 		break;
@@ -231,9 +232,11 @@ static void say_started(const char *address, const struct encrypt_opts *o,
 		rq.root = res->boot_root;
 		cli_boot_report(address, &rq, res->boot_rc, &res->boot, res->boot_why);
 	}
-	if (e->job.active_name[0])
+	const struct fdw_job *job = fdw_encrypt_job(e);
+
+	if (job->active_name[0])
 		printf(_("Online conversion: the volume is open as /dev/mapper/%s and usable "
-			 "while it converts.\n"), e->job.active_name);
+			 "while it converts.\n"), job->active_name);
 	else
 		printf(_("Offline conversion: %s; keep %s unmounted until it is done.\n"),
 		       o->offline ? _("as asked") : _("this system has no device-mapper"),
@@ -254,24 +257,28 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	};
 	struct fdw_start_result res = { .recovery = NULL };
 	struct fdw_secret *pass = NULL;
-	struct fdw_encrypt e;
+	struct fdw_encrypt *e = fdw_encrypt_new();
 	const char *no_boot;
 	char why[1024];
 	int rc, exit_code = FDW_EXIT_ERROR;
 
-	rc = fdw_encrypt_prepare(&e, address, &eo, why, sizeof(why));
+	if (!e) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, strerror(ENOMEM));
+		return FDW_EXIT_ERROR;
+	}
+	rc = fdw_encrypt_prepare(e, address, &eo, why, sizeof(why));
 	/* A refused plan is shown after the reason: the user sees what was asked. */
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		goto out;
 	}
-	no_boot = o->crypttab ? fdw_encrypt_boot_unavailable(&e, o->boot.root) : NULL;
+	no_boot = o->crypttab ? fdw_encrypt_boot_unavailable(e, o->boot.root) : NULL;
 	if (no_boot) {
 		fprintf(stderr, _("%s: --crypttab: %s Nothing was changed.\n"), fdw_progname,
 			no_boot);
 		goto out;
 	}
-	print_plan(&e.target, &e.plan, e.cipher_why);
+	print_plan(fdw_encrypt_target(e), fdw_encrypt_plan(e), fdw_encrypt_cipher_why(e));
 	if (o->no_bench)
 		printf(_("  benchmark:       off\n"));
 	else
@@ -292,23 +299,23 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		goto out;
 	/* Held until the conversion runs, where a stop request means "at a safe point". */
 	fdw_stop_signals_defer();
-	so.ctx = &e;
-	rc = fdw_encrypt_start(&e, pass, &so, &res, why, sizeof(why));
+	so.ctx = e;
+	rc = fdw_encrypt_start(e, pass, &so, &res, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		goto out;
 	}
 	if (rc > 0)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
-	say_started(address, o, &e, &res);
+	say_started(address, o, e, &res);
 	if (o->foreground)
-		exit_code = conversion_foreground(&e.job, &e.target, pass, o->mount_at);
+		exit_code = conversion_foreground_started(e, pass, o->mount_at);
 	else
-		exit_code = conversion_launch(&e, pass, o->mount_at);
+		exit_code = conversion_launch(e, pass, o->mount_at);
 out:
 	fdw_start_result_wipe(&res);
 	fdw_secret_free(pass);
-	fdw_encrypt_close(&e);
+	fdw_encrypt_free(e);
 	return exit_code;
 }
 

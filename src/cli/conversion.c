@@ -72,8 +72,8 @@ int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, cons
 {
 	char why[1024] = "";
 
-	return said_background(fdw_encrypt_launch(e, pass, mount_at, why, sizeof(why)), &e->job,
-			       why);
+	return said_background(fdw_encrypt_launch(e, pass, mount_at, why, sizeof(why)),
+			       fdw_encrypt_job(e), why);
 }
 
 int conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
@@ -81,6 +81,12 @@ int conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 {
 	return fdw_conversion_foreground(job, t, pass, mount_at, &shown) ? FDW_EXIT_ERROR
 									  : FDW_EXIT_OK;
+}
+
+int conversion_foreground_started(struct fdw_encrypt *e, struct fdw_secret *pass,
+				  const char *mount_at)
+{
+	return fdw_encrypt_foreground(e, pass, mount_at, &shown) ? FDW_EXIT_ERROR : FDW_EXIT_OK;
 }
 
 int conversion_report_system(const struct fdw_job *job)

@@ -21,6 +21,9 @@ int conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 /* Convert the started @e in the background through the engine's launch. */
 struct fdw_encrypt;
 int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, const char *mount_at);
+/* Convert the started @e in this process, as conversion_foreground() does a job. */
+int conversion_foreground_started(struct fdw_encrypt *e, struct fdw_secret *pass,
+				  const char *mount_at);
 
 /* Resume @r in the background through the engine's resume (passphrase checked first). */
 struct fdw_resume;

@@ -21,7 +21,7 @@
  */
 static int bench_line(struct tui *t, int y)
 {
-	const char *closed = fdw_encrypt_closed_why(&t->enc);
+	const char *closed = fdw_encrypt_closed_why(t->enc);
 	char line[512];
 
 	if (!t->bench_baseline)
@@ -36,19 +36,20 @@ static int bench_line(struct tui *t, int y)
 /* The plan's prediction (kept by the engine for the job), in its one sentence. */
 static int predict_line(struct tui *t, int y)
 {
+	const struct fdw_bench_run *pred = fdw_encrypt_prediction(t->enc);
 	char sentence[512], line[640];
 
-	if (!t->enc.predicted || !t->enc.predicted->n_tests)
+	if (!pred || !pred->n_tests)
 		return tui_wrap(y, 2, COLS - 4, 1, _("- no prediction of the speed (it was not "
 						     "measured);"));
-	fdw_predict_sentence(t->enc.predicted, sentence, sizeof(sentence));
+	fdw_predict_sentence(pred, sentence, sizeof(sentence));
 	snprintf(line, sizeof(line), _("- expected speed: %s"), sentence);
 	return tui_wrap(y, 2, COLS - 4, 2, line);
 }
 
 static void confirm_draw(struct tui *t)
 {
-	const struct fdw_plan *pl = &t->enc.plan;
+	const struct fdw_plan *pl = fdw_encrypt_plan(t->enc);
 	char line[PATH_MAX + 256], a[32];
 	const char *bg;
 	int y = 2, fx, bottom;
@@ -64,7 +65,7 @@ static void confirm_draw(struct tui *t)
 		 pl->key_bits);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	snprintf(line, sizeof(line), _("- a copy of the header goes to %s;"),
-		 t->enc.header_backup);
+		 fdw_encrypt_header_backup(t->enc));
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	y += predict_line(t, y);
 	y += bench_line(t, y);

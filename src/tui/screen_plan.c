@@ -64,8 +64,8 @@ static void predict_update(struct tui *t)
 		s->pred = calloc(1, sizeof(*s->pred));
 	if (!s->pred)
 		return;
-	s->n_pred = fdw_predict_plan(s->measured, &t->enc.plan, s->pred);
-	fdw_encrypt_set_prediction(&t->enc, s->n_pred ? s->pred : NULL);
+	s->n_pred = fdw_predict_plan(s->measured, fdw_encrypt_plan(t->enc), s->pred);
+	fdw_encrypt_set_prediction(t->enc, s->n_pred ? s->pred : NULL);
 }
 
 /* The recommendation's row, from the CPU's flags or, once measured, from the figures. */
@@ -112,7 +112,7 @@ static void plan_tick(struct tui *t)
 	recommend(t);
 	/* The measured advice wins while the person has not chosen. */
 	if (!s->cipher_chosen && s->recommended >= 0 &&
-	    s->recommended != fdw_cipher_choice_of(&t->enc.plan))
+	    s->recommended != fdw_cipher_choice_of(fdw_encrypt_plan(t->enc)))
 		choose_cipher(t, s->recommended);
 	predict_update(t);
 }
@@ -124,9 +124,9 @@ static void probe_begin(struct tui *t)
 	enum fdw_bench_scale scale;
 
 	probe_reset(s);
-	if (fdw_bench_scale_parse(t->enc.bench_scale, &scale) != 0 || scale != FDW_BENCH_TINY)
+	if (fdw_bench_scale_parse(fdw_encrypt_bench_scale(t->enc), &scale) != 0 || scale != FDW_BENCH_TINY)
 		scale = FDW_BENCH_QUICK;
-	if (fdw_predict_probe_start(&s->probe, &t->enc, scale) == 0)
+	if (fdw_predict_probe_start(&s->probe, t->enc, scale) == 0)
 		s->measuring = true;
 	else
 		snprintf(s->failed, sizeof(s->failed), "%s", s->probe.why);
@@ -157,9 +157,9 @@ static bool plan_enter(struct tui *t, const char *address)
 	/* Test-only: a benchmark scale for emulated machines ("tiny"); unknown ones are ignored. */
 	o.bench_scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
 	snprintf(t->address, sizeof(t->address), "%s", address);
-	rc = fdw_encrypt_prepare(&t->enc, address, &o, why, sizeof(why));
+	rc = fdw_encrypt_prepare(t->enc, address, &o, why, sizeof(why));
 	if (rc) {
-		fdw_encrypt_close(&t->enc);
+		fdw_encrypt_close(t->enc);
 		tui_show_dialog(t, _("Cannot encrypt"), why);
 		return false;
 	}
@@ -172,16 +172,6 @@ static bool plan_enter(struct tui *t, const char *address)
 	return true;
 }
 
-/* Test-only: a benchmark scale for emulated machines ("tiny"), once the plan is made. */
-static void test_bench_scale(struct tui *t)
-{
-	const char *scale = getenv("FDEWIZ_TEST_BENCH_SCALE");
-	enum fdw_bench_scale parsed;
-
-	if (t->enc_open && fdw_bench_scale_parse(scale, &parsed) == 0)
-		snprintf(t->enc.bench_scale, sizeof(t->enc.bench_scale), "%s", scale);
-}
-
 static bool plan_open(struct tui *t, enum tui_screen from)
 {
 	/* From the disks: a new plan; back from the passphrase: the same one. */
@@ -190,7 +180,6 @@ static bool plan_open(struct tui *t, enum tui_screen from)
 		tui_go(t, TUI_DISKS);	/* read again: what refused may have changed */
 		return false;
 	}
-	test_bench_scale(t);
 	/* A new plan is measured anew; back from the passphrase, only if it was stopped. */
 	if (from == TUI_DISKS || (!st(t)->measuring && !st(t)->measured))
 		probe_begin(t);
@@ -210,7 +199,7 @@ static void choose_cipher(struct tui *t, int i)
 			       _(c[i].title));
 		return;
 	}
-	if (fdw_encrypt_set_cipher(&t->enc, c[i].spec, c[i].key_bits, why, sizeof(why))) {
+	if (fdw_encrypt_set_cipher(t->enc, c[i].spec, c[i].key_bits, why, sizeof(why))) {
 		tui_set_status(t, true, "%s", why);
 		return;
 	}
@@ -223,7 +212,7 @@ static void choose_cipher(struct tui *t, int i)
 static void cipher_step(struct tui *t, int dir)
 {
 	const struct fdw_cipher_choice *c;
-	int n = (int)fdw_cipher_choices(&c), i = fdw_cipher_choice_of(&t->enc.plan);
+	int n = (int)fdw_cipher_choices(&c), i = fdw_cipher_choice_of(fdw_encrypt_plan(t->enc));
 
 	int next = i + dir;
 
@@ -246,7 +235,7 @@ static const char *plan_boot_unavailable(const struct tui *t)
 	if (!t->enc_open)
 		return _("No partition is planned.");
 	/* The wizard writes this system's own files: its root is "/". */
-	return fdw_encrypt_boot_unavailable(&t->enc, "/");
+	return fdw_encrypt_boot_unavailable(t->enc, "/");
 }
 
 /* "label   value" with labels padded to @lw cells; returns the rows used. */
@@ -282,7 +271,7 @@ static const char *strategy_sentence(const struct fdw_plan *pl)
 static const char *bench_text(const struct tui *t)
 {
 	static char text[512];
-	const char *closed = t->enc_open ? fdw_encrypt_closed_why(&t->enc) : NULL;
+	const char *closed = t->enc_open ? fdw_encrypt_closed_why(t->enc) : NULL;
 
 	if (!closed)
 		return _("Measure the speed before and after (a quick benchmark of the plain "
@@ -364,18 +353,18 @@ static int system_steps(struct tui *t, int y, int lw, const char *label)
 {
 	char name[64], steps[2048];
 
-	fdw_system_boot_name(&t->enc.target, name, sizeof(name));
-	fdw_system_boot_steps(&t->enc.target.part->os, name, steps, sizeof(steps));
+	fdw_system_boot_name(fdw_encrypt_target(t->enc), name, sizeof(name));
+	fdw_system_boot_steps(&fdw_encrypt_target(t->enc)->part->os, name, steps, sizeof(steps));
 	return steps_field(t, y, lw, label, steps);
 }
 
 /* A closed LUKS volume beside it may be the root of a system that mounts it. */
 static int unseen_note(struct tui *t, int y, int lw, const char *label)
 {
+	const struct fdw_target *tg = fdw_encrypt_target(t->enc);
 	char note[1024];
 
-	if (!fdw_system_data_unseen_note(&t->enc.target.disk, t->enc.target.part, note,
-					 sizeof(note)))
+	if (!fdw_system_data_unseen_note(&tg->disk, tg->part, note, sizeof(note)))
 		return 0;
 	return steps_field(t, y, lw, label, note);
 }
@@ -385,7 +374,7 @@ static int data_steps(struct tui *t, int y, int lw, const char *label)
 {
 	char steps[4096];
 
-	fdw_system_data_steps(t->enc.target.part, steps, sizeof(steps));
+	fdw_system_data_steps(fdw_encrypt_target(t->enc)->part, steps, sizeof(steps));
 	return steps_field(t, y, lw, label, steps);
 }
 
@@ -410,7 +399,7 @@ static void cipher_speed(struct tui *t, const struct fdw_cipher_choice *c, bool 
 static int draw_ciphers(struct tui *t, int y, int lw, const char *label)
 {
 	const struct fdw_cipher_choice *c;
-	int n = (int)fdw_cipher_choices(&c), cur = fdw_cipher_choice_of(&t->enc.plan);
+	int n = (int)fdw_cipher_choices(&c), cur = fdw_cipher_choice_of(fdw_encrypt_plan(t->enc));
 	int x = 3 + lw, tw = 0, i;
 	char speed[256];
 
@@ -546,8 +535,8 @@ static int draw_prediction(struct tui *t, int y, int lw, int room)
 
 static void plan_draw(struct tui *t)
 {
-	const struct fdw_plan *pl = &t->enc.plan;
-	const struct fdw_partition *p = t->enc.target.part;
+	const struct fdw_plan *pl = fdw_encrypt_plan(t->enc);
+	const struct fdw_partition *p = fdw_encrypt_target(t->enc)->part;
 	const char *labels[] = { _("Partition"), _("Strategy"), _("Header"), _("Filesystem"),
 				 _("Free space used"), _("Encrypted volume"), _("Cipher"),
 				 _("Sector size"), _("Expected") };
@@ -633,7 +622,7 @@ static void plan_key(struct tui *t, struct tui_key k)
 	if (tui_key_is(k, ' ')) {
 		if (t->plan_focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
-			fdw_encrypt_set_bench(&t->enc, t->bench_baseline, NULL);
+			fdw_encrypt_set_bench(t->enc, t->bench_baseline, NULL);
 		} else if (t->plan_focus == 2) {
 			/* The cipher list is chosen with Up/Down; Space there ticks nothing. */
 		} else if (plan_boot_unavailable(t)) {

@@ -84,7 +84,7 @@ static void *begin_main(void *arg)
 		.ctx = t,
 	};
 
-	t->begin_rc = fdw_encrypt_start(&t->enc, t->pass[0], &so, &t->begin_res, t->begin_why,
+	t->begin_rc = fdw_encrypt_start(t->enc, t->pass[0], &so, &t->begin_res, t->begin_why,
 					sizeof(t->begin_why));
 	__atomic_store_n(&t->begin_done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -204,11 +204,11 @@ static void begin_finish(struct tui *t)
 		snprintf(t->progress_msg + l, sizeof(t->progress_msg) - l, "%s%s",
 			 l ? " " : "", t->begin_res.recovery_why);
 	}
-	t->job = t->enc.job;
+	t->job = *fdw_encrypt_job(t->enc);
 	t->have_job = true;
 	if (t->begin_res.boot_tried)
 		boot_entries(t);
-	pid = fdw_encrypt_launch(&t->enc, t->pass[0], NULL, why, sizeof(why));
+	pid = fdw_encrypt_launch(t->enc, t->pass[0], NULL, why, sizeof(why));
 	t->begin_phase = -1;
 	tui_wipe_passphrases(t);
 	tui_release_plan(t);

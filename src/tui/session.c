@@ -68,7 +68,7 @@ void tui_wipe_passphrases(struct tui *t)
 void tui_release_plan(struct tui *t)
 {
 	if (t->enc_open)
-		fdw_encrypt_close(&t->enc);
+		fdw_encrypt_close(t->enc);
 	t->enc_open = false;
 }
 

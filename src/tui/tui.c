@@ -561,6 +561,8 @@ static void tui_free(struct tui *t)
 {
 	tui_release_plan(t);
 	tui_release_erase(t);
+	fdw_encrypt_free(t->enc);
+	t->enc = NULL;
 	for (int i = 0; i < 2; i++)
 		fdw_secret_free(t->pass[i]);
 	fdw_secret_free(t->prompt_pass);
@@ -601,10 +603,15 @@ static struct tui *tui_new(char **paths, int n)
 	t->n_paths = n;
 	t->bench_baseline = true;
 	t->begin_phase = -1;
-	t->enc.lock_fd = -1;
 	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
 	t->fast_pbkdf = fast && !strcmp(fast, "1");
 	t->screen = TUI__COUNT;	/* none yet: the start screen chooses the first one */
+	t->enc = fdw_encrypt_new();
+	if (!t->enc) {
+		fprintf(stderr, "%s: %s\n", "fdewiz", strerror(ENOMEM));
+		free(t);
+		return NULL;
+	}
 	if (alloc_states(t) || fdw_secret_new(&t->pass[0], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->pass[1], TUI_PASS_MAX) ||
 	    fdw_secret_new(&t->prompt_pass, TUI_PASS_MAX)) {

@@ -107,7 +107,7 @@ struct tui {
 	char chosen[PATH_MAX];
 
 	/* Plan: the prepared conversion holds the partition's lock until it is closed. */
-	struct fdw_encrypt enc;
+	struct fdw_encrypt *enc;	/* the engine's; one for the whole run */
 	bool enc_open;
 	char address[PATH_MAX];
 	char cipher_spec[48];

@@ -5,9 +5,11 @@
 # and a file includes only headers of its own folder (by bare name) or of a folder below
 # (as "folder/name.h"); and no engine function calls, directly or around a loop, back into
 # the file it came from: no call cycle between files, inside a folder or across folders.
-# Each rule is first shown to fail on a copy of the tree with a planted upward include and
-# a planted cycle, then checked on the tree itself. Cost: about a second (four passes of
-# python3 over the engine's sources, no build).
+# A folder's internal header (NAME_internal.h) is included only inside that folder: never
+# by another folder nor by the front-ends (src/cli, src/tui); a unit test may, to test it.
+# Each rule is first shown to fail on a copy of the tree with a planted upward include, a
+# planted cycle and a planted include of an internal header, then checked on the tree
+# itself. Cost: about a second (six passes of python3 over the sources, no build).
 set -euo pipefail
 
 src=${FDEWIZ_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/src
@@ -52,6 +54,25 @@ for f in sorted(glob.glob(os.path.join(core, '*', '*.[ch]'))):
             bad = 1
         elif rank[layer] > rank.get(here, -1):
             print(f'{where}: {here} includes {layer}, a layer above it')
+            bad = 1
+sys.exit(bad)
+PY
+}
+
+# check_internal SRC: prints each include of a folder's internal header from outside that
+# folder (another engine folder, or a front-end); 1 when there is one.
+check_internal()
+{
+	python3 - "$1" <<'PY'
+import glob, os, re, sys
+src = sys.argv[1]
+bad = 0
+for f in sorted(glob.glob(os.path.join(src, '**', '*.[ch]'), recursive=True)):
+    rel = os.path.relpath(f, src)
+    for n, line in enumerate(open(f, errors='replace'), 1):
+        m = re.match(r'\s*#\s*include\s*"([^"]+_internal\.h)"', line)
+        if m and '/' in m.group(1):
+            print(f'src/{rel}:{n}: "{m.group(1)}": an internal header, outside its folder')
             bad = 1
 sys.exit(bad)
 PY
@@ -140,10 +161,18 @@ printf 'int fdw_planted_b(void);\nint fdw_planted_a(void)\n{\n\treturn fdw_plant
 desc="the cycle rule fails on a planted call cycle (base/clock.c <-> state/job.c)"
 check fails_on check_cycles "$tmp/cycle"
 
+mkdir "$tmp/inside"
+cp -r "$src/tui" "$tmp/inside/"
+printf '#include "core/convert/encrypt_internal.h"\n' >>"$tmp/inside/tui/tui.c"
+desc="the internal-header rule fails on a planted include (tui -> convert/encrypt_internal.h)"
+check fails_on check_internal "$tmp/inside"
+
 desc="every engine include stays in its folder or goes down a layer"
 check check_layers "$src/core"
 desc="no call cycle between the engine's files"
 check check_cycles "$src/core"
+desc="internal headers stay in their folders"
+check check_internal "$src"
 
 echo "test-engine-layers: $((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -22,6 +22,7 @@
 #include "luks2/convert.h"
 #include "boot/crypttab.h"
 #include "encrypt_flow.h"
+#include "encrypt_internal.h"
 #include "disk/fsresize.h"
 #include "base/i18n.h"
 #include "disk/holders.h"
@@ -741,4 +742,23 @@ void fdw_encrypt_close(struct fdw_encrypt *e)
 	excl_drop(e);
 	free(e->predicted);
 	e->predicted = NULL;
+}
+
+struct fdw_encrypt *fdw_encrypt_new(void)
+{
+	struct fdw_encrypt *e = calloc(1, sizeof(*e));
+
+	if (e) {
+		e->lock_fd = -1;
+		e->excl_fd = -1;
+	}
+	return e;
+}
+
+void fdw_encrypt_free(struct fdw_encrypt *e)
+{
+	if (!e)
+		return;
+	fdw_encrypt_close(e);
+	free(e);
 }

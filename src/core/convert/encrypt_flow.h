@@ -39,36 +39,29 @@ struct fdw_encrypt_options {
 	bool allow_low_battery;
 };
 
-/* One conversion being set up. Zero it, then prepare; always close. */
-struct fdw_encrypt {
-	struct fdw_target target;
-	bool target_open;
-	int lock_fd;			/* -1 when not held */
-	struct fdw_plan plan;
-	struct fdw_job job;		/* filled by begin */
-	char header_backup[PATH_MAX];	/* absolute */
-	char work_dir[PATH_MAX];
-	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
-	char bench_scale[8];
-	/* set by fdw_encrypt_start only, while begin writes the header */
-	const struct fdw_secret *recovery_key;
-	fdw_bench_status_fn bench_status;	/* hears the baseline benchmark's steps */
-	void *bench_ctx;
-	/* crypttab name from the filesystem's label or the partition's name, taken before
-	 * encryption hides the label; "" when neither gives one */
-	char boot_name[128];
-	/* Why the plan's cipher: the advisor's sentence when none was asked for, else "". */
-	char cipher_why[256];
-	/* What the plan was made for, checked again under the lock when begin starts:
-	 * the device number (or image inode), the partition's place and its UUID. */
-	dev_t ident_dev;
-	ino_t ident_ino;
-	uint64_t ident_start, ident_size;
-	char ident_uuid[64];
-	int excl_fd;			/* O_EXCL on the device between steps, or -1 */
-	/* The prediction to keep with the job (fdw_encrypt_set_prediction), or NULL. */
-	struct fdw_bench_run *predicted;
-};
+/*
+ * One conversion being set up. Its innards are the engine's (encrypt_internal.h): a
+ * front-end holds it by pointer, from fdw_encrypt_new() to fdw_encrypt_free(), and reads
+ * it through the functions below.
+ */
+struct fdw_encrypt;
+
+/* A new one, ready for fdw_encrypt_prepare(); NULL when out of memory. */
+struct fdw_encrypt *fdw_encrypt_new(void);
+/* Closed (fdw_encrypt_close) and freed; NULL does nothing. */
+void fdw_encrypt_free(struct fdw_encrypt *e);
+
+/* After a successful prepare: the partition opened and locked, the plan, why its cipher
+ * ("" when one was asked for), the header backup's path, the benchmark scale, and the
+ * prediction kept for the job (NULL: none). */
+const struct fdw_target *fdw_encrypt_target(const struct fdw_encrypt *e);
+const struct fdw_plan *fdw_encrypt_plan(const struct fdw_encrypt *e);
+const char *fdw_encrypt_cipher_why(const struct fdw_encrypt *e);
+const char *fdw_encrypt_header_backup(const struct fdw_encrypt *e);
+const char *fdw_encrypt_bench_scale(const struct fdw_encrypt *e);
+const struct fdw_bench_run *fdw_encrypt_prediction(const struct fdw_encrypt *e);
+/* After a successful begin (or start): the job record. */
+const struct fdw_job *fdw_encrypt_job(const struct fdw_encrypt *e);
 
 /*
  * Open @address, take its conversion lock, make the plan, and check every path a run
@@ -170,6 +163,11 @@ const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char
 /* Launch the started conversion in a background worker: fdw_launch_background(). */
 pid_t fdw_encrypt_launch(struct fdw_encrypt *e, const struct fdw_secret *pass,
 			 const char *mount_at, char *why, size_t len);
+
+struct fdw_foreground_ops;
+/* Run the started conversion in this process: fdw_conversion_foreground(). */
+int fdw_encrypt_foreground(struct fdw_encrypt *e, struct fdw_secret *pass,
+			   const char *mount_at, const struct fdw_foreground_ops *ops);
 
 /* What a foreground run tells the person, one line each; the front-end escapes it. */
 enum fdw_say {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The plan's choices on an opened encryption (benchmark, cipher, prediction), and why a
- * target cannot go on; below both the opening (encrypt_flow.c) and the start. */
+/* The plan's choices on an opened encryption (benchmark, cipher, prediction), why a target
+ * cannot go on, and what a front-end reads of it; below both the opening (encrypt_flow.c)
+ * and the start. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "bench/bench.h"
 #include "bench/bench_cipher.h"
 #include "encrypt_flow.h"
+#include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "boot/system_data.h"
@@ -111,3 +113,38 @@ int fdw_encrypt_set_prediction(struct fdw_encrypt *e, const struct fdw_bench_run
  * Test hook: one character of the key to be shown is changed after the header was
  * written, as if the key shown were not the one in the keyslot. The test must catch it.
  */
+
+const struct fdw_target *fdw_encrypt_target(const struct fdw_encrypt *e)
+{
+	return &e->target;
+}
+
+const struct fdw_plan *fdw_encrypt_plan(const struct fdw_encrypt *e)
+{
+	return &e->plan;
+}
+
+const char *fdw_encrypt_cipher_why(const struct fdw_encrypt *e)
+{
+	return e->cipher_why;
+}
+
+const char *fdw_encrypt_header_backup(const struct fdw_encrypt *e)
+{
+	return e->header_backup;
+}
+
+const char *fdw_encrypt_bench_scale(const struct fdw_encrypt *e)
+{
+	return e->bench_scale;
+}
+
+const struct fdw_bench_run *fdw_encrypt_prediction(const struct fdw_encrypt *e)
+{
+	return e->predicted;
+}
+
+const struct fdw_job *fdw_encrypt_job(const struct fdw_encrypt *e)
+{
+	return &e->job;
+}

@@ -10,6 +10,7 @@
 #include "bench/bench.h"
 #include "bench/bench_cipher.h"
 #include "encrypt_flow.h"
+#include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "luks2/recovery.h"
@@ -123,4 +124,10 @@ pid_t fdw_encrypt_launch(struct fdw_encrypt *e, const struct fdw_secret *pass,
 			 const char *mount_at, char *why, size_t len)
 {
 	return fdw_launch_background(&e->job, &e->target, pass, mount_at, why, len);
+}
+
+int fdw_encrypt_foreground(struct fdw_encrypt *e, struct fdw_secret *pass,
+			   const char *mount_at, const struct fdw_foreground_ops *ops)
+{
+	return fdw_conversion_foreground(&e->job, &e->target, pass, mount_at, ops);
 }

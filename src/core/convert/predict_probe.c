@@ -26,6 +26,7 @@
 #include "bench/bench_cipher.h"
 #include "base/clock.h"
 #include "encrypt_flow.h"
+#include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/loopdev.h"

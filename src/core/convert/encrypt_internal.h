@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Inside src/core/convert only: what a conversion being set up holds. Front-ends see
+ * struct fdw_encrypt through encrypt_flow.h's functions, never these fields. */
+#ifndef FDW_ENCRYPT_INTERNAL_H
+#define FDW_ENCRYPT_INTERNAL_H
+
+#include "encrypt_flow.h"
+
+/* One conversion being set up: fdw_encrypt_prepare() fills it; always closed. */
+struct fdw_encrypt {
+	struct fdw_target target;
+	bool target_open;
+	int lock_fd;			/* -1 when not held */
+	struct fdw_plan plan;
+	struct fdw_job job;		/* filled by begin */
+	char header_backup[PATH_MAX];	/* absolute */
+	char work_dir[PATH_MAX];
+	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
+	char bench_scale[8];
+	/* set by fdw_encrypt_start only, while begin writes the header */
+	const struct fdw_secret *recovery_key;
+	fdw_bench_status_fn bench_status;	/* hears the baseline benchmark's steps */
+	void *bench_ctx;
+	/* crypttab name from the filesystem's label or the partition's name, taken before
+	 * encryption hides the label; "" when neither gives one */
+	char boot_name[128];
+	/* Why the plan's cipher: the advisor's sentence when none was asked for, else "". */
+	char cipher_why[256];
+	/* What the plan was made for, checked again under the lock when begin starts:
+	 * the device number (or image inode), the partition's place and its UUID. */
+	dev_t ident_dev;
+	ino_t ident_ino;
+	uint64_t ident_start, ident_size;
+	char ident_uuid[64];
+	int excl_fd;			/* O_EXCL on the device between steps, or -1 */
+	/* The prediction to keep with the job (fdw_encrypt_set_prediction), or NULL. */
+	struct fdw_bench_run *predicted;
+};
+
+#endif
