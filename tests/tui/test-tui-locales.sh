@@ -16,6 +16,7 @@ lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
 . "$lib/tmux.sh"
+. "$lib/locale.sh"
 
 require_root
 require_cmds tmux msgfmt localedef unshare mount python3 jq parted losetup mkfs.ext4 mkfs.vfat \
@@ -64,49 +65,8 @@ img_part "$img" Data 33 299
 img_mkfs "$img" 2 ext4 files
 img_fill "$img" 2 40
 
-# The catalogues of the source tree, compiled.
-mo=$IMG_TMP/locale
-for l in ru ja; do
-	mkdir -p "$mo/$l/LC_MESSAGES"
-	msgfmt -c -o "$mo/$l/LC_MESSAGES/fdewiz.mo" "$FDEWIZ_SRCDIR/po/$l.po"
-done
-
-# $IMG_TMP/with-locale CMD...: run CMD where the program finds those catalogues.
-run=$IMG_TMP/with-locale
-if grep -aq FDEWIZ_LOCALEDIR "$FDEWIZ"; then
-	printf '#!/bin/sh\nFDEWIZ_LOCALEDIR=%s\nexport FDEWIZ_LOCALEDIR\nexec "$@"\n' "$mo" >"$run"
-else
-	localedir=$(grep -aoE '/[[:alnum:]/._+-]*/share/locale' "$FDEWIZ" | head -1 || true)
-	[ -n "$localedir" ] || { echo "FAIL: no */share/locale path in $FDEWIZ"; exit 1; }
-	parent=$localedir
-	while [ ! -d "$parent" ]; do
-		parent=$(dirname "$parent")
-	done
-	case $parent in
-	/ | /usr)
-		echo "SKIP: the program's LOCALEDIR $localedir has no parent an overlay can cover"
-		exit 77
-		;;
-	esac
-	ov=$IMG_TMP/overlay
-	mkdir -p "$ov"
-	cat >"$run.ns" <<EOF
-#!/bin/sh
-# In a private mount namespace: the compiled catalogues appear under $localedir.
-set -e
-mount -t tmpfs fdewiz-test "$ov"
-mkdir "$ov/upper" "$ov/work"
-mount -t overlay overlay -o "lowerdir=$parent,upperdir=$ov/upper,workdir=$ov/work" "$parent"
-for l in ru ja; do
-	mkdir -p "$localedir/\$l/LC_MESSAGES"
-	cp "$mo/\$l/LC_MESSAGES/fdewiz.mo" "$localedir/\$l/LC_MESSAGES/fdewiz.mo"
-done
-exec "\$@"
-EOF
-	chmod +x "$run.ns"
-	printf '#!/bin/sh\nexec unshare -m --propagation private %s "$@"\n' "$run.ns" >"$run"
-fi
-chmod +x "$run"
+# The catalogues of the source tree, compiled; $run CMD... runs CMD where they are found.
+run=$(locale_runner) || { echo "FAIL: cannot run fdewiz with the test catalogues"; exit 1; }
 
 # columns.py FILE: for each "LINE_PATTERN<TAB>TOKEN_REGEX" on stdin, the display column
 # (east asian wide = 2) where TOKEN_REGEX (or its group 1) matches on the first line that

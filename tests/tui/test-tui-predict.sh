@@ -7,6 +7,9 @@
 # it (cryptsetup luksDump), the results screen shows the prediction beside what was
 # measured, and the data verifies (cryptsetup decrypts; e2fsck; sha256 of every file).
 #
+# The plan and both results screens are also shown in Russian and Japanese: the words in
+# that language, the same figures (the prediction, predicted beside measured).
+#
 # FDEWIZ_TUI_CAPTURES=DIR saves the plan and results screens there (for the README).
 set -euo pipefail
 
@@ -15,10 +18,16 @@ lib=$(dirname "$0")/../lib
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 . "$lib/jobs.sh"
+. "$lib/locale.sh"
 
 require_root
-require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid
+require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid \
+	msgfmt unshare
 require_fdewiz
+for loc in ru_RU ja_JP; do
+	locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8" ||
+		{ echo "FAIL: the $loc.UTF-8 locale is not generated (tests/install-deps.sh test)"; exit 1; }
+done
 
 srv=fdewiz-test-predict-$$
 img_test_init
@@ -44,6 +53,63 @@ save()
 {
 	[ -z "${FDEWIZ_TUI_CAPTURES:-}" ] || tmux_capture "$srv" >"$FDEWIZ_TUI_CAPTURES/$1.txt"
 }
+
+# In Russian and Japanese: the catalogues of the source tree, and words of each.
+run=$(locale_runner) || { echo "FAIL: cannot run fdewiz with the test catalogues"; exit 1; }
+# words LANG: that language's words (fixed strings: make check may run in the C locale);
+# sets title, columns, key_re and test_name.
+words()
+{
+	case $1 in
+	ru*) title="План для" columns="замерено" key_re='ключ ?[0-9]+ ?бит'
+	     test_name="SEQ1M Q1T1 чтение" ;;
+	ja*) title="の計画" columns="測定値" key_re='[0-9]+ ?ビット鍵'
+	     test_name="SEQ1M Q1T1 読み取り" ;;
+	esac
+}
+# start_in LANG: the wizard on the image in that language.
+start_in()
+{
+	tmux_stop "$srv"
+	tmux_start "$srv" 100 30 env -u LANGUAGE -u LC_ALL -u LC_MESSAGES LANG="$1" \
+		FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 FDEWIZ_TEST_BENCH_SCALE=tiny \
+		"$run" "$FDEWIZ" "$img"
+}
+# wait_re REGEX SECONDS: like tmux_wait_for, for a pattern (the words are translated).
+wait_re()
+{
+	local tries=$(($2 * 10))
+
+	while [ "$tries" -gt 0 ]; do
+		tmux_capture "$srv" -J | grep -qE -- "$1" && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	tmux_capture "$srv" | sed 's/^/    | /' >&2
+	assert_fail "/$1/ did not appear within $2 s"
+	return 1
+}
+
+# 0. The plan in each language, before anything is converted: the prediction's figures
+#    and the cipher list, then q changes nothing.
+sum_start=$(sha256sum <"$img")
+for loc in ru_RU.UTF-8 ja_JP.UTF-8; do
+	words "$loc"
+	start_in "$loc"
+	wait_re 'Data' 20
+	tmux_send "$srv" Down Enter
+	wait_re 'SEQ1M Q8T1 .*[0-9]+ -> [0-9]+' 120 || continue
+	wait_re 'Adiantum' 10 || continue
+	s=$(tmux_capture "$srv" -J)
+	save "predict-plan-${loc%%_*}"
+	assert_contains "$loc plan: its title in that language" "$s" "$title"
+	assert_true "$loc plan: the prediction" grep -qE 'SEQ1M Q8T1 .*[0-9]+ -> [0-9]+' <<<"$s"
+	assert_contains "$loc plan: the cipher list" "$s" "Adiantum (XChaCha12"
+	tmux_send "$srv" q
+	tmux_wait_exit "$srv" 20
+done
+tmux_stop "$srv"
+assert_eq "plans in two languages, then q: the image unchanged" "$sum_start" "$(sha256sum <"$img")"
 
 # The cipher row marked chosen: "(*) TITLE".
 chosen() { tmux_capture "$srv" | grep -oE '\(\*\) [A-Za-z][^ ]*( [^ ]+)*, [0-9]+-bit key' |
@@ -208,6 +274,31 @@ assert_contains "results later: how far the prediction was" "$s" \
 	"Predicted before the conversion: within"
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
+
+# 4c. The same results in Russian and Japanese: the same figures, the words translated.
+for loc in ru_RU.UTF-8 ja_JP.UTF-8; do
+	words "$loc"
+	start_in "$loc"
+	wait_re 'Data' 20
+	tmux_send "$srv" Down Down Enter
+	wait_re 'SEQ1M Q1T1' 20 || continue
+	wait_re '[0-9]+[.,][0-9]%' 10 || continue	# "97,5%" in Russian
+	s=$(tmux_capture "$srv")
+	save "predict-results-${loc%%_*}"
+	assert_contains "$loc results: the columns in that language" "$s" "$columns"
+	assert_contains "$loc results: the test names in that language" "$s" "$test_name"
+	# The sentence may wrap (the image's path is long): its lines joined, indent dropped.
+	assert_true "$loc results: the recorded cipher's key size in that language" \
+		grep -qE "$key_re" <<<"$(head -5 <<<"$s" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n *//g')"
+	assert_true "$loc results: predicted beside measured (two figures on a row)" \
+		grep -qE '[0-9.,]+ [^ ]+ +[0-9.,]+ [^ ]+$' <<<"$s"
+	assert_true "$loc results: a test with a percent" grep -qE '[0-9]+[.,][0-9]%' <<<"$s"
+	echo "results in $loc:"
+	printf '%s\n' "$s"
+	tmux_send "$srv" q
+	tmux_wait_exit "$srv" 20
+done
+tmux_stop "$srv"
 
 # 5. What was written: the chosen cipher, and the data, checked with other tools.
 loop=$(img_loop "$img" 2)

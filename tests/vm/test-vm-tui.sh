@@ -2,7 +2,9 @@
 # fdewiz VM tests: the wizard's whole flow online on a real kernel. Driven in tmux, it
 # encrypts a plain ext4 partition with the volume open as /dev/mapper/fdewiz-*, measures
 # before and after (the after-run on the dm-crypt volume), goes to the background and
-# back, and shows the comparison; the data verifies through a fresh mapping.
+# back, and shows the comparison; the data verifies through a fresh mapping. (The same
+# screens in Russian and Japanese are test-tui-predict's, on the host: 2.5 minutes less
+# here, where every start of the wizard is emulated.)
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -25,12 +27,6 @@ head -c $((16 * MiB)) /dev/urandom >"$VM_WORK/data/big"
 	>"$VM_WORK/before.sha256"
 mkfs.ext4 -q -F -b 4096 -E "offset=$((33 * MiB)),nodiscard" -L data -d "$VM_WORK/data" \
 	"$img" 416M
-
-# The Russian and Japanese catalogues of the source tree, for the translated captures.
-for l in ru ja; do
-	mkdir -p "$VM_WORK/locale/$l/LC_MESSAGES"
-	msgfmt -c -o "$VM_WORK/locale/$l/LC_MESSAGES/fdewiz.mo" "$srcdir/po/$l.po"
-done
 
 # A sanitizer build needs the options make check gives it (libparted trips ASan's strchr).
 envs=(--env "ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0:detect_leaks=0}")
@@ -66,38 +62,6 @@ vm_check "results capture: a test with its plain row" \
 vm_check "results capture: its encrypted row with a percent" \
 	grep -qE '[0-9]+\.[0-9]% (slower|faster)( \([a-z]+\))? +encrypted ' <<<"$results"
 vm_check "results capture: more I/O rows" grep -qF "RND4K Q1T1 read" <<<"$results"
-# In Russian and Japanese: the same figures, the words in that language.
-for l in ru ja; do
-	# Words of that language's catalogue (fixed strings: make check may run in the C locale).
-	case $l in
-	ru) title="План для /dev/vda2" columns="замерено" key='ключ [0-9]+ бит'
-	    test_name="SEQ1M Q1T1 чтение" ;;
-	ja) title="/dev/vda2 の計画" columns="測定値" key='[0-9]+ ビット鍵'
-	    test_name="SEQ1M Q1T1 読み取り" ;;
-	esac
-	lplan=$(capture "PLAN-$l")
-	lres=$(capture "RESULTS-$l")
-	vm_check "$l plan capture: its title in that language" grep -qF "$title" <<<"$lplan"
-	vm_check "$l plan capture: the prediction" grep -qE 'SEQ1M Q8T1 .*[0-9]+ -> [0-9]+' \
-		<<<"$lplan"
-	vm_check "$l plan capture: the cipher list" grep -qF "Adiantum (XChaCha12" <<<"$lplan"
-	vm_check "$l results capture: the columns in that language" grep -qF "$columns" <<<"$lres"
-	vm_check "$l results capture: the test names in that language" \
-		grep -qF "$test_name" <<<"$lres"
-	vm_check "$l results capture: the recorded cipher's key size in that language" \
-		grep -qE "$key" <<<"$(head -4 <<<"$lres")"
-	vm_check "$l results capture: predicted beside measured (two figures on a row)" \
-		grep -qE '[0-9.,]+ [^ ]+ +[0-9.,]+ [^ ]+$' <<<"$lres"
-	vm_check "$l results capture: a test with a percent" grep -qE '[0-9]+[.,][0-9]%' <<<"$lres"
-	if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
-		printf '%s\n' "$lplan" >"$FDEWIZ_TUI_CAPTURES/vm-plan-predict-$l.txt"
-		printf '%s\n' "$lres" >"$FDEWIZ_TUI_CAPTURES/vm-results-predict-$l.txt"
-	fi
-	echo "plan screen in the VM, $l:"
-	printf '%s\n' "$lplan"
-	echo "results screen in the VM, $l:"
-	printf '%s\n' "$lres"
-done
 if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
 	printf '%s\n' "$plan" >"$FDEWIZ_TUI_CAPTURES/vm-plan-predict.txt"
 	printf '%s\n' "$results" >"$FDEWIZ_TUI_CAPTURES/vm-results-predict.txt"

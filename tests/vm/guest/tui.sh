@@ -42,58 +42,6 @@ start()
 }
 trap 'tmux_stop "$srv"' EXIT
 
-# In Russian and Japanese: the catalogues the host compiled under $work/locale, put where
-# the program looks for them (its LOCALEDIR, read from the binary); the VM's root is an
-# overlay on a memory disk, so the host's tree stays as it was.
-localedir=$(grep -aoE '/[[:alnum:]/._+-]*/share/locale' "$fdewiz" | head -1 || true)
-[ -n "$localedir" ] || die "no */share/locale path in $fdewiz"
-for l in ru ja; do
-	mkdir -p "$localedir/$l/LC_MESSAGES"
-	cp "$work/locale/$l/LC_MESSAGES/fdewiz.mo" "$localedir/$l/LC_MESSAGES/fdewiz.mo"
-done
-# start_in LANG: the wizard in that language.
-start_in()
-{
-	tmux_stop "$srv"
-	tmux_start "$srv" 100 30 env -u LANGUAGE -u LC_ALL -u LC_MESSAGES LANG="$1" \
-		FDEWIZ_STATE_DIR="$FDEWIZ_STATE_DIR" \
-		FDEWIZ_TEST_FAST_PBKDF=1 FDEWIZ_TEST_BENCH_SCALE=tiny DM_DISABLE_UDEV=1 \
-		"$fdewiz" /dev/vda
-}
-# wait_re REGEX SECONDS: like wait_for, for a pattern (the words are translated); by the
-# clock, as one look at the screen takes long on an emulated CPU.
-wait_re()
-{
-	local until=$(($(date +%s) + $2))
-
-	while [ "$(date +%s)" -le "$until" ]; do
-		tmux_capture "$srv" -J | grep -qE -- "$1" && return 0
-		sleep 0.2
-	done
-	die "/$1/ did not appear within $2 s"
-}
-# choose_data: move the selection to "2 Data" and press Enter.
-choose_data()
-{
-	wait_re '2 Data' 120
-	tmux_select "$srv" '2 Data' || die "cannot select Data"
-	tmux_send "$srv" Enter
-}
-# The translated plan: the prediction (its figures) and the cipher list, then q.
-for loc in ru_RU.UTF-8 ja_JP.UTF-8; do
-	step "plan in $loc"
-	start_in "$loc"
-	choose_data
-	# The prediction's figures show once the measuring (reading only) is over; the CPU
-	# sentence under them may not fit the longer words of a translation.
-	wait_re 'SEQ1M Q8T1 .*[0-9]+ -> [0-9]+' 300
-	wait_re 'Adiantum' 30
-	sleep 1
-	print_capture "PLAN-${loc%%_*}"
-	tmux_send "$srv" q
-	tmux_wait_exit "$srv" 60 || die "q did not quit the plan in $loc"
-done
-
 # 1. The disks: Data is eligible and chosen.
 step "start the wizard on /dev/vda"
 start
@@ -206,20 +154,6 @@ grep -q "Only the baseline" <<<"$s" && die "results: the after-benchmark is miss
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 60 || die "q did not quit"
 [ "$(tmux_exit_status "$srv")" = 0 ] || die "q: exit status $(tmux_exit_status "$srv")"
-tmux_stop "$srv"
-
-# The same results in Russian and Japanese: the encrypted Data on the disks opens them.
-for loc in ru_RU.UTF-8 ja_JP.UTF-8; do
-	start_in "$loc"
-	choose_data
-	wait_re 'SEQ1M Q1T1' 120
-	wait_re '[0-9]+[.,][0-9]%' 30	# "97,5%" in Russian
-	sleep 1
-	print_capture "RESULTS-${loc%%_*}"
-	tmux_send "$srv" q
-	tmux_wait_exit "$srv" 60 || die "q did not quit the results in $loc"
-	step "results in $loc"
-done
 tmux_stop "$srv"
 
 # 7. The record, then the data: a fresh open, fsck, every file.
