@@ -26,25 +26,6 @@ static bool fw_str_is(json_object *o, const char *key, const char *want)
 	return s && !strcmp(s, want);
 }
 
-static bool fw_requirement_reencrypt(json_object *root)
-{
-	json_object *cfg, *reqs, *mand;
-	size_t i;
-
-	if (!json_object_object_get_ex(root, "config", &cfg) ||
-	    !json_object_object_get_ex(cfg, "requirements", &reqs) ||
-	    !json_object_object_get_ex(reqs, "mandatory", &mand) ||
-	    !json_object_is_type(mand, json_type_array))
-		return false;
-	for (i = 0; i < json_object_array_length(mand); i++) {
-		const char *r = json_object_get_string(json_object_array_get_idx(mand, i));
-
-		if (r && !strncmp(r, "online-reencrypt", 16))
-			return true;
-	}
-	return false;
-}
-
 /* The segments: one plain data segment equal to "backup-final", maybe the moved copy. */
 static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 {
@@ -152,7 +133,7 @@ int fdw_final_window_parse(const char *json, struct fdw_final_window *fw)
 	if (!root)
 		return -EINVAL;
 	/* Every level is checked for its type: json-c's object calls assume an object. */
-	found = json_object_is_type(root, json_type_object) && fw_requirement_reencrypt(root) &&
+	found = json_object_is_type(root, json_type_object) && fdw_luks2_reencrypt_required(root) &&
 		fw_keyslots(root, fw) && fw_segments(root, fw) && fw->datashift == fw->moved;
 	json_object_put(root);
 	if (found)

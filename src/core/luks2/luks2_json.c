@@ -82,19 +82,35 @@ int fdw_luks2_segments(json_object *root, struct fdw_luks2_segment *out, size_t 
 	return 0;
 }
 
+bool fdw_luks2_array_has_prefix(json_object *arr, const char *prefix)
+{
+	size_t n = json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+
+		if (s && !strncmp(s, prefix, strlen(prefix)))
+			return true;
+	}
+	return false;
+}
+
+bool fdw_luks2_reencrypt_required(json_object *root)
+{
+	json_object *cfg, *reqs, *mand;
+
+	return json_object_object_get_ex(root, "config", &cfg) &&
+	       json_object_object_get_ex(cfg, "requirements", &reqs) &&
+	       json_object_object_get_ex(reqs, "mandatory", &mand) &&
+	       fdw_luks2_array_has_prefix(mand, "online-reencrypt");
+}
+
 bool fdw_luks2_segment_flag(const struct fdw_luks2_segment *seg, const char *prefix)
 {
 	json_object *flags;
 
-	if (!json_object_object_get_ex(seg->obj, "flags", &flags))
-		return false;
-	for (size_t i = 0; i < json_object_array_length(flags); i++) {
-		const char *f = json_object_get_string(json_object_array_get_idx(flags, i));
-
-		if (!strncmp(f, prefix, strlen(prefix)))
-			return true;
-	}
-	return false;
+	return json_object_object_get_ex(seg->obj, "flags", &flags) &&
+	       fdw_luks2_array_has_prefix(flags, prefix);
 }
 
 bool fdw_luks2_segment_flagged(const struct fdw_luks2_segment *seg)

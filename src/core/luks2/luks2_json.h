@@ -29,6 +29,11 @@ struct fdw_luks2_segment {
 	bool dynamic;		/* "size": "dynamic": up to the end of the device */
 };
 
+/* Does array @arr hold a string that starts with @prefix? False when it is no array. */
+bool fdw_luks2_array_has_prefix(json_object *arr, const char *prefix);
+/* Does the metadata @root carry the online-reencrypt requirement (a conversion unfinished)? */
+bool fdw_luks2_reencrypt_required(json_object *root);
+
 /*
  * Every segment of @root (a whole LUKS2 metadata object) into @out, in the header's order;
  * @n says how many. Each must be an object with a string "type", an "offset" and a "size"

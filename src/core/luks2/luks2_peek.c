@@ -70,30 +70,14 @@ static bool copy_valid(const unsigned char *buf, size_t len, uint64_t at, bool s
 	return ok;
 }
 
-static bool array_has_prefix(json_object *arr, const char *prefix)
-{
-	size_t n = json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
-
-		if (s && !strncmp(s, prefix, strlen(prefix)))
-			return true;
-	}
-	return false;
-}
-
 /* What libcryptsetup itself reads to tell a clean stop from a crash, read here by hand. */
 static void read_state(struct fdw_luks2_peek *p)
 {
 	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
-	json_object *cfg, *reqs, *mand, *slots, *type, *mode;
+	json_object *slots, *type, *mode;
 	size_t n = 0;
 
-	if (json_object_object_get_ex(p->json, "config", &cfg) &&
-	    json_object_object_get_ex(cfg, "requirements", &reqs) &&
-	    json_object_object_get_ex(reqs, "mandatory", &mand))
-		p->reencrypt = array_has_prefix(mand, "online-reencrypt");
+	p->reencrypt = fdw_luks2_reencrypt_required(p->json);
 	/* Segments that are not as the format writes them: libcryptsetup refuses the header,
 	 * and no state is read from them. */
 	if (fdw_luks2_segments(p->json, segs, FDW_LUKS2_MAX_SEGMENTS, &n) == 0)
