@@ -185,5 +185,16 @@ if [ "$quick" = 0 ]; then
 	fi
 fi
 
+# A failing test's own log ends the output, so that a run seen only by its last lines (a
+# CI page) still says what went wrong.
+for tier in unit root tui vm vmsys other; do
+	[ -f "tests/tier-$tier.log" ] || continue
+	sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "tests/tier-$tier.log" | sort -u |
+		while read -r t; do
+			[ -f "${t%.sh}.log" ] || continue
+			echo "===== last 40 lines of ${t%.sh}.log ====="
+			tail -40 "${t%.sh}.log"
+		done >&2
+done
 echo "tests: ${pass:-0} passed, $((${fail:-0} + ${error:-0})) failed, ${skip:-0} skipped"
 exit "$status"

@@ -191,17 +191,44 @@ img_unloop()
 }
 
 # img_mount DEV DIR [OPTIONS]: mount a loop device (made by img_loop) on DIR, made if needed.
+# A mount of a loop device just attached can lose a race with udev's probe of it while the
+# host is loaded; a failure says what the kernel saw and is tried again once udev settled.
 img_mount()
 {
+	local try
 	mkdir -p "$2"
-	mount ${3:+-o "$3"} "$1" "$2"
+	for try in 1 2 3; do
+		mount ${3:+-o "$3"} "$1" "$2" && break
+		img_diagnose "mount $1 on $2 failed (try $try)" "$1" "$2"
+		[ "$try" -lt 3 ] || return 32
+		udevadm settle 2>/dev/null || true
+		sleep 1
+	done
 	img_register mount "$2"
 }
 
 img_umount()
 {
-	umount "$1"
+	local try
+	for try in 1 2 3; do
+		umount "$1" && break
+		img_diagnose "umount $1 failed (try $try)" "" "$1"
+		[ "$try" -lt 3 ] || return 32
+		udevadm settle 2>/dev/null || true
+		sleep 1
+	done
 	img_unregister mount "$1"
+}
+
+# img_diagnose WHAT [DEV] [DIR]: what the kernel and the system saw, on stderr (the log).
+img_diagnose()
+{
+	{
+		echo "images.sh: $1"
+		[ -z "$2" ] || { losetup -l "$2"; blkid -p "$2"; }
+		[ -z "$3" ] || { findmnt "$3"; fuser -vm "$3"; }
+		dmesg 2>/dev/null | tail -5
+	} >&2 2>&1 || true
 }
 
 # img_swapon DEV: activate swap on a loop device; img_cleanup turns it off.
