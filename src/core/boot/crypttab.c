@@ -19,9 +19,9 @@
 #include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "base/tabfile.h"
 #include "base/uuid.h"
 
-#define MAX_FIELDS 4
 #define DM_NAME_MAX 127
 
 /* A growing string. */
@@ -51,48 +51,17 @@ static void buf_add(struct buf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-/* One line split into fields: offsets into the line, which is not copied. */
-struct fields {
-	const char *at[MAX_FIELDS];
-	size_t len[MAX_FIELDS];
-	int n;
-};
-
-/* Fields of a line (without its newline); 0 fields for blank lines and comments. */
-static void split_fields(const char *line, size_t len, struct fields *f)
-{
-	size_t i = 0;
-
-	f->n = 0;
-	while (i < len && f->n < MAX_FIELDS) {
-		while (i < len && (line[i] == ' ' || line[i] == '\t'))
-			i++;
-		if (i == len || (f->n == 0 && line[i] == '#'))
-			break;
-		f->at[f->n] = line + i;
-		while (i < len && line[i] != ' ' && line[i] != '\t')
-			i++;
-		f->len[f->n] = (size_t)(line + i - f->at[f->n]);
-		f->n++;
-	}
-}
-
-static bool field_is(const struct fields *f, int i, const char *s)
-{
-	return i < f->n && f->len[i] == strlen(s) && !memcmp(f->at[i], s, f->len[i]);
-}
-
 /* Does field @i equal @prefix followed by @value (the value compared without case)? */
-static bool field_names(const struct fields *f, int i, const char *prefix, const char *value,
-			bool nocase)
+static bool field_names(const struct fdw_tab_line *f, int i, const char *prefix,
+			const char *value, bool nocase)
 {
 	size_t pl = strlen(prefix), vl;
 	const char *v;
 
-	if (!value || !*value || i >= f->n || f->len[i] <= pl || strncmp(f->at[i], prefix, pl))
+	if (!value || !*value || i >= f->n || f->flen[i] <= pl || strncmp(f->at[i], prefix, pl))
 		return false;
 	v = f->at[i] + pl;
-	vl = f->len[i] - pl;
+	vl = f->flen[i] - pl;
 	/* PARTUUID="..." is allowed by mount(8). */
 	if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
 		v++;
@@ -204,45 +173,40 @@ static int edit_entry(const char *old, const char *name, const char *prefix, con
 		      char *why, size_t why_len)
 {
 	struct buf b = { 0 };
-	const char *p = old ? old : "";
-	int lineno = 0;
+	struct fdw_tab_reader r;
+	struct fdw_tab_line f;
 
 	*out = NULL;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		struct fields f;
-		bool same;
+	fdw_tab_begin(&r, old);
+	while (fdw_tab_next(&r, &f)) {
+		bool same = field_names(&f, 1, prefix, value, true) ||
+			    field_names(&f, 1, link, value, true);
 
-		lineno++;
-		split_fields(p, len, &f);
-		same = field_names(&f, 1, prefix, value, true) ||
-		       field_names(&f, 1, link, value, true);
-		if (same && !field_is(&f, 0, name)) {
+		if (same && !fdw_tab_field_is(&f, 0, name)) {
 			snprintf(why, why_len, _("line %d of crypttab already opens this volume, as "
 						 "'%.*s'; use --name %.*s, or change that line by "
-						 "hand"), lineno, (int)f.len[0], f.at[0],
-				 (int)f.len[0], f.at[0]);
+						 "hand"), (int)f.number, (int)f.flen[0], f.at[0],
+				 (int)f.flen[0], f.at[0]);
 			return -EEXIST;
 		}
 		if (same) {
-			if ((f.n == 4 || (f.n == 3 && !header)) && field_is(&f, 2, "none") &&
-			    options_match(f.n == 4 ? f.at[3] : "", f.n == 4 ? f.len[3] : 0,
+			if ((f.n == 4 || (f.n == 3 && !header)) && fdw_tab_field_is(&f, 2, "none") &&
+			    options_match(f.n == 4 ? f.at[3] : "", f.n == 4 ? f.flen[3] : 0,
 					  discard, header))
 				return 1;
 			snprintf(why, why_len, _("line %d of crypttab already has an entry for this "
 						 "volume with other settings ('%.*s'); change or "
-						 "remove that line by hand to change them"), lineno,
-				 (int)len, p);
+						 "remove that line by hand to change them"),
+				 (int)f.number, (int)f.len, f.text);
 			return -EEXIST;
 		}
-		if (f.n && field_is(&f, 0, name)) {
+		if (f.n && fdw_tab_field_is(&f, 0, name)) {
 			snprintf(why, why_len, _("line %d of crypttab already uses the name '%s' for "
 						 "another device (%.*s); choose another --name"),
-				 lineno, name, f.n > 1 ? (int)f.len[1] : 0, f.n > 1 ? f.at[1] : "");
+				 (int)f.number, name, f.n > 1 ? (int)f.flen[1] : 0,
+				 f.n > 1 ? f.at[1] : "");
 			return -EEXIST;
 		}
-		p += len + (nl ? 1 : 0);
 	}
 	buf_add(&b, old ? old : "", old ? strlen(old) : 0);
 	if (b.len && b.s[b.len - 1] != '\n')
@@ -311,15 +275,15 @@ int fdw_crypttab_edit_detached(const char *old, const char *name, const char *pa
 }
 
 /* Is the first field a /dev link (by-id, by-path...) that leads to the partition's node? */
-static bool link_to_node(const struct fields *f, const struct fdw_part_ids *ids)
+static bool link_to_node(const struct fdw_tab_line *f, const struct fdw_part_ids *ids)
 {
 	char spec[PATH_MAX], real[PATH_MAX], node[PATH_MAX];
 
-	if (!ids->resolve_links || !ids->node || !f->n || f->len[0] >= sizeof(spec) ||
+	if (!ids->resolve_links || !ids->node || !f->n || f->flen[0] >= sizeof(spec) ||
 	    strncmp(f->at[0], "/dev/", 5))
 		return false;
-	memcpy(spec, f->at[0], f->len[0]);
-	spec[f->len[0]] = '\0';
+	memcpy(spec, f->at[0], f->flen[0]);
+	spec[f->flen[0]] = '\0';
 	return realpath(spec, real) && realpath(ids->node, node) && !strcmp(real, node);
 }
 
@@ -327,16 +291,13 @@ int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids 
 		   char **out)
 {
 	struct buf b = { 0 };
-	const char *p = old ? old : "";
+	struct fdw_tab_reader r;
+	struct fdw_tab_line f;
 	int changed = 0;
 
 	*out = NULL;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		struct fields f;
-
-		split_fields(p, len, &f);
+	fdw_tab_begin(&r, old);
+	while (fdw_tab_next(&r, &f)) {
 		if (f.n && (field_names(&f, 0, "", ids->node, false) ||
 			    field_names(&f, 0, "", ids->spec, false) ||
 			    field_names(&f, 0, "PARTUUID=", ids->partuuid, true) ||
@@ -345,17 +306,17 @@ int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids 
 			    field_names(&f, 0, "/dev/disk/by-partlabel/", ids->partlabel, false) ||
 			    link_to_node(&f, ids))) {
 			/* Only the first field changes; spacing and the rest stay as they were. */
-			buf_add(&b, p, (size_t)(f.at[0] - p));
+			buf_add(&b, f.text, (size_t)(f.at[0] - f.text));
 			buf_add(&b, "/dev/mapper/", 12);
 			buf_add(&b, name, strlen(name));
-			buf_add(&b, f.at[0] + f.len[0], (size_t)(p + len - f.at[0] - f.len[0]));
+			buf_add(&b, f.at[0] + f.flen[0],
+				(size_t)(f.text + f.len - f.at[0] - f.flen[0]));
 			changed++;
 		} else {
-			buf_add(&b, p, len);
+			buf_add(&b, f.text, f.len);
 		}
-		if (nl)
+		if (f.newline)
 			buf_add(&b, "\n", 1);
-		p += len + (nl ? 1 : 0);
 	}
 	if (b.err || !changed) {
 		free(b.s);
@@ -365,51 +326,30 @@ int fdw_fstab_edit(const char *old, const char *name, const struct fdw_part_ids 
 	return changed;
 }
 
-/* Does the comma-separated list (@opts, @len) hold @opt, alone or as "@opt=..."? */
-static bool has_option(const char *opts, size_t len, const char *opt)
-{
-	size_t ol = strlen(opt), i = 0;
-
-	while (i < len) {
-		size_t j = i;
-
-		while (j < len && opts[j] != ',')
-			j++;
-		if (j - i >= ol && !strncmp(opts + i, opt, ol) && (j - i == ol || opts[i + ol] == '='))
-			return true;
-		i = j + 1;
-	}
-	return false;
-}
-
 size_t fdw_crypttab_asking(const char *text, struct fdw_crypttab_asking *out, size_t max)
 {
 	static const char *const not_asking[] = { "swap", "tmp", "plain", "noauto", "keyscript",
 						  "header", "tcrypt", "bitlk", "initramfs" };
-	const char *p = text ? text : "";
+	struct fdw_tab_reader r;
+	struct fdw_tab_line f;
 	size_t n = 0;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		struct fields f;
-		bool asks;
+	fdw_tab_begin(&r, text);
+	while (fdw_tab_next(&r, &f)) {
+		bool asks = f.n >= 2 && (f.n == 2 || fdw_tab_field_is(&f, 2, "none") ||
+					 fdw_tab_field_is(&f, 2, "-"));
 
-		split_fields(p, len, &f);
-		asks = f.n >= 2 && (f.n == 2 || field_is(&f, 2, "none") || field_is(&f, 2, "-"));
-		for (size_t i = 0; asks && f.n == 4 && i < sizeof(not_asking) / sizeof(*not_asking);
-		     i++)
-			asks = !has_option(f.at[3], f.len[3], not_asking[i]);
-		if (asks && f.len[0] < sizeof(out->name) && f.len[1] < sizeof(out->source)) {
+		for (size_t i = 0; asks && i < sizeof(not_asking) / sizeof(*not_asking); i++)
+			asks = !fdw_tab_has_option(&f, 3, not_asking[i]);
+		if (asks && f.flen[0] < sizeof(out->name) && f.flen[1] < sizeof(out->source)) {
 			if (n < max) {
-				snprintf(out[n].name, sizeof(out[n].name), "%.*s", (int)f.len[0],
+				snprintf(out[n].name, sizeof(out[n].name), "%.*s", (int)f.flen[0],
 					 f.at[0]);
 				snprintf(out[n].source, sizeof(out[n].source), "%.*s",
-					 (int)f.len[1], f.at[1]);
+					 (int)f.flen[1], f.at[1]);
 			}
 			n++;
 		}
-		p += len + (nl ? 1 : 0);
 	}
 	return n;
 }
@@ -429,37 +369,33 @@ int fdw_crypttab_edit_keyfile(const char *old, const char *name, const char *key
 			      char **out)
 {
 	struct buf b = { 0 };
-	const char *p = old ? old : "";
+	struct fdw_tab_reader r;
+	struct fdw_tab_line f;
 	int found = 0;
 
 	*out = NULL;
 	if (!fdw_crypttab_name_valid(name) || !keyfile_path_valid(keyfile))
 		return -EINVAL;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		struct fields f;
-
-		split_fields(p, len, &f);
-		if (f.n >= 2 && field_is(&f, 0, name) && !found++) {
-			if (field_is(&f, 2, keyfile)) {
+	fdw_tab_begin(&r, old);
+	while (fdw_tab_next(&r, &f)) {
+		if (f.n >= 2 && fdw_tab_field_is(&f, 0, name) && !found++) {
+			if (fdw_tab_field_is(&f, 2, keyfile)) {
 				free(b.s);
 				return 1;
 			}
 			/* Name and source as they were, the key file, then the options. */
-			buf_add(&b, p, (size_t)(f.at[1] + f.len[1] - p));
+			buf_add(&b, f.text, (size_t)(f.at[1] + f.flen[1] - f.text));
 			buf_add(&b, " ", 1);
 			buf_add(&b, keyfile, strlen(keyfile));
-			if (f.n == 4) {
+			if (f.n >= 4) {
 				buf_add(&b, " ", 1);
-				buf_add(&b, f.at[3], (size_t)(p + len - f.at[3]));
+				buf_add(&b, f.at[3], (size_t)(f.text + f.len - f.at[3]));
 			}
 		} else {
-			buf_add(&b, p, len);
+			buf_add(&b, f.text, f.len);
 		}
-		if (nl)
+		if (f.newline)
 			buf_add(&b, "\n", 1);
-		p += len + (nl ? 1 : 0);
 	}
 	if (b.err || !found) {
 		free(b.s);

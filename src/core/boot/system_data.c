@@ -24,6 +24,7 @@
 #include "base/durable.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "base/tabfile.h"
 #include "base/loopdev.h"
 #include "system_boot.h"
 #include "system_data.h"
@@ -304,7 +305,9 @@ static char *read_fstab(const char *root)
 /* Does what mounts @r->dir in @root's fstab still find the filesystem at boot? */
 static int fstab_check(const char *root, const struct data_record *r, char *why, size_t len)
 {
-	char *text = read_fstab(root), *save = NULL, mapper[128];
+	char *text = read_fstab(root), mapper[128];
+	struct fdw_tab_reader tab;
+	struct fdw_tab_line l;
 	int rc = 0;
 
 	if (!text) {
@@ -312,14 +315,12 @@ static int fstab_check(const char *root, const struct data_record *r, char *why,
 		return -EIO;
 	}
 	snprintf(mapper, sizeof(mapper), "/dev/mapper/%s", r->name);
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	fdw_tab_begin(&tab, text);
+	while (fdw_tab_next(&tab, &l)) {
 		char spec[256], dir[256];
 
-		line[strcspn(line, "#")] = '\0';
-		if (sscanf(line, "%255s %255s", spec, dir) != 2)
-			continue;
-		fdw_unescape_octal(dir);
-		if (strcmp(dir, r->dir))
+		if (!fdw_tab_field(&l, 0, spec, sizeof(spec)) ||
+		    !fdw_tab_field(&l, 1, dir, sizeof(dir)) || strcmp(dir, r->dir))
 			continue;
 		/* The filesystem keeps its UUID and label inside the volume. */
 		if (!strncmp(spec, "UUID=", 5) || !strncmp(spec, "LABEL=", 6) ||

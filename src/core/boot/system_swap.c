@@ -18,12 +18,15 @@
 #include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "base/tabfile.h"
+#include "crypttab.h"
 #include "system_boot_internal.h"
 #include "base/testhook.h"
 
 #define MAX_SWAPS 4
-/* The options of the crypttab line fdewiz writes for a swap partition. */
-#define SWAP_OPTS "/dev/urandom swap,cipher=aes-xts-plain64,size=512"
+/* The key and options of the crypttab line fdewiz writes for a swap partition. */
+#define SWAP_KEY "/dev/urandom"
+#define SWAP_OPTS "swap,cipher=aes-xts-plain64,size=512"
 
 struct swap_part {
 	char spec[256];			/* as its fstab names it */
@@ -45,31 +48,53 @@ static char *read_text(const char *path)
 	return rc ? NULL : text;
 }
 
+/* Is line @l of a crypttab fdewiz's own line for swap @name on PARTUUID=...? */
+static bool our_swap_line(const struct fdw_tab_line *l, const char *name)
+{
+	return l->n == 4 && fdw_tab_field_is(l, 0, name) && l->flen[1] > 9 &&
+	       !strncmp(l->at[1], "PARTUUID=", 9) && fdw_tab_field_is(l, 2, SWAP_KEY) &&
+	       fdw_tab_field_is(l, 3, SWAP_OPTS);
+}
+
 /*
  * A swap line fdewiz rewrote already (a crash before the plain swap was overwritten):
- * "/dev/mapper/NAME" in fstab with "NAME PARTUUID=... SWAP_OPTS" in crypttab. Its
+ * "/dev/mapper/NAME" in fstab with "NAME PARTUUID=... SWAP_KEY SWAP_OPTS" in crypttab. Its
  * partition comes back from that PARTUUID, so that the step can finish.
  */
 static int ours_in_crypttab(const char *crypttab, const char *spec, struct swap_part *sw)
 {
-	const char *name = spec + strlen("/dev/mapper/"), *at = crypttab;
-	char want[96], pu[64], opts[128];
+	const char *name = spec + strlen("/dev/mapper/");
+	struct fdw_tab_reader r;
+	struct fdw_tab_line l;
+	char source[96];
 
 	if (!crypttab || strncmp(name, "cryptswap", 9) || strlen(name) >= sizeof(sw->name))
 		return -ENOENT;
-	snprintf(want, sizeof(want), "%s PARTUUID=", name);
-	while ((at = strstr(at, want)) != NULL) {
-		if ((at == crypttab || at[-1] == '\n') &&
-		    sscanf(at + strlen(want), "%63s %127[^\n]", pu, opts) == 2 &&
-		    !strcmp(opts, SWAP_OPTS)) {
-			snprintf(sw->partuuid, sizeof(sw->partuuid), "%s", pu);
-			snprintf(sw->name, sizeof(sw->name), "%s", name);
-			snprintf(want, sizeof(want), "PARTUUID=%s", pu);
-			return fdw_system_boot_find_boot(want, sw->dev, sizeof(sw->dev));
-		}
-		at += strlen(want);
+	fdw_tab_begin(&r, crypttab);
+	while (fdw_tab_next(&r, &l)) {
+		if (!our_swap_line(&l, name) || !fdw_tab_field(&l, 1, source, sizeof(source)) ||
+		    strlen(source + 9) >= sizeof(sw->partuuid))
+			continue;
+		snprintf(sw->partuuid, sizeof(sw->partuuid), "%s", source + 9);
+		snprintf(sw->name, sizeof(sw->name), "%s", name);
+		return fdw_system_boot_find_boot(source, sw->dev, sizeof(sw->dev));
 	}
 	return -ENOENT;
+}
+
+/* Has @crypttab a line of fdewiz's for swap @sw already? */
+static bool crypttab_has(const char *crypttab, const struct swap_part *sw)
+{
+	struct fdw_tab_reader r;
+	struct fdw_tab_line l;
+	char source[96];
+
+	fdw_tab_begin(&r, crypttab);
+	while (fdw_tab_next(&r, &l))
+		if (our_swap_line(&l, sw->name) && fdw_tab_field(&l, 1, source, sizeof(source)) &&
+		    !strcmp(source + 9, sw->partuuid))
+			return true;
+	return false;
 }
 
 /* A swap partition its fstab names by @spec, with a PARTUUID here: 0, or why not. */
@@ -99,17 +124,15 @@ static int plain_swap(const char *spec, struct swap_part *sw, int n)
  */
 static int find_swaps(const char *fstab, const char *crypttab, struct swap_part *sw)
 {
-	char *copy = strdup(fstab), *save = NULL;
+	struct fdw_tab_reader r;
+	struct fdw_tab_line l;
 	int n = 0, rc;
 
-	if (!copy)
-		return 0;
-	for (char *line = strtok_r(copy, "\n", &save); line && n < MAX_SWAPS;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char spec[256], dir[256], type[64];
+	fdw_tab_begin(&r, fstab);
+	while (n < MAX_SWAPS && fdw_tab_next(&r, &l)) {
+		char spec[256];
 
-		if (line[0] == '#' || sscanf(line, "%255s %255s %63s", spec, dir, type) != 3 ||
-		    strcmp(type, "swap"))
+		if (!fdw_tab_field_is(&l, 2, "swap") || !fdw_tab_field(&l, 0, spec, sizeof(spec)))
 			continue;
 		if (!strncmp(spec, "/dev/mapper/", 12))
 			rc = ours_in_crypttab(crypttab, spec, &sw[n]);
@@ -120,7 +143,6 @@ static int find_swaps(const char *fstab, const char *crypttab, struct swap_part 
 		snprintf(sw[n].spec, sizeof(sw[n].spec), "%s", spec);
 		n++;
 	}
-	free(copy);
 	return n;
 }
 
@@ -198,11 +220,53 @@ static int replace(const char *root, const char *rel, const char *text,
 	return rc;
 }
 
+/* @crypttab with a line for every swap of @sw it lacks (malloc'ed), or NULL. */
+static char *crypttab_with(const char *crypttab, const struct swap_part *sw, int n)
+{
+	size_t cap = (crypttab ? strlen(crypttab) : 0) + 1024 * MAX_SWAPS;
+	char *out = calloc(1, cap);
+
+	if (!out)
+		return NULL;
+	snprintf(out, cap, "%s", crypttab ? crypttab : "");
+	for (int i = 0; i < n; i++) {
+		if (crypttab_has(crypttab, &sw[i]))
+			continue;
+		if (out[0] && out[strlen(out) - 1] != '\n')
+			strcat(out, "\n");
+		snprintf(out + strlen(out), cap - strlen(out), "%s PARTUUID=%s " SWAP_KEY " "
+			 SWAP_OPTS "\n", sw[i].name, sw[i].partuuid);
+	}
+	return out;
+}
+
+/* @fstab with each swap of @sw named by its mapping (malloc'ed); every other byte stays. */
+static int fstab_with(const char *fstab, const struct swap_part *sw, int n, char **out)
+{
+	char *text = strdup(fstab);
+
+	for (int i = 0; text && i < n; i++) {
+		const struct fdw_part_ids ids = { .spec = sw[i].spec };
+		char *next = NULL;
+		int rc = fdw_fstab_edit(text, sw[i].name, &ids, &next);
+
+		if (rc < 0) {
+			free(text);
+			return rc;
+		}
+		if (next) {
+			free(text);
+			text = next;
+		}
+	}
+	*out = text;
+	return text ? 0 : -ENOMEM;
+}
+
 int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r)
 {
 	struct swap_part sw[MAX_SWAPS];
-	char path[4096], *fstab, *crypttab, *out = NULL, *save = NULL;
-	size_t cap;
+	char path[4096], *fstab, *crypttab, *out = NULL;
 	int n, rc = 0;
 
 	snprintf(path, sizeof(path), "%s/etc/fstab", root);
@@ -214,43 +278,14 @@ int fdw_system_swap_step(const char *root, struct fdw_sysboot_record *r)
 	n = find_swaps(fstab, crypttab, sw);
 	if (n == 0)
 		goto out;
-	cap = strlen(fstab) + (crypttab ? strlen(crypttab) : 0) + 1024 * MAX_SWAPS;
-	out = calloc(1, cap);
-	if (!out) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	/* crypttab: a fresh random key at every boot, by the partition's stable PARTUUID. */
-	snprintf(out, cap, "%s", crypttab ? crypttab : "");
-	for (int i = 0; i < n; i++) {
-		char line[512];
-
-		snprintf(line, sizeof(line),
-			 "%s PARTUUID=%s " SWAP_OPTS "\n",
-			 sw[i].name, sw[i].partuuid);
-		if (!strstr(out, line)) {
-			if (out[0] && out[strlen(out) - 1] != '\n')
-				strcat(out, "\n");
-			strcat(out, line);
-		}
-	}
-	rc = replace(root, "/etc/crypttab", out, r);
-	/* fstab: the swap lines name the mapping; every other line stays (blank ones go). */
-	out[0] = '\0';
-	for (char *line = strtok_r(fstab, "\n", &save); !rc && line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		int hit = -1;
-
-		for (int i = 0; i < n; i++)
-			if (!strncmp(line, sw[i].spec, strlen(sw[i].spec)) &&
-			    (line[strlen(sw[i].spec)] == ' ' || line[strlen(sw[i].spec)] == '\t'))
-				hit = i;
-		if (hit >= 0)
-			snprintf(out + strlen(out), cap - strlen(out), "/dev/mapper/%s%s\n",
-				 sw[hit].name, line + strlen(sw[hit].spec));
-		else
-			snprintf(out + strlen(out), cap - strlen(out), "%s\n", line);
-	}
+	out = crypttab_with(crypttab, sw, n);
+	rc = out ? replace(root, "/etc/crypttab", out, r) : -ENOMEM;
+	free(out);
+	out = NULL;
+	/* fstab: the swap lines name the mapping; every other line stays as it was. */
+	if (!rc)
+		rc = fstab_with(fstab, sw, n, &out);
 	if (!rc)
 		rc = replace(root, "/etc/fstab", out, r);
 	/* No hibernation image can come from a swap with a random key: the initramfs must not

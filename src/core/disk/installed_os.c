@@ -12,6 +12,7 @@
 
 #include "base/i18n.h"
 #include "installed_os.h"
+#include "base/tabfile.h"
 #include "base/log.h"
 #include "base/spawn.h"
 #include "base/sysstate.h"
@@ -95,23 +96,6 @@ static void parse_stats(const char *out, bool found[P__COUNT])
 	}
 }
 
-/* The next whitespace-separated field of an fstab line, octal escapes decoded, or NULL. */
-static char *next_field(char **s)
-{
-	char *p = *s, *start;
-
-	p += strspn(p, " \t");
-	if (!*p)
-		return NULL;
-	start = p;
-	p += strcspn(p, " \t");
-	if (*p)
-		*p++ = '\0';
-	*s = p;
-	fdw_unescape_octal(start);
-	return start;
-}
-
 /* Does fstab @spec name the filesystem with @uuid and @label? */
 static bool spec_names(const char *spec, const char *uuid, const char *label)
 {
@@ -161,18 +145,17 @@ static void add_entry(struct fdw_installed_os *out, const char *spec, const char
 void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const char *label,
 				  struct fdw_installed_os *out)
 {
-	char *copy = strdup(text ? text : ""), *save = NULL;
+	struct fdw_tab_reader r;
+	struct fdw_tab_line l;
 
-	if (!copy)
-		return;
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *rest = line, *spec, *dir, *type;
+	fdw_tab_begin(&r, text);
+	while (fdw_tab_next(&r, &l)) {
+		/* A spec too long for the record is not one it could name. */
+		char spec[sizeof(out->boot_spec)], dir[256], type[64];
 
-		line[strcspn(line, "#")] = '\0';
-		spec = next_field(&rest);
-		dir = spec ? next_field(&rest) : NULL;
-		type = dir ? next_field(&rest) : NULL;
-		if (!type)
+		if (!fdw_tab_field(&l, 0, spec, sizeof(spec)) ||
+		    !fdw_tab_field(&l, 1, dir, sizeof(dir)) ||
+		    !fdw_tab_field(&l, 2, type, sizeof(type)))
 			continue;
 		if (!strcmp(type, "swap")) {
 			out->n_swaps++;
@@ -191,25 +174,20 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 		if (strcmp(type, "swap") && strcmp(dir, "/") && dir[0] == '/')
 			add_entry(out, spec, dir, boot_use(dir) ? FDW_USE_BOOT : FDW_USE_DATA);
 	}
-	free(copy);
 }
 
 void fdw_installed_os_parse_crypttab(const char *text, struct fdw_installed_os *out)
 {
-	char *copy = strdup(text ? text : ""), *save = NULL;
+	struct fdw_tab_reader r;
+	struct fdw_tab_line l;
 
-	if (!copy)
-		return;
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *rest = line, *name, *source;
+	fdw_tab_begin(&r, text);
+	while (fdw_tab_next(&r, &l)) {
+		char source[sizeof(out->entries[0].spec)];
 
-		line[strcspn(line, "#")] = '\0';
-		name = next_field(&rest);
-		source = name ? next_field(&rest) : NULL;
-		if (source)
+		if (l.n >= 2 && fdw_tab_field(&l, 1, source, sizeof(source)))
 			add_entry(out, source, "", FDW_USE_CRYPT);
 	}
-	free(copy);
 }
 
 void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *out)
