@@ -13,14 +13,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "bench_flow.h"
 #include "base/clock.h"
+#include "base/child.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "disk/target.h"
@@ -182,15 +181,12 @@ struct bench_req {
 };
 
 /* The child: mount, measure, unmount, report; its namespace and mount die with it. */
-static void __attribute__((noreturn))
-bench_child(int fd, int status_fd, pid_t parent, const struct bench_req *q)
+static int bench_child(void *ctx, int fd, int status_fd)
 {
 	static struct bench_reply r;	/* large: off the stack */
+	const struct bench_req *q = ctx;
 	char dir[PATH_MAX];
 
-	/* Dies with the one who waits for it: a SIGKILL there ends this run here. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-		_exit(1);
 	if (status_fd >= 0 && fcntl(status_fd, F_SETFL, O_NONBLOCK) != 0)
 		status_fd = -1;
 	r.rc = mount_private(q->device, q->fstype, q->job->id, dir, sizeof(dir));
@@ -200,9 +196,7 @@ bench_child(int fd, int status_fd, pid_t parent, const struct bench_req *q)
 				status_fd, r.out, sizeof(r.out), r.why, sizeof(r.why));
 		unmount_private(dir);
 	}
-	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
-		_exit(1);
-	_exit(0);
+	return fdw_child_send(fd, &r, sizeof(r)) ? 1 : 0;
 }
 
 /* A step's status from the child: pass it on; false once that pipe is done. */
@@ -262,36 +256,18 @@ static size_t reply_read(int fd, int status_fd, pid_t pid, const struct bench_re
  */
 static int bench_mounted(const struct bench_req *q, struct bench_reply *r)
 {
-	pid_t parent = getpid(), pid;
-	int pipefd[2], statfd[2] = { -1, -1 }, status;
+	/* Dies with the one who waits for it: a SIGKILL there ends this run here. */
+	const struct fdw_child_opts o = { .status_pipe = true, .parent_death_signal = SIGKILL };
+	struct fdw_child c;
 	size_t got;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return r->rc = -errno;
-	/* Without a pipe for the steps the benchmark still runs, only unseen. */
-	if (pipe2(statfd, O_CLOEXEC) != 0)
-		statfd[0] = statfd[1] = -1;
-	pid = fork();
-	if (pid == 0) {
-		close(pipefd[0]);
-		if (statfd[0] >= 0)
-			close(statfd[0]);
-		bench_child(pipefd[1], statfd[1], parent, q);
-	}
-	if (pid < 0)
-		r->rc = -errno;
-	close(pipefd[1]);
-	if (statfd[1] >= 0)
-		close(statfd[1]);
-	got = pid < 0 ? 0 : reply_read(pipefd[0], statfd[0], pid, q, r);
-	close(pipefd[0]);
-	if (statfd[0] >= 0)
-		close(statfd[0]);
-	if (pid < 0)
-		return r->rc;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	rc = fdw_child_start(&c, &o, bench_child, (void *)q);
+	if (rc)
+		return r->rc = rc;
+	got = reply_read(c.reply_fd, c.status_fd, c.pid, q, r);
+	fdw_child_reap(&c);
 	if (got != sizeof(*r)) {
 		memset(r, 0, sizeof(*r));
 		r->rc = -ECHILD;

@@ -14,6 +14,7 @@
 
 #include "luks2/convert.h"
 #include "encrypt_flow.h"
+#include "base/child.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/stopsig.h"
@@ -107,7 +108,7 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 		return rc;
 	fflush(stdout);
 	fflush(stderr);
-	pid = fdw_daemonize();
+	pid = fdw_child_detach();
 	if (pid < 0) {
 		snprintf(why, len, _("cannot start the background worker: %s. The data is intact; "
 				     "resume continues it."), strerror((int)-pid));

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/child.h"
 #include "bench/bench.h"
 #include "state/job.h"
 #include "plan.h"
@@ -130,8 +131,7 @@ int fdw_predict_measure_request(struct fdw_bench_run *r, volatile sig_atomic_t *
 
 /* The measurement of a prepared conversion's partition, in a child process. */
 struct fdw_predict_probe {
-	pid_t pid;		/* 0: not running */
-	int fd;			/* the child's reply, or -1 */
+	struct fdw_child child;	/* pid 0: not running */
 	size_t got;
 	void *buf;		/* the reply as it comes in */
 	struct fdw_bench_run *run;	/* into buf, when done */

@@ -17,9 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include "base/clock.h"
 #include "encrypt_flow.h"
 #include "encrypt_internal.h"
+#include "base/child.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/loopdev.h"
@@ -460,20 +459,24 @@ static void quiet_stdio(void)
 	close(null);
 }
 
-static void __attribute__((noreturn))
-probe_child(int fd, pid_t parent, const struct fdw_encrypt *e, enum fdw_bench_scale scale)
+/* What the child measures. */
+struct probe_call {
+	const struct fdw_encrypt *e;
+	enum fdw_bench_scale scale;
+};
+
+static int probe_child(void *ctx, int fd, int status_fd)
 {
 	static struct probe_reply r;	/* large: off the stack */
+	const struct probe_call *call = ctx;
+	const struct fdw_encrypt *e = call->e;
 	struct sigaction sa = { .sa_handler = on_term };
 	struct fdw_target tg = e->target;	/* a copy: the parent's stays as it is */
-	size_t off = 0;
 
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent)
-		_exit(1);
+	(void)status_fd;
 	setpgid(0, 0);
 	quiet_stdio();
 	r.rc = fdw_target_attach(&tg);
@@ -481,74 +484,41 @@ probe_child(int fd, pid_t parent, const struct fdw_encrypt *e, enum fdw_bench_sc
 		snprintf(r.why, sizeof(r.why), _("cannot attach a loop device to read it: %s."),
 			 strerror(-r.rc));
 	else
-		r.rc = fdw_predict_measure(tg.device, scale, &probe_stop, &r.run, r.why,
+		r.rc = fdw_predict_measure(tg.device, call->scale, &probe_stop, &r.run, r.why,
 					   sizeof(r.why));
 	/* Our own loop device (autoclear) goes with its last descriptor; wait until it has. */
 	if (tg.loop_attached && !tg.loop_handed_over && tg.loop_fd != e->target.loop_fd) {
 		close(tg.loop_fd);
 		fdw_loop_wait_detached(tg.device);
 	}
-	while (off < sizeof(r) && !probe_stop) {
-		ssize_t n = write(fd, (char *)&r + off, sizeof(r) - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	_exit(off == sizeof(r) ? 0 : 1);
+	/* Stopped, the parent reads no more: the write ends with EPIPE. */
+	return fdw_child_send(fd, &r, sizeof(r)) ? 1 : 0;
 }
 
 int fdw_predict_probe_start(struct fdw_predict_probe *p, const struct fdw_encrypt *e,
 			    enum fdw_bench_scale scale)
 {
-	pid_t parent = getpid(), pid;
-	int pfd[2];
+	/* The child gets SIGTERM when this process dies, so that it detaches its loop device. */
+	const struct fdw_child_opts o = { .parent_death_signal = SIGTERM };
+	struct probe_call call = { .e = e, .scale = scale };	/* the child's copy is its own */
 
 	memset(p, 0, sizeof(*p));
-	p->fd = -1;
+	p->child.reply_fd = p->child.status_fd = -1;
 	p->buf = calloc(1, sizeof(struct probe_reply));
-	if (!p->buf || !e->target_open || pipe2(pfd, O_CLOEXEC) != 0) {
-		p->rc = p->buf && e->target_open ? -errno : -ENOMEM;
+	p->rc = !p->buf ? -ENOMEM : !e->target_open ? -EBADF : 0;
+	if (!p->rc)
+		p->rc = fdw_child_start(&p->child, &o, probe_child, &call);
+	if (p->rc) {
 		snprintf(p->why, sizeof(p->why), _("the measurement could not start: %s."),
 			 strerror(-p->rc));
 		free(p->buf);
 		p->buf = NULL;
 		return p->rc;
 	}
-	pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		probe_child(pfd[1], parent, e, scale);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
-		p->rc = -errno;
-		close(pfd[0]);
-		free(p->buf);
-		p->buf = NULL;
-		snprintf(p->why, sizeof(p->why), _("the measurement could not start: %s."),
-			 strerror(-p->rc));
-		return p->rc;
-	}
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	p->fd = pfd[0];
-	p->pid = pid;
+	fcntl(p->child.reply_fd, F_SETFL, O_NONBLOCK);
 	fdw_log(FDW_LOG_INFO, "predict: measuring %s read-only (pid %ld)", e->target.part->address,
-		(long)pid);
+		(long)p->child.pid);
 	return 0;
-}
-
-static void reap(struct fdw_predict_probe *p)
-{
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
-	if (p->pid > 0)
-		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	p->pid = 0;
 }
 
 int fdw_predict_probe_poll(struct fdw_predict_probe *p)
@@ -558,7 +528,7 @@ int fdw_predict_probe_poll(struct fdw_predict_probe *p)
 	if (p->done || !r)
 		return p->done || p->rc ? 1 : 0;
 	for (;;) {
-		ssize_t n = read(p->fd, (char *)r + p->got, sizeof(*r) - p->got);
+		ssize_t n = read(p->child.reply_fd, (char *)r + p->got, sizeof(*r) - p->got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -571,7 +541,7 @@ int fdw_predict_probe_poll(struct fdw_predict_probe *p)
 		}
 		break;
 	}
-	reap(p);
+	fdw_child_reap(&p->child);
 	p->done = true;
 	if (p->got < sizeof(*r)) {
 		p->rc = -ECHILD;
@@ -587,18 +557,12 @@ int fdw_predict_probe_poll(struct fdw_predict_probe *p)
 void fdw_predict_probe_stop(struct fdw_predict_probe *p)
 {
 	/* A zeroed probe was never started: its fd 0 is not ours to close. */
-	if (!p->buf) {
-		memset(p, 0, sizeof(*p));
-		p->fd = -1;
-		return;
+	if (p->buf) {
+		if (p->child.pid > 0)
+			kill(p->child.pid, SIGTERM);
+		fdw_child_reap(&p->child);
+		free(p->buf);
 	}
-	if (p->pid > 0) {
-		kill(p->pid, SIGTERM);
-		reap(p);
-	}
-	if (p->fd >= 0)
-		close(p->fd);
-	free(p->buf);
 	memset(p, 0, sizeof(*p));
-	p->fd = -1;
+	p->child.reply_fd = p->child.status_fd = -1;
 }

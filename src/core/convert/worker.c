@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,51 +37,6 @@
 /* Between two steps of the conversion (a hotzone may take long on a slow disk), the time
  * left is published again this often, so it counts down, or grows while a step is late. */
 #define ETA_REFRESH_S 1.0
-
-pid_t fdw_daemonize(void)
-{
-	int ready[2], fd;
-	pid_t pid, worker = 0;
-	ssize_t r;
-
-	if (pipe2(ready, O_CLOEXEC) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid > 0) {
-		/* The caller learns the worker's pid once it has detached. */
-		close(ready[1]);
-		do
-			r = read(ready[0], &worker, sizeof(worker));
-		while (r < 0 && errno == EINTR);
-		close(ready[0]);
-		waitpid(pid, NULL, 0);
-		return r == (ssize_t)sizeof(worker) ? worker : -ECHILD;
-	}
-	close(ready[0]);
-	setsid();
-	/* The second fork makes sure the worker can never reacquire a terminal. */
-	pid = fork();
-	if (pid != 0)
-		_exit(pid < 0 ? 1 : 0);
-	worker = getpid();
-	if (write(ready[1], &worker, sizeof(worker)) != (ssize_t)sizeof(worker))
-		_exit(1);
-	close(ready[1]);
-	umask(077);
-	if (chdir("/") != 0)
-		_exit(1);
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
-	return 0;
-}
 
 struct publisher {
 	char path[PATH_MAX];

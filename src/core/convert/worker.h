@@ -11,12 +11,6 @@
 #include "base/secret.h"
 
 /*
- * Detach into a new session without a terminal (double fork, stdio on /dev/null).
- * Returns 0 in the worker, the worker's pid in the caller, or -errno.
- */
-pid_t fdw_daemonize(void);
-
-/*
  * Convert volume @v for @job, publishing progress a few times a second to the job's
  * status file; stop cleanly when *@stop becomes nonzero. @echo, when set, also sees
  * every progress step (a foreground run draws its progress line with it). Returns 0 when complete,
