@@ -138,6 +138,20 @@ int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t n
 	return rc;
 }
 
+/* Open @address for @r: 0, or -errno with @why. */
+static int resume_open_target(struct fdw_resume *r, const char *address, char *why, size_t len)
+{
+	int rc = fdw_target_open(address, &r->target);
+
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
+			 fdw_scan_error_text(rc));
+		return rc;
+	}
+	r->target_open = true;
+	return 0;
+}
+
 int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len)
 {
 	struct fdw_progress p;
@@ -150,13 +164,9 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	 * half-written makes libcryptsetup repair it, and a second resume reading at that
 	 * moment would see no LUKS at all.
 	 */
-	rc = fdw_target_open(address, &r->target);
-	if (rc) {
-		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
-			 fdw_scan_error_text(rc));
+	rc = resume_open_target(r, address, why, len);
+	if (rc)
 		return rc;
-	}
-	r->target_open = true;
 	r->lock_fd = fdw_target_lock(&r->target);
 	if (r->lock_fd == -EBUSY) {
 		snprintf(why, len, _("another fdewiz is converting %s right now. Nothing was "
@@ -171,13 +181,9 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	/* Look again under the lock: the run that held it may have just changed it. */
 	fdw_target_close(&r->target);
 	r->target_open = false;
-	rc = fdw_target_open(address, &r->target);
-	if (rc) {
-		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
-			 fdw_scan_error_text(rc));
+	rc = resume_open_target(r, address, why, len);
+	if (rc)
 		return rc;
-	}
-	r->target_open = true;
 	rc = fdw_job_for_target(&r->target, &r->job, &r->recorded);
 	if (!rc && strcmp(r->job.address, r->target.part->address)) {
 		/* The same volume under another name now (a reused loop device, a new slot). */
