@@ -4,9 +4,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -134,6 +136,13 @@ int fdw_child_reap(struct fdw_child *c)
 	}
 	c->pid = 0;
 	return status;
+}
+
+int fdw_child_private_mounts(void)
+{
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -errno;
+	return 0;
 }
 
 pid_t fdw_child_detach(void)

@@ -56,6 +56,12 @@ int fdw_child_send(int fd, const void *buf, size_t len);
 int fdw_child_reap(struct fdw_child *c);
 
 /*
+ * In a child: a mount namespace of its own, private from "/" down, so that whatever it
+ * mounts is seen nowhere else and goes when it ends, however it ends. 0 or -errno.
+ */
+int fdw_child_private_mounts(void);
+
+/*
  * Detach the caller into a background process of its own: a new session, forked twice so
  * that it can never reacquire a terminal, umask 077, "/" as its folder, standard streams on
  * /dev/null. Returns 0 in that process; in the caller its pid once it has detached, or

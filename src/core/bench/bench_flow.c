@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -32,8 +31,10 @@
 static int mount_private(const char *device, const char *fstype, const char *tag, char *dir,
 			 size_t len)
 {
-	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return -errno;
+	int rc = fdw_child_private_mounts();
+
+	if (rc)
+		return rc;
 	if (mkdir(FDW_LOCK_DIR, 0700) != 0 && errno != EEXIST)
 		return -errno;
 	if (mount("fdewiz-bench", FDW_LOCK_DIR, "tmpfs", MS_NOSUID | MS_NODEV,

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,8 +231,9 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	char bootdev[PATH_MAX], *type;
 	int rc;
 
-	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return -errno;
+	rc = fdw_child_private_mounts();
+	if (rc)
+		return rc;
 	snprintf(t.root, sizeof(t.root), "%s/jobs/%s.root", fdw_state_dir(), job->id);
 	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
 		return -errno;

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,8 +490,9 @@ static int tables_in_child(const struct fdw_job *job, struct data_record *r, con
 	const char *src = dev;
 	int rc, loop_fd = -1;
 
-	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return -errno;
+	rc = fdw_child_private_mounts();
+	if (rc)
+		return rc;
 	if (!dev[0]) {
 		loop_fd = fdw_loop_attach(r->root_disk, r->root_start, r->root_size, loop,
 					  sizeof(loop));
