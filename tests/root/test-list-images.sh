@@ -267,7 +267,9 @@ check_usage "$gpt" "$json" 8 xfs
 check_verdict "$json" 1 efi-system false null '[]'
 check_verdict "$json" 2 ok true shrink '["shrink","detached-header"]'
 check_verdict "$json" 3 ok true grow '["grow","detached-header"]'
-check_verdict "$json" 4 unsupported-filesystem false null '["detached-header"]'
+# A 256 MiB btrfs: the kernel resizes none below 256 MiB, so the header's room is not there.
+check_verdict "$json" 4 full false null '["detached-header"]'
+assert_json "$json" "$(part 4) | .verdict.message | contains(\"cannot be made smaller than 256 MiB\")" true
 check_verdict "$json" 5 swap false null '[]'
 check_verdict "$json" 6 already-luks false null '[]'
 check_verdict "$json" 7 full false null '["detached-header"]'

@@ -83,6 +83,39 @@ static void test_xfs(void **state)
 	assert_int_equal(fdw_xfs_usage(sb, sizeof(sb), &u), -EINVAL);
 }
 
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static void test_btrfs(void **state)
+{
+	unsigned char sb[4096] = { 0 };
+	struct fdw_fs_usage u = { -1, -1, -1, -1, -1, -1, -1 };
+
+	(void)state;
+	memcpy(sb + 64, "_BHRfS_M", 8);
+	put_le64(sb + 112, 512ULL << 20);	/* total bytes */
+	put_le64(sb + 120, 100ULL << 20);	/* bytes used */
+	put_le64(sb + 136, 1);			/* devices */
+	put_le32(sb + 144, 4096);		/* sector size */
+	put_le64(sb + 209, 512ULL << 20);	/* this device: size */
+	put_le64(sb + 217, 180ULL << 20);	/* its allocated chunks */
+	assert_int_equal(fdw_btrfs_usage(sb, sizeof(sb), &u), 0);
+	assert_int_equal(u.size, 512LL << 20);
+	assert_int_equal(u.used, 100LL << 20);
+	assert_int_equal(u.devices, 1);
+	assert_int_equal(u.allocated, 180LL << 20);
+	/* Chunks beyond the device: not believed. */
+	u.allocated = -1;
+	put_le64(sb + 217, 600ULL << 20);
+	assert_int_equal(fdw_btrfs_usage(sb, sizeof(sb), &u), 0);
+	assert_int_equal(u.allocated, -1);
+	memcpy(sb + 64, "_BHRfS_X", 8);
+	assert_int_equal(fdw_btrfs_usage(sb, sizeof(sb), &u), -EINVAL);
+}
+
 static void test_vfat(void **state)
 {
 	unsigned char sb[512] = { 0 };
@@ -161,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_ext4),
 		cmocka_unit_test(test_xfs),
 		cmocka_unit_test(test_vfat),
+		cmocka_unit_test(test_btrfs),
 		cmocka_unit_test(test_luks2),
 		cmocka_unit_test(test_luks1),
 	};

@@ -138,9 +138,36 @@ static void test_xfs_needs_free_space(void **state)
 	p.free_after = 64 * FDW_MIB;
 	assert_int_equal(decide(&p), FDW_REASON_OK);
 	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_GROW);
+}
+
+/* A btrfs on one device shrinks (the scan estimated its minimum); one that spans several
+ * devices (no minimum) does not. */
+static void test_btrfs(void **state)
+{
+	struct fdw_partition p = ext4_part();
+	char buf[1024];
+
+	(void)state;
 	p.fstype = "btrfs";
-	p.free_after = 0;
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_SHRINK);
+	p.fs_min_size = (int64_t)(p.size - FDW_HEADER_ROOM) + 4096;
+	assert_int_equal(decide(&p), FDW_REASON_FULL);
+	fdw_verdict_explain(&p, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "btrfs filesystem is too full"));
+	assert_null(strstr(buf, "resize2fs"));
+	/* Too small for the kernel's 256 MiB floor once the header is taken: said so. */
+	p.size = p.fs_size = 270 * FDW_MIB;
+	p.fs_min_size = FDW_BTRFS_MIN_RESIZE;
+	assert_int_equal(decide(&p), FDW_REASON_FULL);
+	fdw_verdict_explain(&p, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "cannot be made smaller than 256 MiB"));
+	p.size = p.fs_size = 1024 * FDW_MIB;
+	p.fs_min_size = -1;
 	assert_int_equal(decide(&p), FDW_REASON_UNSUPPORTED_FS);
+	p.free_after = 64 * FDW_MIB;
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_GROW);
 }
 
 static void test_in_use(void **state)
@@ -290,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_full_ext4),
 		cmocka_unit_test(test_free_tail),
 		cmocka_unit_test(test_xfs_needs_free_space),
+		cmocka_unit_test(test_btrfs),
 		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_messages),

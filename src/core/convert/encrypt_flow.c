@@ -490,7 +490,7 @@ static int make_room(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char 
 	if (e->plan.strategy != FDW_STRATEGY_SHRINK)
 		return 0;
 	announce(phase, ctx, FDW_PHASE_SHRINKING);
-	rc = fdw_ext_shrink(e->target.device, e->plan.fs_size_max, &min);
+	rc = fdw_fs_shrink(e->target.device, e->target.part->fstype, e->plan.fs_size_max, &min);
 	if (rc == -ENOSPC && min > e->plan.fs_size_max)
 		snprintf(why, len, _("the checked filesystem cannot shrink below %s, more than the "
 				     "%s it may keep; it needs about %llu MiB freed. It was not "
@@ -498,6 +498,11 @@ static int make_room(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char 
 			 fdw_format_size(min, a, sizeof(a)),
 			 fdw_format_size(e->plan.fs_size_max, b, sizeof(b)),
 			 (unsigned long long)((min - e->plan.fs_size_max + FDW_MIB - 1) / FDW_MIB));
+	else if (rc && e->target.part->fstype && !strcmp(e->target.part->fstype, "btrfs"))
+		snprintf(why, len, _("the btrfs filesystem could not be shrunk (%s): it may be too "
+				     "full for btrfs to move its chunks, or damaged. The data is "
+				     "intact and not encrypted; free some space, or check it with "
+				     "btrfs check --readonly."), strerror(-rc));
 	else if (rc)
 		snprintf(why, len, _("the filesystem could not be shrunk (%s). The data is intact "
 				     "and not encrypted; check it with e2fsck -f."), strerror(-rc));

@@ -209,12 +209,13 @@ static void grow_back(const struct fdw_job *job, const struct fdw_volume *v)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/dev/mapper/%s", v->active_name);
-	/* Mounted: resize2fs grows it live; unmounted it wants a check first. */
-	if (fdw_ext_grow_online(path) == 0 || fdw_ext_grow(path) == 0)
+	if (fdw_fs_grow(path, job->fs_to_grow) == 0)
 		fdw_log(FDW_LOG_INFO, "%s: filesystem grown to fill the volume", job->address);
 	else
-		fdw_log(FDW_LOG_WARN, "%s: the filesystem could not be grown; run resize2fs %s",
-			job->address, path);
+		fdw_log(FDW_LOG_WARN, "%s: the filesystem could not be grown; %s %s",
+			job->address, strcmp(job->fs_to_grow, "btrfs") ? "run resize2fs on" :
+			"mount it and run btrfs filesystem resize max on the mount point of",
+			path);
 }
 
 /*

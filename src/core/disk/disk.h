@@ -13,6 +13,8 @@
 /* Room a LUKS2 header takes at the start of the device when data shifts in place:
  * twice the default 16 MiB header, as cryptsetup recommends for --reduce-device-size. */
 #define FDW_HEADER_ROOM (32 * FDW_MIB)
+/* No btrfs device is resized below this (the kernel's limit): its smallest fs_min_size. */
+#define FDW_BTRFS_MIN_RESIZE (256 * (int64_t)FDW_MIB)
 /* Below this a partition is not worth encrypting in place. */
 #define FDW_MIN_PARTITION (64 * FDW_MIB)
 

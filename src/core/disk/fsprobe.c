@@ -76,6 +76,11 @@ int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	used = fdw_le64(sb + 120);
 	if (used > total || total > (uint64_t)INT64_MAX)
 		return -EINVAL;
+	/* This device's item (at 201): its size (+8) and the bytes its chunks take (+16). */
+	u->devices = (int64_t)(fdw_le64(sb + 136) > 64 ? 64 : fdw_le64(sb + 136));
+	if (len >= 225 && fdw_le64(sb + 217) <= fdw_le64(sb + 209))
+		u->allocated = (int64_t)(fdw_le64(sb + 217) > (uint64_t)INT64_MAX ?
+					 -1 : (int64_t)fdw_le64(sb + 217));
 	u->size = (int64_t)total;
 	u->used = (int64_t)used;
 	u->free = (int64_t)(total - used);
@@ -161,10 +166,31 @@ static char *blkid_value(blkid_probe pr, const char *name)
 	return strdup(v);
 }
 
+/*
+ * How small a single-device btrfs can be made, from its superblock: the chunks it has
+ * allocated, the first MiB it never uses, and room to move one more chunk while it
+ * shrinks (btrfs moves each chunk that lies past the new end into free space: a data
+ * chunk is a tenth of the filesystem, at most 1 GiB), and never below the kernel's floor.
+ * An estimate for the verdict; the
+ * resize itself has the last word, and refuses without changing anything.
+ */
+static int64_t btrfs_min_size(const struct fdw_fs_usage *u)
+{
+	int64_t slack = u->size / 10, min;
+
+	slack = slack < 32 * (int64_t)FDW_MIB ? 32 * (int64_t)FDW_MIB :
+		slack > 1024 * (int64_t)FDW_MIB ? 1024 * (int64_t)FDW_MIB : slack;
+	min = u->allocated + (int64_t)FDW_MIB + slack;
+	if (u->block_size > 0)
+		min = (min + u->block_size - 1) / u->block_size * u->block_size;
+	/* The kernel resizes no btrfs device below 256 MiB (EINVAL), however empty. */
+	return min < FDW_BTRFS_MIN_RESIZE ? FDW_BTRFS_MIN_RESIZE : min;
+}
+
 /* Read the superblock of a recognised filesystem for size, usage and block size. */
 static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part)
 {
-	struct fdw_fs_usage u = { -1, -1, -1, -1, -1 };
+	struct fdw_fs_usage u = { -1, -1, -1, -1, -1, -1, -1 };
 	const char *t = part->fstype;
 	unsigned char sb[4096];
 	uint64_t sb_off;
@@ -198,6 +224,9 @@ static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_parti
 	part->fs_free = u.free;
 	part->fs_block_size = u.block_size;
 	part->fs_sector_size = u.sector_size;
+	/* A btrfs of several devices is not shrunk by fdewiz: its minimum stays unknown. */
+	if (u.devices == 1 && u.allocated >= 0)
+		part->fs_min_size = btrfs_min_size(&u);
 }
 
 /* LUKS2 keeps its JSON metadata in the first header area; 4 MiB bounds the largest. */

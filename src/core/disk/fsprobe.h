@@ -19,6 +19,9 @@ int fdw_fsprobe(int fd, uint64_t offset, uint64_t size, struct fdw_partition *pa
 /* Superblock parsers; each returns 0 and fills what it knows, or -EINVAL. */
 struct fdw_fs_usage {
 	int64_t size, used, free, block_size, sector_size;
+	/* Filled by the btrfs parser only (others leave them): the devices it spans, and the
+	 * bytes of this device its chunks take (what a shrink must keep, at the least). */
+	int64_t devices, allocated;
 };
 int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
 int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);

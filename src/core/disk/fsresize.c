@@ -154,3 +154,19 @@ int fdw_ext_grow_online(const char *device)
 
 	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
 }
+
+int fdw_fs_shrink(const char *device, const char *fstype, uint64_t max_bytes,
+		  uint64_t *min_bytes)
+{
+	if (fstype && !strcmp(fstype, "btrfs"))
+		return fdw_btrfs_shrink(device, max_bytes, min_bytes);
+	return fdw_ext_shrink(device, max_bytes, min_bytes);
+}
+
+int fdw_fs_grow(const char *device, const char *fstype)
+{
+	if (fstype && !strcmp(fstype, "btrfs"))
+		return fdw_btrfs_grow(device);
+	/* Mounted: resize2fs grows it live; unmounted it wants a check first. */
+	return fdw_ext_grow_online(device) == 0 ? 0 : fdw_ext_grow(device);
+}

@@ -25,4 +25,21 @@ int fdw_ext_grow_online(const char *device);
 /* Size in bytes of the ext2/3/4 filesystem on @device, read from its superblock. */
 int fdw_ext_size(const char *device, uint64_t *bytes, uint64_t *block_size);
 
+/*
+ * The same for a single-device btrfs, mounted only inside a child of fdewiz (btrfs resizes
+ * a mounted filesystem only): checked with `btrfs check --readonly` first (-EUCLEAN),
+ * -ENOSPC when btrfs finds no room to move its chunks (nothing changed then; @min_bytes
+ * gets 0: btrfs gives no figure). Its size is read back from the superblock.
+ */
+int fdw_btrfs_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes);
+/* Grow it to fill its device. */
+int fdw_btrfs_grow(const char *device);
+/* The size of this device in a single-device btrfs, from its superblock. */
+int fdw_btrfs_size(const char *device, uint64_t *bytes);
+
+/* Shrink or grow whichever of those @fstype is (ext2/3/4 or btrfs). */
+int fdw_fs_shrink(const char *device, const char *fstype, uint64_t max_bytes,
+		  uint64_t *min_bytes);
+int fdw_fs_grow(const char *device, const char *fstype);
+
 #endif

@@ -108,6 +108,12 @@ static bool is_ext(const struct fdw_partition *p)
 	return fstype_is(p, "ext2") || fstype_is(p, "ext3") || fstype_is(p, "ext4");
 }
 
+/* A btrfs fdewiz can shrink: on one device (the scan then estimated its minimum). */
+static bool is_btrfs_single(const struct fdw_partition *p)
+{
+	return fstype_is(p, "btrfs") && p->fs_min_size >= 0;
+}
+
 static bool is_mounted_as_root(const struct fdw_partition *p)
 {
 	for (size_t i = 0; i < p->n_mountpoints; i++)
@@ -177,7 +183,7 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 bool fdw_has_free_tail(const struct fdw_partition *p)
 {
 	/* Only where fdewiz reads the filesystem's own end from its superblock. */
-	if (!is_ext(p) && !fstype_is(p, "xfs"))
+	if (!is_ext(p) && !fstype_is(p, "xfs") && !is_btrfs_single(p))
 		return false;
 	return p->fs_size > 0 && (uint64_t)p->fs_size + FDW_HEADER_ROOM <= p->size;
 }
@@ -186,7 +192,7 @@ int64_t fdw_shrink_shortfall(const struct fdw_partition *p)
 {
 	uint64_t target;
 
-	if (!is_ext(p) || p->fs_min_size < 0 || p->fs_block_size <= 0 ||
+	if ((!is_ext(p) && !is_btrfs_single(p)) || p->fs_min_size < 0 || p->fs_block_size <= 0 ||
 	    p->size < FDW_HEADER_ROOM)
 		return -1;
 	/* resize2fs is given whole blocks: the most the filesystem may keep. */
@@ -225,7 +231,7 @@ void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
 
 	if (v->strategy) {
 		v->eligible = true;
-	} else if (is_ext(p)) {
+	} else if (is_ext(p) || is_btrfs_single(p)) {
 		v->reason = fdw_shrink_shortfall(p) < 0 ? FDW_REASON_MIN_UNKNOWN : FDW_REASON_FULL;
 	} else if (fstype_is(p, "xfs")) {
 		v->reason = FDW_REASON_NO_ROOM;
@@ -243,13 +249,31 @@ static int explain_full(const struct fdw_partition *p, char *buf, size_t len)
 
 	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
 	fdw_format_size(p->fs_min_size > 0 ? (uint64_t)p->fs_min_size : 0, min, sizeof(min));
-	if (p->fs_size > 0 && p->fs_min_size >= p->fs_size)
+	if (is_ext(p) && p->fs_size > 0 && p->fs_min_size >= p->fs_size)
 		return snprintf(buf, len,
 				_("The filesystem is too full to give up %s for the header: it "
 				  "cannot shrink at all now (resize2fs needs all of its %s), so it "
 				  "needs at least %llu MiB freed. There is no free space after the "
 				  "partition either: free some space, or use a detached header on "
 				  "another disk."), room, min, (unsigned long long)mib);
+	if (is_btrfs_single(p) && p->fs_min_size <= FDW_BTRFS_MIN_RESIZE)
+		return snprintf(buf, len,
+				_("btrfs cannot be made smaller than %s, and this partition is too "
+				  "small to keep that much beside the %s header. There is no free "
+				  "space after the partition either: use a detached header on "
+				  "another disk."), min, room);
+	if (p->fs_used > 0 && is_btrfs_single(p)) {
+		char used[32];
+
+		fdw_format_size((uint64_t)p->fs_used, used, sizeof(used));
+		return snprintf(buf, len,
+				_("The btrfs filesystem is too full to give up %s for the header: "
+				  "with %s in use, its chunks and the room btrfs needs to move them "
+				  "come to about %s, so it needs about %llu MiB freed. There is no "
+				  "free space after the partition either: free some space, or use "
+				  "a detached header on another disk."), room, used, min,
+				(unsigned long long)mib);
+	}
 	if (p->fs_used > 0) {
 		char used[32];
 
