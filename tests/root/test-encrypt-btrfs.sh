@@ -2,8 +2,9 @@
 # In-place encryption of a btrfs partition: the list offers a shrink (estimated from its
 # superblock), the conversion shrinks it through a private mount and `btrfs filesystem
 # resize`, and cryptsetup (not fdewiz) then decrypts it for `btrfs check` and the sha256
-# of every file. A btrfs too full to give up the header's room is refused by the list and by
-# encrypt, the image unchanged, the message saying what to free.
+# of every file. Refused, each time with the image unchanged and the message saying why: a
+# btrfs too full to give up the header's room (by the list and by encrypt), and one holding
+# an installed system in a subvolume, found by a read-only look inside.
 # Cost: about 40 s (two small btrfs filesystems, one conversion of 320 MiB).
 set -euo pipefail
 
@@ -56,7 +57,37 @@ assert_true "tight: refused (exit $RUN_RC)" [ "$RUN_RC" -ne 0 ]
 assert_contains "tight: the reason" "$(tr '\n' ' ' <"$res.all")" "too full"
 assert_eq "tight: image unchanged" "$sum" "$(sha256sum <"$img")"
 
-# 3. The pool converts in place.
+# 3. A system installed in a subvolume of the pool (as Fedora installs one): fdewiz does not
+# set up the boot of a btrfs root, so encrypt looks inside (read-only) and refuses.
+with_system() # add|remove
+{
+	local dev mnt=$IMG_TMP/sys
+	dev=$(img_loop "$img" 2)
+	img_mount "$dev" "$mnt"
+	if [ "$1" = add ]; then
+		btrfs -q subvolume create "$mnt/@"
+		mkdir -p "$mnt/@/etc"
+		echo "UUID=$(blkid -o value -s UUID "$dev") / btrfs subvol=@ 0 0" >"$mnt/@/etc/fstab"
+		echo 'PRETTY_NAME="Fedora Linux 39 (Test)"' >"$mnt/@/etc/os-release"
+	else
+		btrfs -q subvolume delete "$mnt/@"
+	fi
+	img_umount "$mnt"
+	img_unloop "$dev"
+}
+with_system add
+sum=$(sha256sum <"$img")
+fdw encrypt --yes --foreground --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" \
+	"$img:2"
+assert_true "system on btrfs: refused (exit $RUN_RC)" [ "$RUN_RC" -ne 0 ]
+assert_contains "system on btrfs: names it and where" "$(tr '\n' ' ' <"$res.all")" \
+	"holds an installed system (Fedora Linux 39 (Test), in /@ of its btrfs)"
+assert_contains "system on btrfs: nothing changed" "$(tr '\n' ' ' <"$res.all")" \
+	"Nothing was changed."
+assert_eq "system on btrfs: image unchanged" "$sum" "$(sha256sum <"$img")"
+with_system remove
+
+# 4. The pool converts in place.
 fdw encrypt --yes --foreground --fast-pbkdf --no-bench --key-file "$key" --work-dir "$IMG_TMP" \
 	"$img:2"
 assert_eq "pool: encrypt exit status" 0 "$RUN_RC"
@@ -64,7 +95,7 @@ assert_eq "pool: encrypt exit status" 0 "$RUN_RC"
 loop=$(img_loop "$img" 2)
 assert_eq "pool: LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
 
-# 4. Independent check: cryptsetup decrypts it through a new header file (this host has
+# 5. Independent check: cryptsetup decrypts it through a new header file (this host has
 # no device-mapper; the VM tests open volumes), then btrfs check and every file's sha256.
 part_size=$(blockdev --getsize64 "$loop")
 assert_true "pool: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt --decrypt \

@@ -36,6 +36,7 @@
 #include "boot/system_boot.h"
 #include "boot/system_data.h"
 #include "base/uuid.h"
+#include "disk/system_peek.h"
 #include "disk/volume_id.h"
 
 /* @path made absolute against the current directory (the file need not exist yet). */
@@ -383,6 +384,9 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 		return rc;
 	}
 	rc = check_paths(e, o, why, len);
+	/* A system on btrfs or XFS is not one whose boot fdewiz sets up: looked for inside. */
+	if (!rc && !e->target.part->os.found)
+		rc = fdw_system_peek_refusal(&e->target, why, len);
 	/* An installed system's root: its /boot and a persistent state folder, checked now. */
 	if (!rc && e->target.part->os.found)
 		rc = fdw_system_boot_prepare(&e->target, e->header_backup, why, len);
