@@ -21,7 +21,7 @@
 #include "base/child.h"
 #include "base/i18n.h"
 #include "base/log.h"
-#include "disk/target.h"
+#include "disk/private_mount.h"
 
 /*
  * In a mount namespace of its own (the caller is a child made for this): everything is
@@ -31,18 +31,13 @@
 static int mount_private(const char *device, const char *fstype, const char *tag, char *dir,
 			 size_t len)
 {
-	int rc = fdw_child_private_mounts();
+	char name[64];
+	int rc;
 
+	snprintf(name, sizeof(name), "bench-%s", tag);
+	rc = fdw_private_mount_dir(name, dir, len);
 	if (rc)
 		return rc;
-	if (mkdir(FDW_LOCK_DIR, 0700) != 0 && errno != EEXIST)
-		return -errno;
-	if (mount("fdewiz-bench", FDW_LOCK_DIR, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0700,size=64k") != 0)
-		return -errno;
-	snprintf(dir, len, "%s/bench-%s", FDW_LOCK_DIR, tag);
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return -errno;
 	if (mount(device, dir, fstype, MS_NOATIME | MS_NOSUID | MS_NODEV, NULL) != 0)
 		return -errno;
 	return 0;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -13,7 +14,7 @@
 
 #include "fsprobe.h"
 #include "fsresize.h"
-#include "target.h"
+#include "private_mount.h"
 #include "base/bytes.h"
 #include "base/child.h"
 #include "base/fileio.h"
@@ -52,19 +53,13 @@ struct resize_call {
 static int resize_child(void *ctx, char *note, size_t len)
 {
 	const struct resize_call *c = ctx;
-	char dir[] = FDW_LOCK_DIR "/resize";
-	int rc = fdw_child_private_mounts();
+	char dir[PATH_MAX];
+	int rc = fdw_private_mount_dir("resize", dir, sizeof(dir));
 
 	(void)note;
 	(void)len;
 	if (rc)
 		return rc;
-	/* A tmpfs of its own to mount on: nothing is left behind in the real /run. */
-	if ((mkdir(FDW_LOCK_DIR, 0700) != 0 && errno != EEXIST) ||
-	    mount("fdewiz-resize", FDW_LOCK_DIR, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0700,size=64k") != 0 ||
-	    mkdir(dir, 0700) != 0)
-		return -errno;
 	if (mount(c->device, dir, "btrfs", MS_NOATIME | MS_NOSUID | MS_NODEV, NULL) != 0) {
 		rc = -errno;
 		fdw_log(FDW_LOG_ERROR, "cannot mount the btrfs on %s to resize it: %s",

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "installed_os.h"
+#include "private_mount.h"
 #include "system_peek.h"
 #include "base/child.h"
 #include "base/fileio.h"
@@ -95,15 +97,11 @@ static int peek_child(void *ctx, int fd, int status_fd)
 {
 	static struct peek_reply r;
 	struct fdw_target tg = *(const struct fdw_target *)ctx;	/* its own loop device */
-	char top[] = FDW_LOCK_DIR "/peek";
 	const char *type = tg.part->fstype;
+	char top[128];
 
 	(void)status_fd;
-	r.rc = fdw_child_private_mounts();
-	if (!r.rc && ((mkdir(FDW_LOCK_DIR, 0700) != 0 && errno != EEXIST) ||
-		      mount("fdewiz-peek", FDW_LOCK_DIR, "tmpfs", MS_NOSUID | MS_NODEV,
-			    "mode=0700,size=64k") != 0 || mkdir(top, 0700) != 0))
-		r.rc = -errno;
+	r.rc = fdw_private_mount_dir("peek", top, sizeof(top));
 	if (!r.rc)
 		r.rc = fdw_target_attach(&tg);
 	if (!r.rc && mount(tg.device, top, type, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
