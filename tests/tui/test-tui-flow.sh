@@ -222,14 +222,19 @@ state_now=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:2" |
 assert_eq "status after the wizard" complete "$state_now"
 
 # 11. The comparison table. The after-benchmark needs device-mapper (the VM tests have it);
-#     here an "after" run is derived from the saved baseline, 20 % slower in every test,
-#     and the wizard opens the results from the encrypted partition in the disks list.
+#     here an "after" run is derived from the saved baseline, 25 % slower in every test
+#     (well inside "noticeable": 20 % exactly is the border, where rounding decides), and
+#     the wizard opens the results from the encrypted partition in the disks list.
 job_file=$(ls "$state"/jobs/*.json)
 before_json=$(jq -r .bench_before "$job_file")
 assert_true "baseline saved" test -s "$before_json"
 after_json=$state/bench/after-derived.json
+# A busy machine marks noisy tests "unstable", and those are left out of the verdict: here
+# every test counts, so that the verdict is the derived 25 %, whatever the machine did.
+jq '.tests[].unstable = false' "$before_json" >"$before_json.new"
+mv "$before_json.new" "$before_json"
 jq '.label = "after" | .tests[].metrics[] |= (if .higher_is_better
-	then .samples |= map(. * 0.8) else .samples |= map(. * 1.25) end)' \
+	then .samples |= map(. * 0.75) else .samples |= map(. * 4 / 3) end)' \
 	"$before_json" >"$after_json"
 jq --arg a "$after_json" '.bench_after = $a | .bench_note = ""' "$job_file" >"$job_file.new"
 mv "$job_file.new" "$job_file"
@@ -242,8 +247,8 @@ save 11-results-compare
 s=$(tmux_capture "$srv")
 assert_contains "compare: plain row" "$s" "plain"
 assert_contains "compare: encrypted row" "$s" "encrypted"
-assert_contains "compare: slowdown" "$s" "20.0% slower"
-assert_contains "compare: verdict" "$s" "Encryption costs noticeable speed on this machine (2"
+assert_contains "compare: slowdown" "$s" "25.0% slower"
+assert_contains "compare: verdict" "$s" "Encryption costs noticeable speed on this machine (25"
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 
