@@ -126,11 +126,6 @@ struct tui {
 	struct fdw_secret *recovery;
 	bool recovery_quit_asked;
 
-	/* Confirm. */
-	char confirm[64];
-	size_t confirm_len;
-	char confirm_msg[256];
-
 	/* Progress. */
 	struct fdw_job job;
 	bool have_job;
