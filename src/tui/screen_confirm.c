@@ -102,9 +102,6 @@ static void confirm_draw(struct tui *t)
 		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, cs->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: start if the word is right  Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
 	tui_word_draw(t, &cs->word, y);
 }
 
@@ -144,6 +141,7 @@ const struct tui_screen_ops tui_screen_confirm = {
 	.enter = confirm_enter,
 	.draw = confirm_draw,
 	.key = confirm_key,
+	.hint = N_("Enter: start if the word is right  Esc: back"),
 	.state_size = sizeof(struct confirm_state),
 	.text = true,
 };

@@ -97,10 +97,15 @@ static void econfirm_draw(struct tui *t)
 		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, cs->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: erase if the word is right  Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
 	tui_word_draw(t, &cs->word, y);
+}
+
+/* No keys to offer while the erase runs. */
+static const char *econfirm_hint(const struct tui *t)
+{
+	const struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
+
+	return cs->working ? NULL : N_("Enter: erase if the word is right  Esc: back");
 }
 
 /* The word was right: the engine erases, then the result is shown. */
@@ -154,6 +159,7 @@ const struct tui_screen_ops tui_screen_eraseconfirm = {
 	.enter = econfirm_enter,
 	.draw = econfirm_draw,
 	.key = econfirm_key,
+	.hint_of = econfirm_hint,
 	.state_size = sizeof(struct erase_confirm_state),
 	.text = true,
 };

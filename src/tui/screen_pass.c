@@ -60,9 +60,6 @@ static void draw_weak(struct tui *t, int y)
 		tui_wrap(y + 1, 2, COLS - 4, 1, ps->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: use it if the word is right  Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
 	tui_word_draw(t, &ps->word, y);
 }
 
@@ -127,10 +124,6 @@ static void pass_draw(struct tui *t)
 		tui_wrap(y, 6, COLS - 8, 2, _("Also make a recovery key (a long random key in a "
 					       "second slot, shown once, to write down)"));
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Tab: next field  Enter: continue  Space: toggle the box  "
-				      "Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
 	/* The cursor goes last: it marks the field being typed into. */
 	if (ps->focus < 2) {
 		curs_set(1);
@@ -239,6 +232,16 @@ static void pass_key(struct tui *t, struct tui_key k)
 	}
 }
 
+/* The weak passphrase's word has keys of its own. */
+static const char *pass_hint(const struct tui *t)
+{
+	const struct pass_state *ps = t->state[TUI_PASS];
+
+	return ps->weak_ask ? N_("Enter: use it if the word is right  Esc: back") :
+			      N_("Tab: next field  Enter: continue  Space: toggle the box  "
+				 "Esc: back");
+}
+
 /* The passphrase is always typed afresh: coming back, the old one is wiped. */
 static bool pass_enter(struct tui *t, enum tui_screen from)
 {
@@ -256,6 +259,7 @@ const struct tui_screen_ops tui_screen_pass = {
 	.enter = pass_enter,
 	.draw = pass_draw,
 	.key = pass_key,
+	.hint_of = pass_hint,
 	.state_size = sizeof(struct pass_state),
 	.text = true,
 };

@@ -609,12 +609,16 @@ static void plan_draw(struct tui *t)
 			   "and a typed confirmation."));
 		tui_attr_off(t, TUI_C_DIM);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, t->plan_focus == 2 ?
-		_("Up/Down: cipher  Tab: next  Enter: continue  e: erase instead  Esc: back  q: quit") :
-		_("Tab: next  Space: toggle  Enter: continue  e: erase instead  Esc: back  q: quit"),
-		true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* On the cipher list Up/Down choose a cipher; elsewhere Space ticks a box. */
+static const char *plan_hint(const struct tui *t)
+{
+	return t->plan_focus == 2 ?
+		N_("Up/Down: cipher  Tab: next  Enter: continue  e: erase instead  Esc: back  "
+		   "q: quit") :
+		N_("Tab: next  Space: toggle  Enter: continue  e: erase instead  Esc: back  "
+		   "q: quit");
 }
 
 static void plan_key(struct tui *t, struct tui_key k)
@@ -663,6 +667,7 @@ const struct tui_screen_ops tui_screen_plan = {
 	.enter = plan_open,
 	.draw = plan_draw,
 	.key = plan_key,
+	.hint_of = plan_hint,
 	.tick = plan_tick,
 	.state_size = sizeof(struct plan_state),
 	.free_state = plan_free_state,

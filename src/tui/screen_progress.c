@@ -469,10 +469,13 @@ static void progress_draw(struct tui *t)
 			tui_put(y++, 2, COLS - 4, logs[i], false);
 		tui_attr_off(t, TUI_C_DIM);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("b: keep running in the background and quit  p: pause  "
-				      "r: resume  ?: help"), true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* While the header steps run no key is taken: no hints then. */
+static const char *progress_hint(const struct tui *t)
+{
+	return t->begin_running ? NULL : N_("b: keep running in the background and quit  "
+					    "p: pause  r: resume  ?: help");
 }
 
 static void progress_key(struct tui *t, struct tui_key k)
@@ -554,6 +557,7 @@ const struct tui_screen_ops tui_screen_progress = {
 	.enter = progress_enter,
 	.draw = progress_draw,
 	.key = progress_key,
+	.hint_of = progress_hint,
 	.poll = progress_begin_poll,
 	.tick = progress_tick,
 	.state_size = sizeof(struct progress_state),

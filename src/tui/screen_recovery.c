@@ -64,10 +64,13 @@ static void recovery_draw(struct tui *t)
 	tui_attr_on(t, TUI_C_KEY);
 	tui_put(LINES - 2, 2, COLS - 4, _("I have written it down: press Enter."), false);
 	tui_attr_off(t, TUI_C_KEY);
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: written down, go on  q: quit (the conversion goes "
-				      "on)"), true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* Without a key to show the screen is empty, hints included. */
+static const char *recovery_hint(const struct tui *t)
+{
+	return t->recovery ? N_("Enter: written down, go on  q: quit (the conversion goes on)") :
+			     NULL;
 }
 
 static void recovery_key(struct tui *t, struct tui_key k)
@@ -96,4 +99,5 @@ static void recovery_key(struct tui *t, struct tui_key k)
 const struct tui_screen_ops tui_screen_recovery = {
 	.draw = recovery_draw,
 	.key = recovery_key,
+	.hint_of = recovery_hint,
 };

@@ -295,9 +295,6 @@ static void results_draw(struct tui *t)
 	} else {
 		tui_wrap(y, 2, COLS - 4, 3, note);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Up/Down: scroll  d: disks  q: quit"), true);
-	tui_attr_off(t, TUI_C_DIM);
 }
 
 static void results_key(struct tui *t, struct tui_key k)
@@ -319,6 +316,7 @@ const struct tui_screen_ops tui_screen_results = {
 	.enter = results_enter,
 	.draw = results_draw,
 	.key = results_key,
+	.hint = N_("Up/Down: scroll  d: disks  q: quit"),
 	.state_size = sizeof(struct results_state),
 	.free_state = results_free_state,
 };

@@ -369,6 +369,28 @@ static void draw_prompt(struct tui *t)
 	tui_masked(t, y + 1, x0 + 2, w - 4, t->prompt_pass, true);
 }
 
+/*
+ * The bottom line: a status message, else the screen's key hints. Drawn after the screen,
+ * so the cursor the screen left in its field goes back there.
+ */
+static void draw_bottom_line(struct tui *t)
+{
+	const struct tui_screen_ops *s = screens[t->screen];
+	const char *hint = s->hint_of ? s->hint_of(t) : s->hint;
+	enum tui_color c = TUI_C_DIM;
+	int y, x;
+
+	if (t->status[0])
+		c = t->status_error ? TUI_C_BAD : TUI_C_WARN;
+	else if (!hint)
+		return;
+	getyx(stdscr, y, x);
+	tui_attr_on(t, c);
+	tui_put(LINES - 1, 0, COLS, t->status[0] ? t->status : _(hint), true);
+	tui_attr_off(t, c);
+	move(y, x);
+}
+
 void tui_redraw(struct tui *t)
 {
 	t->rows = LINES;
@@ -381,15 +403,7 @@ void tui_redraw(struct tui *t)
 		return;
 	}
 	screens[t->screen]->draw(t);
-	if (t->status[0]) {
-		int y, x;
-
-		getyx(stdscr, y, x);
-		tui_attr_on(t, t->status_error ? TUI_C_BAD : TUI_C_WARN);
-		tui_put(LINES - 1, 0, COLS, t->status, true);
-		tui_attr_off(t, t->status_error ? TUI_C_BAD : TUI_C_WARN);
-		move(y, x);
-	}
+	draw_bottom_line(t);
 	if (t->prompt != TUI_PROMPT_NONE)
 		draw_prompt(t);
 	else if (t->dialog[0])

@@ -218,14 +218,19 @@ void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
  * A screen. @enter runs on every arrival, told the screen the person comes from (TUI__COUNT
  * when the wizard opens); it returns false when the screen is not to be shown (it may then
  * have gone elsewhere with tui_go). @poll runs on every turn of the key loop, for every
- * screen; @tick about five times a second while the screen is shown. @state_size bytes of
- * state are kept for it in t->state[] (zeroed at the start), @free_state releases what
- * they point to. @text: the screen takes typed text, so '?' is not the help key there.
+ * screen; @tick about five times a second while the screen is shown. @hint is the key-hint
+ * line at the bottom, untranslated (N_()): tui.c translates and draws it after @draw; when
+ * it depends on the screen's state, @hint_of returns it instead (NULL: no hint line).
+ * @state_size bytes of state are kept for it in t->state[] (zeroed at the start),
+ * @free_state releases what they point to. @text: the screen takes typed text, so '?' is
+ * not the help key there.
  */
 struct tui_screen_ops {
 	bool (*enter)(struct tui *t, enum tui_screen from);
 	void (*draw)(struct tui *t);
 	void (*key)(struct tui *t, struct tui_key k);
+	const char *hint;
+	const char *(*hint_of)(const struct tui *t);
 	void (*poll)(struct tui *t);
 	void (*tick)(struct tui *t);
 	size_t state_size;
