@@ -582,14 +582,11 @@ static void tui_free(struct tui *t)
 	fdw_secret_free(t->prompt_pass);
 	fdw_secret_free(t->recovery);
 	t->recovery = NULL;
-	fdw_start_result_wipe(&t->begin_res);
 	for (int i = 0; i < TUI__COUNT; i++) {
 		if (t->state[i] && screens[i]->free_state)
 			screens[i]->free_state(t->state[i]);
 		free(t->state[i]);
 	}
-	free(t->bench[0]);
-	free(t->bench[1]);
 }
 
 /* Each screen's own state, zeroed. */
@@ -616,7 +613,6 @@ static struct tui *tui_new(char **paths, int n)
 	t->paths = paths;
 	t->n_paths = n;
 	t->bench_baseline = true;
-	t->begin_phase = -1;
 	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
 	t->fast_pbkdf = fast && !strcmp(fast, "1");
 	t->screen = TUI__COUNT;	/* none yet: the start screen chooses the first one */
