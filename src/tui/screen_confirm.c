@@ -4,13 +4,19 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "core/base/i18n.h"
 #include "core/convert/predict.h"
 #include "core/base/units.h"
 #include "curses.h"
 #include "tui.h"
+#include "typed_word.h"
+
+/* The word typed, and why the last one was refused. */
+struct confirm_state {
+	struct tui_typed_word word;
+	char msg[256];
+};
 
 /* TRANSLATORS: the word the user types to confirm; keep it short (as in `encrypt`). */
 #define CONFIRM_WORD _("YES")
@@ -49,10 +55,11 @@ static int predict_line(struct tui *t, int y)
 
 static void confirm_draw(struct tui *t)
 {
+	struct confirm_state *cs = t->state[TUI_CONFIRM];
 	const struct fdw_plan *pl = fdw_encrypt_plan(t->enc);
 	char line[PATH_MAX + 256], a[32];
 	const char *bg;
-	int y = 2, fx, bottom;
+	int y = 2, bottom;
 
 	tui_title(t, _("Confirm"));
 	snprintf(line, sizeof(line), _("fdewiz will now encrypt %s in place (%s):"), t->address,
@@ -90,50 +97,43 @@ static void confirm_draw(struct tui *t)
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_WARN);
 	y++;
-	fx = 2 + tui_put(y, 2, COLS - 4, "> ", false);
-	tui_attr_on(t, TUI_C_SELECT);
-	tui_put(y, fx, 20, t->confirm, true);
-	tui_attr_off(t, TUI_C_SELECT);
-	if (t->confirm_msg[0]) {
+	if (cs->msg[0]) {
 		tui_attr_on(t, TUI_C_BAD);
-		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, t->confirm_msg);
+		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, cs->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: start if the word is right  Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
-	curs_set(1);
-	move(y, fx + tui_width(t->confirm) < COLS - 1 ? fx + tui_width(t->confirm) : COLS - 1);
+	tui_word_draw(t, &cs->word, y);
 }
 
 static void confirm_key(struct tui *t, struct tui_key k)
 {
+	struct confirm_state *cs = t->state[TUI_CONFIRM];
+
 	if (k.kind == TUI_KEY_ESC) {
 		/* Back to the passphrase: it is typed again, the old one is wiped. */
 		tui_wipe_passphrases(t);
-		t->confirm_len = 0;
-		t->confirm[0] = '\0';
+		tui_word_clear(&cs->word);
 		tui_go(t, TUI_PASS);
 	} else if (k.kind == TUI_KEY_ENTER) {
-		if (!strcmp(t->confirm, CONFIRM_WORD)) {
+		if (tui_word_matches(&cs->word, CONFIRM_WORD)) {
 			tui_go(t, TUI_PROGRESS);	/* from here, it starts the conversion */
 			return;
 		}
-		snprintf(t->confirm_msg, sizeof(t->confirm_msg),
+		snprintf(cs->msg, sizeof(cs->msg),
 			 _("Not confirmed: that was not %s. Nothing was changed."), CONFIRM_WORD);
-		t->confirm_len = 0;
-		t->confirm[0] = '\0';
+		tui_word_clear(&cs->word);
 	} else {
-		tui_field_key(t->confirm, &t->confirm_len, sizeof(t->confirm), k);
+		tui_word_key(&cs->word, k);
 	}
 }
 
 static bool confirm_enter(struct tui *t, enum tui_screen from)
 {
+	struct confirm_state *cs = t->state[TUI_CONFIRM];
+
 	(void)from;
-	t->confirm_len = 0;
-	t->confirm[0] = '\0';
-	t->confirm_msg[0] = '\0';
+	tui_word_clear(&cs->word);
+	cs->msg[0] = '\0';
 	return true;
 }
 
@@ -141,5 +141,7 @@ const struct tui_screen_ops tui_screen_confirm = {
 	.enter = confirm_enter,
 	.draw = confirm_draw,
 	.key = confirm_key,
+	.hint = N_("Enter: start if the word is right  Esc: back"),
+	.state_size = sizeof(struct confirm_state),
 	.text = true,
 };

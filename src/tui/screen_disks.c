@@ -278,10 +278,6 @@ static void disks_draw(struct tui *t)
 		tui_attr_off(t, TUI_C_BAD);
 	}
 	draw_detail(t, LINES - 1 - DETAIL_LINES - 1);
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: choose  e: erase and encrypt (for a reinstall)  "
-				      "r: scan again  ?: help  q: quit"), true);
-	tui_attr_off(t, TUI_C_DIM);
 }
 
 /* An encrypted partition: its conversion's progress or results, or an unfinished one to resume. */
@@ -388,6 +384,8 @@ const struct tui_screen_ops tui_screen_disks = {
 	.enter = disks_enter,
 	.draw = disks_draw,
 	.key = disks_key,
+	.hint = N_("Enter: choose  e: erase and encrypt (for a reinstall)  r: scan again  ?: help  "
+		   "q: quit"),
 	.state_size = sizeof(struct disks_state),
 	.free_state = disks_free,
 };

@@ -125,10 +125,6 @@ static void erase_draw(struct tui *t)
 		tui_wrap(y, 2, COLS - 4, LINES - 1 - y, no);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Tab: next box  Up/Down: choose  Enter: continue  "
-				      "Esc: back  q: quit"), true);
-	tui_attr_off(t, TUI_C_DIM);
 	if (es->focus == FOCUS_LABEL) {
 		curs_set(1);
 		move(ly, lx < COLS - 1 ? lx : COLS - 1);
@@ -244,6 +240,7 @@ const struct tui_screen_ops tui_screen_erase = {
 	.enter = erase_enter,
 	.draw = erase_draw,
 	.key = erase_key,
+	.hint = N_("Tab: next box  Up/Down: choose  Enter: continue  Esc: back  q: quit"),
 	.state_size = sizeof(struct erase_state),
 	.text = true,
 };

@@ -8,11 +8,11 @@
 #include "core/base/i18n.h"
 #include "curses.h"
 #include "tui.h"
+#include "typed_word.h"
 
 /* The word typed, and why the last one was refused. */
 struct erase_confirm_state {
-	char word[64];
-	size_t len;
+	struct tui_typed_word word;
 	char msg[256];
 	bool working;			/* the erase runs: the screen says so */
 };
@@ -64,7 +64,7 @@ static void econfirm_draw(struct tui *t)
 {
 	struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
 	char line[PATH_MAX + 512];
-	int y = 2, fx;
+	int y = 2;
 
 	tui_title(t, _("Confirm: erase and encrypt"));
 	fdw_erase_confirm_text(&t->erase.e, line, sizeof(line));
@@ -92,20 +92,20 @@ static void econfirm_draw(struct tui *t)
 	tui_attr_on(t, TUI_C_WARN);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_WARN);
-	fx = 2 + tui_put(y, 2, COLS - 4, "> ", false);
-	tui_attr_on(t, TUI_C_SELECT);
-	tui_put(y, fx, 20, cs->word, true);
-	tui_attr_off(t, TUI_C_SELECT);
 	if (cs->msg[0] && y + 2 < LINES - 1) {
 		tui_attr_on(t, TUI_C_BAD);
 		tui_wrap(y + 2, 2, COLS - 4, LINES - y - 3, cs->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: erase if the word is right  Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
-	curs_set(1);
-	move(y, fx + tui_width(cs->word) < COLS - 1 ? fx + tui_width(cs->word) : COLS - 1);
+	tui_word_draw(t, &cs->word, y);
+}
+
+/* No keys to offer while the erase runs. */
+static const char *econfirm_hint(const struct tui *t)
+{
+	const struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
+
+	return cs->working ? NULL : N_("Enter: erase if the word is right  Esc: back");
 }
 
 /* The word was right: the engine erases, then the result is shown. */
@@ -132,16 +132,15 @@ static void econfirm_key(struct tui *t, struct tui_key k)
 		tui_wipe_passphrases(t);
 		tui_go(t, TUI_PASS);
 	} else if (k.kind == TUI_KEY_ENTER) {
-		if (!strcmp(cs->word, word_needed(t))) {
+		if (tui_word_matches(&cs->word, word_needed(t))) {
 			econfirm_run(t);
 			return;
 		}
 		snprintf(cs->msg, sizeof(cs->msg), _("Not confirmed: that was not %s. Nothing was "
 						     "changed."), word_needed(t));
-		cs->len = 0;
-		cs->word[0] = '\0';
+		tui_word_clear(&cs->word);
 	} else {
-		tui_field_key(cs->word, &cs->len, sizeof(cs->word), k);
+		tui_word_key(&cs->word, k);
 	}
 }
 
@@ -160,6 +159,7 @@ const struct tui_screen_ops tui_screen_eraseconfirm = {
 	.enter = econfirm_enter,
 	.draw = econfirm_draw,
 	.key = econfirm_key,
+	.hint_of = econfirm_hint,
 	.state_size = sizeof(struct erase_confirm_state),
 	.text = true,
 };

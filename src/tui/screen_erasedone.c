@@ -32,9 +32,6 @@ static void edone_draw(struct tui *t)
 	     line = strtok_r(NULL, "\n", &save))
 		y += tui_wrap(y, 2, COLS - 4, LINES - 2 - y, line) + 1;
 	tui_attr_off(t, t->erase.rc ? TUI_C_BAD : TUI_C_GOOD);
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("d: disks  q: quit"), true);
-	tui_attr_off(t, TUI_C_DIM);
 }
 
 static void edone_key(struct tui *t, struct tui_key k)
@@ -67,4 +64,5 @@ const struct tui_screen_ops tui_screen_erasedone = {
 	.enter = edone_enter,
 	.draw = edone_draw,
 	.key = edone_key,
+	.hint = N_("d: disks  q: quit"),
 };

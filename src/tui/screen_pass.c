@@ -12,6 +12,7 @@
 #include "core/base/strength.h"
 #include "curses.h"
 #include "tui.h"
+#include "typed_word.h"
 
 /* Which field has the focus, and why the passphrase was not taken. */
 struct pass_state {
@@ -21,8 +22,7 @@ struct pass_state {
 	 * once the person types the word in @word (Esc: choose another one). */
 	bool weak_ask;
 	char weak_why[768];
-	char word[64];
-	size_t word_len;
+	struct tui_typed_word word;
 };
 
 /* TRANSLATORS: the word the person types to keep a weak passphrase, in capitals
@@ -37,7 +37,7 @@ static void draw_weak(struct tui *t, int y)
 {
 	struct pass_state *ps = t->state[TUI_PASS];
 	char why[1024], ask[512];
-	int fx, ask_rows, why_rows;
+	int ask_rows, why_rows;
 
 	snprintf(why, sizeof(why), _("Weak passphrase: %s"), ps->weak_why);
 	snprintf(ask, sizeof(ask), _("To use it anyway, type %s and press Enter. Esc: choose "
@@ -60,15 +60,7 @@ static void draw_weak(struct tui *t, int y)
 		tui_wrap(y + 1, 2, COLS - 4, 1, ps->msg);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	fx = 2 + tui_put(y, 2, COLS - 4, "> ", false);
-	tui_attr_on(t, TUI_C_SELECT);
-	tui_put(y, fx, 20, ps->word, true);
-	tui_attr_off(t, TUI_C_SELECT);
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: use it if the word is right  Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
-	curs_set(1);
-	move(y, fx + tui_width(ps->word) < COLS - 1 ? fx + tui_width(ps->word) : COLS - 1);
+	tui_word_draw(t, &ps->word, y);
 }
 
 static void pass_draw(struct tui *t)
@@ -132,10 +124,6 @@ static void pass_draw(struct tui *t)
 		tui_wrap(y, 6, COLS - 8, 2, _("Also make a recovery key (a long random key in a "
 					       "second slot, shown once, to write down)"));
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Tab: next field  Enter: continue  Space: toggle the box  "
-				      "Esc: back"), true);
-	tui_attr_off(t, TUI_C_DIM);
 	/* The cursor goes last: it marks the field being typed into. */
 	if (ps->focus < 2) {
 		curs_set(1);
@@ -170,8 +158,7 @@ static void validate(struct tui *t)
 	if (fdw_strength_check_new(t->pass[0]->data, t->pass[0]->len, false, ps->weak_why,
 				   sizeof(ps->weak_why)) == -EPERM) {
 		ps->weak_ask = true;
-		ps->word_len = 0;
-		ps->word[0] = '\0';
+		tui_word_clear(&ps->word);
 		return;
 	}
 	tui_go(t, t->erasing ? TUI_ERASE_CONFIRM : TUI_CONFIRM);
@@ -181,8 +168,7 @@ static void weak_clear(struct pass_state *ps)
 {
 	ps->weak_ask = false;
 	ps->weak_why[0] = '\0';
-	ps->word_len = 0;
-	ps->word[0] = '\0';
+	tui_word_clear(&ps->word);
 }
 
 /* Keys while the weak passphrase waits for its typed word. */
@@ -199,20 +185,19 @@ static void weak_key(struct tui *t, struct tui_key k)
 		snprintf(ps->msg, sizeof(ps->msg), "%s", _("Type a stronger passphrase (several "
 							   "unrelated words)."));
 	} else if (k.kind == TUI_KEY_ENTER) {
-		if (strcmp(ps->word, WEAK_WORD) ||
+		if (!tui_word_matches(&ps->word, WEAK_WORD) ||
 		    fdw_strength_check_new(t->pass[0]->data, t->pass[0]->len, true, why,
 					   sizeof(why)) != 0) {
 			snprintf(ps->msg, sizeof(ps->msg), _("Not accepted: that was not %s."),
 				 WEAK_WORD);
-			ps->word_len = 0;
-			ps->word[0] = '\0';
+			tui_word_clear(&ps->word);
 			return;
 		}
 		weak_clear(ps);
 		ps->msg[0] = '\0';
 		tui_go(t, t->erasing ? TUI_ERASE_CONFIRM : TUI_CONFIRM);
 	} else {
-		tui_field_key(ps->word, &ps->word_len, sizeof(ps->word), k);
+		tui_word_key(&ps->word, k);
 	}
 }
 
@@ -247,6 +232,16 @@ static void pass_key(struct tui *t, struct tui_key k)
 	}
 }
 
+/* The weak passphrase's word has keys of its own. */
+static const char *pass_hint(const struct tui *t)
+{
+	const struct pass_state *ps = t->state[TUI_PASS];
+
+	return ps->weak_ask ? N_("Enter: use it if the word is right  Esc: back") :
+			      N_("Tab: next field  Enter: continue  Space: toggle the box  "
+				 "Esc: back");
+}
+
 /* The passphrase is always typed afresh: coming back, the old one is wiped. */
 static bool pass_enter(struct tui *t, enum tui_screen from)
 {
@@ -264,6 +259,7 @@ const struct tui_screen_ops tui_screen_pass = {
 	.enter = pass_enter,
 	.draw = pass_draw,
 	.key = pass_key,
+	.hint_of = pass_hint,
 	.state_size = sizeof(struct pass_state),
 	.text = true,
 };

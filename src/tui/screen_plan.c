@@ -19,8 +19,11 @@
 #include "curses.h"
 #include "tui.h"
 
-/* What only this screen keeps: the measurement for the prediction and the cipher rows. */
+/* What only this screen keeps: the focus, the measurement for the prediction, the ciphers. */
 struct plan_state {
+	int focus;			/* 0: the benchmark box; 1: the boot box; 2: ciphers */
+	bool cipher_recommended;	/* the chosen cipher is the recommended one */
+	char cipher_why[256];		/* why that one is recommended */
 	struct fdw_predict_probe probe;
 	bool measuring;
 	struct fdw_bench_run *measured;	/* the probe's figures, once in */
@@ -88,7 +91,7 @@ static void recommend(struct tui *t)
 		if (!strcmp(c[i].spec, spec) && c[i].key_bits == a.key_bits)
 			s->recommended = (int)i;
 	if (a.why[0])
-		snprintf(t->cipher_why, sizeof(t->cipher_why), "%s", a.why);
+		snprintf(s->cipher_why, sizeof(s->cipher_why), "%s", a.why);
 }
 
 static void choose_cipher(struct tui *t, int i);
@@ -135,9 +138,10 @@ static void probe_begin(struct tui *t)
 /* Prepare the conversion of @address; false (with a dialog) if it cannot be. */
 static bool plan_enter(struct tui *t, const char *address)
 {
+	struct plan_state *s = st(t);
 	struct fdw_encrypt_options o;
 	struct fdw_cipher_advice a;
-	char why[512] = "";
+	char why[512] = "", spec[48];
 	int rc;
 
 	tui_release_plan(t);
@@ -145,11 +149,12 @@ static bool plan_enter(struct tui *t, const char *address)
 	memset(&a, 0, sizeof(a));
 	/* The advice is filled in even when the CPU cannot be read. */
 	fdw_cipher_recommend(&a);
-	t->cipher_recommended = a.cipher[0] && a.mode[0];
-	if (t->cipher_recommended) {
-		snprintf(t->cipher_spec, sizeof(t->cipher_spec), "%s-%s", a.cipher, a.mode);
-		snprintf(t->cipher_why, sizeof(t->cipher_why), "%s", a.why);
-		o.rq.cipher_spec = t->cipher_spec;
+	s->cipher_recommended = a.cipher[0] && a.mode[0];
+	if (s->cipher_recommended) {
+		/* The prepare copies the cipher into the plan: @spec only lives until then. */
+		snprintf(spec, sizeof(spec), "%s-%s", a.cipher, a.mode);
+		snprintf(s->cipher_why, sizeof(s->cipher_why), "%s", a.why);
+		o.rq.cipher_spec = spec;
 		o.rq.key_bits = a.key_bits;
 	}
 	o.fast_pbkdf = t->fast_pbkdf;
@@ -166,8 +171,8 @@ static bool plan_enter(struct tui *t, const char *address)
 	t->enc_open = true;
 	/* Each plan starts with the boot box off: it changes this system's files. */
 	t->boot_entries = false;
-	t->plan_focus = 0;
-	st(t)->cipher_chosen = false;
+	s->focus = 0;
+	s->cipher_chosen = false;
 	recommend(t);
 	return true;
 }
@@ -203,8 +208,7 @@ static void choose_cipher(struct tui *t, int i)
 		tui_set_status(t, true, "%s", why);
 		return;
 	}
-	snprintf(t->cipher_spec, sizeof(t->cipher_spec), "%s", c[i].spec);
-	t->cipher_recommended = i == st(t)->recommended;
+	st(t)->cipher_recommended = i == st(t)->recommended;
 	predict_update(t);
 }
 
@@ -319,8 +323,8 @@ static int draw_boxes(struct tui *t, int y0)
 	const char *why = plan_boot_unavailable(t);
 	int y = y0;
 
-	y += draw_box_line(t, y, t->bench_baseline, t->plan_focus == 0, false, bench_text(t));
-	y += draw_box_line(t, y, t->boot_entries, t->plan_focus == 1, why != NULL, boot_text());
+	y += draw_box_line(t, y, t->bench_baseline, st(t)->focus == 0, false, bench_text(t));
+	y += draw_box_line(t, y, t->boot_entries, st(t)->focus == 1, why != NULL, boot_text());
 	if (why && y < LINES - 1) {
 		tui_attr_on(t, TUI_C_DIM);
 		y += tui_wrap(y, 6, COLS - 8, LINES - 1 - y < 2 ? LINES - 1 - y : 2, why);
@@ -412,7 +416,7 @@ static int draw_ciphers(struct tui *t, int y, int lw, const char *label)
 	if (tw > COLS - x - 30)
 		tw = COLS - x - 30;
 	for (i = 0; i < n && y + i < LINES - 1; i++) {
-		bool sel = t->plan_focus == 2 && i == cur;
+		bool sel = st(t)->focus == 2 && i == cur;
 
 		tui_attr_on(t, sel ? TUI_C_SELECT : TUI_C_NORMAL);
 		tui_put(y + i, x, 4, i == cur ? "(*)" : "( )", false);
@@ -535,6 +539,7 @@ static int draw_prediction(struct tui *t, int y, int lw, int room)
 
 static void plan_draw(struct tui *t)
 {
+	const struct plan_state *s = st(t);
 	const struct fdw_plan *pl = fdw_encrypt_plan(t->enc);
 	const struct fdw_partition *p = fdw_encrypt_target(t->enc)->part;
 	const char *labels[] = { _("Partition"), _("Strategy"), _("Header"), _("Filesystem"),
@@ -584,11 +589,11 @@ static void plan_draw(struct tui *t)
 	y += field(t, y, lw, labels[5], fdw_format_size(pl->volume_size, a, sizeof(a)), 1);
 	y += draw_ciphers(t, y, lw, labels[6]);
 	/* The reason for the recommendation, while it is the one chosen. */
-	if (t->cipher_recommended && t->cipher_why[0] &&
-	    y + tui_wrap_count(COLS - 4 - lw, 2, t->cipher_why) + 2 + boxes_height(t) <=
+	if (s->cipher_recommended && s->cipher_why[0] &&
+	    y + tui_wrap_count(COLS - 4 - lw, 2, s->cipher_why) + 2 + boxes_height(t) <=
 	    LINES - 1) {
 		tui_attr_on(t, TUI_C_DIM);
-		y += tui_wrap(y, 3 + lw, COLS - 4 - lw, 2, t->cipher_why);
+		y += tui_wrap(y, 3 + lw, COLS - 4 - lw, 2, s->cipher_why);
 		tui_attr_off(t, TUI_C_DIM);
 	}
 	snprintf(v, sizeof(v), _("%u bytes"), pl->sector_size);
@@ -609,21 +614,29 @@ static void plan_draw(struct tui *t)
 			   "and a typed confirmation."));
 		tui_attr_off(t, TUI_C_DIM);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, t->plan_focus == 2 ?
-		_("Up/Down: cipher  Tab: next  Enter: continue  e: erase instead  Esc: back  q: quit") :
-		_("Tab: next  Space: toggle  Enter: continue  e: erase instead  Esc: back  q: quit"),
-		true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* On the cipher list Up/Down choose a cipher; elsewhere Space ticks a box. */
+static const char *plan_hint(const struct tui *t)
+{
+	const struct plan_state *s = t->state[TUI_PLAN];
+
+	return s->focus == 2 ?
+		N_("Up/Down: cipher  Tab: next  Enter: continue  e: erase instead  Esc: back  "
+		   "q: quit") :
+		N_("Tab: next  Space: toggle  Enter: continue  e: erase instead  Esc: back  "
+		   "q: quit");
 }
 
 static void plan_key(struct tui *t, struct tui_key k)
 {
+	struct plan_state *s = st(t);
+
 	if (tui_key_is(k, ' ')) {
-		if (t->plan_focus == 0) {
+		if (s->focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
 			fdw_encrypt_set_bench(t->enc, t->bench_baseline, NULL);
-		} else if (t->plan_focus == 2) {
+		} else if (s->focus == 2) {
 			/* The cipher list is chosen with Up/Down; Space there ticks nothing. */
 		} else if (plan_boot_unavailable(t)) {
 			t->boot_entries = false;
@@ -631,30 +644,30 @@ static void plan_key(struct tui *t, struct tui_key k)
 		} else {
 			t->boot_entries = !t->boot_entries;
 		}
-	} else if (t->plan_focus == 2 && (k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP)) {
+	} else if (s->focus == 2 && (k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP)) {
 		cipher_step(t, k.kind == TUI_KEY_DOWN ? 1 : -1);
 	} else if (k.kind == TUI_KEY_TAB) {
-		t->plan_focus = (t->plan_focus + 1) % 3;
+		s->focus = (s->focus + 1) % 3;
 	} else if (k.kind == TUI_KEY_BACKTAB) {
-		t->plan_focus = (t->plan_focus + 2) % 3;
+		s->focus = (s->focus + 2) % 3;
 	} else if (k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP) {
-		t->plan_focus = !t->plan_focus;
+		s->focus = !s->focus;
 	} else if (k.kind == TUI_KEY_ENTER) {
 		/* The conversion must not start while the partition is being read. */
-		if (st(t)->measuring)
-			probe_reset(st(t));
+		if (s->measuring)
+			probe_reset(s);
 		tui_go(t, TUI_PASS);
 	} else if (k.kind == TUI_KEY_ESC || k.kind == TUI_KEY_BACKSPACE) {
 		/* Nothing changed: the disks are as they were, the selection too. */
-		probe_reset(st(t));
+		probe_reset(s);
 		tui_release_plan(t);
 		tui_go(t, TUI_DISKS);
 	} else if (tui_key_is(k, 'e')) {
 		/* Erase and encrypt instead (for a reinstall): the plan's lock is let go there. */
-		probe_reset(st(t));
+		probe_reset(s);
 		tui_go(t, TUI_ERASE);
 	} else if (tui_key_is(k, 'q')) {
-		probe_reset(st(t));
+		probe_reset(s);
 		t->quit = true;
 	}
 }
@@ -663,6 +676,7 @@ const struct tui_screen_ops tui_screen_plan = {
 	.enter = plan_open,
 	.draw = plan_draw,
 	.key = plan_key,
+	.hint_of = plan_hint,
 	.tick = plan_tick,
 	.state_size = sizeof(struct plan_state),
 	.free_state = plan_free_state,

@@ -24,12 +24,24 @@
 #include "curses.h"
 #include "tui.h"
 
-/* This screen's own: the baseline benchmark's last step, handed over by the header thread. */
+/*
+ * This screen's own: the header steps' thread and what it hands over (the baseline
+ * benchmark's last step under @lock; its result once @begin_done), and what the boot
+ * entries step did.
+ */
 struct progress_state {
+	pthread_t begin_thread;
+	int begin_phase;		/* atomic: the phase the thread is in */
+	int begin_done;			/* atomic: the thread has finished */
+	int begin_rc;
+	char begin_why[1024];
+	struct fdw_start_result begin_res;	/* what the start did */
 	pthread_mutex_t lock;
 	bool lock_made;
 	bool have_bench;
 	struct fdw_bench_status bench;
+	char boot_msg[1024];
+	bool boot_failed;
 };
 
 static struct progress_state *state_of(struct tui *t)
@@ -64,9 +76,9 @@ static bool bench_seen(struct tui *t, struct fdw_bench_status *out)
 /* Called in the header thread: only publish the phase; the main loop draws it. */
 static void on_phase(enum fdw_phase phase, void *ctx)
 {
-	struct tui *t = ctx;
+	struct progress_state *st = state_of(ctx);
 
-	__atomic_store_n(&t->begin_phase, (int)phase, __ATOMIC_RELEASE);
+	__atomic_store_n(&st->begin_phase, (int)phase, __ATOMIC_RELEASE);
 }
 
 static void recovery_wipe(struct tui *t)
@@ -78,29 +90,31 @@ static void recovery_wipe(struct tui *t)
 static void *begin_main(void *arg)
 {
 	struct tui *t = arg;
+	struct progress_state *st = state_of(t);
 	struct fdw_start_options so = {
 		.recovery_key = t->recovery_key, .boot_entries = t->boot_entries,
 		.boot = { .root = "/", .fstab = true }, .phase = on_phase, .bench = on_bench,
 		.ctx = t,
 	};
 
-	t->begin_rc = fdw_encrypt_start(t->enc, t->pass[0], &so, &t->begin_res, t->begin_why,
-					sizeof(t->begin_why));
-	__atomic_store_n(&t->begin_done, 1, __ATOMIC_RELEASE);
+	st->begin_rc = fdw_encrypt_start(t->enc, t->pass[0], &so, &st->begin_res, st->begin_why,
+					 sizeof(st->begin_why));
+	__atomic_store_n(&st->begin_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 /* Say what the boot entries step of the start did; a failure only warns. */
 static void boot_entries(struct tui *t)
 {
-	const struct fdw_boot_result *res = &t->begin_res.boot;
-	const char *why = t->begin_res.boot_why;
+	struct progress_state *st = state_of(t);
+	const struct fdw_boot_result *res = &st->begin_res.boot;
+	const char *why = st->begin_res.boot_why;
 	char ct[1024], fs[1024 + 256];
-	int rc = t->begin_res.boot_rc;
+	int rc = st->begin_res.boot_rc;
 
-	t->boot_failed = rc != 0;
+	st->boot_failed = rc != 0;
 	if (rc < 0) {
-		snprintf(t->boot_msg, sizeof(t->boot_msg),
+		snprintf(st->boot_msg, sizeof(st->boot_msg),
 			 _("crypttab was not written: %s The conversion goes on; to add the "
 			   "entry later run: fdewiz crypttab %s"), why, t->address);
 		return;
@@ -128,15 +142,17 @@ static void boot_entries(struct tui *t)
 	else
 		snprintf(fs, sizeof(fs), "%s", _("/etc/fstab: no line names the partition "
 						 "itself; unchanged."));
-	snprintf(t->boot_msg, sizeof(t->boot_msg), _("Boot: %s %s"), ct, fs);
+	snprintf(st->boot_msg, sizeof(st->boot_msg), _("Boot: %s %s"), ct, fs);
 }
 
 /* What the boot step did, once, over the progress screen (it also stays on the screen). */
 static void boot_dialog(struct tui *t)
 {
-	if (t->boot_msg[0] && !t->dialog[0])
-		tui_show_dialog(t, t->boot_failed ? _("Boot entries: warning") :
-				_("Boot entries"), t->boot_msg);
+	const struct progress_state *st = state_of(t);
+
+	if (st->boot_msg[0] && !t->dialog[0])
+		tui_show_dialog(t, st->boot_failed ? _("Boot entries: warning") :
+				_("Boot entries"), st->boot_msg);
 }
 
 /* After the typed confirmation: make room, write the header, start the worker. */
@@ -149,21 +165,20 @@ static bool progress_start(struct tui *t)
 		st->lock_made = pthread_mutex_init(&st->lock, NULL) == 0;
 	st->have_bench = false;
 	recovery_wipe(t);
-	fdw_start_result_wipe(&t->begin_res);
-	t->begin_res.recovery_why[0] = '\0';
-	t->boot_msg[0] = '\0';
-	t->boot_failed = false;
-	t->begin_phase = FDW_PHASE_CHECKING;
-	t->begin_done = 0;
-	t->begin_why[0] = '\0';
+	fdw_start_result_wipe(&st->begin_res);
+	st->begin_res.recovery_why[0] = '\0';
+	st->boot_msg[0] = '\0';
+	st->boot_failed = false;
+	st->begin_phase = FDW_PHASE_CHECKING;
+	st->begin_done = 0;
+	st->begin_why[0] = '\0';
 	t->have_job = false;
 	t->have_prog = false;
 	t->progress_msg[0] = '\0';
 	tui_hold_suspend(true);
-	rc = pthread_create(&t->begin_thread, NULL, begin_main, t);
+	rc = pthread_create(&st->begin_thread, NULL, begin_main, t);
 	if (rc) {
 		tui_hold_suspend(false);
-		t->begin_phase = -1;
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
 		tui_show_dialog(t, _("Not encrypted"), strerror(rc));
@@ -179,44 +194,42 @@ static void progress_tick(struct tui *t);
 /* The header steps are done: show how, and launch the worker when they succeeded. */
 static void begin_finish(struct tui *t)
 {
+	struct progress_state *st = state_of(t);
 	char why[1024] = "";
 	pid_t pid;
 
-	pthread_join(t->begin_thread, NULL);
+	pthread_join(st->begin_thread, NULL);
 	t->begin_running = false;
 	/* The key, when the start handed one out (added and tested), is this screen's now. */
-	t->recovery = t->begin_res.recovery;
-	t->begin_res.recovery = NULL;
-	if (t->begin_rc < 0) {
-		t->begin_phase = -1;
+	t->recovery = st->begin_res.recovery;
+	st->begin_res.recovery = NULL;
+	if (st->begin_rc < 0) {
 		tui_wipe_passphrases(t);
 		tui_release_plan(t);
 		recovery_wipe(t);
-		tui_show_dialog(t, _("Not encrypted"), t->begin_why);
+		tui_show_dialog(t, _("Not encrypted"), st->begin_why);
 		tui_go(t, TUI_DISKS);
 		return;
 	}
-	if (t->begin_rc > 0)	/* done, with a warning */
-		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", t->begin_why);
-	if (t->begin_res.recovery_why[0]) {
+	if (st->begin_rc > 0)	/* done, with a warning */
+		snprintf(t->progress_msg, sizeof(t->progress_msg), "%s", st->begin_why);
+	if (st->begin_res.recovery_why[0]) {
 		size_t l = strlen(t->progress_msg);
 
 		snprintf(t->progress_msg + l, sizeof(t->progress_msg) - l, "%s%s",
-			 l ? " " : "", t->begin_res.recovery_why);
+			 l ? " " : "", st->begin_res.recovery_why);
 	}
 	t->job = *fdw_encrypt_job(t->enc);
 	t->have_job = true;
-	if (t->begin_res.boot_tried)
+	if (st->begin_res.boot_tried)
 		boot_entries(t);
 	pid = fdw_encrypt_launch(t->enc, t->pass[0], NULL, why, sizeof(why));
-	t->begin_phase = -1;
 	tui_wipe_passphrases(t);
 	tui_release_plan(t);
 	if (pid < 0)
 		tui_show_dialog(t, _("The conversion did not start"), why);
 	/* The conversion is launched first: it never waits for the key to be written down. */
 	if (t->recovery) {
-		t->recovery_quit_asked = false;
 		tui_go(t, TUI_RECOVERY);
 		return;
 	}
@@ -227,7 +240,7 @@ static void begin_finish(struct tui *t)
 /* In the main loop: when the header steps have finished, launch the worker. */
 static void progress_begin_poll(struct tui *t)
 {
-	if (!t->begin_running || !__atomic_load_n(&t->begin_done, __ATOMIC_ACQUIRE))
+	if (!t->begin_running || !__atomic_load_n(&state_of(t)->begin_done, __ATOMIC_ACQUIRE))
 		return;
 	begin_finish(t);
 	/* The worker runs on its own now: a held Ctrl-Z may stop the wizard. */
@@ -332,7 +345,7 @@ static int draw_bench(struct tui *t, int y, const char *what, double fraction, d
 
 static void draw_preparing(struct tui *t, int y)
 {
-	int phase = __atomic_load_n(&t->begin_phase, __ATOMIC_ACQUIRE);
+	int phase = __atomic_load_n(&state_of(t)->begin_phase, __ATOMIC_ACQUIRE);
 	struct fdw_bench_status b;
 	char line[256];
 
@@ -429,6 +442,7 @@ static int draw_state(struct tui *t, int y)
 
 static void progress_draw(struct tui *t)
 {
+	const struct progress_state *st = state_of(t);
 	char title[PATH_MAX + 64];
 	char logs[TUI_LOG_LINES][200];
 	int y = 2, n;
@@ -451,10 +465,10 @@ static void progress_draw(struct tui *t)
 		y += tui_wrap(y, 2, COLS - 4, 3, t->progress_msg);
 		tui_attr_off(t, TUI_C_WARN);
 	}
-	if (t->boot_msg[0]) {
-		tui_attr_on(t, t->boot_failed ? TUI_C_WARN : TUI_C_GOOD);
-		y += tui_wrap(y, 2, COLS - 4, 3, t->boot_msg);
-		tui_attr_off(t, t->boot_failed ? TUI_C_WARN : TUI_C_GOOD);
+	if (st->boot_msg[0]) {
+		tui_attr_on(t, st->boot_failed ? TUI_C_WARN : TUI_C_GOOD);
+		y += tui_wrap(y, 2, COLS - 4, 3, st->boot_msg);
+		tui_attr_off(t, st->boot_failed ? TUI_C_WARN : TUI_C_GOOD);
 	}
 	/* The worker's recent log lines, as many as fit. */
 	y++;
@@ -469,10 +483,13 @@ static void progress_draw(struct tui *t)
 			tui_put(y++, 2, COLS - 4, logs[i], false);
 		tui_attr_off(t, TUI_C_DIM);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("b: keep running in the background and quit  p: pause  "
-				      "r: resume  ?: help"), true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* While the header steps run no key is taken: no hints then. */
+static const char *progress_hint(const struct tui *t)
+{
+	return t->begin_running ? NULL : N_("b: keep running in the background and quit  "
+					    "p: pause  r: resume  ?: help");
 }
 
 static void progress_key(struct tui *t, struct tui_key k)
@@ -546,6 +563,7 @@ static void progress_free(void *state)
 {
 	struct progress_state *st = state;
 
+	fdw_start_result_wipe(&st->begin_res);
 	if (st->lock_made)
 		pthread_mutex_destroy(&st->lock);
 }
@@ -554,6 +572,7 @@ const struct tui_screen_ops tui_screen_progress = {
 	.enter = progress_enter,
 	.draw = progress_draw,
 	.key = progress_key,
+	.hint_of = progress_hint,
 	.poll = progress_begin_poll,
 	.tick = progress_tick,
 	.state_size = sizeof(struct progress_state),

@@ -9,6 +9,11 @@
 #include "curses.h"
 #include "tui.h"
 
+/* Quitting leaves the key unseen for good: the first q only asks. */
+struct recovery_state {
+	bool quit_asked;
+};
+
 static void recovery_draw(struct tui *t)
 {
 	const char *lines[] = {
@@ -64,19 +69,24 @@ static void recovery_draw(struct tui *t)
 	tui_attr_on(t, TUI_C_KEY);
 	tui_put(LINES - 2, 2, COLS - 4, _("I have written it down: press Enter."), false);
 	tui_attr_off(t, TUI_C_KEY);
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Enter: written down, go on  q: quit (the conversion goes "
-				      "on)"), true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* Without a key to show the screen is empty, hints included. */
+static const char *recovery_hint(const struct tui *t)
+{
+	return t->recovery ? N_("Enter: written down, go on  q: quit (the conversion goes on)") :
+			     NULL;
 }
 
 static void recovery_key(struct tui *t, struct tui_key k)
 {
+	struct recovery_state *rs = t->state[TUI_RECOVERY];
+
 	if (k.kind == TUI_KEY_ENTER) {
 		tui_go(t, TUI_PROGRESS);	/* which wipes the key */
 	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
-		if (!t->recovery_quit_asked) {
-			t->recovery_quit_asked = true;
+		if (!rs->quit_asked) {
+			rs->quit_asked = true;
 			tui_set_status(t, false, "%s", _("The key is not shown again. Press q "
 							 "again to quit anyway, Enter once it "
 							 "is written down."));
@@ -87,13 +97,25 @@ static void recovery_key(struct tui *t, struct tui_key k)
 			   "(or fdewiz status) to see it."), t->job.address);
 		t->quit = true;
 	} else {
-		t->recovery_quit_asked = false;
+		rs->quit_asked = false;
 		tui_set_status(t, false, "%s", _("Press Enter once the recovery key is written "
 						 "down."));
 	}
 }
 
+static bool recovery_enter(struct tui *t, enum tui_screen from)
+{
+	struct recovery_state *rs = t->state[TUI_RECOVERY];
+
+	(void)from;
+	rs->quit_asked = false;
+	return true;
+}
+
 const struct tui_screen_ops tui_screen_recovery = {
+	.enter = recovery_enter,
 	.draw = recovery_draw,
 	.key = recovery_key,
+	.hint_of = recovery_hint,
+	.state_size = sizeof(struct recovery_state),
 };

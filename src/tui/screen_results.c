@@ -30,40 +30,47 @@ static struct fdw_bench_run *load(const char *path)
 	return r;
 }
 
-/* What only this screen keeps: the prediction recorded with the job. */
+/* What only this screen keeps: the job's benchmarks and prediction, and the scrolling. */
 struct results_state {
-	struct fdw_bench_run *pred;
+	struct fdw_bench_run *bench[2];	/* before and after, when saved */
+	struct fdw_bench_run *pred;	/* the prediction recorded with the job */
+	size_t top;			/* the first test shown */
 };
+
+static struct results_state *state_of(const struct tui *t)
+{
+	return t->state[TUI_RESULTS];
+}
 
 static const struct fdw_bench_run *pred_of(struct tui *t)
 {
-	return ((struct results_state *)t->state[TUI_RESULTS])->pred;
+	return state_of(t)->pred;
 }
 
 static void results_free_state(void *state)
 {
 	struct results_state *s = state;
 
+	for (int i = 0; i < 2; i++) {
+		free(s->bench[i]);
+		s->bench[i] = NULL;
+	}
 	free(s->pred);
 	s->pred = NULL;
 }
 
 static bool results_enter(struct tui *t, enum tui_screen from)
 {
-	struct results_state *s = t->state[TUI_RESULTS];
+	struct results_state *s = state_of(t);
 
 	(void)from;
-	for (int i = 0; i < 2; i++) {
-		free(t->bench[i]);
-		t->bench[i] = NULL;
-	}
+	results_free_state(s);
 	/* Shown now: the next start need not bring this conversion up again. */
 	fdw_job_mark_seen(&t->job);
-	t->bench[0] = load(t->job.bench_before);
-	t->bench[1] = load(t->job.bench_after);
-	results_free_state(s);
+	s->bench[0] = load(t->job.bench_before);
+	s->bench[1] = load(t->job.bench_after);
 	s->pred = load(t->job.bench_predicted);
-	t->res_top = 0;
+	s->top = 0;
 	return true;
 }
 
@@ -156,7 +163,7 @@ static int draw_columns(struct tui *t, int y)
 /* The widest test title, within a third to a half of the screen. */
 static int title_width(const struct tui *t)
 {
-	const struct fdw_bench_run *r = t->bench[0];
+	const struct fdw_bench_run *r = state_of(t)->bench[0];
 	int w = 0;
 
 	for (size_t i = 0; r && i < r->n_tests; i++)
@@ -183,15 +190,16 @@ static int baseline_columns(struct tui *t, int y, int tw, int vw)
 /* Only the baseline: each test's figure, and the prediction for it where there is one. */
 static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 {
-	const struct fdw_bench_run *b = t->bench[0];
+	struct results_state *s = state_of(t);
+	const struct fdw_bench_run *b = s->bench[0];
 	int vw = tui_width(_("plain, measured")) + 2;
 
 	if (vw < 16)
 		vw = 16;
-	if (t->res_top >= b->n_tests)
-		t->res_top = 0;
+	if (s->top >= b->n_tests)
+		s->top = 0;
 	y += baseline_columns(t, y, tw, vw);
-	for (size_t i = t->res_top; i < b->n_tests && y < bottom; i++) {
+	for (size_t i = s->top; i < b->n_tests && y < bottom; i++) {
 		const struct fdw_bench_metric *m = headline(&b->tests[i]);
 		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key) : -1;
 		double slow = fdw_predict_slowdown(pred_of(t), b->tests[i].id);
@@ -245,6 +253,7 @@ static int backup_text(struct tui *t, int y)
 
 static void results_draw(struct tui *t)
 {
+	struct results_state *s = state_of(t);
 	char title[PATH_MAX + 64], line[PATH_MAX * 2 + 128], note[1024];
 	struct fdw_bench_delta d[FDW_BENCH_MAX_TESTS];
 	size_t n = 0;
@@ -252,7 +261,7 @@ static void results_draw(struct tui *t)
 
 	snprintf(title, sizeof(title), _("Results for %s"), t->job.address);
 	tui_title(t, title);
-	fdw_results_summary(&t->job, t->bench[0] != NULL, t->bench[1] != NULL, line,
+	fdw_results_summary(&t->job, s->bench[0] != NULL, s->bench[1] != NULL, line,
 			    sizeof(line), note, sizeof(note));
 	tui_attr_on(t, TUI_C_GOOD);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
@@ -260,8 +269,8 @@ static void results_draw(struct tui *t)
 	y += system_text(t, y);
 	y += backup_text(t, y);
 	y++;
-	if (t->bench[0] && t->bench[1]) {
-		n = fdw_bench_compare(t->bench[0], t->bench[1], d, FDW_BENCH_MAX_TESTS);
+	if (s->bench[0] && s->bench[1]) {
+		n = fdw_bench_compare(s->bench[0], s->bench[1], d, FDW_BENCH_MAX_TESTS);
 		fdw_results_verdict(d, n, line, sizeof(line));
 		y += tui_wrap(y, 2, COLS - 4, 2, line);
 		fdw_results_prediction_verdict(d, n, pred_of(t), line, sizeof(line));
@@ -272,17 +281,17 @@ static void results_draw(struct tui *t)
 		}
 		y++;
 		bottom -= 2;
-		if (t->res_top >= n)
-			t->res_top = n ? n - 1 : 0;
+		if (s->top >= n)
+			s->top = n ? n - 1 : 0;
 		y += draw_columns(t, y);
-		for (size_t i = t->res_top; i < n && y + 1 < bottom; i++)
+		for (size_t i = s->top; i < n && y + 1 < bottom; i++)
 			y += draw_delta(t, y, &d[i], tw);
 		snprintf(line, sizeof(line), _("Saved: %s and %s"), t->job.bench_before,
 			 t->job.bench_after);
 		tui_attr_on(t, TUI_C_DIM);
 		tui_wrap(LINES - 3, 2, COLS - 4, 2, line);
 		tui_attr_off(t, TUI_C_DIM);
-	} else if (t->bench[0]) {
+	} else if (s->bench[0]) {
 		tui_attr_on(t, TUI_C_WARN);
 		y += tui_wrap(y, 2, COLS - 4, 3, note);
 		tui_attr_off(t, TUI_C_WARN);
@@ -295,18 +304,17 @@ static void results_draw(struct tui *t)
 	} else {
 		tui_wrap(y, 2, COLS - 4, 3, note);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, _("Up/Down: scroll  d: disks  q: quit"), true);
-	tui_attr_off(t, TUI_C_DIM);
 }
 
 static void results_key(struct tui *t, struct tui_key k)
 {
+	struct results_state *s = state_of(t);
+
 	if (k.kind == TUI_KEY_UP || tui_key_is(k, 'k')) {
-		if (t->res_top > 0)
-			t->res_top--;
+		if (s->top > 0)
+			s->top--;
 	} else if (k.kind == TUI_KEY_DOWN || tui_key_is(k, 'j')) {
-		t->res_top++;
+		s->top++;
 	} else if (tui_key_is(k, 'd')) {
 		tui_go(t, TUI_DISKS);
 	} else if (k.kind == TUI_KEY_ENTER || k.kind == TUI_KEY_ESC || tui_key_is(k, 'q')) {
@@ -319,6 +327,7 @@ const struct tui_screen_ops tui_screen_results = {
 	.enter = results_enter,
 	.draw = results_draw,
 	.key = results_key,
+	.hint = N_("Up/Down: scroll  d: disks  q: quit"),
 	.state_size = sizeof(struct results_state),
 	.free_state = results_free_state,
 };

@@ -165,11 +165,16 @@ static void start_draw(struct tui *t)
 		if (i == st->sel)
 			tui_attr_off(t, TUI_C_SELECT);
 	}
-	tui_attr_on(t, TUI_C_DIM);
-	tui_put(LINES - 1, 0, COLS, st->n_ended ? _("Enter: open  r: resume  n: choose a "
-						    "partition  ?: help  q: quit") :
-		_("Enter: progress  r: resume  n: choose a partition  ?: help  q: quit"), true);
-	tui_attr_off(t, TUI_C_DIM);
+}
+
+/* Enter opens a conversion: its progress, or the results of one that ended unseen. */
+static const char *start_hint(const struct tui *t)
+{
+	const struct start_state *st = t->state[TUI_START];
+
+	return st->n_ended ?
+		N_("Enter: open  r: resume  n: choose a partition  ?: help  q: quit") :
+		N_("Enter: progress  r: resume  n: choose a partition  ?: help  q: quit");
 }
 
 static void start_key(struct tui *t, struct tui_key k)
@@ -250,6 +255,7 @@ const struct tui_screen_ops tui_screen_start = {
 	.enter = start_enter,
 	.draw = start_draw,
 	.key = start_key,
+	.hint_of = start_hint,
 	.state_size = sizeof(struct start_state),
 	.free_state = start_free,
 };

@@ -369,6 +369,28 @@ static void draw_prompt(struct tui *t)
 	tui_masked(t, y + 1, x0 + 2, w - 4, t->prompt_pass, true);
 }
 
+/*
+ * The bottom line: a status message, else the screen's key hints. Drawn after the screen,
+ * so the cursor the screen left in its field goes back there.
+ */
+static void draw_bottom_line(struct tui *t)
+{
+	const struct tui_screen_ops *s = screens[t->screen];
+	const char *hint = s->hint_of ? s->hint_of(t) : s->hint;
+	enum tui_color c = TUI_C_DIM;
+	int y, x;
+
+	if (t->status[0])
+		c = t->status_error ? TUI_C_BAD : TUI_C_WARN;
+	else if (!hint)
+		return;
+	getyx(stdscr, y, x);
+	tui_attr_on(t, c);
+	tui_put(LINES - 1, 0, COLS, t->status[0] ? t->status : _(hint), true);
+	tui_attr_off(t, c);
+	move(y, x);
+}
+
 void tui_redraw(struct tui *t)
 {
 	t->rows = LINES;
@@ -381,15 +403,7 @@ void tui_redraw(struct tui *t)
 		return;
 	}
 	screens[t->screen]->draw(t);
-	if (t->status[0]) {
-		int y, x;
-
-		getyx(stdscr, y, x);
-		tui_attr_on(t, t->status_error ? TUI_C_BAD : TUI_C_WARN);
-		tui_put(LINES - 1, 0, COLS, t->status, true);
-		tui_attr_off(t, t->status_error ? TUI_C_BAD : TUI_C_WARN);
-		move(y, x);
-	}
+	draw_bottom_line(t);
 	if (t->prompt != TUI_PROMPT_NONE)
 		draw_prompt(t);
 	else if (t->dialog[0])
@@ -568,14 +582,11 @@ static void tui_free(struct tui *t)
 	fdw_secret_free(t->prompt_pass);
 	fdw_secret_free(t->recovery);
 	t->recovery = NULL;
-	fdw_start_result_wipe(&t->begin_res);
 	for (int i = 0; i < TUI__COUNT; i++) {
 		if (t->state[i] && screens[i]->free_state)
 			screens[i]->free_state(t->state[i]);
 		free(t->state[i]);
 	}
-	free(t->bench[0]);
-	free(t->bench[1]);
 }
 
 /* Each screen's own state, zeroed. */
@@ -602,7 +613,6 @@ static struct tui *tui_new(char **paths, int n)
 	t->paths = paths;
 	t->n_paths = n;
 	t->bench_baseline = true;
-	t->begin_phase = -1;
 	/* Test-only: a weak key derivation, so tests do not wait for a strong one. */
 	t->fast_pbkdf = fast && !strcmp(fast, "1");
 	t->screen = TUI__COUNT;	/* none yet: the start screen chooses the first one */

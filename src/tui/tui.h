@@ -4,7 +4,6 @@
 #define FDW_TUI_H
 
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -110,13 +109,9 @@ struct tui {
 	struct fdw_encrypt *enc;	/* the engine's; one for the whole run */
 	bool enc_open;
 	char address[PATH_MAX];
-	char cipher_spec[48];
-	char cipher_why[256];
-	bool cipher_recommended;
 	bool bench_baseline;
 	bool fast_pbkdf;
 	bool boot_entries;		/* crypttab (and fstab) entries once the header is on */
-	int plan_focus;			/* 0: the benchmark box; 1: the boot box; 2: ciphers */
 
 	/* Passphrase. */
 	struct fdw_secret *pass[2];
@@ -124,12 +119,6 @@ struct tui {
 
 	/* Recovery key: made and tested by the start, shown once, then wiped. */
 	struct fdw_secret *recovery;
-	bool recovery_quit_asked;
-
-	/* Confirm. */
-	char confirm[64];
-	size_t confirm_len;
-	char confirm_msg[256];
 
 	/* Progress. */
 	struct fdw_job job;
@@ -138,26 +127,15 @@ struct tui {
 	bool have_prog;
 	/*
 	 * The header steps (and the baseline benchmark) run in a thread of their own, so the
-	 * screen keeps refreshing and resizing; curses stays in the main thread.
+	 * screen keeps refreshing and resizing; curses stays in the main thread. The thread
+	 * and its result are the progress screen's; the key loop waits while it runs.
 	 */
-	int begin_phase;		/* while they run: the phase (atomic), else -1 */
-	pthread_t begin_thread;
 	bool begin_running;
-	int begin_done;			/* atomic: the thread has finished */
-	int begin_rc;
-	char begin_why[1024];
 	char progress_msg[1024];
-	char boot_msg[1024];		/* what the boot entries step did */
-	bool boot_failed;
-	struct fdw_start_result begin_res;	/* what the start did (filled in the thread) */
 
 	/* Erase and encrypt: the passphrase screen serves it while @erasing. */
 	bool erasing;
 	struct tui_erase erase;
-
-	/* Results: the benchmark before and after, when saved. */
-	struct fdw_bench_run *bench[2];
-	size_t res_top;
 
 	/* The masked prompt (resume). */
 	enum tui_prompt_for prompt;
@@ -223,14 +201,19 @@ void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
  * A screen. @enter runs on every arrival, told the screen the person comes from (TUI__COUNT
  * when the wizard opens); it returns false when the screen is not to be shown (it may then
  * have gone elsewhere with tui_go). @poll runs on every turn of the key loop, for every
- * screen; @tick about five times a second while the screen is shown. @state_size bytes of
- * state are kept for it in t->state[] (zeroed at the start), @free_state releases what
- * they point to. @text: the screen takes typed text, so '?' is not the help key there.
+ * screen; @tick about five times a second while the screen is shown. @hint is the key-hint
+ * line at the bottom, untranslated (N_()): tui.c translates and draws it after @draw; when
+ * it depends on the screen's state, @hint_of returns it instead (NULL: no hint line).
+ * @state_size bytes of state are kept for it in t->state[] (zeroed at the start),
+ * @free_state releases what they point to. @text: the screen takes typed text, so '?' is
+ * not the help key there.
  */
 struct tui_screen_ops {
 	bool (*enter)(struct tui *t, enum tui_screen from);
 	void (*draw)(struct tui *t);
 	void (*key)(struct tui *t, struct tui_key k);
+	const char *hint;
+	const char *(*hint_of)(const struct tui *t);
 	void (*poll)(struct tui *t);
 	void (*tick)(struct tui *t);
 	size_t state_size;

@@ -33,8 +33,9 @@ check_tree()
 	return "$bad"
 }
 
-# check_screens DIR: a screen file defines only static functions and its one table, and only
-# tui.c names the tables: screens reach each other through tui_go(), never by a call.
+# check_screens DIR: a screen file defines only static functions and its one table, only
+# tui.c names the tables (screens reach each other through tui_go(), never by a call), and
+# only tui.c draws the key-hint line, from the table's hint.
 check_screens()
 {
 	local dir=$1 bad=0 hits
@@ -44,6 +45,8 @@ check_screens()
 	hits=$(grep -nE '\btui_screen_[a-z]+\b' "$dir"/tui/*.c 2>/dev/null |
 		grep -vE '/tui\.c:|:const struct tui_screen_ops tui_screen_[a-z]+ = \{' || true)
 	[ -z "$hits" ] || { echo "a screen's table named outside tui.c:"; echo "$hits"; bad=1; }
+	hits=$(grep -nE 'tui_put\(LINES - 1,' "$dir"/tui/screen_*.c 2>/dev/null || true)
+	[ -z "$hits" ] || { echo "a screen draws its own hint line (give its table a hint):"; echo "$hits"; bad=1; }
 	return "$bad"
 }
 
@@ -154,6 +157,10 @@ desc="a screen function that is not static is found"
 check eval '! check_screens "$tmp/t" >/dev/null'
 printf 'static void x(struct tui *t)\n{\n\ttui_screen_plan.enter(t, 0);\n}\n' >"$tmp/t/tui/screen_x.c"
 desc="a screen calling another screen's table is found"
+check eval '! check_screens "$tmp/t" >/dev/null'
+printf 'static void x(struct tui *t)\n{\n\ttui_put(LINES - 1, 0, COLS, _("q: quit"), true);\n}\n' \
+	>"$tmp/t/tui/screen_x.c"
+desc="a screen drawing its own hint line is found"
 check eval '! check_screens "$tmp/t" >/dev/null'
 
 # A hook read but not documented is found, through a literal and through a macro.
