@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,15 +125,6 @@ int fdw_ext_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes)
 		fdw_log(FDW_LOG_ERROR, "resize2fs could not shrink %s (exit %d)", device, rc);
 		return -ENOSPC;
 	}
-	/* Never trust the tool's word alone: the header will overwrite whatever lies beyond. */
-	rc = fdw_ext_size(device, &size, &bs);
-	if (rc)
-		return rc;
-	if (size > max_bytes) {
-		fdw_log(FDW_LOG_ERROR, "%s still ends at %llu, past %llu", device,
-			(unsigned long long)size, (unsigned long long)max_bytes);
-		return -EIO;
-	}
 	return 0;
 }
 
@@ -158,9 +150,24 @@ int fdw_ext_grow_online(const char *device)
 int fdw_fs_shrink(const char *device, const char *fstype, uint64_t max_bytes,
 		  uint64_t *min_bytes)
 {
-	if (fstype && !strcmp(fstype, "btrfs"))
-		return fdw_btrfs_shrink(device, max_bytes, min_bytes);
-	return fdw_ext_shrink(device, max_bytes, min_bytes);
+	bool btrfs = fstype && !strcmp(fstype, "btrfs");
+	uint64_t size, bs;
+	int rc;
+
+	rc = btrfs ? fdw_btrfs_shrink(device, max_bytes, min_bytes) :
+		     fdw_ext_shrink(device, max_bytes, min_bytes);
+	if (rc)
+		return rc;
+	/* Never trust the tool's word alone: the header will overwrite whatever lies beyond. */
+	rc = btrfs ? fdw_btrfs_size(device, &size) : fdw_ext_size(device, &size, &bs);
+	if (rc)
+		return rc;
+	if (size > max_bytes) {
+		fdw_log(FDW_LOG_ERROR, "%s still ends at %llu, past %llu", device,
+			(unsigned long long)size, (unsigned long long)max_bytes);
+		return -EIO;
+	}
+	return 0;
 }
 
 int fdw_fs_grow(const char *device, const char *fstype)

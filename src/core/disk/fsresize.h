@@ -7,7 +7,7 @@
 
 /*
  * Check (e2fsck -f -p) and shrink the ext2/3/4 filesystem on @device to at most
- * @max_bytes, then read its superblock back to prove it really ends there.
+ * @max_bytes (fdw_fs_shrink then proves it from the superblock).
  * Returns 0, -EUCLEAN when the check finds errors it will not fix unattended,
  * -ENOSPC when the data does not fit (then, when measured, @min_bytes gets the
  * smallest size it can shrink to; it may be NULL), or -errno.
@@ -29,7 +29,7 @@ int fdw_ext_size(const char *device, uint64_t *bytes, uint64_t *block_size);
  * The same for a single-device btrfs, mounted only inside a child of fdewiz (btrfs resizes
  * a mounted filesystem only): checked with `btrfs check --readonly` first (-EUCLEAN),
  * -ENOSPC when btrfs finds no room to move its chunks (nothing changed then; @min_bytes
- * gets 0: btrfs gives no figure). Its size is read back from the superblock.
+ * gets 0: btrfs gives no figure).
  */
 int fdw_btrfs_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes);
 /* Grow it to fill its device. */
@@ -37,7 +37,8 @@ int fdw_btrfs_grow(const char *device);
 /* The size of this device in a single-device btrfs, from its superblock. */
 int fdw_btrfs_size(const char *device, uint64_t *bytes);
 
-/* Shrink or grow whichever of those @fstype is (ext2/3/4 or btrfs). */
+/* Shrink or grow whichever of those @fstype is (ext2/3/4 or btrfs); a shrink is proven by
+ * the filesystem's own superblock, read back: -EIO when it still ends past @max_bytes. */
 int fdw_fs_shrink(const char *device, const char *fstype, uint64_t max_bytes,
 		  uint64_t *min_bytes);
 int fdw_fs_grow(const char *device, const char *fstype);
