@@ -9,8 +9,7 @@
 
 #include "bench_report.h"
 #include "cli.h"
-#include "core/base/i18n.h"
-#include "core/base/units.h"
+#include "core/base/base_api.h"
 
 #define COMPARE_JSON_VERSION 1
 

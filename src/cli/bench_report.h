@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "core/bench/bench.h"
+#include "core/bench/bench_api.h"
 
 void bench_print_table(FILE *out, const struct fdw_bench_run *r);
 void bench_print_json(FILE *out, const struct fdw_bench_run *r);

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/disk/disk.h"
+#include "core/disk/disk_api.h"
 
 /* Exit codes of every command. */
 enum { FDW_EXIT_OK = 0, FDW_EXIT_ERROR = 1, FDW_EXIT_USAGE = 2 };

@@ -15,12 +15,8 @@
 
 #include "bench_report.h"
 #include "cli.h"
-#include "core/bench/bench.h"
-#include "core/bench/bench_kernel.h"
-#include "core/base/clock.h"
-#include "core/base/i18n.h"
-#include "core/base/stopsig.h"
-#include "core/base/units.h"
+#include "core/bench/bench_api.h"
+#include "core/base/base_api.h"
 
 /* "all" is the quick three; the real kernel build takes minutes and is asked for by name. */
 enum { KIND_IO = 1, KIND_BUILD = 2, KIND_CIPHER = 4, KIND_ALL = 7, KIND_KERNEL = 8 };

@@ -10,10 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/boot/boot_entries.h"
-#include "core/boot/crypttab.h"
-#include "core/base/i18n.h"
-#include "core/disk/target.h"
+#include "core/boot/boot_api.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
 
 static void crypttab_usage(FILE *out)
 {

@@ -17,18 +17,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/bench/bench.h"
-#include "core/boot/boot_entries.h"
-#include "core/convert/encrypt_flow.h"
-#include "core/boot/system_boot.h"
-#include "core/boot/system_data.h"
-#include "core/base/i18n.h"
-#include "core/base/stopsig.h"
-#include "core/convert/plan.h"
-#include "core/disk/target.h"
-#include "core/base/units.h"
+#include "core/bench/bench_api.h"
+#include "core/boot/boot_api.h"
+#include "core/convert/convert_api.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
 #include "conversion.h"
-#include "core/base/power.h"
 #include "passphrase.h"
 
 static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,

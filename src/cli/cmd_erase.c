@@ -11,9 +11,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/convert/erase.h"
-#include "core/base/i18n.h"
-#include "core/base/secret.h"
+#include "core/convert/convert_api.h"
+#include "core/base/base_api.h"
 #include "passphrase.h"
 
 enum {

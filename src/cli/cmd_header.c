@@ -10,11 +10,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/convert/encrypt_flow.h"
-#include "core/luks2/headerio.h"
-#include "core/base/i18n.h"
-#include "core/base/secret.h"
-#include "core/disk/target.h"
+#include "core/convert/convert_api.h"
+#include "core/luks2/luks2_api.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
 
 int cli_open_target(const char *address, struct fdw_target *t)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/base/i18n.h"
+#include "core/base/base_api.h"
 
 static void list_usage(FILE *out)
 {

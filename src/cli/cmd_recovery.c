@@ -10,10 +10,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/base/i18n.h"
-#include "core/base/secret.h"
-#include "core/luks2/recovery.h"
-#include "core/disk/target.h"
+#include "core/base/base_api.h"
+#include "core/luks2/luks2_api.h"
+#include "core/disk/disk_api.h"
 #include "passphrase.h"
 
 enum { OPT_FAST = 256 };

@@ -6,9 +6,8 @@
 
 #include "cli.h"
 #include "conversion.h"
-#include "core/convert/encrypt_flow.h"
-#include "core/base/i18n.h"
-#include "core/base/units.h"
+#include "core/convert/convert_api.h"
+#include "core/base/base_api.h"
 
 static void print_progress(const struct fdw_foreground_progress *p, void *ctx)
 {

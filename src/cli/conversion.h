@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-#include "core/state/job.h"
-#include "core/base/secret.h"
-#include "core/disk/target.h"
+#include "core/state/state_api.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
 
 /*
  * Run the conversion of @job (the caller holds its lock) on @t in this process through

@@ -7,10 +7,9 @@
 #include <wchar.h>
 
 #include "cli.h"
-#include "core/base/i18n.h"
-#include "core/state/job.h"
-#include "core/base/units.h"
-#include "core/disk/volume_id.h"
+#include "core/base/base_api.h"
+#include "core/state/state_api.h"
+#include "core/disk/disk_api.h"
 
 static void cell(FILE *out, const char *text, int width)
 {

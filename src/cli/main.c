@@ -11,9 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/base/i18n.h"
-#include "core/base/log.h"
-#include "core/base/textsafe.h"
+#include "core/base/base_api.h"
 #include "tui/tui.h"
 
 const char *fdw_progname = "fdewiz";

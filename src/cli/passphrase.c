@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/base/i18n.h"
-#include "core/base/strength.h"
+#include "core/base/base_api.h"
 #include "passphrase.h"
 
 /* What cryptsetup's own prompt reads, so a typed passphrase also works there. */

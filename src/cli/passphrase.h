@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "core/base/secret.h"
+#include "core/base/base_api.h"
 
 /*
  * From @key_file ("-" for stdin) when given, else from /dev/tty without echo, asked

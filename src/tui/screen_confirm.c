@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/base/i18n.h"
-#include "core/convert/predict.h"
-#include "core/base/units.h"
+#include "core/base/base_api.h"
+#include "core/convert/convert_api.h"
 #include "curses.h"
 #include "tui.h"
 #include "typed_word.h"

@@ -8,9 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/base/i18n.h"
-#include "core/base/units.h"
-#include "core/disk/volume_id.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
 #include "curses.h"
 #include "tui.h"
 

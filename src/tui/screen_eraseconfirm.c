@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/base/i18n.h"
+#include "core/base/base_api.h"
 #include "curses.h"
 #include "tui.h"
 #include "typed_word.h"

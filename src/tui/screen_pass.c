@@ -8,8 +8,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "core/base/i18n.h"
-#include "core/base/strength.h"
+#include "core/base/base_api.h"
 #include "curses.h"
 #include "tui.h"
 #include "typed_word.h"

@@ -9,13 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bench/bench_cipher.h"
-#include "core/base/i18n.h"
-#include "core/convert/predict.h"
-#include "core/boot/system_boot.h"
-#include "core/boot/system_data.h"
-#include "core/base/textsafe.h"
-#include "core/base/units.h"
+#include "core/bench/bench_api.h"
+#include "core/base/base_api.h"
+#include "core/convert/convert_api.h"
+#include "core/boot/boot_api.h"
 #include "curses.h"
 #include "tui.h"
 

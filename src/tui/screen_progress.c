@@ -15,12 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/boot/boot_entries.h"
-#include "core/base/i18n.h"
-#include "core/disk/job_observe.h"
-#include "core/base/textsafe.h"
-#include "core/luks2/recovery.h"
-#include "core/base/units.h"
+#include "core/boot/boot_api.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
+#include "core/luks2/luks2_api.h"
 #include "curses.h"
 #include "tui.h"
 

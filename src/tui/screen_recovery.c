@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "core/base/i18n.h"
+#include "core/base/base_api.h"
 #include "curses.h"
 #include "tui.h"
 

@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/i18n.h"
-#include "core/convert/predict.h"
-#include "core/convert/results.h"
-#include "core/base/textsafe.h"
+#include "core/base/base_api.h"
+#include "core/convert/convert_api.h"
 #include "curses.h"
 #include "tui.h"
 

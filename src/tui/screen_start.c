@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/i18n.h"
-#include "core/disk/job_locate.h"
-#include "core/disk/job_observe.h"
-#include "core/boot/system_boot.h"
-#include "core/base/units.h"
+#include "core/base/base_api.h"
+#include "core/disk/disk_api.h"
+#include "core/boot/boot_api.h"
 #include "curses.h"
 #include "tui.h"
 

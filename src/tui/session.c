@@ -7,7 +7,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "core/base/i18n.h"
+#include "core/base/base_api.h"
 #include "tui.h"
 
 bool tui_field_key(char *buf, size_t *len, size_t size, struct tui_key k)

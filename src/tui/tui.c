@@ -14,9 +14,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/base/clock.h"
-#include "core/base/i18n.h"
-#include "core/base/log.h"
+#include "core/base/base_api.h"
 #include "curses.h"
 #include "textlayout.h"
 #include "tui.h"

@@ -9,13 +9,11 @@
 #include <stddef.h>
 #include <wchar.h>
 
-#include "core/bench/bench.h"
-#include "core/disk/disk.h"
-#include "core/convert/encrypt_flow.h"
-#include "core/convert/erase.h"
-#include "core/state/job.h"
-#include "core/state/progress.h"
-#include "core/base/secret.h"
+#include "core/bench/bench_api.h"
+#include "core/disk/disk_api.h"
+#include "core/convert/convert_api.h"
+#include "core/state/state_api.h"
+#include "core/base/base_api.h"
 #include "textlayout.h"
 
 /* Smallest terminal the layout fits. */

@@ -7,6 +7,7 @@
 # the file it came from: no call cycle between files, inside a folder or across folders.
 # A folder's internal header (NAME_internal.h) is included only inside that folder: never
 # by another folder nor by the front-ends (src/cli, src/tui); a unit test may, to test it.
+# The front-ends include of each folder only its public header, FOLDER/FOLDER_api.h.
 # Each rule is first shown to fail on a copy of the tree with a planted upward include, a
 # planted cycle and a planted include of an internal header, then checked on the tree
 # itself. Cost: about a second (six passes of python3 over the sources, no build).
@@ -74,6 +75,28 @@ for f in sorted(glob.glob(os.path.join(src, '**', '*.[ch]'), recursive=True)):
         if m and '/' in m.group(1):
             print(f'src/{rel}:{n}: "{m.group(1)}": an internal header, outside its folder')
             bad = 1
+sys.exit(bad)
+PY
+}
+
+# check_frontends SRC: prints each include of an engine header by a front-end (src/cli,
+# src/tui) other than a folder's one public header, core/FOLDER/FOLDER_api.h; 1 when there
+# is one.
+check_frontends()
+{
+	python3 - "$1" <<'PY'
+import glob, os, re, sys
+src = sys.argv[1]
+bad = 0
+for front in ('cli', 'tui'):
+    for f in sorted(glob.glob(os.path.join(src, front, '*.[ch]'))):
+        rel = os.path.relpath(f, src)
+        for n, line in enumerate(open(f, errors='replace'), 1):
+            m = re.match(r'\s*#\s*include\s*"core/([^/"]+)/([^"]+)"', line)
+            if m and m.group(2) != m.group(1) + '_api.h':
+                print(f'src/{rel}:{n}: "core/{m.group(1)}/{m.group(2)}": include '
+                      f'"core/{m.group(1)}/{m.group(1)}_api.h", the folder\'s public header')
+                bad = 1
 sys.exit(bad)
 PY
 }
@@ -167,12 +190,20 @@ printf '#include "core/convert/encrypt_internal.h"\n' >>"$tmp/inside/tui/tui.c"
 desc="the internal-header rule fails on a planted include (tui -> convert/encrypt_internal.h)"
 check fails_on check_internal "$tmp/inside"
 
+mkdir "$tmp/front"
+cp -r "$src/tui" "$tmp/front/"
+printf '#include "core/convert/plan.h"\n' >>"$tmp/front/tui/tui.c"
+desc="the public-header rule fails on a planted include (tui -> convert/plan.h)"
+check fails_on check_frontends "$tmp/front"
+
 desc="every engine include stays in its folder or goes down a layer"
 check check_layers "$src/core"
 desc="no call cycle between the engine's files"
 check check_cycles "$src/core"
 desc="internal headers stay in their folders"
 check check_internal "$src"
+desc="the front-ends include only each folder's public header"
+check check_frontends "$src"
 
 echo "test-engine-layers: $((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
