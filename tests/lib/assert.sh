@@ -1,7 +1,8 @@
 # Assertions for system tests (sourced): each check prints what it expected and found.
 #
 # Checks do not stop the test: they count failures, so one run shows every wrong field.
-# A test ends with assert_finish, which exits 1 if any check failed.
+# A test ends with assert_finish: the line `NAME: N passed, N failed` (NAME the script's
+# name without .sh), and exit 1 if any check failed.
 
 ASSERT_CHECKS=0
 ASSERT_FAILS=0
@@ -92,6 +93,23 @@ assert_fail()
 assert_pass()
 {
 	[ -z "${ASSERT_VERBOSE:-}" ] || echo "ok: $*"
+}
+
+# assert_stop MESSAGE: a failed check after which the test cannot go on (what follows
+# needs what failed): counted and printed, then the closing line, exit 1.
+assert_stop()
+{
+	ASSERT_CHECKS=$((ASSERT_CHECKS + 1))
+	assert_fail "$*"
+	assert_finish
+}
+
+# assert_reached WHAT: in a test that stops at its first failure (assert_stop), every check
+# of a step held: one passed check, printed as "PASS: WHAT".
+assert_reached()
+{
+	ASSERT_CHECKS=$((ASSERT_CHECKS + 1))
+	echo "PASS: $*"
 }
 
 # assert_eq WHAT EXPECTED ACTUAL
@@ -220,12 +238,13 @@ run_quiet()
 	return $rc
 }
 
-# Print the tally; exit 1 if any check failed.
+# The closing line every script test prints, `NAME: N passed, N failed` (the checks counted,
+# less those that failed); exit 1 if any check failed.
 assert_finish()
 {
-	if [ "$ASSERT_FAILS" -ne 0 ]; then
-		echo "FAIL: $ASSERT_FAILS of $ASSERT_CHECKS checks failed"
-		exit 1
-	fi
-	echo "PASS: $ASSERT_CHECKS checks"
+	local passed=$((ASSERT_CHECKS - ASSERT_FAILS))
+
+	[ "$passed" -ge 0 ] || passed=0
+	echo "$(basename "$0" .sh): $passed passed, $ASSERT_FAILS failed"
+	[ "$ASSERT_FAILS" -eq 0 ] || exit 1
 }

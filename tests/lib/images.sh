@@ -319,6 +319,19 @@ img_fill()
 	rmdir "$mnt"
 }
 
+# img_ext4_fixture PATH SIZE_MIB FILL_MIB [LABEL] [END_MIB]: the disk most tests convert: a
+# GPT image of SIZE_MIB MiB, one partition named Data from 1 MiB to END_MIB (default
+# SIZE_MIB - 1; "end" for the last usable sector), ext4 labelled LABEL (default Data),
+# holding FILL_MIB MiB of random files whose sums img_verify checks (partition 1).
+img_ext4_fixture()
+{
+	img_new "$1" "$2"
+	img_gpt "$1"
+	img_part "$1" Data 1 "${5:-$(($2 - 1))}"
+	img_mkfs "$1" 1 ext4 "${4:-Data}"
+	img_fill "$1" 1 "$3"
+}
+
 # img_verify PATH N: mount partition N read-only and check the sums img_fill recorded.
 img_verify()
 {

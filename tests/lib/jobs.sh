@@ -50,9 +50,9 @@ shrink_for_header()
 
 	dev=$(img_loop "$1" 0)
 	size=$(blockdev --getsize64 "$dev")
-	e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || { echo "FAIL: e2fsck $1" >&2; exit 1; }
+	e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || assert_stop "e2fsck -fy $1"
 	run_quiet resize2fs "$dev" $(((size - 32 * 1048576) / 1024))K ||
-		{ echo "FAIL: resize2fs $1" >&2; exit 1; }
+		assert_stop "resize2fs $1"
 	img_unloop "$dev"
 }
 
@@ -91,40 +91,98 @@ cryptsetup_interrupted()
 # PAUSE_NOTE says where.
 fdewiz_paused()
 {
-	local done=0 total=0 state=
+	local moved total
 
 	FDEWIZ_TEST_HOLD_AT=${FDEWIZ_TEST_HOLD_AT:-progress=20} fdw encrypt --yes --fast-pbkdf \
 		--no-bench --key-file "$key" --work-dir "$IMG_TMP" "$1"
-	[ "$RUN_RC" -eq 0 ] || { show_output; echo "FAIL: background encrypt" >&2; exit 1; }
-	for _ in $(seq 1200); do
-		"$FDEWIZ" status --json "$1" >"$res.poll" 2>/dev/null || true
-		state=$(jq -r '.conversions[0].state // ""' "$res.poll")
-		done=$(jq -r '.conversions[0].done // 0' "$res.poll")
-		[ "$state" = running ] && [ "$done" -gt 0 ] && break
-		[ "$state" = complete ] && break
-		sleep 0.05
-	done
+	[ "$RUN_RC" -eq 0 ] || { show_output; assert_stop "background encrypt of $1"; }
+	wait_job "$1" '(.state == "running" and .done > 0) or .state == "complete"' 60 || true
 	fdw pause "$1"
-	total=$(jq -r '.conversions[0].total // 0' "$res.poll")
-	PAUSE_NOTE="paused at $done of $total bytes (pause exit $RUN_RC)"
-	[ "$RUN_RC" -eq 0 ] || { show_output; echo "FAIL: pause (state was $state)" >&2; exit 1; }
+	moved=$(jq -r '.conversions[0].done // 0' "$JOB_JSON")
+	total=$(jq -r '.conversions[0].total // 0' "$JOB_JSON")
+	PAUSE_NOTE="paused at $moved of $total bytes (pause exit $RUN_RC)"
+	[ "$RUN_RC" -eq 0 ] || { show_output; assert_stop "pause of $1 (state was $JOB_STATE)"; }
 }
 
-# verify_decrypt IMG [N]: cryptsetup (not fdewiz) decrypts the filesystem image IMG (or its
-# partition N) through a new header file, then e2fsck -fn and the sha256 of every file
-# img_fill wrote.
+# verify_decrypt [OPTION...] TARGET [N]: the cryptsetup program (not fdewiz) decrypts
+# partition N (default 0, the whole file) of the image file TARGET, or the block device
+# TARGET (a loop device the test attached; it stays attached), then `e2fsck -fn` and the
+# sha256 of every file img_fill wrote there. Three checks, named "$STEP: TARGET[:N]: ...".
+#	--key FILE	the key or passphrase (default $key); a <(printf ...) keeps it off the disk
+#	--header FILE	decrypt through this detached header (default: a new header file)
+#	--fs xfs	`xfs_repair -n` instead of `e2fsck -fn`
+#	--sums FILE	check these sums (sha256sum's list, paths from the filesystem's root)
+#			instead of img_fill's
+#	--as WHAT	name the checks "WHAT: ..." instead of after $STEP
 verify_decrypt()
 {
-	local img=$1 part=${2:-0} dev hdr=$IMG_TMP/decrypt.hdr
+	local keyf=${key:-} header='' fs=ext4 sums='' what=${STEP:-}
+	local target part dev hdr name mnt=$IMG_TMP/decrypted.$$ attached=
 
-	rm -f "$hdr"
-	dev=$(img_loop "$img" "$part")
-	assert_true "$STEP: cryptsetup reencrypt --decrypt ${img##*/}" run_quiet cryptsetup \
-		reencrypt --decrypt --header "$hdr" --key-file "$key" --batch-mode "$dev"
-	assert_true "$STEP: e2fsck -fn ${img##*/}" run_quiet e2fsck -fn "$dev"
-	img_unloop "$dev"
-	assert_true "$STEP: sha256 of every file of ${img##*/}" img_verify "$img" "$part"
-	rm -f "$hdr"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--key) keyf=$2 ;;
+		--header) header=$2 ;;
+		--fs) fs=$2 ;;
+		--sums) sums=$2 ;;
+		--as) what=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
+	target=$1 part=${2:-0}
+	name="${what:+$what: }${target##*/}${2:+:$2}"
+	hdr=${header:-$IMG_TMP/decrypt.hdr}
+	[ -n "$header" ] || rm -f "$hdr"
+	if [ -b "$target" ]; then
+		dev=$target
+	else
+		dev=$(img_loop "$target" "$part")
+		attached=yes
+	fi
+	assert_true "$name: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
+		--decrypt --header "$hdr" --key-file "$keyf" --batch-mode "$dev"
+	if [ "$fs" = xfs ]; then
+		assert_true "$name: xfs_repair -n" run_quiet xfs_repair -n "$dev"
+	else
+		assert_true "$name: e2fsck -fn" run_quiet e2fsck -fn "$dev"
+	fi
+	if [ -n "$sums" ]; then
+		img_mount "$dev" "$mnt" ro
+		assert_true "$name: sha256 of every file" \
+			bash -c 'cd "$1" && sha256sum --quiet -c "$2"' _ "$mnt" "$sums"
+		img_umount "$mnt"
+		rmdir "$mnt"
+		[ -z "$attached" ] || img_unloop "$dev"
+	else
+		[ -z "$attached" ] || img_unloop "$dev"
+		assert_true "$name: sha256 of every file" img_verify "$target" "$part"
+	fi
+	[ -n "$header" ] || rm -f "$hdr"
+}
+
+# wait_job ADDRESS CONDITION SECONDS: poll `$FDEWIZ status --json ADDRESS` (the state
+# folder is $FDEWIZ_STATE_DIR: `FDEWIZ_STATE_DIR=DIR wait_job ...` for another) five times
+# a second until CONDITION holds of its first conversion: a state name ("complete"), or a
+# jq expression ('.state == "running" and .done > 0'). False after SECONDS without it.
+# The last reading stays in $JOB_JSON, its state in $JOB_STATE.
+JOB_JSON=
+JOB_STATE=
+wait_job()
+{
+	local cond=$2 end=$((SECONDS + $3))
+
+	JOB_JSON=$IMG_TMP/job-status.json
+	[[ "$cond" != [a-z]* ]] || cond=".state == \"$cond\""
+	while :; do
+		"$FDEWIZ" status --json "$1" >"$JOB_JSON" 2>/dev/null || true
+		JOB_STATE=$(jq -r '.conversions[0].state // ""' "$JOB_JSON" 2>/dev/null || true)
+		jq -e ".conversions[0] | $cond" "$JOB_JSON" >/dev/null 2>&1 && return 0
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 0.2
+	done
+	echo "wait_job: $1 is '$JOB_STATE' after $3 s, not $cond" >&2
+	return 1
 }
 
 # verify_volume_key IMG: for a filesystem image whose LUKS2 header cryptsetup will not
@@ -186,7 +244,7 @@ attach_as()
 
 	until losetup "$1" "$2" 2>/dev/null; do
 		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || { echo "FAIL: cannot attach $2 as $1" >&2; exit 1; }
+		[ "$tries" -gt 0 ] || assert_stop "cannot attach $2 as $1"
 		sleep 0.1
 	done
 	img_register loop "$1"

@@ -54,28 +54,11 @@ set_power()
 	done
 }
 
-# wait_status JQ_CONDITION SECONDS: poll `status --json` until the condition holds.
-wait_status()
-{
-	local i
-
-	for ((i = 0; i < $2 * 2; i++)); do
-		fdw status --json "$img:1"
-		jq -e ".conversions[0] | $1" "$res.out" >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
 img=$IMG_TMP/disk.img
 # A worker still waiting for the charger (the test failed half-way) holds the image:
 # `pause` stops it too (SIGTERM to the worker that holds the lock, then a wait).
 img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$img"
-img_new "$img" 302
-img_gpt "$img"
-img_part "$img" Data 1 end
-img_mkfs "$img" 1 ext4 data
-img_fill "$img" 1 60
+img_ext4_fixture "$img" 302 60 data end
 echo "image built in $((SECONDS - t0)) s"
 
 step_begin "refuse: on battery at 20 % nothing starts"
@@ -107,14 +90,14 @@ FDEWIZ_TEST_HOLD_AT=progress=10 fdw encrypt --yes --fast-pbkdf --no-bench --key-
 	--work-dir "$IMG_TMP" "$img:1"
 assert_eq "$STEP: encrypt (on mains at 12 %) starts" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
-assert_true "$STEP: the worker is converting, held at 10 %" wait_status \
+assert_true "$STEP: the worker is converting, held at 10 %" wait_job "$img:1" \
 	'.state == "running" and .percent >= 10' 300
-worker=$(jq -r '.conversions[0].pid // empty' "$res.out")
-echo "    running: $(jq -c '.conversions[0] | {percent, pid}' "$res.out")"
+worker=$(jq -r '.conversions[0].pid // empty' "$JOB_JSON")
+echo "    running: $(jq -c '.conversions[0] | {percent, pid}' "$JOB_JSON")"
 set_power 0 12 Discharging
-assert_true "$STEP: paused for the battery" wait_status \
+assert_true "$STEP: paused for the battery" wait_job "$img:1" \
 	'.state == "paused" and (.message | test("battery low"))' 120
-json_load "$res.out" '.conversions[0]'
+json_load "$JOB_JSON" '.conversions[0]'
 assert_field "$STEP" message "paused: battery low, waiting for the charger"
 assert_field "$STEP" phase on-battery
 assert_field "$STEP" pid "$worker"
@@ -135,8 +118,8 @@ step_end
 
 step_begin "auto-resume: the charger back, it goes on by itself and completes"
 set_power 1 13 Charging
-assert_true "$STEP: complete" wait_status '.state == "complete"' 900
-json_load "$res.out" '.conversions[0]'
+assert_true "$STEP: complete" wait_job "$img:1" complete 900
+json_load "$JOB_JSON" '.conversions[0]'
 assert_field "$STEP" percent 100
 assert_field "$STEP" message ""
 assert_field "$STEP" pid null
@@ -147,22 +130,13 @@ assert_true "$STEP: the worker has ended" sh -c "! kill -0 $worker 2>/dev/null"
 step_end
 
 step_begin "cryptsetup decrypts it to the same files"
-dev=$(img_loop "$img" 1)
-assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
-	--decrypt --header "$IMG_TMP/decrypt.hdr" --key-file "$key" --batch-mode "$dev"
-assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
-img_unloop "$dev"
-assert_true "$STEP: sha256 of every file" img_verify "$img" 1
+verify_decrypt "$img" 1
 step_end
 
 step_begin "resume: refused on a low battery, and with --allow-low-battery it runs to the end"
 # An unfinished conversion made by cryptsetup --init-only (header in place, no data moved).
 B=$IMG_TMP/b.img
-img_new "$B" 202
-img_gpt "$B"
-img_part "$B" Data 1 end
-img_mkfs "$B" 1 ext4 bdata
-img_fill "$B" 1 20
+img_ext4_fixture "$B" 202 20 bdata end
 dev=$(img_loop "$B" 1)
 e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || { echo "FAIL: e2fsck before resize"; exit 1; }
 run_quiet resize2fs "$dev" $((($(img_part_size "$B" 1) - 32 * 1048576) / 1024))K ||
@@ -183,12 +157,7 @@ assert_eq "$STEP: resume --allow-low-battery: exit" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
 fdw status --json "$B:1"
 assert_json "$res.out" '.conversions[0].state' complete
-dev=$(img_loop "$B" 1)
-assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
-	--decrypt --header "$IMG_TMP/decrypt-b.hdr" --key-file "$key" --batch-mode "$dev"
-assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
-img_unloop "$dev"
-assert_true "$STEP: sha256 of every file" img_verify "$B" 1
+verify_decrypt "$B" 1
 step_end
 
 echo "run time: $((SECONDS - t0)) s"

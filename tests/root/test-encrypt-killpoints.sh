@@ -8,6 +8,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 
 require_root
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum
@@ -16,13 +17,11 @@ require_fdewiz
 img_test_init
 work=$IMG_TMP
 export FDEWIZ_STATE_DIR=$work/state
-loop=""
 # A killed fdewiz leaves its loop device behind (resume takes it over); drop them.
 at_exit img_detach_all "$work/disk.img"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 
-mkdir -p "$work/tree/small" "$work/tree/big" "$work/mnt"
+mkdir -p "$work/tree/small" "$work/tree/big"
 for i in $(seq 1 1200); do head -c $((i * 71 % 6007 + 1)) /dev/urandom >"$work/tree/small/s$i"; done
 for i in $(seq 1 10); do head -c $((i * 2 * mib)) /dev/urandom >"$work/tree/big/b$i"; done
 (cd "$work/tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$work/sums"
@@ -46,9 +45,9 @@ run_and_kill_at() {
 	if [ "$rc" = 0 ]; then
 		return 1
 	fi
-	[ "$rc" = 137 ] || { tail -n 5 "$work/out" "$work/err" >&2; fail "it failed (exit $rc) instead of being killed"; }
+	[ "$rc" = 137 ] || { tail -n 5 "$work/out" "$work/err" >&2; assert_stop "it failed (exit $rc) instead of being killed"; }
 	p=$(sed -n 's/.*test hook: killed at \([0-9]*\) %.*/\1/p' "$work/err" | tail -1)
-	[ -n "$p" ] || { cat "$work/err"; fail "killed, but not by the test point"; }
+	[ -n "$p" ] || { cat "$work/err"; assert_stop "killed, but not by the test point"; }
 	echo "$p"
 }
 
@@ -58,7 +57,7 @@ done_at_kill=0
 target=3
 at=$(run_and_kill_at $target "$FDEWIZ" --verbose encrypt --foreground --yes --fast-pbkdf --no-bench \
 	--key-file "$work/key" --header-backup "$work/backup.hdr" "$work/disk.img:1") ||
-	fail "the first run finished before $target%"
+	assert_stop "the first run finished before $target%"
 kills+=("$at")
 while :; do
 	state=$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')
@@ -70,10 +69,10 @@ while :; do
 	states+=("$state")
 	case "$state" in
 	interrupted | needs-repair) ;;
-	*) fail "after the kill at $at%: status says '$state'" ;;
+	*) assert_stop "after the kill at $at%: status says '$state'" ;;
 	esac
 	[ "$("$FDEWIZ" list --json "$work/disk.img" | jq -r '.disks[0].partitions[0].verdict.reason')" = luks-unfinished ] ||
-		fail "after the kill at $at%: list does not say luks-unfinished"
+		assert_stop "after the kill at $at%: list does not say luks-unfinished"
 	target=$((at + 8))
 	# Past 100 % no kill point is reached: that resume finishes (the end window itself is
 	# test-encrypt-final-window.sh's).
@@ -85,16 +84,12 @@ while :; do
 done
 echo "killed at: ${kills[*]} (${#kills[@]} points)"
 echo "states after each kill: ${states[*]}"
-[ "${#kills[@]}" -ge 10 ] || fail "only ${#kills[@]} kill points; the test needs at least 10"
-[ "$done_at_kill" = 1 ] || grep -q "is now encrypted" "$work/out" || fail "the last resume did not finish"
+[ "${#kills[@]}" -ge 10 ] || assert_stop "only ${#kills[@]} kill points; the test needs at least 10"
+[ "$done_at_kill" = 1 ] || grep -q "is now encrypted" "$work/out" || assert_stop "the last resume did not finish"
 [ "$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')" = complete ] ||
-	fail "status is not complete at the end"
+	assert_stop "status is not complete at the end"
+assert_reached "${#kills[@]} SIGKILLs, each followed by status and resume"
 
-loop=$(losetup -f --show -o $mib --sizelimit $((638 * mib)) "$work/disk.img")
-img_register loop "$loop"
-cryptsetup reencrypt --decrypt --header "$work/dec.hdr" --key-file "$work/key" --batch-mode \
-	"$loop" >/dev/null || fail "cryptsetup could not decrypt"
-e2fsck -fn "$loop" >/dev/null 2>&1 || fail "fsck after decrypting"
-img_mount "$loop" "$work/mnt" ro
-(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "checksums differ"
-echo "PASS: ${#kills[@]} SIGKILLs, each followed by status and resume; $(wc -l <"$work/sums") files verified"
+verify_decrypt --as "after ${#kills[@]} SIGKILLs" --key "$work/key" --sums "$work/sums" \
+	"$work/disk.img" 1
+assert_finish

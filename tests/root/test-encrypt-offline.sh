@@ -7,6 +7,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 
 require_root
 require_cmds jq parted losetup blkid mkfs.ext4 e2fsck cryptsetup sha256sum setsid timeout
@@ -21,7 +22,6 @@ export FDEWIZ_STATE_DIR=$work/state
 # so only this test failing midway (its own loop device) can leave one.
 img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$work/disk.img"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 mib=1048576
 part_start=$((1 * mib))
 part_size=$((358 * mib))
@@ -44,22 +44,17 @@ make_image() {
 		$((part_size / 1024))k
 }
 
-# Decrypt with the cryptsetup program into a fresh header file, then fsck and compare.
+# LUKS2 on the partition; the cryptsetup program decrypts it into a fresh header file, then
+# fsck and the sha256 of every file of the tree.
 verify_image() {
 	local what=$1 loop
 	loop=$(losetup -f --show -o $part_start --sizelimit $part_size "$work/disk.img")
 	img_register loop "$loop"
-	[ "$(blkid -p -o value -s TYPE "$loop")" = crypto_LUKS ] || fail "$what: not LUKS after encrypt"
-	cryptsetup luksDump "$loop" | grep -q "^Version:.*2" || fail "$what: luksDump"
-	rm -f "$work/dec.hdr"
-	cryptsetup reencrypt --decrypt --header "$work/dec.hdr" --key-file "$work/key" \
-		--batch-mode "$loop" || fail "$what: cryptsetup could not decrypt"
-	e2fsck -fn "$loop" >"$work/fsck.log" 2>&1 || { cat "$work/fsck.log"; fail "$what: fsck"; }
-	img_mount "$loop" "$work/mnt" ro
-	(cd "$work/mnt" && sha256sum -c --quiet "$work/sums") || fail "$what: checksums differ"
-	img_umount "$work/mnt"
+	[ "$(blkid -p -o value -s TYPE "$loop")" = crypto_LUKS ] || assert_stop "$what: not LUKS after encrypt"
+	cryptsetup luksDump "$loop" | grep -q "^Version:.*2" || assert_stop "$what: luksDump"
 	img_unloop "$loop"	# unregistered: cleanup must not detach a name another test may reuse
-	echo "PASS: $what: decrypted by cryptsetup, fsck clean, $(wc -l <"$work/sums") files equal"
+	verify_decrypt --as "$what" --key "$work/key" --sums "$work/sums" "$work/disk.img" 1
+	echo "$what: decrypted by cryptsetup, fsck, $(wc -l <"$work/sums") files checked"
 }
 
 # Start fdewiz encrypt in the background and wait until its progress passes @pct percent,
@@ -75,10 +70,10 @@ start_and_wait() {
 	for _ in $(seq 1 600); do
 		p=$(tr '\r' '\n' <"$work/err" | sed -n 's/^encrypting *\([0-9]*\)\..*/\1/p' | tail -1)
 		[ -n "$p" ] && [ "$p" -ge "$pct" ] && return 0
-		kill -0 "$pid" 2>/dev/null || { cat "$work/out" "$work/err"; fail "encrypt ended early"; }
+		kill -0 "$pid" 2>/dev/null || { cat "$work/out" "$work/err"; assert_stop "encrypt ended early"; }
 		sleep 0.05
 	done
-	fail "no progress past $pct%"
+	assert_stop "no progress past $pct%"
 }
 
 # Encrypt until @pct percent, where the engine's test point kills it (SIGKILL, as a power cut
@@ -88,7 +83,7 @@ encrypt_killed_at() {
 	FDEWIZ_TEST_KILL_AT=progress=$1 "$FDEWIZ" encrypt --foreground --key-file "$work/key" \
 		--yes --fast-pbkdf --no-bench --work-dir "$work" --header-backup "$work/backup.hdr" \
 		"$work/disk.img:1" >"$work/out" 2>"$work/err" || rc=$?
-	[ "$rc" = 137 ] || { cat "$work/out" "$work/err"; fail "encrypt was not killed at $1% (exit $rc)"; }
+	[ "$rc" = 137 ] || { cat "$work/out" "$work/err"; assert_stop "encrypt was not killed at $1% (exit $rc)"; }
 }
 
 reason_of() {
@@ -102,10 +97,10 @@ make_tree
 make_image
 "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench --work-dir "$work" \
 	--header-backup "$work/backup.hdr" "$work/disk.img:1" >"$work/out" 2>"$work/err" ||
-	{ cat "$work/out" "$work/err"; fail "encrypt failed"; }
-grep -q "is now encrypted" "$work/out" || fail "no completion message"
-[ -s "$work/backup.hdr" ] || fail "no header backup"
-[ "$(reason_of)" = already-luks ] || fail "list does not see LUKS"
+	{ cat "$work/out" "$work/err"; assert_stop "encrypt failed"; }
+grep -q "is now encrypted" "$work/out" || assert_stop "no completion message"
+[ -s "$work/backup.hdr" ] || assert_stop "no header backup"
+[ "$(reason_of)" = already-luks ] || assert_stop "list does not see LUKS"
 verify_image "encrypt"
 
 # 2. SIGINT mid-way: a clean stop, then resume.
@@ -114,41 +109,41 @@ rm -f "$work/backup.hdr"
 start_and_wait 20
 kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
-[ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, expected 1"
-grep -q "Stopped at a safe point" "$work/out" || fail "SIGINT: no stop message"
-[ "$(reason_of)" = luks-unfinished ] || fail "SIGINT: list does not show the unfinished conversion"
+[ "$rc" -eq 1 ] || assert_stop "SIGINT: exit $rc, expected 1"
+grep -q "Stopped at a safe point" "$work/out" || assert_stop "SIGINT: no stop message"
+[ "$(reason_of)" = luks-unfinished ] || assert_stop "SIGINT: list does not show the unfinished conversion"
 "$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
-	{ cat "$work/out"; fail "resume after SIGINT"; }
+	{ cat "$work/out"; assert_stop "resume after SIGINT"; }
 verify_image "SIGINT + resume"
 
 # 3. Wrong passphrase on resume: refused, nothing changes, the right one still works.
 make_image
 rm -f "$work/backup.hdr"
 encrypt_killed_at 30
-[ "$(reason_of)" = luks-unfinished ] || fail "SIGKILL: not seen as unfinished"
+[ "$(reason_of)" = luks-unfinished ] || assert_stop "SIGKILL: not seen as unfinished"
 state=$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')
-case "$state" in interrupted|needs-repair) ;; *) fail "SIGKILL: status says $state";; esac
-echo "PASS: after SIGKILL status says $state"
+case "$state" in interrupted|needs-repair) ;; *) assert_stop "SIGKILL: status says $state";; esac
+assert_reached "after SIGKILL status says $state"
 printf 'wrong' >"$work/badkey"
 before=$(sha256sum <"$work/disk.img")
 rc=0; "$FDEWIZ" resume --foreground --key-file "$work/badkey" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] || fail "wrong passphrase: exit $rc"
-grep -qi "passphrase is wrong" "$work/out" || { cat "$work/out"; fail "wrong passphrase: message"; }
-[ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "wrong passphrase changed the image"
-echo "PASS: wrong passphrase refused, image unchanged"
+[ "$rc" -eq 1 ] || assert_stop "wrong passphrase: exit $rc"
+grep -qi "passphrase is wrong" "$work/out" || { cat "$work/out"; assert_stop "wrong passphrase: message"; }
+[ "$(sha256sum <"$work/disk.img")" = "$before" ] || assert_stop "wrong passphrase changed the image"
+assert_reached "wrong passphrase refused, image unchanged"
 
 # 4. ...and after the SIGKILL, resume repairs and finishes.
 "$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
-	{ cat "$work/out"; fail "resume after SIGKILL"; }
+	{ cat "$work/out"; assert_stop "resume after SIGKILL"; }
 verify_image "SIGKILL + repair + resume"
 
 # 5. Dry run changes nothing.
 make_image
 before=$(sha256sum <"$work/disk.img")
-"$FDEWIZ" encrypt --dry-run "$work/disk.img:1" >"$work/out" 2>&1 || fail "dry run failed"
-grep -q "nothing was changed" "$work/out" || fail "dry run: no message"
-[ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "dry run changed the image"
-echo "PASS: dry run leaves the image byte for byte unchanged"
+"$FDEWIZ" encrypt --dry-run "$work/disk.img:1" >"$work/out" 2>&1 || assert_stop "dry run failed"
+grep -q "nothing was changed" "$work/out" || assert_stop "dry run: no message"
+[ "$(sha256sum <"$work/disk.img")" = "$before" ] || assert_stop "dry run changed the image"
+assert_reached "dry run leaves the image byte for byte unchanged"
 
 # 6. An existing header backup is never overwritten, and nothing changes.
 make_image
@@ -156,11 +151,11 @@ touch "$work/backup.hdr"
 before=$(sha256sum <"$work/disk.img")
 rc=0; "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf --no-bench \
 	--header-backup "$work/backup.hdr" "$work/disk.img:1" >"$work/out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] || fail "existing backup: exit $rc"
-grep -q "already exists" "$work/out" || { cat "$work/out"; fail "existing backup: message"; }
-[ "$(sha256sum <"$work/disk.img")" = "$before" ] || fail "existing backup: image changed"
+[ "$rc" -eq 1 ] || assert_stop "existing backup: exit $rc"
+grep -q "already exists" "$work/out" || { cat "$work/out"; assert_stop "existing backup: message"; }
+[ "$(sha256sum <"$work/disk.img")" = "$before" ] || assert_stop "existing backup: image changed"
 rm -f "$work/backup.hdr"
-echo "PASS: an existing header backup is refused before anything changes"
+assert_reached "an existing header backup is refused before anything changes"
 
 # 7. In the background: the worker survives its parent, pause stops it at a safe point,
 #    resume continues in a new worker, status follows it to completion.
@@ -170,28 +165,25 @@ status_field() {
 # The worker is held at 30 % (FDEWIZ_TEST_HOLD_AT) so that pause finds it running.
 FDEWIZ_TEST_HOLD_AT=progress=30 setsid "$FDEWIZ" encrypt --key-file "$work/key" --yes \
 	--fast-pbkdf --no-bench --work-dir "$work" --header-backup "$work/backup.hdr" \
-	"$work/disk.img:1" </dev/null >"$work/out" 2>&1 || { cat "$work/out"; fail "background encrypt"; }
-grep -q "Converting in the background" "$work/out" || fail "no background message"
+	"$work/disk.img:1" </dev/null >"$work/out" 2>&1 || { cat "$work/out"; assert_stop "background encrypt"; }
+grep -q "Converting in the background" "$work/out" || assert_stop "no background message"
 wpid=$(sed -n 's/.*(worker \([0-9]*\)).*/\1/p' "$work/out")
-[ -n "$wpid" ] && kill -0 "$wpid" || fail "worker is not alive"
-[ "$(ps -o tty= -p "$wpid" | tr -d ' ')" = "?" ] || fail "worker has a terminal"
-[ "$(status_field state)" = running ] || fail "status does not say running"
-for _ in $(seq 1 600); do
-	[ "$(status_field percent | cut -d. -f1)" -ge 30 ] && break
-	sleep 0.1
-done
-"$FDEWIZ" pause "$work/disk.img:1" >"$work/out" 2>&1 || { cat "$work/out"; fail "pause"; }
-[ "$(status_field state)" = paused ] || fail "status does not say paused"
+[ -n "$wpid" ] && kill -0 "$wpid" || assert_stop "worker is not alive"
+[ "$(ps -o tty= -p "$wpid" | tr -d ' ')" = "?" ] || assert_stop "worker has a terminal"
+[ "$(status_field state)" = running ] || assert_stop "status does not say running"
+wait_job "$work/disk.img:1" '.percent >= 30' 60 || true
+"$FDEWIZ" pause "$work/disk.img:1" >"$work/out" 2>&1 || { cat "$work/out"; assert_stop "pause"; }
+[ "$(status_field state)" = paused ] || assert_stop "status does not say paused"
 pct=$(status_field percent)
-[ "${pct%%.*}" -ge 30 ] || fail "paused at $pct%, before the point it was held at"
+[ "${pct%%.*}" -ge 30 ] || assert_stop "paused at $pct%, before the point it was held at"
 # Gone, or a zombie waiting for init to reap it: either way it holds nothing.
-case "$(ps -o stat= -p "$wpid" || true)" in ""|Z*) ;; *) fail "worker still alive after pause";; esac
-echo "PASS: background worker paused at $pct%"
+case "$(ps -o stat= -p "$wpid" || true)" in ""|Z*) ;; *) assert_stop "worker still alive after pause";; esac
+assert_reached "background worker paused at $pct%"
 "$FDEWIZ" resume --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
-	{ cat "$work/out"; fail "background resume"; }
+	{ cat "$work/out"; assert_stop "background resume"; }
 timeout 300 "$FDEWIZ" status --watch "$work/disk.img:1" >"$work/watch" ||
-	fail "status --watch did not end"
-[ "$(status_field state)" = complete ] || fail "not complete after resume: $(cat "$work/watch")"
+	assert_stop "status --watch did not end"
+[ "$(status_field state)" = complete ] || assert_stop "not complete after resume: $(cat "$work/watch")"
 verify_image "background + pause + resume"
 
 # 8. Two resumes at the same moment: the job lock lets exactly one convert, the other is
@@ -208,11 +200,11 @@ r2=$!
 at_exit_kill "$r2"
 rc1=0; wait "$r1" || rc1=$?
 rc2=0; wait "$r2" || rc2=$?
-[ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two resumes: exits $rc1 and $rc2, expected one 0 and one 1"; }
+[ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; assert_stop "two resumes: exits $rc1 and $rc2, expected one 0 and one 1"; }
 # grep reads the files itself: "cat | grep -q" under pipefail fails when grep stops at a
 # match in r1 and cat, still writing r2, gets SIGPIPE (it did once r1 held the refusal).
 grep -q -e "another fdewiz is converting" -e "is already running" "$work/r1" "$work/r2" ||
-	{ cat "$work/r1" "$work/r2"; fail "two resumes: no refusal message"; }
+	{ cat "$work/r1" "$work/r2"; assert_stop "two resumes: no refusal message"; }
 verify_image "two resumes at once"
 
 # 9. Two encrypts of one partition at the same moment: only one may convert; the other
@@ -232,9 +224,9 @@ r2=$!
 at_exit_kill "$r2"
 rc1=0; wait "$r1" || rc1=$?
 rc2=0; wait "$r2" || rc2=$?
-[ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; fail "two encrypts: exits $rc1 and $rc2"; }
+[ $((rc1 + rc2)) -eq 1 ] || { cat "$work/r1" "$work/r2"; assert_stop "two encrypts: exits $rc1 and $rc2"; }
 grep -q -e "another fdewiz is converting" -e "Already encrypted" "$work/r1" "$work/r2" ||
-	{ cat "$work/r1" "$work/r2"; fail "two encrypts: no refusal message"; }
+	{ cat "$work/r1" "$work/r2"; assert_stop "two encrypts: no refusal message"; }
 verify_image "two encrypts at once"
 
 # 10. Nothing of fdewiz's stays attached: its loop devices detach with their last user,
@@ -245,5 +237,6 @@ for _ in $(seq 1 50); do
 	[ -z "$left" ] && break
 	sleep 0.1
 done
-[ -z "$left" ] || fail "loop devices left over this test's images: $left"
-echo "PASS: no loop device left over this test's images"
+[ -z "$left" ] || assert_stop "loop devices left over this test's images: $left"
+assert_reached "no loop device left over this test's images"
+assert_finish

@@ -17,6 +17,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 
 require_root
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum mount umount mountpoint
@@ -66,17 +67,7 @@ kill_in_window() {
 
 # verify NAME: cryptsetup decrypts the volume (through a new header file), e2fsck, sha256.
 verify() {
-	local img=$work/disk-$1.img loop
-
-	loop=$(part_loop "$img")
-	assert_true "$1: cryptsetup decrypts it" run_quiet cryptsetup reencrypt --decrypt \
-		--header "$work/$1-dec.hdr" --key-file "$work/key" --batch-mode "$loop"
-	assert_true "$1: e2fsck -fn after decrypting" run_quiet e2fsck -fn "$loop"
-	img_mount "$loop" "$work/mnt" ro
-	assert_true "$1: sha256 of every file" \
-		eval '(cd "$work/mnt" && sha256sum -c --quiet "$work/sums")'
-	img_umount "$work/mnt"
-	img_unloop "$loop"
+	verify_decrypt --as "$1" --key "$work/key" --sums "$work/sums" "$work/disk-$1.img" 1
 }
 
 # --- A: a 56 MiB state folder --------------------------------------------------------

@@ -7,6 +7,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
+. "$(dirname "$0")/../lib/jobs.sh"
 require_root
 require_cmds jq cryptsetup e2fsck dumpe2fs xfs_repair xfs_db sha256sum
 require_fdewiz
@@ -23,15 +24,6 @@ fs_blocks()
 		dumpe2fs -h "$2" 2>/dev/null | sed -n 's/^Block count: *//p'
 	else
 		xfs_db -r -c 'sb 0' -c 'p dblocks' "$2" | sed 's/.* = //'
-	fi
-}
-
-fs_check()
-{
-	if [ "$1" = ext4 ]; then
-		e2fsck -fn "$2" >/dev/null 2>&1
-	else
-		xfs_repair -n "$2" >/dev/null 2>&1
 	fi
 }
 
@@ -73,15 +65,11 @@ one()
 	assert_not_contains "$CASE: nothing shrunk" "$(cat "$out")" "Shrinking"
 	assert_json "$(ls "$FDEWIZ_STATE_DIR"/jobs/*.json | head -1)" '.fs_to_grow' ""
 
+	verify_decrypt --as "$CASE" --fs "$type" "$img" 1
 	dev=$(img_loop "$img" 1)
-	assert_true "$CASE: cryptsetup decrypts it" cryptsetup reencrypt --decrypt \
-		--header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode "$dev"
-	rm -f "$IMG_TMP/dec.hdr"
-	assert_true "$CASE: fsck clean" fs_check "$type" "$dev"
 	blocks_after=$(fs_blocks "$type" "$dev")
 	assert_eq "$CASE: filesystem size in blocks (not resized)" "$blocks_before" "$blocks_after"
 	img_unloop "$dev"
-	assert_true "$CASE: every file's sha256" img_verify "$img" 1
 	echo "$CASE: free-tail, $blocks_after blocks before and after, files verified"
 	rm -rf "$FDEWIZ_STATE_DIR" "$img"
 }

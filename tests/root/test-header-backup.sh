@@ -8,6 +8,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
+. "$(dirname "$0")/../lib/jobs.sh"
 require_root
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup flock
 require_fdewiz
@@ -18,11 +19,7 @@ img=$IMG_TMP/disk.img
 key=$IMG_TMP/pass
 printf 'header test passphrase' >"$key"
 
-img_new "$img" 200
-img_gpt "$img"
-img_part "$img" Data 1 199
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 24
+img_ext4_fixture "$img" 200 24
 extra=()
 "$FDEWIZ" encrypt --help 2>&1 | grep -q -- --no-bench && extra+=(--no-bench)
 run_cmd "$IMG_TMP/enc" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf "${extra[@]}" \
@@ -130,13 +127,7 @@ run_cmd "$IMG_TMP/r5b" "$FDEWIZ" header-restore --yes "$img:1" "$IMG_TMP/enc.hdr
 assert_eq "encrypt's own backup: exit" 0 "$RUN_RC"
 [ "$RUN_RC" = 0 ] || cat "$IMG_TMP/r5b.err" >&2
 assert_true "encrypt's own backup: the passphrase opens it" on_loop "$img" opens
-loop=$(img_loop "$img" 1)
-rm -f "$IMG_TMP/dec.hdr"
-assert_true "restored: cryptsetup decrypts" run_quiet cryptsetup reencrypt --decrypt \
-	--header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode "$loop"
-assert_true "restored: fsck clean" run_quiet e2fsck -fn "$loop"
-img_unloop "$loop"
-assert_true "restored: every file equal" img_verify "$img" 1
+verify_decrypt --as restored "$img" 1
 
 # 7. A backup taken mid-conversion is refused (the data has moved since).
 img3=$IMG_TMP/conv.img

@@ -22,11 +22,7 @@ mkdir -p "$IMG_TMP/dir" "$IMG_TMP/bind" "$IMG_TMP/mnt"
 # left unfinished (for resume).
 A=$IMG_TMP/dir/a.img
 B=$IMG_TMP/dir/b.img
-img_new "$A" 200
-img_gpt "$A"
-img_part "$A" Data 1 199
-img_mkfs "$A" 1 ext4 Data
-img_fill "$A" 1 8
+img_ext4_fixture "$A" 200 8
 img_new "$B" 200
 img_gpt "$B"
 img_part "$B" Data 1 199

@@ -10,6 +10,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
+. "$(dirname "$0")/../lib/jobs.sh"
 require_root
 require_cmds mkfs.ext4 debugfs jq sha256sum parted python3
 require_fdewiz
@@ -180,20 +181,8 @@ root_sum=$(dd if="$img" bs=1M skip=1 count=256 status=none | sha256sum)
 	{ cat "$IMG_TMP/enc.out" >&2; assert_fail "encrypting the data partition failed"; }
 assert_eq "the installed system's bytes are unchanged" "$root_sum" \
 	"$(dd if="$img" bs=1M skip=1 count=256 status=none | sha256sum)"
-loop=$(img_loop "$img" 2)
-mkdir -p "$IMG_TMP/mnt"
-rc=0
-cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" --key-file "$key" --batch-mode \
-	"$loop" >/dev/null 2>&1 || rc=$?
-assert_eq "cryptsetup decrypts the data partition" 0 "$rc"
-rc=0
-e2fsck -fn "$loop" >/dev/null 2>&1 || rc=$?
-assert_eq "fsck is clean after decrypting" 0 "$rc"
-mount -o ro "$loop" "$IMG_TMP/mnt"
-for f in "$IMG_TMP"/data/*; do
-	assert_eq "${f##*/} kept" "$(sha256sum <"$f")" "$(sha256sum <"$IMG_TMP/mnt/${f##*/}")"
-done
-umount "$IMG_TMP/mnt"
-img_unloop "$loop"
+# Every file as it was written into the partition (at the root of its filesystem).
+(cd "$IMG_TMP/data" && sha256sum -- *) >"$IMG_TMP/data.sha256"
+verify_decrypt --as "the data partition" --sums "$IMG_TMP/data.sha256" "$img" 2
 
 assert_finish

@@ -39,18 +39,10 @@ sum() { sha256sum <"$1" | cut -d' ' -f1; }
 state_of() { "$FDEWIZ" status --json "$1" 2>/dev/null | jq -r '.conversions[0].state // ""'; }
 
 # wait_running IMG: until its conversion runs with part of the data done; its worker's pid.
-# One status a poll, five a second: each start of the ASan build costs a tenth of a second.
 wait_running()
 {
-	local st
-
-	for _ in $(seq 1200); do
-		"$FDEWIZ" status --json "$1" >"$res.poll" 2>/dev/null || true
-		st=$(jq -r '.conversions[0] | "\(.state // "") \(.done // 0)"' "$res.poll")
-		[ "${st% *}" = running ] && [ "${st#* }" -gt 0 ] && break
-		sleep 0.2
-	done
-	jq -r '.conversions[0].pid // ""' "$res.poll"
+	wait_job "$1" '.state == "running" and .done > 0' 240 || true
+	jq -r '.conversions[0].pid // ""' "$JOB_JSON"
 }
 
 step_begin "B paused part-way, A converting"

@@ -35,15 +35,8 @@ FDEWIZ_TEST_HOLD_AT=progress=5 fdw encrypt --yes --fast-pbkdf --no-bench --key-f
 assert_eq "$STEP: background encrypt" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
 worker=
-for _ in $(seq 1200); do
-	"$FDEWIZ" status --json "$img" >"$res.poll" 2>/dev/null || true
-	if [ "$(jq -r '.conversions[0].state' "$res.poll")" = running ] &&
-		[ "$(jq -r '.conversions[0].done' "$res.poll")" -gt 0 ]; then
-		worker=$(jq -r '.conversions[0].pid' "$res.poll")
-		break
-	fi
-	sleep 0.2
-done
+wait_job "$img" '.state == "running" and .done > 0' 240 &&
+	worker=$(jq -r '.conversions[0].pid' "$JOB_JSON")
 assert_true "$STEP: the worker runs" test -n "$worker"
 kill -KILL "$worker"
 while kill -0 "$worker" 2>/dev/null; do sleep 0.05; done
@@ -109,10 +102,7 @@ timeout 1200 "$FDEWIZ" status --watch "$img" >"$IMG_TMP/watch.out" 2>"$IMG_TMP/w
 	rc=$?
 assert_eq "$STEP: exit" 0 "$rc"
 assert_eq "$STEP: stderr" "" "$(cat "$IMG_TMP/watch.err")"
-for _ in $(seq 1200); do
-	[ "$(state_of)" = complete ] && break
-	sleep 0.5
-done
+wait_job "$img" complete 600 || true
 : >"$IMG_TMP/stop"
 wait "$status_pid" || true
 assert_eq "$STEP: complete" complete "$(state_of)"

@@ -57,11 +57,7 @@ assert_eq "state dir is a link: nothing written behind it" "" "$(ls -A "$T/elsew
 mkdir -m 0777 "$T/state-open"
 chmod 0777 "$T/state-open"
 img=$T/disk.img
-img_new "$img" 200
-img_gpt "$img"
-img_part "$img" Data 1 199
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 4
+img_ext4_fixture "$img" 200 4
 printf 'root writes test passphrase' >"$T/pass"
 before=$(sha256sum <"$img")
 run_cmd "$T/e3" env FDEWIZ_STATE_DIR="$T/state-open" "$FDEWIZ" encrypt --yes \

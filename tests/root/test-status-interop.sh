@@ -13,8 +13,8 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
-# step_begin/step_end, fdw and show_output; this test's own verify_decrypt and
-# reencrypt_pending below (partition 1 of a disk image) take the place of that file's.
+# step_begin/step_end, fdw, show_output and verify_decrypt; this test's own
+# reencrypt_pending below (partition 1 of a disk image) takes the place of that file's.
 . "$lib/jobs.sh"
 
 require_root
@@ -41,22 +41,6 @@ hash_of()
 	fi
 }
 
-# verify_decrypt IMG: cryptsetup (not fdewiz) decrypts partition 1 through a new header
-# file, then e2fsck -fn and the sha256 of every file img_fill wrote.
-verify_decrypt()
-{
-	local img=$1 dev hdr=$IMG_TMP/decrypt.hdr
-
-	rm -f "$hdr"
-	dev=$(img_loop "$img" 1)
-	assert_true "$STEP: cryptsetup reencrypt --decrypt" run_quiet cryptsetup reencrypt \
-		--decrypt --header "$hdr" --key-file "$key" --batch-mode "$dev"
-	assert_true "$STEP: e2fsck -fn after decryption" run_quiet e2fsck -fn "$dev"
-	img_unloop "$dev"
-	assert_true "$STEP: sha256 of every file" img_verify "$img" 1
-	rm -f "$hdr"
-}
-
 # luks_json IMG: the LUKS2 metadata of partition 1 as cryptsetup reads it, into $res.luks.
 luks_json()
 {
@@ -73,11 +57,7 @@ luks_json()
 
 # An ext4 partition with data, shrunk by 32 MiB as cryptsetup's --reduce-device-size needs.
 A=$IMG_TMP/cs.img
-img_new "$A" 702
-img_gpt "$A"
-img_part "$A" Data 1 end
-img_mkfs "$A" 1 ext4 data
-img_fill "$A" 1 150
+img_ext4_fixture "$A" 702 150 data end
 part_size=$(img_part_size "$A" 1)
 dev=$(img_loop "$A" 1)
 e2fsck -fy "$dev" >/dev/null 2>&1 || [ $? -le 1 ] || { echo "FAIL: e2fsck before resize"; exit 1; }
@@ -173,7 +153,8 @@ for _ in $(seq 1200); do
 	sleep 0.05
 done
 # cryptsetup holds its reencryption lock: running (no worker of fdewiz's). Two readings
-# of the header a moment apart give the speed between them and an ETA.
+# of the header a moment apart give the speed between them and an ETA. Not wait_job: the
+# first reading is checked too, and the wait ends as soon as cryptsetup does.
 moving= first=
 for _ in $(seq 30); do
 	[ -n "$started" ] && kill -0 "$cs_pid" 2>/dev/null || break
@@ -333,7 +314,7 @@ assert_not_contains "$STEP: luksDump" "$(cat "$res.dump")" "Requirements:"
 step_end
 
 step_begin "cryptsetup decrypts what fdewiz finished"
-verify_decrypt "$A"
+verify_decrypt "$A" 1
 step_end
 rm -f "$A" "$template"
 
@@ -341,11 +322,7 @@ rm -f "$A" "$template"
 # B. A complete fdewiz conversion, as cryptsetup sees it.
 
 B=$IMG_TMP/fdw.img
-img_new "$B" 302
-img_gpt "$B"
-img_part "$B" Data 1 end
-img_mkfs "$B" 1 ext4 data
-img_fill "$B" 1 80
+img_ext4_fixture "$B" 302 80 data end
 
 step_begin "fdewiz encrypt, then fdewiz status"
 t1=$SECONDS
@@ -401,7 +378,7 @@ img_unloop "$dev"
 step_end
 
 step_begin "cryptsetup decrypts what fdewiz encrypted"
-verify_decrypt "$B"
+verify_decrypt "$B" 1
 step_end
 
 echo "run time: $((SECONDS - t0)) s"

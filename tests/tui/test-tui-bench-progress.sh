@@ -11,6 +11,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 . "$lib/tmux.sh"
 
 require_root
@@ -25,11 +26,7 @@ tmux_own "$srv"
 img=$IMG_TMP/benchprog.img
 state=$IMG_TMP/state
 pass="correct horse battery staple"
-img_new "$img" 400
-img_gpt "$img"
-img_part "$img" Data 1 399
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 60
+img_ext4_fixture "$img" 400 60
 
 tmux_start "$srv" 100 30 env FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 \
 	FDEWIZ_TEST_BENCH_SCALE=tiny "$FDEWIZ" "$img"
@@ -110,9 +107,6 @@ assert_true "the baseline was saved" test -s "$(jq -r .bench_before "$job_file")
 loop=$(img_loop "$img" 1)
 assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
 printf '%s' "$pass" >"$IMG_TMP/key"
-cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" --key-file "$IMG_TMP/key" \
-	--batch-mode "$loop"
-assert_true "fsck after decryption" e2fsck -fn "$loop"
 img_unloop "$loop"
-assert_true "file checksums after decryption" img_verify "$img" 1
+verify_decrypt --key "$IMG_TMP/key" "$img" 1
 assert_finish

@@ -18,11 +18,7 @@ tmux_own "$srv"
 
 img=$IMG_TMP/cancel.img
 state=$IMG_TMP/state
-img_new "$img" 200
-img_gpt "$img"
-img_part "$img" Data 1 199
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 20
+img_ext4_fixture "$img" 200 20
 before=$(sha256sum <"$img")
 
 # The pane runs the wizard, then prints its exit status and the terminal modes, which

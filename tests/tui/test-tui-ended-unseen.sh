@@ -13,6 +13,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 . "$lib/tmux.sh"
 
 require_root
@@ -36,11 +37,7 @@ printf '%s' "$pass" >"$IMG_TMP/key"
 for img in "$a" "$fg" "$bg"; do
 	size=200
 	[ "$img" = "$a" ] && size=1000
-	img_new "$img" "$size"
-	img_gpt "$img"
-	img_part "$img" Data 1 $((size - 1))
-	img_mkfs "$img" 1 ext4 Data
-	img_fill "$img" 1 30
+	img_ext4_fixture "$img" "$size" 30
 done
 
 start()
@@ -48,21 +45,6 @@ start()
 	tmux_stop "$srv" 2>/dev/null || true
 	tmux_start "$srv" 100 30 env FDEWIZ_STATE_DIR="$state" FDEWIZ_TEST_FAST_PBKDF=1 \
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" "$FDEWIZ" "$@"
-}
-
-# wait_complete ADDRESS: until fdewiz status calls it complete (5 min at most).
-wait_complete()
-{
-	local st=
-
-	for _ in $(seq 1500); do
-		st=$("$FDEWIZ" status --json "$1" 2>/dev/null | jq -r '.conversions[0].state' ||
-			true)
-		[ "$st" = complete ] && return 0
-		sleep 0.2
-	done
-	echo "$1: still $st" >&2
-	return 1
 }
 
 # A. Started in the wizard, left with b.
@@ -87,7 +69,7 @@ tmux_send "$srv" b
 assert_true "A: the wizard leaves" tmux_wait_exit "$srv" 20
 "$FDEWIZ" resume --key-file "$IMG_TMP/key" "$a:1" >"$IMG_TMP/resume.out" 2>&1 ||
 	{ cat "$IMG_TMP/resume.out"; assert_fail "A: resume in the background"; }
-assert_true "A: complete in the background" wait_complete "$a:1"
+assert_true "A: complete in the background" wait_job "$a:1" complete 300
 assert_true "A: not marked as seen" \
 	bash -c '! ls "$1"/jobs/*.seen >/dev/null 2>&1' - "$state"
 
@@ -120,7 +102,7 @@ tmux_wait_exit "$srv" 20 || true
 	"$fg:1" >"$IMG_TMP/fg.out" 2>&1 || { cat "$IMG_TMP/fg.out"; assert_fail "B: foreground"; }
 "$FDEWIZ" encrypt --yes --fast-pbkdf --no-bench --key-file "$IMG_TMP/key" \
 	"$bg:1" >"$IMG_TMP/bg.out" 2>&1 || { cat "$IMG_TMP/bg.out"; assert_fail "B: background"; }
-assert_true "B: background complete" wait_complete "$bg:1"
+assert_true "B: background complete" wait_job "$bg:1" complete 300
 start "$fg" "$bg"
 assert_true "B: the start screen" tmux_wait_for "$srv" "Conversions since you last looked" 30
 s=$(tmux_capture "$srv" -J)
@@ -136,11 +118,6 @@ tmux_stop "$srv"
 # Each volume: cryptsetup decrypts it (a new header file), then fsck and the file sums.
 for img in "$a" "$fg" "$bg"; do
 	n=$(basename "$img" .img)
-	loop=$(img_loop "$img" 1)
-	cryptsetup reencrypt --decrypt --header "$IMG_TMP/$n.hdr" --key-file "$IMG_TMP/key" \
-		--batch-mode "$loop"
-	assert_true "$n: fsck after decryption" e2fsck -fn "$loop"
-	img_unloop "$loop"
-	assert_true "$n: file checksums after decryption" img_verify "$img" 1
+	verify_decrypt --as "$n" --key "$IMG_TMP/key" "$img" 1
 done
 assert_finish

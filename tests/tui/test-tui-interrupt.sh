@@ -7,6 +7,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 . "$lib/tmux.sh"
 
 require_root
@@ -21,11 +22,7 @@ tmux_own "$srv"
 img=$IMG_TMP/intr.img
 state=$IMG_TMP/state
 pass="correct horse battery staple"
-img_new "$img" 400
-img_gpt "$img"
-img_part "$img" Data 1 399
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 60
+img_ext4_fixture "$img" 400 60
 
 # shellcheck disable=SC2016 # expanded by the pane's shell
 tmux_start "$srv" 100 30 sh -c 'trap : INT; "$@"; rc=$?; echo "exit=$rc"
@@ -52,20 +49,12 @@ assert_contains "terminal modes restored" "$s" "modes: isig icanon echo"
 assert_not_contains "curses screen left behind" "$s" "Phase: "
 
 # The worker finishes on its own.
-for _ in $(seq 1 600); do
-	st=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:1" |
-		jq -r '.conversions[0].state // empty')
-	[ "$st" = complete ] && break
-	sleep 0.5
-done
-assert_eq "conversion state" complete "$st"
+FDEWIZ_STATE_DIR=$state wait_job "$img:1" complete 300 || true
+assert_eq "conversion state" complete "$JOB_STATE"
 
 loop=$(img_loop "$img" 1)
 assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
 printf '%s' "$pass" >"$IMG_TMP/key"
-cryptsetup reencrypt --decrypt --header "$IMG_TMP/dec.hdr" --key-file "$IMG_TMP/key" \
-	--batch-mode "$loop"
-assert_true "fsck after decryption" e2fsck -fn "$loop"
 img_unloop "$loop"
-assert_true "file checksums after decryption" img_verify "$img" 1
+verify_decrypt --key "$IMG_TMP/key" "$img" 1
 assert_finish

@@ -15,6 +15,7 @@ set -euo pipefail
 lib=$(dirname "$0")/../lib
 . "$lib/assert.sh"
 . "$lib/images.sh"
+. "$lib/jobs.sh"
 . "$lib/tmux.sh"
 
 require_root
@@ -30,11 +31,7 @@ tmux_own "$srv"
 img=$IMG_TMP/quit.img
 state=$IMG_TMP/state
 pass="correct horse battery staple"
-img_new "$img" 200
-img_gpt "$img"
-img_part "$img" Data 1 199
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 40
+img_ext4_fixture "$img" 200 40
 
 mkdir -p "$IMG_TMP/bin" "$IMG_TMP/real"
 sys_resize2fs=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v resize2fs)
@@ -107,20 +104,12 @@ assert_not_contains "curses screen left behind" "$s" "Phase: "
 assert_not_contains "no core dump" "$s" "core dumped"
 
 # The worker finishes on its own.
-for _ in $(seq 1 1200); do
-	st=$(FDEWIZ_STATE_DIR=$state "$FDEWIZ" status --json "$img:1" |
-		jq -r '.conversions[0].state // empty')
-	[ "$st" = complete ] && break
-	sleep 0.5
-done
-assert_eq "conversion state" complete "$st"
+FDEWIZ_STATE_DIR=$state wait_job "$img:1" complete 600 || true
+assert_eq "conversion state" complete "$JOB_STATE"
 
 loop=$(img_loop "$img" 1)
 assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
 printf '%s' "$pass" >"$IMG_TMP/key"
-assert_true "cryptsetup decrypts it" run_quiet cryptsetup reencrypt --decrypt \
-	--header "$IMG_TMP/dec.hdr" --key-file "$IMG_TMP/key" --batch-mode "$loop"
-assert_true "fsck after decryption" run_quiet e2fsck -fn "$loop"
 img_unloop "$loop"
-assert_true "file checksums after decryption" img_verify "$img" 1
+verify_decrypt --key "$IMG_TMP/key" "$img" 1
 assert_finish

@@ -23,11 +23,7 @@ img=$IMG_TMP/disk.img
 other=$IMG_TMP/other.img
 state=$IMG_TMP/state
 pass="correct horse battery staple"
-img_new "$img" 300
-img_gpt "$img"
-img_part "$img" Data 1 299
-img_mkfs "$img" 1 ext4 Data
-img_fill "$img" 1 8
+img_ext4_fixture "$img" 300 8
 cp --sparse=always "$img" "$other"
 
 # plan_to_yes: start the wizard on the image and go as far as the typed confirmation.

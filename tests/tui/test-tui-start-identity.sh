@@ -71,15 +71,9 @@ tmux_send "$srv" -l "$(cat "$key")"
 tmux_send "$srv" Enter
 # It converts in the background; when it is done the wizard shows that volume's results.
 assert_true "$STEP: results of $L" tmux_wait_for "$srv" "$L is encrypted" 300
-state=
-for _ in $(seq 600); do
-	"$FDEWIZ" status --json "$L" >"$res.poll" 2>/dev/null || true
-	state=$(jq -r '.conversions[0].state // ""' "$res.poll")
-	[ "$state" = complete ] && break
-	sleep 0.2
-done
-assert_eq "$STEP: state" complete "$state"
-assert_json "$res.poll" '.conversions[0].id' "$uuid_b"
+wait_job "$L" complete 120 || true
+assert_eq "$STEP: state" complete "$JOB_STATE"
+assert_json "$JOB_JSON" '.conversions[0].id' "$uuid_b"
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 20 || true
 tmux_stop "$srv"

@@ -1,15 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the cipher advice (captured /proc/cpuinfo) and the userspace AES-XTS path. */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "core/bench/bench_cipher.h"
 #include "core/base/cpuinfo.h"

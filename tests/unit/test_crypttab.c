@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the crypttab and fstab line logic, and for recovery key canonicalisation. */
-#include "config.h"
+#include "unit.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "core/boot/crypttab.h"
 #include "core/luks2/recovery.h"

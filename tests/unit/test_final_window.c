@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the end window's LUKS2 metadata: each field recognised, each rewritten. */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "core/luks2/luks2_final.h"
 
@@ -24,31 +17,10 @@
  */
 #define HDR_SIZE 16384ULL	/* json_size 12288 + the 4096-byte binary part */
 
-static char *slurp(const char *name)
-{
-	const char *top = getenv("FDEWIZ_SRCDIR");
-	char path[4096];
-	char *buf;
-	long n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/unit/data/luks2/%s", top ? top : ".", name);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 /* Parse @name, apply @edit to it, serialise it again. */
 static char *edited(const char *name, void (*edit)(json_object *root))
 {
-	char *text = slurp(name), *out;
+	char *text = unit_data(name), *out;
 	json_object *root = json_tokener_parse(text);
 
 	assert_non_null(root);
@@ -73,7 +45,7 @@ static json_object *at(json_object *o, const char *a, const char *b)
 static void test_datashift_window(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("datashift-window.json");
+	char *json = unit_data("datashift-window.json");
 
 	(void)state;
 	assert_int_equal(fdw_final_window_parse(json, &fw), 1);
@@ -94,7 +66,7 @@ static void test_datashift_window(void **state)
 static void test_detached_window(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("detached-window.json");
+	char *json = unit_data("detached-window.json");
 
 	(void)state;
 	assert_int_equal(fdw_final_window_parse(json, &fw), 1);
@@ -109,7 +81,7 @@ static void test_detached_window(void **state)
 static void test_recovery_window(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("recovery-window.json");
+	char *json = unit_data("recovery-window.json");
 
 	(void)state;
 	assert_int_equal(fdw_final_window_parse(json, &fw), 1);
@@ -121,7 +93,7 @@ static void test_recovery_window(void **state)
 static void test_finished_header_is_not_the_window(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("datashift-final.json");
+	char *json = unit_data("datashift-final.json");
 
 	(void)state;
 	assert_int_equal(fdw_final_window_parse(json, &fw), 0);
@@ -289,7 +261,8 @@ static const char *str_at(json_object *o, const char *a, const char *b)
 static void test_rewrite_matches_library(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("datashift-window.json"), *lib_text = slurp("datashift-final.json");
+	char *json = unit_data("datashift-window.json");
+	char *lib_text = unit_data("datashift-final.json");
 	json_object *ours, *lib = json_tokener_parse(lib_text);
 	char a[256], b[256];
 
@@ -320,7 +293,7 @@ static void test_rewrite_matches_library(void **state)
 static void test_rewrite_keeps_keyslots(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("recovery-window.json");
+	char *json = unit_data("recovery-window.json");
 	json_object *ours, *orig = json_tokener_parse(json), *dig;
 	char keys[256];
 
@@ -392,7 +365,7 @@ static void test_rewrite_null_ids(void **state)
 static void test_rewrite_detached(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("detached-window.json");
+	char *json = unit_data("detached-window.json");
 	json_object *ours;
 	uint64_t off, len;
 
@@ -411,7 +384,7 @@ static void test_rewrite_detached(void **state)
 static void test_reencrypt_area(void **state)
 {
 	struct fdw_final_window fw;
-	char *json = slurp("recovery-window.json");
+	char *json = unit_data("recovery-window.json");
 	uint64_t off = 0, len = 0;
 
 	(void)state;

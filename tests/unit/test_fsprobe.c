@@ -1,16 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the superblock and LUKS2 header parsers, on hand-built buffers. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <cmocka.h>
 
 #include "core/disk/fsprobe.h"
 

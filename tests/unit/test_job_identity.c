@@ -3,20 +3,12 @@
  * Unit tests: which job record belongs to a volume, records kept with their identity, and
  * which endings are news.
  */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <cmocka.h>
 
 #include "core/state/job.h"
 #include "core/base/uuid.h"

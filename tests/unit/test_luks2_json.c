@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the one reader of LUKS2 segments: what it accepts, and each way it refuses. */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "core/luks2/luks2_json.h"
-
-#define MIB 1048576ULL
 
 static int read_segments(const char *json, struct fdw_luks2_segment *segs, size_t cap,
 			 size_t *n)

@@ -1,50 +1,21 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the progress read from LUKS2 segments and the speed from two readings. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
-#include <cmocka.h>
 
 #include "core/state/job.h"
 #include "core/luks2/luks2_progress.h"
 #include "core/state/progress.h"
 
-#define MIB 1048576ULL
 /* The 900 MiB partition the two cryptsetup captures come from (header and shift 16 MiB). */
 #define CS_DEVICE (900 * MIB)
 
-static char *slurp(const char *name)
-{
-	const char *top = getenv("FDEWIZ_SRCDIR");
-	char path[4096];
-	char *buf;
-	long n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/unit/data/luks2/%s", top ? top : ".", name);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 static int progress_of(const char *name, uint64_t device, uint64_t *done, uint64_t *total)
 {
-	char *json = slurp(name);
+	char *json = unit_data(name);
 	int rc = fdw_luks2_progress(json, device, done, total);
 
 	free(json);

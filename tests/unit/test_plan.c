@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the conversion plan: sizes per strategy, sector size against the block size. */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "core/convert/plan.h"
 

@@ -1,22 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the prediction: the model, the lines it fills, its sentence and its record. */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "core/state/job.h"
 #include "core/convert/predict.h"

@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the sliding-window speed and the status record round trip. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
-#include <cmocka.h>
 
 #include "core/state/progress.h"
 

@@ -1,17 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the words of a finished conversion: the verdict and the summary. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "core/convert/results.h"
 #include "core/boot/system_boot_internal.h"

@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for running helpers: a fixed PATH and a minimal environment, whatever PATH was. */
-#include "config.h"
+#include "unit.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "core/base/log.h"
 #include "core/base/spawn.h"

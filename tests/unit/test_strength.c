@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the passphrase strength estimate. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 #include <errno.h>
-#include <cmocka.h>
 
 #include "core/base/strength.h"
 

@@ -1,14 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the mountinfo and swaps parsers, on captured text. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "core/base/sysstate.h"
 

@@ -1,14 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the wizard's text layout: widths, wrapping, Japanese line breaks, boxes. */
-#include "config.h"
+#include "unit.h"
 
 #include <locale.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <cmocka.h>
 
 #include "tui/textlayout.h"
 
