@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for the one reader of fstab and crypttab lines. */
-#include "config.h"
+#include "unit.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "core/base/tabfile.h"
 
