@@ -12,4 +12,13 @@ if [ -n "${FDEWIZ:-}" ]; then
 	export FDEWIZ_BUILDDIR
 fi
 export FDEWIZ_SRCDIR=$src
-FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-5} exec bash "$src/tests/fuzz/run.sh"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+rc=0
+FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-5} bash "$src/tests/fuzz/run.sh" | tee "$out" || rc=$?
+# One check per harness (its row ends "ok" or says CRASH), and the suite's closing line.
+passed=$(grep -cE '^fuzz_[a-z0-9_]+ .* ok$' "$out" || true)
+failed=$(grep -cE '^fuzz_[a-z0-9_]+ .*CRASH' "$out" || true)
+[ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1	# run.sh failed before any harness ran
+echo "test-fuzz-smoke: $passed passed, $failed failed"
+[ "$rc" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
