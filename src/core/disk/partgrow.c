@@ -3,36 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <parted/parted.h>
-#include <unistd.h>
 
 #include "base/log.h"
 #include "partgrow.h"
-
-/*
- * libparted runs `udevadm settle` through the shell after a commit and lets the shell
- * complain on our stderr when there is no udev. A terminal screen must never get that,
- * so stderr points at /dev/null for the duration.
- */
-static int silence_stderr(void)
-{
-	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-	if (saved >= 0 && null >= 0)
-		dup2(null, STDERR_FILENO);
-	if (null >= 0)
-		close(null);
-	return saved;
-}
-
-static void restore_stderr(int saved)
-{
-	if (saved < 0)
-		return;
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-}
+#include "parted_quiet.h"
 
 int fdw_partition_grow(const char *disk_path, int number, uint64_t extra)
 {
@@ -42,7 +17,7 @@ int fdw_partition_grow(const char *disk_path, int number, uint64_t extra)
 	PedConstraint *exact = NULL;
 	PedGeometry *wanted = NULL;
 	PedSector new_end;
-	int rc = 0, saved;
+	int rc = 0;
 
 	if (!dev)
 		return -EIO;
@@ -67,10 +42,8 @@ int fdw_partition_grow(const char *disk_path, int number, uint64_t extra)
 		rc = -ENOSPC;
 		goto out;
 	}
-	saved = silence_stderr();
-	if (!ped_disk_commit(disk))
+	if (!fdw_parted_commit_quietly(disk))
 		rc = -EIO;
-	restore_stderr(saved);
 	if (rc)
 		fdw_log(FDW_LOG_ERROR, "%s: the new partition table could not be written",
 			disk_path);
