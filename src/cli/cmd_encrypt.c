@@ -58,11 +58,11 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
 	       (long long)t->part->fs_block_size);
 	if (t->part->os.found) {
-		char os[192], name[64], steps[2048];
+		char os[192], name[64], steps[4096];
 
 		fdw_installed_os_describe(&t->part->os, os, sizeof(os));
 		fdw_system_boot_name(t, name, sizeof(name));
-		fdw_system_boot_steps(&t->part->os, name, steps, sizeof(steps));
+		fdw_system_boot_steps(t, name, steps, sizeof(steps));
 		printf(_("  installed system: %s; after the conversion, in that system:\n"),
 		       cli_safe(os));
 		for (char *line = steps, *nl; line && *line; line = nl ? nl + 1 : NULL) {
@@ -196,6 +196,10 @@ static void say_phase(enum fdw_phase phase, void *ctx)
 		break;
 	case FDW_PHASE_SHRINKING:
 		printf(_("Shrinking the filesystem...\n"));
+		break;
+	case FDW_PHASE_MOVING_BOOT:
+		printf(_("Making /boot a partition of its own (root shrunk, partition made, "
+			 "/boot copied, fstab, GRUB)...\n"));
 		break;
 	case FDW_PHASE_BENCHMARKING:
 		printf(_("Benchmarking the plain filesystem (--no-bench skips it)...\n"));

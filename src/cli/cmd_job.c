@@ -530,6 +530,24 @@ static int resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
 	return conversion_report_system(&r->job);
 }
 
+/* A move of an installed system's /boot cut short: finished; the root stays unencrypted. */
+static int resume_boot_move(struct fdw_resume *r, const char *address)
+{
+	char why[1024];
+
+	printf(_("%s: making /boot a partition of its own was cut short; going on...\n"),
+	       cli_safe(address));
+	fflush(stdout);
+	if (fdw_resume_boot_move(r, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	printf(_("/boot is a partition of its own now, and GRUB reads it there; the system "
+		 "starts unencrypted as before. Nothing is encrypted yet: run '%s encrypt %s' "
+		 "to encrypt its root.\n"), fdw_progname, cli_safe(address));
+	return FDW_EXIT_OK;
+}
+
 int cmd_resume(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -571,6 +589,12 @@ int cmd_resume(int argc, char **argv)
 	if (rc) {
 		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
+	}
+	if (r.boot_move_only) {
+		/* Nothing is encrypted yet: the move of /boot is finished, without a passphrase. */
+		exit_code = resume_boot_move(&r, address);
+		fdw_resume_close(&r);
+		return exit_code;
 	}
 	pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;

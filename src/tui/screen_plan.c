@@ -352,10 +352,10 @@ static int steps_field(struct tui *t, int y, int lw, const char *label, const ch
 /* An installed system's root: what is done in it after the conversion. */
 static int system_steps(struct tui *t, int y, int lw, const char *label)
 {
-	char name[64], steps[2048];
+	char name[64], steps[4096];
 
 	fdw_system_boot_name(fdw_encrypt_target(t->enc), name, sizeof(name));
-	fdw_system_boot_steps(&fdw_encrypt_target(t->enc)->part->os, name, steps, sizeof(steps));
+	fdw_system_boot_steps(fdw_encrypt_target(t->enc), name, steps, sizeof(steps));
 	return steps_field(t, y, lw, label, steps);
 }
 

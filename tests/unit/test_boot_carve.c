@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/boot/boot_carve.h"
+#include "core/disk/boot_carve.h"
 
 /* Debian's "all files in one partition" on GPT: ESP, root (with /boot), swap. */
 static struct fdw_partition parts[5];

@@ -448,7 +448,7 @@ static int keep_backup(const char *path, const char *text, mode_t mode, char *ba
 }
 
 /* Replace @path by @text, keeping the old file (if any) as a backup first. */
-static int replace_file(const char *path, const char *old, mode_t mode, const char *text,
+int fdw_tab_file_replace(const char *path, const char *old, mode_t mode, const char *text,
 			struct fdw_tab_result *res, char *why, size_t why_len)
 {
 	int rc = 0;
@@ -564,7 +564,7 @@ int fdw_crypttab_add_detached(const char *root, const char *name, const char *id
 						 why_len)
 		    : fdw_crypttab_edit(old, name, id, discard, &text, why, why_len);
 	if (rc == 0)
-		rc = replace_file(path, old, mode, text, res, why, why_len);
+		rc = fdw_tab_file_replace(path, old, mode, text, res, why, why_len);
 	free(old);
 	free(text);
 	return rc;
@@ -584,7 +584,7 @@ int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_i
 	rc = fdw_fstab_edit(old, name, ids, &text);
 	if (rc > 0) {
 		res->lines = rc;
-		rc = replace_file(path, old, mode, text, res, why, why_len);
+		rc = fdw_tab_file_replace(path, old, mode, text, res, why, why_len);
 	} else if (rc < 0) {
 		snprintf(why, why_len, _("out of memory"));
 	}
@@ -606,7 +606,7 @@ int fdw_crypttab_set_keyfile(const char *root, const char *name, const char *key
 		return rc;
 	rc = fdw_crypttab_edit_keyfile(old, name, keyfile, &text);
 	if (rc == 0)
-		rc = replace_file(path, old, mode, text, res, why, why_len);
+		rc = fdw_tab_file_replace(path, old, mode, text, res, why, why_len);
 	else if (rc < 0)
 		snprintf(why, why_len, _("crypttab has no line for '%s' (%s)"), name,
 			 strerror(-rc));

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "disk/disk.h"
 
@@ -74,6 +75,14 @@ int fdw_crypttab_add_detached(const char *root, const char *name, const char *id
 			      const char *header, bool discard, struct fdw_tab_result *res,
 			      char *why, size_t why_len);
 /* fdw_fstab_edit() on @root/etc/fstab (nothing when it is missing), backed up likewise. */
+/*
+ * Replace @path (whose text is @old, NULL when there is none) by @text, keeping the old
+ * file first as PATH.fdewiz-<time>.bak (named in @res->backup); written atomically with
+ * @mode. 0, or -errno with @why.
+ */
+int fdw_tab_file_replace(const char *path, const char *old, mode_t mode, const char *text,
+			 struct fdw_tab_result *res, char *why, size_t why_len);
+
 int fdw_fstab_update(const char *root, const char *name, const struct fdw_part_ids *ids,
 		     struct fdw_tab_result *res, char *why, size_t why_len);
 

@@ -10,6 +10,7 @@
 #include <sys/statfs.h>
 #include <blkid.h>
 
+#include "boot_move.h"
 #include "crypttab.h"
 #include "base/durable.h"
 #include "base/i18n.h"
@@ -17,11 +18,23 @@
 #include "system_boot.h"
 #include "system_boot_internal.h"
 
-size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
+size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char *buf,
 			     size_t len)
 {
+	const struct fdw_installed_os *os = &t->part->os;
 	unsigned crypt_lines = 0;
-	int n = snprintf(buf, len,
+	size_t moved = 0;
+	int n;
+
+	if (t->part->verdict.carve_boot) {
+		moved = fdw_boot_move_steps(t, buf, len);
+		if (moved + 1 >= len)
+			return moved;
+		buf[moved++] = '\n';
+		buf += moved;
+		len -= moved;
+	}
+	n = snprintf(buf, len,
 			 _("open the volume as /dev/mapper/%s and mount it with the system's "
 			   "/boot (%s)\n"
 			   "add '%s' to its etc/crypttab and check its etc/fstab (the filesystem "
@@ -31,12 +44,12 @@ size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name
 			   "%s: the kernel finds the root by its filesystem UUID, kept inside the "
 			   "volume\n"
 			   "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
-			 name, os->boot_spec, name,
+			 name, os->boot_spec[0] ? os->boot_spec : _("the new one"), name,
 			 os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
 			 fdw_boot_loader_text(os->loader));
 
 	if (n < 0 || (size_t)n >= len)
-		return n < 0 ? 0 : len - 1;
+		return moved + (n < 0 ? 0 : len - 1);
 	for (unsigned i = 0; i < os->n_entries; i++)
 		crypt_lines += os->entries[i].use == FDW_USE_CRYPT;
 	if (crypt_lines)
@@ -45,7 +58,7 @@ size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name
 				"passphrase opens get a key file inside the encrypted root, so one "
 				"passphrase starts the system; any other keeps asking for its own"));
 	if (n < 0 || (size_t)n >= len)
-		return n < 0 ? 0 : len - 1;
+		return moved + (n < 0 ? 0 : len - 1);
 	if (os->n_swaps && fdw_system_boot_swap_planned(os))
 		n += snprintf(buf + n, len - (size_t)n, "\n%s",
 			      _("swap: a new random key at every boot (crypttab by PARTUUID); the "
@@ -54,7 +67,7 @@ size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name
 		n += snprintf(buf + n, len - (size_t)n, "\n%s",
 			      _("swap stays as it is: the system hibernates to it, and a swap with "
 				"a random key cannot hold a hibernation image"));
-	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+	return moved + (n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n);
 }
 
 bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os)

@@ -16,8 +16,9 @@
 #include "base/secret.h"
 #include "disk/target.h"
 
-/* The steps after the conversion, one translated line each ("\n" between), for plans. */
-size_t fdw_system_boot_steps(const struct fdw_installed_os *os, const char *name, char *buf,
+/* The steps for @t's installed system, one translated line each ("\n" between), for
+ * plans: its /boot moved out first where it is inside, then those after the conversion. */
+size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char *buf,
 			     size_t len);
 
 /* Will its swap get a random key? Only when it does not hibernate (initramfs-tools). */

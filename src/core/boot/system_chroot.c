@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/child.h"
+#include "chroot_tree.h"
 #include "base/fileio.h"
 #include "luks2/convert.h"
 #include "crypttab.h"
@@ -25,45 +26,6 @@
 #include "base/spawn.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
-
-/* The mounts of one run, undone in reverse. */
-struct tree {
-	char root[PATH_MAX];
-	char mounts[8][PATH_MAX];
-	int n;
-};
-
-static int mount_at(struct tree *t, const char *src, const char *sub, const char *type,
-		    unsigned long flags)
-{
-	char *dst = t->mounts[t->n];
-	size_t n = strlen(t->root);
-
-	if (n + strlen(sub) >= PATH_MAX)
-		return -ENAMETOOLONG;
-	memcpy(dst, t->root, n);
-	strcpy(dst + n, sub);
-	if (mount(src, dst, type, flags, NULL) != 0) {
-		int err = -errno;
-
-		fdw_log(FDW_LOG_ERROR, "system boot: cannot mount %s on %s: %s", src, dst,
-			strerror(errno));
-		return err;
-	}
-	t->n++;
-	return 0;
-}
-
-static void unmount_all(struct tree *t)
-{
-	while (t->n > 0) {
-		const char *m = t->mounts[--t->n];
-
-		if (umount2(m, 0) != 0 && umount2(m, MNT_DETACH) != 0)
-			fdw_log(FDW_LOG_WARN, "system boot: cannot unmount %s: %s", m,
-				strerror(errno));
-	}
-}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -109,7 +71,7 @@ static bool is_initramfs(const char *name)
 
 /* Keep every initramfs as NAME.fdewiz-bak before it is rebuilt (once: a rerun keeps the
  * first, which is the one that booted the plain system). */
-static int backup_initramfs(const struct tree *t, struct fdw_sysboot_record *r)
+static int backup_initramfs(const struct fdw_tree *t, struct fdw_sysboot_record *r)
 {
 	char dir[PATH_MAX], from[PATH_MAX + 256], to[PATH_MAX + 300];
 	struct dirent *de;
@@ -139,7 +101,7 @@ static int backup_initramfs(const struct tree *t, struct fdw_sysboot_record *r)
 }
 
 /* Does every initramfs now carry the crypttab entry of the root? */
-static int initramfs_unlocks(const struct tree *t, const struct fdw_sysboot_record *r)
+static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_record *r)
 {
 	char dir[PATH_MAX], inside[PATH_MAX + 8];
 	size_t cap = 4u << 20;
@@ -174,7 +136,7 @@ static int initramfs_unlocks(const struct tree *t, const struct fdw_sysboot_reco
 	return rc ? rc : n ? 0 : -ENOENT;
 }
 
-static void loader_check(const struct tree *t, const struct fdw_sysboot_record *r, char *note,
+static void loader_check(const struct fdw_tree *t, const struct fdw_sysboot_record *r, char *note,
 			 size_t len)
 {
 	char path[PATH_MAX + 32], want[96];
@@ -227,7 +189,7 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 			   const char *mapper, const struct fdw_secret *pass, char *note,
 			   size_t note_len)
 {
-	struct tree t = { .n = 0 };
+	struct fdw_tree t = { .n = 0 };
 	char bootdev[PATH_MAX], *type;
 	int rc;
 
@@ -237,7 +199,7 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	snprintf(t.root, sizeof(t.root), "%s/jobs/%s.root", fdw_state_dir(), job->id);
 	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
 		return -errno;
-	rc = mount_at(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4", MS_NOATIME);
+	rc = fdw_tree_mount(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4", MS_NOATIME);
 	if (rc)
 		return rc;
 	rc = fdw_system_boot_find_boot(r->boot_spec, bootdev, sizeof(bootdev));
@@ -247,16 +209,10 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 		rc = -ENODEV;
 		goto out;
 	}
-	rc = mount_at(&t, bootdev, "/boot", type, MS_NOATIME);
+	rc = fdw_tree_mount(&t, bootdev, "/boot", type, MS_NOATIME);
 	free(type);
 	if (!rc)
-		rc = mount_at(&t, "/dev", "/dev", NULL, MS_BIND | MS_REC);
-	if (!rc)
-		rc = mount_at(&t, "/proc", "/proc", NULL, MS_BIND | MS_REC);
-	if (!rc)
-		rc = mount_at(&t, "/sys", "/sys", NULL, MS_BIND | MS_REC);
-	if (!rc)
-		rc = mount_at(&t, "/run", "/run", NULL, MS_BIND | MS_REC);
+		rc = fdw_tree_bind_system(&t);
 	if (rc)
 		goto out;
 	rc = write_tables(job, t.root, r, pass);
@@ -294,7 +250,7 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 		loader_check(&t, r, note, note_len);
 	sync();
 out:
-	unmount_all(&t);
+	fdw_tree_unmount_all(&t);
 	rmdir(t.root);
 	return rc;
 }

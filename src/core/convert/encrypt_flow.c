@@ -33,6 +33,7 @@
 #include "base/testhook.h"
 #include "base/units.h"
 #include "base/sysstate.h"
+#include "boot/boot_move.h"
 #include "boot/system_boot.h"
 #include "boot/system_data.h"
 #include "base/uuid.h"
@@ -631,6 +632,37 @@ static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, ch
 	return 0;
 }
 
+/*
+ * A root with /boot inside: its /boot becomes a partition of its own first (the system
+ * still starts unencrypted afterwards), then the plan is made again for the smaller root.
+ */
+static int move_boot(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
+		     size_t len)
+{
+	struct fdw_plan_request rq = { .sector_size = e->plan.sector_size,
+				       .key_bits = e->plan.key_bits };
+	const char *plan_why = "";
+	char spec[72];
+	int rc;
+
+	excl_drop(e);
+	announce(phase, ctx, FDW_PHASE_MOVING_BOOT);
+	rc = fdw_boot_move_run(&e->target, why, len);
+	e->target_open = e->target.part != NULL;
+	if (rc)
+		return rc;
+	snprintf(spec, sizeof(spec), "%s-%s", e->plan.cipher, e->plan.cipher_mode);
+	rq.cipher_spec = spec;
+	rc = fdw_plan_make(e->target.part, &rq, &e->plan, &plan_why);
+	if (!rc)
+		rc = remember_identity(e, why, len);
+	if (rc && !why[0])
+		snprintf(why, len, _("/boot is a partition of its own now and the system starts "
+				     "unencrypted as before, but the root cannot be encrypted: %s "
+				     "Look at it again with 'fdewiz list'."), plan_why);
+	return rc ? rc : excl_take(e);
+}
+
 static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
@@ -651,6 +683,11 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
+	}
+	if (e->target.part->verdict.carve_boot || fdw_boot_move_unfinished(&e->target)) {
+		rc = move_boot(e, phase, ctx, why, len);
+		if (rc)
+			return rc;
 	}
 	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
 	/* Who the volume is, taken while its filesystem still says (label, UUID). */

@@ -227,6 +227,8 @@ struct fdw_resume {
 	bool moved;			/* the record named another address: saved anew */
 	bool boot_only;			/* converted; only an installed system's boot step
 					 * is left (fdw_system_boot_finish) */
+	bool boot_move_only;		/* not converted; a move of its /boot out of the
+					 * root was cut short (fdw_resume_boot_move) */
 	struct fdw_target target;
 	bool target_open;
 	int lock_fd;
@@ -237,6 +239,12 @@ struct fdw_resume {
  * nothing. -ENOENT: none; -EALREADY: its worker is running; -EBUSY: locked.
  */
 int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len);
+/*
+ * Finish the move of an installed system's /boot out of its root that a crash cut short
+ * (r->boot_move_only): the system then starts unencrypted from its new /boot, and the
+ * root can be encrypted. Needs no passphrase. 0, or -errno with @why.
+ */
+int fdw_resume_boot_move(struct fdw_resume *r, char *why, size_t len);
 /* 0 when @pass opens the volume; -EPERM with @why when it is wrong. */
 int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
 				char *why, size_t len);

@@ -15,6 +15,7 @@
 #include "encrypt_flow.h"
 #include "disk/job_locate.h"
 #include "disk/job_observe.h"
+#include "boot/boot_move.h"
 #include "boot/system_boot.h"
 #include "boot/system_data.h"
 #include "disk/holders.h"
@@ -203,6 +204,11 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 		r->boot_only = true;
 		return fdw_holders_check(&r->target, r->job.active_name, why, len);
 	}
+	if (rc == -ENOENT && fdw_boot_move_unfinished(&r->target)) {
+		/* Cut inside the move of its /boot: nothing is encrypted yet. */
+		r->boot_move_only = true;
+		return fdw_holders_check(&r->target, NULL, why, len);
+	}
 	if (rc || p.state == FDW_JOB_COMPLETE) {
 		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),
 			 address);
@@ -215,6 +221,14 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	}
 	/* Nobody else may hold its bytes; the job's own open volume (online) is no holder. */
 	return fdw_holders_check(&r->target, r->job.active_name, why, len);
+}
+
+int fdw_resume_boot_move(struct fdw_resume *r, char *why, size_t len)
+{
+	int rc = fdw_boot_move_run(&r->target, why, len);
+
+	r->target_open = r->target.part != NULL;
+	return rc;
 }
 
 /* Checked up front so a background resume does not fail out of sight. */

@@ -113,6 +113,11 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 	out->shift_bytes = FDW_DATA_SHIFT_BYTES;
 	out->header_bytes = FDW_DATA_SHIFT_BYTES / 2;
 	out->fs_size_max = out->partition_size - out->shift_bytes;
+	/* A /boot of its own is carved from the end first: the root keeps what is left. */
+	if (v->carve_boot) {
+		out->partition_size = v->carve_root_size;
+		out->fs_size_max = v->carve_fs_max;
+	}
 	/* Once reopened the volume is all but the header; while it converts online the
 	 * mapping is the shift smaller. */
 	out->volume_size = out->partition_size - out->header_bytes;

@@ -62,6 +62,14 @@ struct fdw_verdict {
 	enum fdw_reason reason;
 	unsigned strategies;		/* bitmask of enum fdw_strategy */
 	enum fdw_strategy strategy;	/* the one `auto` would pick */
+	/* An installed system with /boot inside this root (disk/boot_carve.h): a /boot of
+	 * its own is carved from the partition's end first; or why not (carve_refusal, an
+	 * enum fdw_carve_refusal, with carve_short_by bytes to free). */
+	bool carve_boot;
+	uint64_t carve_root_size;	/* the partition after the carve (its planned start) */
+	uint64_t carve_fs_max;		/* what its filesystem keeps */
+	int carve_refusal;
+	uint64_t carve_short_by;
 };
 
 /* Whose partition this is: an installed system found on another partition names it. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boot_carve.h"
 #include "disk.h"
 #include "base/i18n.h"
 #include "os_support.h"
@@ -203,13 +204,46 @@ int64_t fdw_shrink_shortfall(const struct fdw_partition *p)
 	return (int64_t)((uint64_t)p->fs_min_size - target);
 }
 
+/* Its only obstacle is a /boot inside it, with GRUB for BIOS: the carve can lift it. */
+static bool carve_applies(const struct fdw_partition *p)
+{
+	return p->os.found && fdw_os_support_check(&p->os) == FDW_SYSBOOT_BOOT_INSIDE &&
+	       !p->os.usr_separate && p->os.loader == FDW_LOADER_GRUB_BIOS && is_ext(p);
+}
+
+/* The verdict of such a root: the carve shrinks its filesystem, nothing else is chosen. */
+static void decide_carve(struct fdw_partition *p, const struct fdw_disk *d)
+{
+	struct fdw_verdict *v = &p->verdict;
+	struct fdw_boot_carve c;
+
+	if (d->kind != FDW_DISK_BLOCK) {
+		v->carve_refusal = FDW_CARVE_NOT_A_DISK;
+		return;
+	}
+	if (fdw_boot_carve_plan(d, p, 0, &c) != 0) {
+		v->carve_refusal = (int)c.refusal;
+		v->carve_short_by = c.short_by;
+		return;
+	}
+	v->reason = FDW_REASON_OK;
+	v->eligible = true;
+	v->carve_boot = true;
+	v->carve_root_size = c.root_size;
+	v->carve_fs_max = c.root_fs_max;
+	v->strategies = FDW_STRATEGY_SHRINK;
+	v->strategy = FDW_STRATEGY_SHRINK;
+}
+
 void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
 {
 	struct fdw_verdict *v = &p->verdict;
 
 	memset(v, 0, sizeof(*v));
 	v->reason = blocking_reason(p, d);
-	if (v->reason != FDW_REASON_OK)
+	if (v->reason == FDW_REASON_INSTALLED_SYSTEM && carve_applies(p))
+		decide_carve(p, d);
+	if (v->reason != FDW_REASON_OK || v->carve_boot)
 		return;
 
 	v->strategies = FDW_STRATEGY_DETACHED;
@@ -300,6 +334,13 @@ static int explain_ok(const struct fdw_partition *p, char *buf, size_t len)
 {
 	char sz[32];
 
+	if (p->verdict.carve_boot)
+		return snprintf(buf, len,
+				_("Its /boot is inside this partition: first a /boot partition of "
+				  "its own (%s) is carved from its end, /boot copied there, named in "
+				  "its fstab and GRUB reinstalled to read it (the system still starts "
+				  "unencrypted after this step); then the root is encrypted in place."),
+				fdw_format_size(FDW_CARVE_BOOT_MIN, sz, sizeof(sz)));
 	switch (p->verdict.strategy) {
 	case FDW_STRATEGY_FREE_TAIL:
 		fdw_format_size(p->size - (uint64_t)p->fs_size, sz, sizeof(sz));
@@ -316,6 +357,50 @@ static int explain_ok(const struct fdw_partition *p, char *buf, size_t len)
 				_("Can be encrypted in place: the filesystem shrinks by %s to make "
 				  "room for the encryption header."),
 				fdw_format_size(FDW_HEADER_ROOM, sz, sizeof(sz)));
+	}
+}
+
+/* A root with /boot inside that has no room (or no slot) for a /boot of its own. */
+static int explain_no_carve(const struct fdw_partition *p, const char *os, char *buf,
+			    size_t len)
+{
+	unsigned long long mib = (p->verdict.carve_short_by + FDW_MIB - 1) / FDW_MIB;
+	char boot[32], room[32];
+
+	fdw_format_size(FDW_CARVE_BOOT_MIN, boot, sizeof(boot));
+	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
+	switch ((enum fdw_carve_refusal)p->verdict.carve_refusal) {
+	case FDW_CARVE_TOO_FULL:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition. fdewiz would "
+				  "carve a /boot of its own (%s) from its end and keep %s for the "
+				  "header, but the filesystem cannot shrink that far: free about "
+				  "%llu MiB in it, then look again."), os, boot, room, mib);
+	case FDW_CARVE_TOO_SMALL:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition. The partition is "
+				  "too small to give up a /boot of its own (%s) and %s for the header "
+				  "(%llu MiB short): move /boot to another partition first."),
+				os, boot, room, mib);
+	case FDW_CARVE_NO_SLOT:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition. Its partition "
+				  "table has no free entry for a /boot of its own (an MBR with four "
+				  "primary partitions): move /boot to another partition first."), os);
+	case FDW_CARVE_NOT_A_DISK:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition. fdewiz makes a "
+				  "/boot of its own for it only on a real disk, where GRUB is "
+				  "reinstalled to read it, not inside an image file."), os);
+	case FDW_CARVE_MIN_UNKNOWN:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition. How far its "
+				  "filesystem can shrink to make room for a /boot of its own is not "
+				  "known: check it with e2fsck -f, then look again."), os);
+	default:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition, which is on no "
+				  "partition table: there is nowhere to put a /boot of its own."), os);
 	}
 }
 
@@ -416,6 +501,10 @@ static size_t explain_own(const struct fdw_partition *p, char *buf, size_t len)
 		char os[192];
 
 		fdw_installed_os_describe(&p->os, os, sizeof(os));
+		if (carve_applies(p)) {
+			n = explain_no_carve(p, os, buf, len);
+			break;
+		}
 		n = snprintf(buf, len, _("Holds %s: encrypting it in place would leave that system "
 					 "unable to start: %s"), os,
 			     fdw_os_support_refusal_text(fdw_os_support_check(&p->os)));

@@ -21,6 +21,7 @@ static const struct {
 	[FDW_PHASE_DONE] = { "done", N_("done") },
 	[FDW_PHASE_ON_BATTERY] = { "on-battery", N_("waiting for the charger") },
 	[FDW_PHASE_BOOT_SETUP] = { "boot-setup", N_("setting up the boot") },
+	[FDW_PHASE_MOVING_BOOT] = { "moving-boot", N_("making /boot a partition of its own") },
 };
 
 const char *fdw_phase_key(enum fdw_phase p)

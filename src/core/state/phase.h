@@ -21,6 +21,7 @@ enum fdw_phase {
 	FDW_PHASE_DONE,			/* the worker finished everything */
 	FDW_PHASE_ON_BATTERY,		/* paused on a low battery, waiting for the charger */
 	FDW_PHASE_BOOT_SETUP,		/* an installed system's crypttab and initramfs */
+	FDW_PHASE_MOVING_BOOT,		/* its /boot made a partition of its own first */
 	FDW_PHASE__COUNT
 };
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "disk/disk.h"
+#include "disk.h"
 
 /* Where the new /boot partition goes in the table. */
 enum fdw_carve_slot {
@@ -25,6 +25,8 @@ enum fdw_carve_refusal {
 	FDW_CARVE_MIN_UNKNOWN,		/* how far the root can shrink was not measured */
 	FDW_CARVE_TOO_FULL,		/* the root cannot give up the new /boot and the header */
 	FDW_CARVE_TOO_SMALL,		/* the partition itself is smaller than what it needs */
+	FDW_CARVE_NOT_A_DISK,		/* an image file: no disk to reinstall GRUB on (set by
+					 * the verdict, not by the plan) */
 };
 
 struct fdw_boot_carve {

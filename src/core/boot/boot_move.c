@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Moving an installed system's /boot out of its root: the steps and their record. */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/child.h"
+#include "base/fileio.h"
+#include "base/i18n.h"
+#include "base/jsonfile.h"
+#include "base/log.h"
+#include "base/spawn.h"
+#include "base/statedir.h"
+#include "base/testhook.h"
+#include "base/units.h"
+#include "base/uuid.h"
+#include "boot_move.h"
+#include "chroot_tree.h"
+#include "crypttab.h"
+#include "disk/boot_carve.h"
+#include "disk/fsresize.h"
+#include "disk/partsplit.h"
+#include "disk/private_mount.h"
+#include "disk/target.h"
+#include "fstab_mount.h"
+
+/* Each step is recorded once done; a crash repeats at most the one it was in. */
+enum move_step { STEP_PLANNED, STEP_SHRUNK, STEP_SPLIT, STEP_FILLED, STEP_FSTAB, STEP_DONE };
+
+static const char *const step_keys[] = { "planned", "shrunk", "split", "filled", "fstab",
+					  "done" };
+
+struct move_record {
+	char fs_uuid[40];		/* the root filesystem's: what the record belongs to */
+	char disk[PATH_MAX];		/* the disk that holds the root (and gets GRUB) */
+	int number;			/* the root's partition number */
+	bool logical;
+	uint64_t boot_start, boot_size, root_size, root_fs_max;
+	char boot_uuid[40];		/* chosen before the new filesystem is made */
+	int boot_number;		/* the new partition's number, once split */
+	enum move_step step;
+};
+
+static int record_path(const char *fs_uuid, char *buf, size_t len)
+{
+	/* The UUID goes into a path: only a well-formed one. */
+	if (!fdw_uuid_valid(fs_uuid))
+		return -EINVAL;
+	snprintf(buf, len, "%s/boot-move-%s.json", fdw_state_dir(), fs_uuid);
+	return 0;
+}
+
+static int record_save(const struct move_record *r)
+{
+	char path[PATH_MAX];
+	struct json_object *o;
+	int rc = record_path(r->fs_uuid, path, sizeof(path));
+
+	if (rc)
+		return rc;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "fs_uuid", json_object_new_string(r->fs_uuid));
+	json_object_object_add(o, "disk", json_object_new_string(r->disk));
+	json_object_object_add(o, "number", json_object_new_int(r->number));
+	json_object_object_add(o, "logical", json_object_new_boolean(r->logical));
+	json_object_object_add(o, "boot_start", json_object_new_int64((int64_t)r->boot_start));
+	json_object_object_add(o, "boot_size", json_object_new_int64((int64_t)r->boot_size));
+	json_object_object_add(o, "root_size", json_object_new_int64((int64_t)r->root_size));
+	json_object_object_add(o, "root_fs_max",
+			       json_object_new_int64((int64_t)r->root_fs_max));
+	json_object_object_add(o, "boot_uuid", json_object_new_string(r->boot_uuid));
+	json_object_object_add(o, "boot_number", json_object_new_int(r->boot_number));
+	json_object_object_add(o, "step", json_object_new_string(step_keys[r->step]));
+	rc = fdw_json_write_atomic(path, o);
+	json_object_put(o);
+	return rc;
+}
+
+/* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted. */
+static int record_load(const char *fs_uuid, struct move_record *r)
+{
+	char path[PATH_MAX], step[16];
+	struct json_object *o;
+	int rc = record_path(fs_uuid, path, sizeof(path));
+
+	memset(r, 0, sizeof(*r));
+	if (rc)
+		return -ENOENT;
+	if (access(path, F_OK) != 0)
+		return -ENOENT;
+	o = json_object_from_file(path);
+	if (!o)
+		return -EBADMSG;
+	fdw_json_get_str(o, "fs_uuid", r->fs_uuid, sizeof(r->fs_uuid));
+	fdw_json_get_str(o, "disk", r->disk, sizeof(r->disk));
+	r->number = (int)fdw_json_get_int(o, "number");
+	r->logical = fdw_json_get_int(o, "logical") != 0;
+	r->boot_start = (uint64_t)fdw_json_get_int(o, "boot_start");
+	r->boot_size = (uint64_t)fdw_json_get_int(o, "boot_size");
+	r->root_size = (uint64_t)fdw_json_get_int(o, "root_size");
+	r->root_fs_max = (uint64_t)fdw_json_get_int(o, "root_fs_max");
+	fdw_json_get_str(o, "boot_uuid", r->boot_uuid, sizeof(r->boot_uuid));
+	r->boot_number = (int)fdw_json_get_int(o, "boot_number");
+	fdw_json_get_str(o, "step", step, sizeof(step));
+	json_object_put(o);
+	r->step = STEP_DONE + 1;
+	for (size_t i = 0; i <= STEP_DONE; i++)
+		if (!strcmp(step, step_keys[i]))
+			r->step = (enum move_step)i;
+	if (strcmp(r->fs_uuid, fs_uuid) || r->step > STEP_DONE || !fdw_uuid_valid(r->boot_uuid) ||
+	    r->number < 1 || !r->root_size || !r->boot_size || r->root_fs_max > r->root_size)
+		return -EBADMSG;
+	return 0;
+}
+
+bool fdw_boot_move_unfinished(const struct fdw_target *t)
+{
+	struct move_record r;
+
+	return t->part->uuid && record_load(t->part->uuid, &r) == 0 && r.step != STEP_DONE;
+}
+
+/* ---- in children, each in a mount namespace of its own ---- */
+
+struct move_child {
+	const struct move_record *r;
+	const char *root_dev;		/* the root partition's block device */
+	const char *boot_dev;		/* the new /boot's */
+};
+
+static uint64_t used_bytes;
+
+static int add_used(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)path;
+	(void)flag;
+	(void)f;
+	used_bytes += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
+/* Mount the root read-only (no journal replay: nothing written) at @top/root. */
+static int mount_root_ro(const char *dev, char *top, char *dir, size_t len)
+{
+	int rc = fdw_private_mount_dir("boot-move", top, len);
+
+	if (rc)
+		return rc;
+	if (snprintf(dir, len, "%s/root", top) >= (int)len)
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (mount(dev, dir, "ext4", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "noload") != 0)
+		return -errno;
+	return 0;
+}
+
+/* The bytes its /boot folder takes now, in the note (a number). */
+static int measure_main(void *ctx, char *note, size_t len)
+{
+	struct move_child *c = ctx;
+	char top[PATH_MAX], dir[PATH_MAX], boot[PATH_MAX + 8];
+	int rc = mount_root_ro(c->root_dev, top, dir, sizeof(dir));
+
+	if (rc)
+		return rc;
+	snprintf(boot, sizeof(boot), "%s/boot", dir);
+	used_bytes = 0;
+	if (nftw(boot, add_used, 16, FTW_PHYS | FTW_MOUNT) != 0)
+		return -EIO;
+	snprintf(note, len, "%" PRIu64, used_bytes);
+	return 0;
+}
+
+/* /boot's files, owners, modes, links and times into the new filesystem, synced. */
+static int fill_main(void *ctx, char *note, size_t len)
+{
+	struct move_child *c = ctx;
+	char top[PATH_MAX], dir[PATH_MAX], from[PATH_MAX + 8], to[PATH_MAX + 8];
+	int rc = mount_root_ro(c->root_dev, top, dir, sizeof(dir));
+
+	(void)note;
+	(void)len;
+	if (rc)
+		return rc;
+	snprintf(from, sizeof(from), "%s/boot/.", dir);
+	snprintf(to, sizeof(to), "%s/boot", top);
+	if (mkdir(to, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (mount(c->boot_dev, to, "ext4", MS_NOSUID | MS_NODEV, NULL) != 0)
+		return -errno;
+	char *argv[] = { "cp", "-a", "--one-file-system", from, to, NULL };
+
+	rc = fdw_spawn(argv);
+	sync();
+	if (umount(to) != 0 && !rc)
+		rc = -errno;
+	return rc > 0 ? -EIO : rc;
+}
+
+/* The system's fstab gains its /boot line (the old fstab kept as a backup). */
+static int fstab_main(void *ctx, char *note, size_t len)
+{
+	struct move_child *c = ctx;
+	char top[PATH_MAX], dir[PATH_MAX + 8], path[PATH_MAX + 32], spec[64];
+	struct fdw_tab_result res = { 0 };
+	char *old = NULL, *text = NULL;
+	int rc = fdw_private_mount_dir("boot-move", top, sizeof(top));
+
+	if (rc)
+		return rc;
+	if (snprintf(dir, sizeof(dir), "%s/root", top) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (mount(c->root_dev, dir, "ext4", MS_NOSUID | MS_NODEV, NULL) != 0)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/etc/fstab", dir);
+	snprintf(spec, sizeof(spec), "UUID=%s", c->r->boot_uuid);
+	rc = fdw_read_file(path, 1u << 20, 0, &old, NULL, NULL);
+	if (!rc)
+		rc = fdw_fstab_add_mount(old, spec, "/boot", "ext4", "defaults", 2, &text, note,
+					 len);
+	if (rc == 0)
+		rc = fdw_tab_file_replace(path, old, 0644, text, &res, note, len);
+	else if (rc == 1)
+		rc = 0;
+	free(old);
+	free(text);
+	sync();
+	if (umount(dir) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* GRUB for BIOS on the disk, reading its new /boot; its menu made again by update-grub. */
+static int grub_main(void *ctx, char *note, size_t len)
+{
+	struct move_child *c = ctx;
+	struct fdw_tree t = { .n = 0 };
+	char top[PATH_MAX], cfg[PATH_MAX + 32];
+	char *text = NULL;
+	int rc = fdw_private_mount_dir("boot-move", top, sizeof(top));
+
+	if (rc)
+		return rc;
+	if (snprintf(t.root, sizeof(t.root), "%s/root", top) >= (int)sizeof(t.root))
+		return -ENAMETOOLONG;
+	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	rc = fdw_tree_mount(&t, c->root_dev, "", "ext4", MS_NOATIME);
+	if (!rc)
+		rc = fdw_tree_mount(&t, c->boot_dev, "/boot", "ext4", MS_NOATIME);
+	if (!rc)
+		rc = fdw_tree_bind_system(&t);
+	if (!rc) {
+		char *install[] = { "chroot", t.root, "grub-install", "--target=i386-pc",
+				    (char *)c->r->disk, NULL };
+		char *mkconfig[] = { "chroot", t.root, "update-grub", NULL };
+
+		rc = fdw_spawn(install);
+		if (rc)
+			snprintf(note, len, _("grub-install failed in that system (exit %d)"), rc);
+		else if ((rc = fdw_spawn(mkconfig)) != 0)
+			snprintf(note, len, _("update-grub failed in that system (exit %d)"), rc);
+		rc = rc > 0 ? -EIO : rc;
+	}
+	/* The menu GRUB now reads must start a kernel from the new /boot. */
+	snprintf(cfg, sizeof(cfg), "%s/boot/grub/grub.cfg", t.root);
+	if (!rc && (fdw_read_file(cfg, 1u << 20, FDW_READ_PREFIX, &text, NULL, NULL) != 0 ||
+		    (!strstr(text, "linux\t/vmlinuz-") && !strstr(text, "linux /vmlinuz-")))) {
+		snprintf(note, len, _("the new GRUB menu starts no kernel from the new /boot"));
+		rc = -ENOEXEC;
+	}
+	free(text);
+	sync();
+	fdw_tree_unmount_all(&t);
+	return rc;
+}
+
+/* ---- the steps, in the parent ---- */
+
+/* The plan, from what /boot holds now, recorded before anything changes. */
+static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size_t len)
+{
+	struct move_child c = { .r = r, .root_dev = t->device };
+	struct fdw_boot_carve plan;
+	char note[64] = "";
+	uint64_t used;
+	int rc;
+
+	if (t->disk.kind != FDW_DISK_BLOCK) {
+		snprintf(why, len, _("a /boot of its own can only be made on a disk GRUB starts "
+				     "from, not inside an image file. Nothing was changed."));
+		return -ENOTBLK;
+	}
+	rc = fdw_child_run(measure_main, &c, note, sizeof(note));
+	used = strtoull(note, NULL, 10);
+	if (rc || !used) {
+		snprintf(why, len, _("the /boot folder of the system could not be measured (%s). "
+				     "Nothing was changed."), strerror(rc ? -rc : EIO));
+		return rc ? rc : -EIO;
+	}
+	rc = fdw_boot_carve_plan(&t->disk, t->part, used, &plan);
+	if (rc) {
+		snprintf(why, len, _("its /boot holds %llu MiB, and a /boot of its own of %llu MiB "
+				     "does not fit at the end of the partition (%llu MiB short). "
+				     "Nothing was changed; free some space in it."),
+			 (unsigned long long)(used / FDW_MIB),
+			 (unsigned long long)(fdw_boot_carve_size(used) / FDW_MIB),
+			 (unsigned long long)((plan.short_by + FDW_MIB - 1) / FDW_MIB));
+		return rc;
+	}
+	snprintf(r->fs_uuid, sizeof(r->fs_uuid), "%s", t->part->uuid);
+	snprintf(r->disk, sizeof(r->disk), "%s", t->disk.path);
+	r->number = t->part->number;
+	r->logical = plan.slot == FDW_CARVE_SLOT_LOGICAL;
+	r->boot_start = plan.boot_start;
+	r->boot_size = plan.boot_size;
+	r->root_size = plan.root_size;
+	r->root_fs_max = plan.root_fs_max;
+	r->step = STEP_PLANNED;
+	rc = fdw_new_uuid(r->boot_uuid, sizeof(r->boot_uuid));
+	if (!rc)
+		rc = record_save(r);
+	if (rc)
+		snprintf(why, len, _("the plan of the new /boot could not be recorded in %s (%s). "
+				     "Nothing was changed."), fdw_state_dir(), strerror(-rc));
+	fdw_log(FDW_LOG_INFO, "boot move: /boot holds %llu MiB; new /boot of %llu MiB at byte "
+		"%llu of %s", (unsigned long long)(used / FDW_MIB),
+		(unsigned long long)(r->boot_size / FDW_MIB), (unsigned long long)r->boot_start,
+		r->disk);
+	return rc;
+}
+
+/* Open @address again after the table changed; the device attached. */
+static int reopen(struct fdw_target *t, const char *address)
+{
+	int rc;
+
+	fdw_target_close(t);
+	rc = fdw_target_open(address, t);
+	if (!rc)
+		rc = fdw_target_attach(t);
+	return rc;
+}
+
+static int step_done(struct move_record *r, enum move_step step, const char *point)
+{
+	r->step = step;
+	fdw_log(FDW_LOG_INFO, "boot move: %s", step_keys[step]);
+	fdw_test_point(point);
+	return record_save(r);
+}
+
+/* The new partition's filesystem, made and filled with /boot's files. */
+static int fill_boot(struct move_record *r, const char *root_dev, char *why, size_t len)
+{
+	char address[PATH_MAX + 16], label[] = "boot";
+	struct fdw_target nb;
+	struct move_child c = { .r = r, .root_dev = root_dev };
+	int rc;
+
+	snprintf(address, sizeof(address), "%s:%d", r->disk, r->boot_number);
+	rc = fdw_target_open(address, &nb);
+	if (rc)
+		return rc;
+	rc = fdw_target_attach(&nb);
+	if (!rc && nb.part->start != r->boot_start)
+		rc = -ESTALE;
+	if (!rc) {
+		char *argv[] = { "mkfs.ext4", "-q", "-F", "-U", r->boot_uuid, "-L", label,
+				 nb.device, NULL };
+
+		rc = fdw_spawn(argv);
+		rc = rc > 0 ? -EIO : rc;
+	}
+	c.boot_dev = nb.device;
+	if (!rc)
+		rc = fdw_child_run(fill_main, &c, why, len);
+	fdw_target_close(&nb);
+	return rc;
+}
+
+static int grub_step(struct move_record *r, const char *root_dev, char *note, size_t len)
+{
+	char address[PATH_MAX + 16];
+	struct fdw_target nb;
+	struct move_child c = { .r = r, .root_dev = root_dev };
+	int rc;
+
+	snprintf(address, sizeof(address), "%s:%d", r->disk, r->boot_number);
+	rc = fdw_target_open(address, &nb);
+	if (!rc)
+		rc = fdw_target_attach(&nb);
+	c.boot_dev = nb.device;
+	if (!rc)
+		rc = fdw_child_run(grub_main, &c, note, len);
+	fdw_target_close(&nb);
+	return rc;
+}
+
+/* What is true of the system after a failed step, for its message. */
+static const char *state_after(enum move_step done)
+{
+	if (done < STEP_FSTAB)
+		return _("The system still starts as before, from /boot inside its root.");
+	return _("Its fstab names the new /boot, which holds a copy of the old; the system "
+		 "still starts with the GRUB it had.");
+}
+
+static int run_steps(struct fdw_target *t, struct move_record *r, char *why, size_t len)
+{
+	char address[PATH_MAX], note[512] = "";
+	uint64_t min = 0;
+	int rc = 0;
+
+	snprintf(address, sizeof(address), "%s", t->part->address);
+	if (r->step < STEP_SHRUNK) {
+		rc = fdw_fs_shrink(t->device, "ext4", r->root_fs_max, &min);
+		if (!rc)
+			rc = step_done(r, STEP_SHRUNK, "boot-move-shrunk");
+		if (rc) {
+			snprintf(note, sizeof(note), _("the root filesystem could not be shrunk "
+						       "(%s)"), strerror(-rc));
+			goto fail;
+		}
+	}
+	if (r->step < STEP_SPLIT) {
+		rc = fdw_partition_split_end(r->disk, r->number, r->root_size, r->boot_start,
+					     r->logical, &r->boot_number);
+		if (!rc)
+			rc = step_done(r, STEP_SPLIT, "boot-move-split");
+		if (!rc)
+			rc = reopen(t, address);
+		if (rc) {
+			snprintf(note, sizeof(note), _("the partition table could not be changed "
+						       "(%s)"), strerror(-rc));
+			goto fail;
+		}
+	}
+	if (r->step < STEP_FILLED) {
+		rc = fill_boot(r, t->device, note, sizeof(note));
+		if (!rc)
+			rc = step_done(r, STEP_FILLED, "boot-move-filled");
+		if (rc) {
+			if (!note[0])
+				snprintf(note, sizeof(note), _("/boot could not be copied to its new "
+							       "partition (%s)"), strerror(-rc));
+			goto fail;
+		}
+	}
+	if (r->step < STEP_FSTAB) {
+		rc = fdw_child_run(fstab_main, &(struct move_child){ .r = r, .root_dev = t->device },
+				   note, sizeof(note));
+		if (!rc)
+			rc = step_done(r, STEP_FSTAB, "boot-move-fstab");
+		if (rc) {
+			if (!note[0])
+				snprintf(note, sizeof(note), _("its fstab could not be written (%s)"),
+					 strerror(-rc));
+			goto fail;
+		}
+	}
+	rc = grub_step(r, t->device, note, sizeof(note));
+	if (!rc)
+		rc = step_done(r, STEP_DONE, "boot-move-done");
+	if (rc) {
+		if (!note[0])
+			snprintf(note, sizeof(note), _("GRUB could not be reinstalled (%s)"),
+				 strerror(-rc));
+		goto fail;
+	}
+	return reopen(t, address);
+fail:
+	snprintf(why, len, _("making a /boot of its own stopped: %s. %s Nothing is encrypted; "
+			     "'fdewiz resume %s' goes on from this step."), note,
+		 state_after(r->step), address);
+	return rc;
+}
+
+int fdw_boot_move_run(struct fdw_target *t, char *why, size_t len)
+{
+	struct move_record r;
+	int rc;
+
+	if (!t->part->uuid) {
+		snprintf(why, len, _("the root filesystem has no UUID. Nothing was changed."));
+		return -EINVAL;
+	}
+	rc = fdw_target_attach(t);
+	if (rc) {
+		snprintf(why, len, _("cannot reach %s (%s). Nothing was changed."),
+			 t->part->address, strerror(-rc));
+		return rc;
+	}
+	rc = record_load(t->part->uuid, &r);
+	if (rc == -EBADMSG) {
+		snprintf(why, len, _("the record of this system's /boot move in %s is damaged; "
+				     "look at it before anything else is done. Nothing was "
+				     "changed now."), fdw_state_dir());
+		return rc;
+	}
+	if (rc == 0 && r.step == STEP_DONE)
+		return 0;
+	if (rc == 0 && (strcmp(r.disk, t->disk.path) || r.number != t->part->number)) {
+		snprintf(why, len, _("this system's /boot move was begun on %s partition %d, and "
+				     "the root is %s now; resume it there. Nothing was changed."),
+			 r.disk, r.number, t->part->address);
+		return -ESTALE;
+	}
+	if (rc == -ENOENT)
+		rc = plan_new(t, &r, why, len);
+	if (rc)
+		return rc;
+	fdw_log(FDW_LOG_INFO, "boot move of %s from step '%s'", t->part->address,
+		step_keys[r.step]);
+	return run_steps(t, &r, why, len);
+}
+
+size_t fdw_boot_move_steps(const struct fdw_target *t, char *buf, size_t len)
+{
+	struct fdw_boot_carve plan;
+	char boot[32], room[32], fs[32];
+	int n;
+
+	fdw_boot_carve_plan(&t->disk, t->part, 0, &plan);
+	fdw_format_size(plan.boot_size, boot, sizeof(boot));
+	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
+	fdw_format_size(plan.root_fs_max, fs, sizeof(fs));
+	n = snprintf(buf, len,
+		     _("first, make /boot a partition of its own (at least %s; three times what "
+		       "/boot holds):\n"
+		       "  shrink the root filesystem to %s (the new /boot and %s for the header)\n"
+		       "  end the root partition there and make the new /boot partition after it\n"
+		       "  copy /boot into it and name it in the system's etc/fstab by UUID\n"
+		       "  reinstall GRUB (BIOS) on %s to read the new /boot; the system then "
+		       "starts unencrypted as before\n"
+		       "each of these steps is recorded; after a crash 'fdewiz resume' goes on"),
+		     boot, fs, room, t->disk.path);
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
