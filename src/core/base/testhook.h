@@ -22,6 +22,9 @@
  *                   fstab and RESUME name the random-key swap; the plain swap partition is
  *                   not overwritten yet (system_swap.c). Only that child dies: the
  *                   conversion reports the boot step as left, and resume finishes it.
+ *   "boot-move-shrunk", "boot-move-split", "boot-move-filled", "boot-move-fstab",
+ *   "boot-move-done": in the move of a system's /boot out of its root (boot_move.c),
+ *                   each step done and not yet recorded: resume repeats it.
  *   "before-system-data": a partition of another installed system (its /home) is
  *                   converted; that system's crypttab is not written yet (worker.c).
  *   "system-data-written": in that step (its child process), that system's crypttab and

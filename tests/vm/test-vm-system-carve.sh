@@ -1,0 +1,109 @@
+#!/bin/bash
+# fdewiz VM tests: an installed Debian 12 laid out as its installer's "all files in one
+# partition" on BIOS (installed-image.sh's disk-bootinside.img: / with /boot inside on
+# partition 1, swap on 2, GRUB in the MBR). Its root is encrypted from a live VM: first its
+# /boot becomes a partition of its own carved from the root's end, and the power is cut
+# inside that move (right after the partition table changed, before the step was
+# recorded); 'resume' in a fresh live VM finishes the move, the new layout is checked
+# (partition, fstab by UUID, kernels and GRUB's menu on the new /boot), then 'encrypt'
+# converts the root and sets up its boot. The image then boots from its own disk with the
+# passphrase typed once at the initramfs prompt: all 3000 files check out, / is on
+# dm-crypt, the swap has a random key. Each phase's time is printed.
+# Cost: two live VMs (about 4 min under TCG) and one boot of the installed system (3-5 min).
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-carve
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap
+vm_find_fdewiz
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image_bootinside=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/bootinside.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'carve passphrase 3' >"$VM_WORK/key"
+state=$VM_WORK/state.img
+truncate -s 64M "$state"
+mkfs.ext4 -q -F -L fdw-state "$state"
+
+# 1. list, the plan, then encrypt cut inside the move of /boot: fdewiz dies at the test
+# point and the host kills QEMU as soon as the guest says so.
+pidfile=$VM_WORK/qemu.pid
+(
+	while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q '^system-carve: POWERCUT-NOW' "$VM_WORK/vm.log"; do
+		sleep 1
+	done
+	kill -KILL "$(cat "$pidfile")"
+) &
+killer=$!
+FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 1800 --keep-going-on-kill --disk "$img" \
+	--disk "$state" "$VM_HERE/guest/system-carve.sh" "$FDEWIZ" "$VM_WORK" cut
+wait "$killer" 2>/dev/null || true
+phase "list-plan-then-power-cut-in-the-move"
+vm_check "the live VM was cut inside the move of /boot (rc $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "fdewiz had reached the partition table step" grep -q '^system-carve: POWERCUT-NOW' "$VM_LOG"
+vm_check "list offers the root, by shrinking, /boot inside" \
+	grep -q '^system-carve: VERDICT \[true,"ok","shrink",false\]' "$VM_LOG"
+vm_check "list says a /boot of its own is carved first" \
+	grep -q '^system-carve: MESSAGE .*a /boot partition of its own (512 MiB) is carved from its end' "$VM_LOG"
+vm_check "the plan lists the move of /boot" \
+	grep -q '^system-carve: plan: .*reinstall GRUB (BIOS) on /dev/vda to read the new /boot' "$VM_LOG"
+vm_check "the plan lists the boot steps after it" \
+	grep -q '^system-carve: plan: .*rebuild its initramfs in a chroot' "$VM_LOG"
+vm_check "the cut left the split unrecorded (record: shrunk)" \
+	grep -q '^system-carve: RECORD shrunk$' "$VM_LOG"
+vm_check "the cut came after the table had the new partition" \
+	grep -q '^system-carve: TABLE-CUT .*3:[0-9.]*MiB:' "$VM_LOG"
+cp "$VM_LOG" "$VM_WORK/cut.log"
+
+# 2. resume finishes the move; encrypt converts the root and sets up its boot.
+vm_run --timeout 2400 --disk "$img" --disk "$state" \
+	"$VM_HERE/guest/system-carve.sh" "$FDEWIZ" "$VM_WORK" resume
+phase "resume-move-then-encrypt-in-live-vm"
+vm_check "the second live VM finished (rc $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "after the power cut the record still said shrunk" \
+	grep -q '^system-carve: RECORD-AFTER-CUT shrunk$' "$VM_LOG"
+vm_check "resume finished the move without a passphrase" grep -q '^system-carve: RESUME rc=0$' "$VM_LOG"
+vm_check "resume said the system starts unencrypted from its new /boot" \
+	grep -q '^system-carve: resume: /boot is a partition of its own now' "$VM_LOG"
+vm_check "the record says done" grep -q '^system-carve: RECORD-AFTER-RESUME done$' "$VM_LOG"
+vm_check "the table has one new partition (no second split)" \
+	grep -Eq '^system-carve: TABLE-AFTER 1:[^ ]* 2:[^ ]* 3:[^ ]* $' "$VM_LOG"
+vm_check "the new /boot is ext4 with the recorded UUID" \
+	grep -q '^system-carve: NEWBOOT .*TYPE=ext4' "$VM_LOG"
+vm_check "fstab mounts it at /boot by UUID, checked second" \
+	grep -q '^system-carve: FSTAB-BOOT UUID=[0-9a-f-]* ext4 2$' "$VM_LOG"
+vm_check "the old fstab is kept as a backup" grep -q '^system-carve: FSTAB-BACKUPS 1$' "$VM_LOG"
+vm_check "the kernel, its initramfs and GRUB are on the new /boot" \
+	grep -q '^system-carve: NEWBOOT-FILES kernels=1 initrds=1 grubcfg=yes i386-pc=yes$' "$VM_LOG"
+vm_check "GRUB's menu finds the new /boot and starts the kernel from it" \
+	grep -Eq '^system-carve: GRUBCFG search=[1-9][0-9]* linux=[1-9]' "$VM_LOG"
+vm_check "encrypt converted the root" grep -q '^system-carve: ENCRYPT rc=0$' "$VM_LOG"
+vm_check "e2fsck of the encrypted root is clean" grep -q '^system-carve: FSCK rc=0$' "$VM_LOG"
+vm_check "crypttab names the root volume" grep -q '^system-carve: CRYPTTAB vda1_crypt UUID=' "$VM_LOG"
+vm_check "crypttab gives the swap a random key" \
+	grep -q '^system-carve: CRYPTTAB cryptswap1 PARTUUID=[0-9a-f]*-02 /dev/urandom swap,' "$VM_LOG"
+vm_check "the new /boot is clean" grep -q '^system-carve: NEWBOOT-FSCK clean$' "$VM_LOG"
+grep '^system-carve: \(PHASE\|CORE\)' "$VM_LOG" || true
+
+# 3. It boots encrypted, from its new /boot.
+vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
+res=$(vm_boot_result "$VM_WORK/boot.log")
+phase "boot-encrypted (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: encrypted boot: $res"
+tr -d '\r' <"$VM_WORK/boot.log" | grep -a '^FDW-\(ROOT\|SWAP\)' || true
+vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "the system boots and all 3000 files check out" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
+vm_check "its swap is on dm-crypt" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-SWAP .*dmtype=crypt'"
+if [ "$VM_FAILED" != 0 ]; then
+	tr -d '\r' <"$VM_WORK/boot.log" | tail -n 40
+fi
+vm_finish
