@@ -63,8 +63,12 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 		fdw_installed_os_describe(&t->part->os, os, sizeof(os));
 		fdw_system_boot_name(t, name, sizeof(name));
 		fdw_system_boot_steps(t, name, steps, sizeof(steps));
-		printf(_("  installed system: %s; after the conversion, in that system:\n"),
-		       cli_safe(os));
+		if (t->part->verdict.carve_boot)
+			printf(_("  installed system: %s; before and after the conversion, in "
+				 "that system:\n"), cli_safe(os));
+		else
+			printf(_("  installed system: %s; after the conversion, in that system:\n"),
+			       cli_safe(os));
 		for (char *line = steps, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 			nl = strchr(line, '\n');
 			if (nl)
