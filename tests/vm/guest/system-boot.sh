@@ -8,6 +8,12 @@
 # "check" (only the checks below: the wizard converted it, test-vm-system-wizard.sh),
 # "resume-swapcut" (resume first crashes at "swap-tables-written", then runs again).
 set -euo pipefail
+# The layout's partitions: installed-image.sh's disk.img unless the test says otherwise
+# (test-vm-system-carve.sh: root 1, swap 2, the /boot made by fdewiz 3).
+root=${FDW_ROOT:-/dev/vda2}
+boot=${FDW_BOOT:-/dev/vda1}
+swap=${FDW_SWAP:-/dev/vda3}
+rootname=${root#/dev/}_crypt
 fdewiz=$1
 work=$2
 mode=${3:-encrypt}
@@ -24,7 +30,7 @@ swap_cut()
 {
 	local rc=0 m
 	FDEWIZ_TEST_KILL_AT=swap-tables-written "$fdewiz" --verbose resume --key-file /dev/stdin \
-		/dev/vda2 <"$work/key" >/run/resume0.log 2>&1 || rc=$?
+		"$root" <"$work/key" >/run/resume0.log 2>&1 || rc=$?
 	sed 's/^/system-boot: swapcut: /' /run/resume0.log
 	say "SWAPCUT rc=$rc"
 	grep -q "test hook: killed at 'swap-tables-written'" /run/resume0.log ||
@@ -32,8 +38,8 @@ swap_cut()
 	for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
 		cryptsetup close "$m" || die "cannot close $m"
 	done
-	say "SWAPCUT-SIGNATURE $(blkid -p -o value -s TYPE /dev/vda3 || echo none)"
-	cryptsetup open --key-file "$work/key" /dev/vda2 cut || die "cryptsetup open after the cut"
+	say "SWAPCUT-SIGNATURE $(blkid -p -o value -s TYPE "$swap" || echo none)"
+	cryptsetup open --key-file "$work/key" "$root" cut || die "cryptsetup open after the cut"
 	mount -o ro /dev/mapper/cut /mnt/check
 	say "SWAPCUT-FSTAB $(awk '$3 == "swap" { print $1 }' /mnt/check/etc/fstab | tr '\n' ' ')"
 	say "SWAPCUT-CRYPTTAB $(grep -c '^cryptswap1 ' /mnt/check/etc/crypttab || true)"
@@ -48,7 +54,7 @@ if [ "$mode" = check ]; then
 elif [ "$mode" = resume ] || [ "$mode" = resume-swapcut ]; then
 	phase resume-start
 	[ "$mode" = resume ] || swap_cut
-	"$fdewiz" --verbose resume --key-file /dev/stdin /dev/vda2 <"$work/key" >/run/resume.log 2>&1 ||
+	"$fdewiz" --verbose resume --key-file /dev/stdin "$root" <"$work/key" >/run/resume.log 2>&1 ||
 		{ cat /run/resume.log; die "resume"; }
 	cat /run/resume.log
 	phase resume-done
@@ -56,19 +62,19 @@ else
 	# The system was booted since its last check: resize2fs wants a fresh e2fsck before it
 	# measures how far the root can shrink, as fdewiz's verdict says.
 	rc=0
-	e2fsck -f -p /dev/vda2 >/run/fsck0.log 2>&1 || rc=$?
-	e2fsck -f -p /dev/vda1 >>/run/fsck0.log 2>&1 || rc=$((rc | $?))
+	e2fsck -f -p "$root" >/run/fsck0.log 2>&1 || rc=$?
+	e2fsck -f -p "$boot" >>/run/fsck0.log 2>&1 || rc=$((rc | $?))
 	say "FSCK-BEFORE rc=$rc"
 	[ "$rc" -le 1 ] || { cat /run/fsck0.log; die "e2fsck before"; }
 	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .installed_system.luks_in_initramfs, .installed_system.boot_loader]')"
 	# (A state folder held in memory is refused before anything changes: that is
 	# test-vm-system-boot.sh's, on the host, where hashing the root costs no emulated time.)
-	[ "$mode" = powercut ] || sums_before=$(sha256sum /dev/vda1 | cut -d' ' -f1)
+	[ "$mode" = powercut ] || sums_before=$(sha256sum "$boot" | cut -d' ' -f1)
 	phase encrypt-start
 	rc=0
 	FDEWIZ_TEST_KILL_AT=${FDEWIZ_TEST_KILL_AT:-} \
 		"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
-		--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
+		--header-backup /mnt/state/root.hdr --key-file /dev/stdin "$root" \
 		<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
 	cat /run/encrypt.log
 	phase encrypt-done
@@ -81,7 +87,7 @@ else
 		die "still running after the power cut"
 	fi
 	[ "$rc" = 0 ] || die "encrypt exited $rc"
-	[ "$(sha256sum /dev/vda1 | cut -d' ' -f1)" != "$sums_before" ] ||
+	[ "$(sha256sum "$boot" | cut -d' ' -f1)" != "$sums_before" ] ||
 		say "note: /boot unchanged (no initramfs rebuilt?)"
 fi
 
@@ -92,20 +98,20 @@ for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
 	say "closing $m"
 	cryptsetup close "$m" || die "cannot close $m"
 done
-cryptsetup open --key-file "$work/key" /dev/vda2 check || die "cryptsetup open"
+cryptsetup open --key-file "$work/key" "$root" check || die "cryptsetup open"
 rc=0
 e2fsck -fn /dev/mapper/check >/run/fsck.log 2>&1 || rc=$?
 say "FSCK rc=$rc"
 [ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
 mount -o ro /dev/mapper/check /mnt/check
-mount -o ro /dev/vda1 /mnt/check/boot
+mount -o ro "$boot" /mnt/check/boot
 grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-boot: CRYPTTAB /'
-say "LUKSUUID $(cryptsetup luksUUID /dev/vda2)"
+say "LUKSUUID $(cryptsetup luksUUID "$root")"
 say "FSTAB-SWAP $(awk '$3 == "swap" { print $1 }' /mnt/check/etc/fstab)"
-say "LINES fstab-swap=$(awk '$3 == "swap"' /mnt/check/etc/fstab | wc -l) crypttab-swap=$(grep -c ' /dev/urandom swap' /mnt/check/etc/crypttab) crypttab-root=$(grep -c '^vda2_crypt ' /mnt/check/etc/crypttab)"
-sig=$(blkid -p -o value -s TYPE /dev/vda3 || true)
+say "LINES fstab-swap=$(awk '$3 == "swap"' /mnt/check/etc/fstab | wc -l) crypttab-swap=$(grep -c ' /dev/urandom swap' /mnt/check/etc/crypttab) crypttab-root=$(grep -c "^$rootname " /mnt/check/etc/crypttab)"
+sig=$(blkid -p -o value -s TYPE "$swap" || true)
 say "OLD-SWAP-SIGNATURE ${sig:-none}"
-say "SWAP-ZEROS $(cmp -s -n 67108864 /dev/vda3 /dev/zero && echo yes || echo no)"
+say "SWAP-ZEROS $(cmp -s -n 67108864 "$swap" /dev/zero && echo yes || echo no)"
 say "RESUME $(cat /mnt/check/etc/initramfs-tools/conf.d/resume)"
 say "BACKUPS $(cd /mnt/check/boot && ls ./*.fdewiz-bak | tr '\n' ' ')"
 # Key files of the system's other volumes (test-vm-system-wizard.sh: /home on /dev/vda4,
