@@ -97,7 +97,9 @@ cleanup()
 trap cleanup EXIT
 root=$tmp/root
 # Packages downloaded before are kept beside the images, so a rebuild downloads only
-# what changed.
+# what changed: copied out by a customize hook, which runs before mmdebstrap's cleanup
+# empties the chroot's apt cache (and essential/unlink skipped, which would remove the
+# essential packages' files before that).
 debs=$cache/debs
 mkdir -p "$debs"
 
@@ -115,12 +117,11 @@ done
 # has it: without it initramfs-tools falls back to gzip -9, which took most of the boot
 # step's minutes under emulation.
 mmdebstrap --variant=minbase --mode=root --format=directory \
-	--aptopt='APT::Install-Recommends "false"' "${excl[@]}" --skip=download/empty \
+	--aptopt='APT::Install-Recommends "false"' "${excl[@]}" --skip=download/empty,essential/unlink \
 	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" \"\$1/etc/initramfs-tools/conf.d\" && find '$debs' -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} + && echo MODULES=list >\"\$1/etc/initramfs-tools/conf.d/modules-list\"" \
+	--customize-hook="find \"\$1/var/cache/apt/archives\" -maxdepth 1 -name '*.deb' -exec cp -n -t '$debs' {} +" \
 	--include=linux-image-amd64,cryptsetup-initramfs,cryptsetup,systemd-sysv,udev,grub-pc,e2fsprogs,kmod,initramfs-tools,util-linux,zstd \
 	bookworm "$root" "$url" >&2 || die "mmdebstrap failed"
-find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
-find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -delete
 
 boot_uuid=$(cat /proc/sys/kernel/random/uuid)
 root_uuid=$(cat /proc/sys/kernel/random/uuid)
