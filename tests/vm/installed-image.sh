@@ -2,12 +2,25 @@
 # fdewiz VM tests: build (once) a disk image holding a real installed Debian 12.
 #
 # Usage: installed-image.sh [--quiet]
-# Prints "image=PATH" (read-only cache: copy it before booting or changing it) and
-# "layout=..." lines on stdout; progress goes to stderr.
+# Prints "image=PATH" (read-only cache: copy it before booting or changing it) and the
+# lines of its layout ("kernel=...", "root_uuid=..."...), then "image_bootinside=PATH" and
+# that image's layout ("bi_root_uuid=...", "bi_swap_uuid=...", "bi_root_part=1",
+# "bi_swap_part=2", "bi_root_mib=...") on stdout; progress goes to stderr.
 #
-# The image: an MBR with GRUB (i386-pc, for SeaBIOS) in front of partition 1, which is
-# /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all three by
-# UUID; the kernel line says console=ttyS0. Debian comes from mmdebstrap with the apt
+# The image (disk.img): an MBR with GRUB (i386-pc, for SeaBIOS) in front of partition 1,
+# which is /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all
+# three by UUID; the kernel line says console=ttyS0.
+#
+# The second image (disk-bootinside.img), from the same system tree, is laid out as
+# Debian's installer does with "all files in one partition" on BIOS: GRUB in the MBR,
+# partition 1 is / (ext4) with /boot a folder inside it (kernel, initramfs, grub/ with
+# grub.cfg and the i386-pc modules; GRUB's prefix is (hd0,msdos1)/boot/grub), partition 2
+# is swap; fstab names both by UUID, no /boot line; grub-install and update-grub work in
+# it as installed (grub-pc, /etc/default/grub). Its root partition is the first image's
+# root plus the boot tree plus 608 MiB, so that a 512 MiB /boot and a 32 MiB encryption
+# header can be carved from its end with its data kept; it has UUIDs of its own.
+#
+# Both systems: Debian comes from mmdebstrap with the apt
 # mirror this machine already uses (read from /etc/apt/sources.list*), with
 # linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc, e2fsprogs and zstd.
 # A few thousand files go into /srv/fdw-data; their sha256 list is
@@ -15,13 +28,13 @@
 # reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...") and powers off.
 #
 # Cache: ${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/<hash of this
-# script>/disk.img. A lock makes concurrent callers wait for one build.
+# script>/disk.img and disk-bootinside.img (sparse). A lock makes concurrent callers wait
+# for one build.
 set -euo pipefail
 
 cache=${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}
 quiet=0
 [ "${1:-}" = --quiet ] && quiet=1
-MiB=$((1024 * 1024))
 
 say()
 {
@@ -38,17 +51,20 @@ die()
 key=$(sha256sum "$0" | cut -c1-16)
 dir=$cache/$key
 img=$dir/disk.img
+img_bi=$dir/disk-bootinside.img
 
 report()
 {
 	echo "image=$img"
 	cat "$dir/layout"
+	echo "image_bootinside=$img_bi"
+	cat "$dir/layout-bootinside"
 }
 
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
-if [ -s "$img" ] && [ -s "$dir/layout" ]; then
+if [ -s "$img" ] && [ -s "$dir/layout" ] && [ -s "$img_bi" ] && [ -s "$dir/layout-bootinside" ]; then
 	report
 	exit 0
 fi
@@ -97,7 +113,9 @@ cleanup()
 trap cleanup EXIT
 root=$tmp/root
 # Packages downloaded before are kept beside the images, so a rebuild downloads only
-# what changed.
+# what changed: copied out by a customize hook, which runs before mmdebstrap's cleanup
+# empties the chroot's apt cache (and essential/unlink skipped, which would remove the
+# essential packages' files before that).
 debs=$cache/debs
 mkdir -p "$debs"
 
@@ -115,16 +133,17 @@ done
 # has it: without it initramfs-tools falls back to gzip -9, which took most of the boot
 # step's minutes under emulation.
 mmdebstrap --variant=minbase --mode=root --format=directory \
-	--aptopt='APT::Install-Recommends "false"' "${excl[@]}" --skip=download/empty \
+	--aptopt='APT::Install-Recommends "false"' "${excl[@]}" --skip=download/empty,essential/unlink \
 	--setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" \"\$1/etc/initramfs-tools/conf.d\" && find '$debs' -name '*.deb' -exec cp -t \"\$1/var/cache/apt/archives\" {} + && echo MODULES=list >\"\$1/etc/initramfs-tools/conf.d/modules-list\"" \
+	--customize-hook="find \"\$1/var/cache/apt/archives\" -maxdepth 1 -name '*.deb' -exec cp -n -t '$debs' {} +" \
 	--include=linux-image-amd64,cryptsetup-initramfs,cryptsetup,systemd-sysv,udev,grub-pc,e2fsprogs,kmod,initramfs-tools,util-linux,zstd \
 	bookworm "$root" "$url" >&2 || die "mmdebstrap failed"
-find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
-find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -delete
 
 boot_uuid=$(cat /proc/sys/kernel/random/uuid)
 root_uuid=$(cat /proc/sys/kernel/random/uuid)
 swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+bi_root_uuid=$(cat /proc/sys/kernel/random/uuid)
+bi_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
 kver=$(basename "$(ls -d "$root"/lib/modules/*)")
 
 say "configuring the system (kernel $kver)"
@@ -241,6 +260,17 @@ cp "$root/tmp/core.img" "$root/usr/lib/grub/i386-pc/boot.img" "$tmp/"
 rm -f "$root/tmp/core.img"
 core_sectors=$((($(stat -c %s "$tmp/core.img") + 511) / 512))
 [ "$core_sectors" -lt 2000 ] || die "core.img does not fit before the first partition"
+# The second image's: the same modules, reading partition 1's /boot/grub.
+chroot "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/boot/grub' \
+	biosdisk part_msdos ext2 search search_fs_uuid serial >&2
+mv "$root/tmp/core.img" "$tmp/core-bootinside.img"
+core_sectors=$((($(stat -c %s "$tmp/core-bootinside.img") + 511) / 512))
+[ "$core_sectors" -lt 2000 ] || die "core.img (/boot inside) does not fit before the first partition"
+# What a tool changing that system's boot runs in it later.
+for f in usr/sbin/grub-install usr/sbin/update-grub usr/sbin/grub-mkconfig usr/sbin/grub-probe \
+	etc/grub.d/10_linux usr/lib/grub/i386-pc/modinfo.sh etc/default/grub; do
+	[ -e "$root/$f" ] || die "the new system has no /$f"
+done
 
 say "filesystems and the disk image"
 boot_mib=192
@@ -248,6 +278,47 @@ swap_mib=64
 root_used=$(du -sm --exclude=./boot "$root" | cut -f1)
 root_mib=$(((root_used * 14 / 10 + 160 + 63) / 64 * 64))
 disk_mib=$((1 + boot_mib + root_mib + swap_mib + 1))
+
+# The second image's root, made from the tree while /boot is still in it, with its own
+# fstab and GRUB menu in place of the first image's for the time of its mkfs: room for
+# the first image's root, the boot tree, and a 512 MiB /boot plus a 32 MiB header carved
+# from its end (512 + 96 MiB: the header's 32 and some to spare).
+boot_used=$(du -sm "$root/boot" | cut -f1)
+bi_root_mib=$(((root_mib + boot_used + 512 + 96 + 63) / 64 * 64))
+bi_disk_mib=$((1 + bi_root_mib + swap_mib + 1))
+mv "$root/etc/fstab" "$tmp/fstab"
+mv "$grub_dir/grub.cfg" "$tmp/grub.cfg"
+cat >"$root/etc/fstab" <<EOF
+# /etc/fstab: static file system information.
+UUID=$bi_root_uuid / ext4 errors=remount-ro 0 1
+UUID=$bi_swap_uuid none swap sw 0 0
+EOF
+cat >"$grub_dir/grub.cfg" <<EOF
+# Written like grub-mkconfig's output for one kernel, /boot a folder of the root.
+serial --unit=0 --speed=115200
+terminal_input serial
+terminal_output serial
+set timeout=0
+set default=0
+insmod part_msdos
+insmod ext2
+search --fs-uuid --set=root $bi_root_uuid
+menuentry 'Debian GNU/Linux' {
+	insmod part_msdos
+	insmod ext2
+	search --fs-uuid --set=root $bi_root_uuid
+	linux /boot/vmlinuz-$kver root=UUID=$bi_root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	initrd /boot/initrd.img-$kver
+}
+EOF
+# (Its "Creating regular file" goes to stderr: stdout is the report's.)
+mkfs.ext4 -q -F -b 4096 -U "$bi_root_uuid" -L root -d "$root" "$tmp/bi-root.fs" "${bi_root_mib}M" >&2
+mv "$tmp/fstab" "$root/etc/fstab"
+mv "$tmp/grub.cfg" "$grub_dir/grub.cfg"
+truncate -s "${swap_mib}M" "$tmp/bi-swap.fs"
+mkswap -q -U "$bi_swap_uuid" "$tmp/bi-swap.fs"
+e2fsck -fn "$tmp/bi-root.fs" >&2
+
 mkdir -p "$tmp/bootfs"
 mv "$root"/boot/* "$tmp/bootfs/"
 mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M"
@@ -273,6 +344,19 @@ dd if="$tmp/swap.fs" of="$part" bs=1M seek="$p3" conv=notrunc status=none
 dd if="$tmp/boot.img" of="$part" bs=440 count=1 conv=notrunc status=none
 dd if="$tmp/core.img" of="$part" bs=512 seek=1 conv=notrunc status=none
 
+part_bi=$tmp/disk-bootinside.img
+truncate -s "${bi_disk_mib}M" "$part_bi"
+bi_p1=1
+bi_p2=$((bi_p1 + bi_root_mib))
+parted -s "$part_bi" mklabel msdos \
+	mkpart primary ext4 "${bi_p1}MiB" "${bi_p2}MiB" \
+	mkpart primary linux-swap "${bi_p2}MiB" "$((bi_p2 + swap_mib))MiB" \
+	set 1 boot on 2> >(grep -v 'udevadm: not found' >&2)
+dd if="$tmp/bi-root.fs" of="$part_bi" bs=1M seek="$bi_p1" conv=notrunc,sparse status=none
+dd if="$tmp/bi-swap.fs" of="$part_bi" bs=1M seek="$bi_p2" conv=notrunc status=none
+dd if="$tmp/boot.img" of="$part_bi" bs=440 count=1 conv=notrunc status=none
+dd if="$tmp/core-bootinside.img" of="$part_bi" bs=512 seek=1 conv=notrunc status=none
+
 cat >"$tmp/layout" <<EOF
 kernel=$kver
 boot_uuid=$boot_uuid
@@ -283,8 +367,18 @@ root_part=2
 swap_part=3
 root_mib=$root_mib
 EOF
-chmod 0444 "$part"
+cat >"$tmp/layout-bootinside" <<EOF
+bi_root_uuid=$bi_root_uuid
+bi_swap_uuid=$bi_swap_uuid
+bi_root_part=1
+bi_swap_part=2
+bi_root_mib=$bi_root_mib
+EOF
+chmod 0444 "$part" "$part_bi"
+mv "$tmp/layout-bootinside" "$dir/layout-bootinside"
+mv "$part_bi" "$img_bi"
 mv "$tmp/layout" "$dir/layout"
 mv "$part" "$img"
 say "built $img (${disk_mib} MiB, root ${root_mib} MiB)"
+say "built $img_bi (${bi_disk_mib} MiB, root ${bi_root_mib} MiB)"
 report
