@@ -124,7 +124,9 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 				     "disk. Nothing was changed."), t->part->address);
 		return -EOPNOTSUPP;
 	}
-	if (fdw_system_boot_find_boot(os->boot_spec, dev, sizeof(dev)) != 0) {
+	/* A /boot inside the root gets a partition of its own first (boot_move.c). */
+	if (!t->part->verdict.carve_boot &&
+	    fdw_system_boot_find_boot(os->boot_spec, dev, sizeof(dev)) != 0) {
 		snprintf(why, len, _("the system's /boot (%s in its fstab) was not found on any "
 				     "disk: attach it, then try again. Nothing was changed."),
 			 os->boot_spec);
