@@ -244,12 +244,49 @@ static int fstab_main(void *ctx, char *note, size_t len)
 	return rc;
 }
 
+/*
+ * grub-mkconfig names the root by UUID (root=UUID=...) only when /dev/disk/by-uuid has it,
+ * and by its node otherwise, which is wrong once the root is encrypted. A live system
+ * without udev has no such links: the chroot then gets a /dev of its own, a copy of the
+ * live one, with the links of the root and the new /boot.
+ */
+static int dev_with_uuid_links(struct fdw_tree *t, const struct move_child *c)
+{
+	char dir[PATH_MAX + 32], link[PATH_MAX + 96], to[PATH_MAX + 8];
+	int rc;
+
+	snprintf(link, sizeof(link), "%s/dev/disk/by-uuid/%s", t->root, c->r->fs_uuid);
+	if (access(link, F_OK) == 0)
+		return 0;
+	rc = fdw_tree_mount(t, "tmpfs", "/dev", "tmpfs", MS_NOSUID);
+	if (rc)
+		return rc;
+	snprintf(to, sizeof(to), "%s/dev/", t->root);
+	char *argv[] = { "cp", "-a", "--one-file-system", "/dev/.", to, NULL };
+
+	rc = fdw_spawn(argv);
+	if (rc)
+		return rc > 0 ? -EIO : rc;
+	snprintf(dir, sizeof(dir), "%s/dev/disk", t->root);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	snprintf(dir, sizeof(dir), "%s/dev/disk/by-uuid", t->root);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	if (symlink(c->root_dev, link) != 0 && errno != EEXIST)
+		return -errno;
+	snprintf(link, sizeof(link), "%s/dev/disk/by-uuid/%s", t->root, c->r->boot_uuid);
+	if (symlink(c->boot_dev, link) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 /* GRUB for BIOS on the disk, reading its new /boot; its menu made again by update-grub. */
 static int grub_main(void *ctx, char *note, size_t len)
 {
 	struct move_child *c = ctx;
 	struct fdw_tree t = { .n = 0 };
-	char top[PATH_MAX], cfg[PATH_MAX + 32];
+	char top[PATH_MAX], cfg[PATH_MAX + 32], want[64];
 	char *text = NULL;
 	int rc = fdw_private_mount_dir("boot-move", top, sizeof(top));
 
@@ -264,6 +301,8 @@ static int grub_main(void *ctx, char *note, size_t len)
 		rc = fdw_tree_mount(&t, c->boot_dev, "/boot", "ext4", MS_NOATIME);
 	if (!rc)
 		rc = fdw_tree_bind_system(&t);
+	if (!rc)
+		rc = dev_with_uuid_links(&t, c);
 	if (!rc) {
 		char *install[] = { "chroot", t.root, "grub-install", "--target=i386-pc",
 				    (char *)c->r->disk, NULL };
@@ -276,11 +315,15 @@ static int grub_main(void *ctx, char *note, size_t len)
 			snprintf(note, len, _("update-grub failed in that system (exit %d)"), rc);
 		rc = rc > 0 ? -EIO : rc;
 	}
-	/* The menu GRUB now reads must start a kernel from the new /boot. */
+	/* The menu GRUB now reads must start a kernel from the new /boot, naming the root
+	 * by its filesystem's UUID (which the encrypted volume keeps inside). */
 	snprintf(cfg, sizeof(cfg), "%s/boot/grub/grub.cfg", t.root);
+	snprintf(want, sizeof(want), "root=UUID=%s", c->r->fs_uuid);
 	if (!rc && (fdw_read_file(cfg, 1u << 20, FDW_READ_PREFIX, &text, NULL, NULL) != 0 ||
-		    (!strstr(text, "linux\t/vmlinuz-") && !strstr(text, "linux /vmlinuz-")))) {
-		snprintf(note, len, _("the new GRUB menu starts no kernel from the new /boot"));
+		    (!strstr(text, "linux\t/vmlinuz-") && !strstr(text, "linux /vmlinuz-")) ||
+		    !strstr(text, want))) {
+		snprintf(note, len, _("the new GRUB menu does not start a kernel from the new "
+				      "/boot with the root named by its UUID"));
 		rc = -ENOEXEC;
 	}
 	free(text);

@@ -67,7 +67,8 @@ umount /mnt/check
 mount -o ro /dev/vda3 /mnt/check
 # The kernels and GRUB's menu are on the new /boot, the menu reading them from there.
 say "NEWBOOT-FILES kernels=$(ls /mnt/check/vmlinuz-* | wc -l) initrds=$(ls /mnt/check/initrd.img-* | wc -l) grubcfg=$([ -f /mnt/check/grub/grub.cfg ] && echo yes || echo no) i386-pc=$([ -f /mnt/check/grub/i386-pc/normal.mod ] && echo yes || echo no)"
-say "GRUBCFG search=$(grep -c "search .*$boot_uuid" /mnt/check/grub/grub.cfg) linux=$(grep -c '^[[:space:]]*linux[[:space:]]*/vmlinuz-' /mnt/check/grub/grub.cfg)"
+root_uuid=$(blkid -p -s UUID -o value /dev/vda1)
+say "GRUBCFG search=$(grep -c "search .*$boot_uuid" /mnt/check/grub/grub.cfg) linux=$(grep -c '^[[:space:]]*linux[[:space:]]*/vmlinuz-' /mnt/check/grub/grub.cfg) root-by-uuid=$(grep -c "linux[[:space:]].* root=UUID=$root_uuid " /mnt/check/grub/grub.cfg)"
 umount /mnt/check
 # GRUB's core image in front of the first partition now names the new /boot.
 say "CORE-NAMES-NEWBOOT $(dd if=/dev/vda bs=512 skip=1 count=2047 status=none | grep -ac "$boot_uuid" || true)"
