@@ -7,8 +7,8 @@
 # before a passphrase can be asked for; and the root when fdewiz's state folder is held in
 # memory (a tmpfs), on the image attached as a loop device. No VM is booted here: the conversions and boots of
 # this system are test-vm-system-wizard.sh's (the wizard; /home from outside with one
-# passphrase at boot) and test-vm-system-boot-powercut.sh's (the command line, cut by a
-# power loss and finished by resume). Each phase's time is printed.
+# passphrase at boot) and test-vm-system-carve.sh's (the command line on a /boot inside the
+# root, cut by power losses and finished by resume). Each phase's time is printed.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"

@@ -1,12 +1,12 @@
 #!/bin/bash
-# Guest half of the installed-system tests (test-vm-system-boot-powercut.sh; mode check:
+# Guest half of the installed-system tests (test-vm-system-carve.sh; mode check:
 # test-vm-system-wizard.sh), the "live" system: /dev/vda is the installed
-# Debian's disk, /dev/vdb a persistent disk for fdewiz's state (a USB stick). Encrypt the
-# installed system's root (/dev/vda2) in place; fdewiz sets up its boot. Then check from
+# Debian's disk, /dev/vdb a persistent disk for fdewiz's state (a USB stick). The
+# installed system's root was converted; fdewiz sets up its boot (or did). Then check from
 # here: the volume opens with the cryptsetup program, fsck is clean, crypttab names it.
-# MODE: "encrypt" (all of it), "powercut" (killed by the host after the conversion), "resume" (after the power cut),
-# "check" (only the checks below: the wizard converted it, test-vm-system-wizard.sh),
-# "resume-swapcut" (resume first crashes at "swap-tables-written", then runs again).
+# MODE: "resume" (after a power cut before the boot step), "resume-swapcut" (resume first
+# crashes at "swap-tables-written", then runs again), "check" (only the checks below: the
+# wizard converted it, test-vm-system-wizard.sh).
 set -euo pipefail
 # The layout's partitions: installed-image.sh's disk.img unless the test says otherwise
 # (test-vm-system-carve.sh: root 1, swap 2, the /boot made by fdewiz 3).
@@ -16,7 +16,7 @@ swap=${FDW_SWAP:-/dev/vda3}
 rootname=${root#/dev/}_crypt
 fdewiz=$1
 work=$2
-mode=${3:-encrypt}
+mode=$3
 say() { echo "system-boot: $*"; }
 die() { echo "system-boot: FAIL: $*"; exit 1; }
 t0=$(date +%s)
@@ -59,36 +59,7 @@ elif [ "$mode" = resume ] || [ "$mode" = resume-swapcut ]; then
 	cat /run/resume.log
 	phase resume-done
 else
-	# The system was booted since its last check: resize2fs wants a fresh e2fsck before it
-	# measures how far the root can shrink, as fdewiz's verdict says.
-	rc=0
-	e2fsck -f -p "$root" >/run/fsck0.log 2>&1 || rc=$?
-	e2fsck -f -p "$boot" >>/run/fsck0.log 2>&1 || rc=$((rc | $?))
-	say "FSCK-BEFORE rc=$rc"
-	[ "$rc" -le 1 ] || { cat /run/fsck0.log; die "e2fsck before"; }
-	say "verdict: $("$fdewiz" list --json /dev/vda | jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .installed_system.luks_in_initramfs, .installed_system.boot_loader]')"
-	# (A state folder held in memory is refused before anything changes: that is
-	# test-vm-system-boot.sh's, on the host, where hashing the root costs no emulated time.)
-	[ "$mode" = powercut ] || sums_before=$(sha256sum "$boot" | cut -d' ' -f1)
-	phase encrypt-start
-	rc=0
-	FDEWIZ_TEST_KILL_AT=${FDEWIZ_TEST_KILL_AT:-} \
-		"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
-		--header-backup /mnt/state/root.hdr --key-file /dev/stdin "$root" \
-		<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
-	cat /run/encrypt.log
-	phase encrypt-done
-	if [ "$mode" = powercut ]; then
-		# fdewiz was killed at its test point; the host now cuts the power.
-		grep -q "test hook: killed at 'before-system-boot'" /run/encrypt.log ||
-			die "fdewiz was not stopped at before-system-boot (exit $rc)"
-		echo "system-boot: POWERCUT-NOW"
-		sleep 600
-		die "still running after the power cut"
-	fi
-	[ "$rc" = 0 ] || die "encrypt exited $rc"
-	[ "$(sha256sum "$boot" | cut -d' ' -f1)" != "$sums_before" ] ||
-		say "note: /boot unchanged (no initramfs rebuilt?)"
+	die "unknown mode $mode"
 fi
 
 say "record: $(cat /mnt/state/fdewiz/jobs/*.system | tr '\n' '|')"
