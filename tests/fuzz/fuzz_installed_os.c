@@ -48,6 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();	/* terminated, and only what can name a partition */
 	if (strnlen(os.name, sizeof(os.name)) == sizeof(os.name))
 		abort();	/* the name must stay terminated */
+	if (os.n_swap_files > os.n_swaps ||
+	    strnlen(os.swap_file, sizeof(os.swap_file)) == sizeof(os.swap_file) ||
+	    (os.n_swap_files && os.swap_file[0] != '/'))
+		abort();	/* a swap file is one of its swaps, a path, terminated */
 	fdw_installed_os_describe(&os, buf, sizeof(buf));
 	free(text);
 	return 0;

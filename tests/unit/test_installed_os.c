@@ -126,6 +126,17 @@ static void test_hostile_fstab(void **state)
 	assert_false(fstab(big, NULL).found);
 	assert_false(fstab("\\\\\\ \\0 \\777 swap\n", NULL).found);
 	assert_int_equal(fstab("a b swap\na b swap\n\n\n", NULL).n_swaps, 2);
+	/* Ubuntu's /swap.img is a file inside the root; partitions and mappings are not. */
+	{
+		struct fdw_installed_os os = fstab("/swap.img none swap sw 0 0\n"
+						   "/dev/sda3 none swap sw 0 0\n"
+						   "UUID=1234 none swap sw 0 0\n"
+						   "/var/swapfile none swap sw 0 0\n", NULL);
+
+		assert_int_equal(os.n_swaps, 4);
+		assert_int_equal(os.n_swap_files, 2);
+		assert_string_equal(os.swap_file, "/swap.img");
+	}
 	assert_false(fstab(NULL, NULL).found);
 }
 

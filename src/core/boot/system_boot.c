@@ -59,11 +59,17 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 				"passphrase starts the system; any other keeps asking for its own"));
 	if (n < 0 || (size_t)n >= len)
 		return moved + (n < 0 ? 0 : len - 1);
-	if (os->n_swaps && fdw_system_boot_swap_planned(os))
+	if (os->n_swap_files)
+		n += snprintf(buf + n, len - (size_t)n, "\n%s %s", os->swap_file,
+			      _("(a swap file) stays where it is, inside the root, and is encrypted "
+				"with it"));
+	if (n < 0 || (size_t)n >= len)
+		return moved + (n < 0 ? 0 : len - 1);
+	if (os->n_swaps > os->n_swap_files && fdw_system_boot_swap_planned(os))
 		n += snprintf(buf + n, len - (size_t)n, "\n%s",
 			      _("swap: a new random key at every boot (crypttab by PARTUUID); the "
 				"plain swap partition is overwritten; no hibernation"));
-	else if (os->n_swaps)
+	else if (os->n_swaps > os->n_swap_files)
 		n += snprintf(buf + n, len - (size_t)n, "\n%s",
 			      _("swap stays as it is: the system hibernates to it, and a swap with "
 				"a random key cannot hold a hibernation image"));
@@ -72,7 +78,8 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 
 bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os)
 {
-	return os->n_swaps > 0 && !os->hibernates && os->initramfs == FDW_INITRAMFS_TOOLS;
+	return os->n_swaps > os->n_swap_files && !os->hibernates &&
+	       os->initramfs == FDW_INITRAMFS_TOOLS;
 }
 
 /* A place a power cut empties: tmpfs, ramfs, or an overlay (a live system's root). */

@@ -134,6 +134,9 @@ static int find_swaps(const char *fstab, const char *crypttab, struct swap_part 
 
 		if (!fdw_tab_field_is(&l, 2, "swap") || !fdw_tab_field(&l, 0, spec, sizeof(spec)))
 			continue;
+		/* A swap file lives inside the root and is encrypted with it. */
+		if (spec[0] == '/' && strncmp(spec, "/dev/", 5))
+			continue;
 		if (!strncmp(spec, "/dev/mapper/", 12))
 			rc = ours_in_crypttab(crypttab, spec, &sw[n]);
 		else

@@ -159,6 +159,9 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 			continue;
 		if (!strcmp(type, "swap")) {
 			out->n_swaps++;
+			/* A file: it stays inside its filesystem, whatever happens to that. */
+			if (spec[0] == '/' && strncmp(spec, "/dev/", 5) && !out->n_swap_files++)
+				snprintf(out->swap_file, sizeof(out->swap_file), "%s", spec);
 			add_entry(out, spec, "", FDW_USE_SWAP);
 		} else if (!strcmp(dir, "/")) {
 			out->found = true;

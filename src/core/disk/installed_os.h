@@ -54,6 +54,8 @@ struct fdw_installed_os {
 	bool luks_in_initramfs;		/* cryptsetup-initramfs or dracut's crypt module */
 	bool hibernates;		/* a resume device is configured */
 	unsigned n_swaps;		/* swap entries in its fstab */
+	unsigned n_swap_files;		/* ... of which files (/swap.img): inside a filesystem */
+	char swap_file[128];		/* the first such file (outside text), or "" */
 	/* Read through an open mapping of its LUKS volume (/dev/mapper/NAME), or "": the
 	 * system's root is encrypted, and was unlocked for fdewiz to look inside. */
 	char via[160];
