@@ -2,12 +2,15 @@
 /* Moving an installed system's /boot out of its root: the steps and their record. */
 #include "config.h"
 
+#include <blkid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +34,7 @@
 #include "disk/private_mount.h"
 #include "disk/target.h"
 #include "fstab_mount.h"
+#include "system_boot_internal.h"
 
 /* Each step is recorded once done; a crash repeats at most the one it was in. */
 enum move_step { STEP_PLANNED, STEP_SHRUNK, STEP_SPLIT, STEP_FILLED, STEP_FSTAB, STEP_DONE };
@@ -46,6 +50,7 @@ struct move_record {
 	uint64_t boot_start, boot_size, root_size, root_fs_max;
 	char boot_uuid[40];		/* chosen before the new filesystem is made */
 	int boot_number;		/* the new partition's number, once split */
+	char esp_spec[128];		/* GRUB for EFI: its ESP as fstab names it; "" for BIOS */
 	enum move_step step;
 };
 
@@ -80,6 +85,7 @@ static int record_save(const struct move_record *r)
 			       json_object_new_int64((int64_t)r->root_fs_max));
 	json_object_object_add(o, "boot_uuid", json_object_new_string(r->boot_uuid));
 	json_object_object_add(o, "boot_number", json_object_new_int(r->boot_number));
+	json_object_object_add(o, "esp_spec", json_object_new_string(r->esp_spec));
 	json_object_object_add(o, "step", json_object_new_string(step_keys[r->step]));
 	rc = fdw_json_write_atomic(path, o);
 	json_object_put(o);
@@ -111,6 +117,7 @@ static int record_load(const char *fs_uuid, struct move_record *r)
 	r->root_fs_max = (uint64_t)fdw_json_get_int(o, "root_fs_max");
 	fdw_json_get_str(o, "boot_uuid", r->boot_uuid, sizeof(r->boot_uuid));
 	r->boot_number = (int)fdw_json_get_int(o, "boot_number");
+	fdw_json_get_str(o, "esp_spec", r->esp_spec, sizeof(r->esp_spec));
 	fdw_json_get_str(o, "step", step, sizeof(step));
 	json_object_put(o);
 	r->step = STEP_DONE + 1;
@@ -281,7 +288,70 @@ static int dev_with_uuid_links(struct fdw_tree *t, const struct move_child *c)
 	return 0;
 }
 
-/* GRUB for BIOS on the disk, reading its new /boot; its menu made again by update-grub. */
+/* The folder under EFI/ that holds the system's GRUB ("debian"), as its installer named it. */
+static void efi_bootloader_id(const char *esp, char *id, size_t len)
+{
+	char dir[PATH_MAX + 32], file[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(id, len, "debian");
+	snprintf(dir, sizeof(dir), "%s/EFI", esp);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcasecmp(de->d_name, "BOOT") ||
+		    strlen(de->d_name) >= len)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/grubx64.efi", dir, de->d_name);
+		if (access(file, F_OK) == 0) {
+			snprintf(id, len, "%s", de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+}
+
+/* GRUB for EFI into the ESP (mounted at /boot/efi), under its own name and, where the
+ * firmware's fallback copy EFI/BOOT/BOOTX64.EFI was GRUB's, there too; no NVRAM change. */
+static int grub_install_efi(struct fdw_tree *t, const struct move_child *c, char *note,
+			    size_t len)
+{
+	char esp_dev[PATH_MAX], esp[PATH_MAX + 16], fallback[PATH_MAX + 48], id[64], opt[96];
+	char *type = NULL;
+	int rc = fdw_system_boot_find_boot(c->r->esp_spec, esp_dev, sizeof(esp_dev));
+
+	if (!rc)
+		type = blkid_get_tag_value(NULL, "TYPE", esp_dev);
+	if (!type) {
+		snprintf(note, len, _("its EFI system partition (%s) was not found"),
+			 c->r->esp_spec);
+		return -ENODEV;
+	}
+	rc = fdw_tree_mount(t, esp_dev, "/boot/efi", type, MS_NOSUID | MS_NODEV);
+	free(type);
+	if (rc)
+		return rc;
+	snprintf(esp, sizeof(esp), "%s/boot/efi", t->root);
+	efi_bootloader_id(esp, id, sizeof(id));
+	snprintf(opt, sizeof(opt), "--bootloader-id=%s", id);
+	char *install[] = { "chroot", t->root, "grub-install", "--target=x86_64-efi",
+			    "--efi-directory=/boot/efi", opt, "--no-nvram", NULL };
+	char *removable[] = { "chroot", t->root, "grub-install", "--target=x86_64-efi",
+			      "--efi-directory=/boot/efi", "--removable", "--no-nvram", NULL };
+
+	rc = fdw_spawn(install);
+	snprintf(fallback, sizeof(fallback), "%s/EFI/BOOT/BOOTX64.EFI", esp);
+	if (!rc && access(fallback, F_OK) == 0)
+		rc = fdw_spawn(removable);
+	if (rc)
+		snprintf(note, len, _("grub-install failed in that system (exit %d)"), rc);
+	return rc > 0 ? -EIO : rc;
+}
+
+/* GRUB reinstalled to read the new /boot (BIOS: on the disk; EFI: in the ESP); its menu
+ * made again by update-grub. */
 static int grub_main(void *ctx, char *note, size_t len)
 {
 	struct move_child *c = ctx;
@@ -303,15 +373,22 @@ static int grub_main(void *ctx, char *note, size_t len)
 		rc = fdw_tree_bind_system(&t);
 	if (!rc)
 		rc = dev_with_uuid_links(&t, c);
-	if (!rc) {
+	if (!rc && c->r->esp_spec[0]) {
+		rc = grub_install_efi(&t, c, note, len);
+	} else if (!rc) {
 		char *install[] = { "chroot", t.root, "grub-install", "--target=i386-pc",
 				    (char *)c->r->disk, NULL };
-		char *mkconfig[] = { "chroot", t.root, "update-grub", NULL };
 
 		rc = fdw_spawn(install);
 		if (rc)
 			snprintf(note, len, _("grub-install failed in that system (exit %d)"), rc);
-		else if ((rc = fdw_spawn(mkconfig)) != 0)
+		rc = rc > 0 ? -EIO : rc;
+	}
+	if (!rc) {
+		char *mkconfig[] = { "chroot", t.root, "update-grub", NULL };
+
+		rc = fdw_spawn(mkconfig);
+		if (rc)
 			snprintf(note, len, _("update-grub failed in that system (exit %d)"), rc);
 		rc = rc > 0 ? -EIO : rc;
 	}
@@ -374,6 +451,16 @@ static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size
 	r->root_size = plan.root_size;
 	r->root_fs_max = plan.root_fs_max;
 	r->step = STEP_PLANNED;
+	if (t->part->os.loader == FDW_LOADER_GRUB_EFI) {
+		const char *esp = fdw_installed_os_esp_spec(&t->part->os);
+
+		if (!esp) {
+			snprintf(why, len, _("its GRUB for EFI has no EFI system partition at "
+					     "/boot/efi in its fstab. Nothing was changed."));
+			return -ENODEV;
+		}
+		snprintf(r->esp_spec, sizeof(r->esp_spec), "%s", esp);
+	}
 	rc = fdw_new_uuid(r->boot_uuid, sizeof(r->boot_uuid));
 	if (!rc)
 		rc = record_save(r);
@@ -575,9 +662,14 @@ int fdw_boot_move_run(struct fdw_target *t, char *why, size_t len)
 size_t fdw_boot_move_steps(const struct fdw_target *t, char *buf, size_t len)
 {
 	struct fdw_boot_carve plan;
-	char boot[32], room[32], fs[32];
+	bool efi = t->part->os.loader == FDW_LOADER_GRUB_EFI;
+	char boot[32], room[32], fs[32], where[PATH_MAX + 32];
 	int n;
 
+	if (efi)
+		snprintf(where, sizeof(where), "%s", _("in its EFI system partition"));
+	else
+		snprintf(where, sizeof(where), _("on %s"), t->disk.path);
 	fdw_boot_carve_plan(&t->disk, t->part, 0, &plan);
 	fdw_format_size(plan.boot_size, boot, sizeof(boot));
 	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
@@ -588,9 +680,9 @@ size_t fdw_boot_move_steps(const struct fdw_target *t, char *buf, size_t len)
 		       "  shrink the root filesystem to %s (the new /boot and %s for the header)\n"
 		       "  end the root partition there and make the new /boot partition after it\n"
 		       "  copy /boot into it and name it in the system's etc/fstab by UUID\n"
-		       "  reinstall GRUB (BIOS) on %s to read the new /boot; the system then "
+		       "  reinstall GRUB (%s) %s to read the new /boot; the system then "
 		       "starts unencrypted as before\n"
 		       "each of these steps is recorded; after a crash 'fdewiz resume' goes on"),
-		     boot, fs, room, t->disk.path);
+		     boot, fs, room, efi ? "EFI" : "BIOS", where);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }

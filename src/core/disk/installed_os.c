@@ -110,6 +110,14 @@ static bool spec_names(const char *spec, const char *uuid, const char *label)
 	       !strcmp(spec + 19, label);
 }
 
+const char *fdw_installed_os_esp_spec(const struct fdw_installed_os *os)
+{
+	for (unsigned i = 0; i < os->n_entries; i++)
+		if (!strcmp(os->entries[i].dir, "/boot/efi"))
+			return os->entries[i].spec;
+	return NULL;
+}
+
 bool fdw_os_spec_is_partition(const char *spec)
 {
 	static const char *const tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=",

@@ -86,6 +86,8 @@ void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os
 void fdw_installed_os_parse_crypttab(const char *text, struct fdw_installed_os *out);
 void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *out);
 
+/* The fstab spec of its EFI system partition (mounted at /boot/efi), or NULL. */
+const char *fdw_installed_os_esp_spec(const struct fdw_installed_os *os);
 /* Can @spec name a partition (UUID=, PARTUUID=, LABEL=, PARTLABEL=, /dev/...)? */
 bool fdw_os_spec_is_partition(const char *spec);
 /* Stable names for JSON: "boot", "data", "swap", "resume", "crypttab"; NULL for none. */

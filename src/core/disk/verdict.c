@@ -204,11 +204,15 @@ int64_t fdw_shrink_shortfall(const struct fdw_partition *p)
 	return (int64_t)((uint64_t)p->fs_min_size - target);
 }
 
-/* Its only obstacle is a /boot inside it, with GRUB for BIOS: the carve can lift it. */
+/* Its only obstacle is a /boot inside it, with GRUB for BIOS, or for EFI with its ESP at
+ * /boot/efi: the carve can lift it. */
 static bool carve_applies(const struct fdw_partition *p)
 {
+	bool grub = p->os.loader == FDW_LOADER_GRUB_BIOS ||
+		    (p->os.loader == FDW_LOADER_GRUB_EFI && fdw_installed_os_esp_spec(&p->os));
+
 	return p->os.found && fdw_os_support_check(&p->os) == FDW_SYSBOOT_BOOT_INSIDE &&
-	       !p->os.usr_separate && p->os.loader == FDW_LOADER_GRUB_BIOS && is_ext(p);
+	       !p->os.usr_separate && grub && is_ext(p);
 }
 
 /* The verdict of such a root: the carve shrinks its filesystem, nothing else is chosen. */
