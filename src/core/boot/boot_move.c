@@ -658,31 +658,3 @@ int fdw_boot_move_run(struct fdw_target *t, char *why, size_t len)
 		step_keys[r.step]);
 	return run_steps(t, &r, why, len);
 }
-
-size_t fdw_boot_move_steps(const struct fdw_target *t, char *buf, size_t len)
-{
-	struct fdw_boot_carve plan;
-	bool efi = t->part->os.loader == FDW_LOADER_GRUB_EFI;
-	char boot[32], room[32], fs[32], where[PATH_MAX + 32];
-	int n;
-
-	if (efi)
-		snprintf(where, sizeof(where), "%s", _("in its EFI system partition"));
-	else
-		snprintf(where, sizeof(where), _("on %s"), t->disk.path);
-	fdw_boot_carve_plan(&t->disk, t->part, 0, &plan);
-	fdw_format_size(plan.boot_size, boot, sizeof(boot));
-	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
-	fdw_format_size(plan.root_fs_max, fs, sizeof(fs));
-	n = snprintf(buf, len,
-		     _("first, make /boot a partition of its own (at least %s; three times what "
-		       "/boot holds):\n"
-		       "  shrink the root filesystem to %s (the new /boot and %s for the header)\n"
-		       "  end the root partition there and make the new /boot partition after it\n"
-		       "  copy /boot into it and name it in the system's etc/fstab by UUID\n"
-		       "  reinstall GRUB (%s) %s to read the new /boot; the system then "
-		       "starts unencrypted as before\n"
-		       "each of these steps is recorded; after a crash 'fdewiz resume' goes on"),
-		     boot, fs, room, efi ? "EFI" : "BIOS", where);
-	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
-}

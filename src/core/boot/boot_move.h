@@ -23,7 +23,4 @@ bool fdw_boot_move_unfinished(const struct fdw_target *t);
  */
 int fdw_boot_move_run(struct fdw_target *t, char *why, size_t len);
 
-/* The plan's lines for a person, one step per line. */
-size_t fdw_boot_move_steps(const struct fdw_target *t, char *buf, size_t len);
-
 #endif

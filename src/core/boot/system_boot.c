@@ -10,13 +10,43 @@
 #include <sys/statfs.h>
 #include <blkid.h>
 
-#include "boot_move.h"
+#include "disk/boot_carve.h"
+#include "base/units.h"
 #include "crypttab.h"
 #include "base/durable.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
+
+/* The move of a /boot inside the root (boot_move.c), one step a line. */
+static size_t move_steps(const struct fdw_target *t, char *buf, size_t len)
+{
+	struct fdw_boot_carve plan;
+	bool efi = t->part->os.loader == FDW_LOADER_GRUB_EFI;
+	char boot[32], room[32], fs[32], where[PATH_MAX + 32];
+	int n;
+
+	if (efi)
+		snprintf(where, sizeof(where), "%s", _("in its EFI system partition"));
+	else
+		snprintf(where, sizeof(where), _("on %s"), t->disk.path);
+	fdw_boot_carve_plan(&t->disk, t->part, 0, &plan);
+	fdw_format_size(plan.boot_size, boot, sizeof(boot));
+	fdw_format_size(FDW_HEADER_ROOM, room, sizeof(room));
+	fdw_format_size(plan.root_fs_max, fs, sizeof(fs));
+	n = snprintf(buf, len,
+		     _("first, make /boot a partition of its own (at least %s; three times what "
+		       "/boot holds):\n"
+		       "  shrink the root filesystem to %s (the new /boot and %s for the header)\n"
+		       "  end the root partition there and make the new /boot partition after it\n"
+		       "  copy /boot into it and name it in the system's etc/fstab by UUID\n"
+		       "  reinstall GRUB (%s) %s to read the new /boot; the system then "
+		       "starts unencrypted as before\n"
+		       "each of these steps is recorded; after a crash 'fdewiz resume' goes on"),
+		     boot, fs, room, efi ? "EFI" : "BIOS", where);
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
 
 size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char *buf,
 			     size_t len)
@@ -27,7 +57,7 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 	int n;
 
 	if (t->part->verdict.carve_boot) {
-		moved = fdw_boot_move_steps(t, buf, len);
+		moved = move_steps(t, buf, len);
 		if (moved + 1 >= len)
 			return moved;
 		buf[moved++] = '\n';
