@@ -1,0 +1,54 @@
+#!/bin/bash
+# Guest half of test-vm-system-carve-efi.sh, the "live" system: /dev/vda is an installed
+# Debian laid out as its installer does on an EFI machine with "all files in one
+# partition" (ESP on 1, / with /boot inside on 2, swap on 3), /dev/vdb a persistent disk
+# for fdewiz's state. One 'encrypt': the move of /boot (a partition of its own, GRUB for
+# EFI reinstalled in the ESP), the conversion, the boot step; then checked from here.
+set -euo pipefail
+fdewiz=$1
+work=$2
+say() { echo "system-carve-efi: $*"; }
+die() { echo "system-carve-efi: FAIL: $*"; exit 1; }
+t0=$(date +%s)
+phase() { say "PHASE $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+mkdir -p /mnt/state /mnt/check /mnt/esp
+mount /dev/vdb /mnt/state
+export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
+# Booted since its last check: resize2fs wants a fresh e2fsck to measure the root.
+e2fsck -f -p /dev/vda2 >/run/fsck0.log 2>&1 || [ $? -le 1 ] || { cat /run/fsck0.log; die "e2fsck"; }
+"$fdewiz" list --json /dev/vda >/run/list.json
+say "VERDICT $(jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .verdict.strategy, .installed_system.boot_separate, .installed_system.boot_loader]' /run/list.json)"
+phase listed
+rc=0
+"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
+	--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
+	<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
+sed 's/^/system-carve-efi: encrypt: /' /run/encrypt.log
+say "ENCRYPT rc=$rc"
+[ "$rc" = 0 ] || die "encrypt"
+phase encrypted
+say "RECORD $(jq -r .step /mnt/state/fdewiz/boot-move-*.json)"
+say "TABLE $(parted -s -m /dev/vda unit MiB print | tail -n +3 | tr '\n' ' ')"
+boot_uuid=$(jq -r .boot_uuid /mnt/state/fdewiz/boot-move-*.json)
+say "NEWBOOT $(blkid -p -o value -s TYPE /dev/vda4) uuid-matches=$([ "$(blkid -p -o value -s UUID /dev/vda4)" = "$boot_uuid" ] && echo yes || echo no)"
+# GRUB for EFI in the ESP now finds its configuration on the new /boot, by its UUID.
+mount -o ro /dev/vda1 /mnt/esp
+say "ESP-LOADERS debian=$(grep -ac "$boot_uuid" /mnt/esp/EFI/debian/grubx64.efi || true) fallback=$(grep -ac "$boot_uuid" /mnt/esp/EFI/BOOT/BOOTX64.EFI || true)"
+umount /mnt/esp
+for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
+	cryptsetup close "$m" || die "cannot close $m"
+done
+cryptsetup open --key-file "$work/key" /dev/vda2 check || die "cryptsetup open"
+rc=0
+e2fsck -fn /dev/mapper/check >/run/fsck.log 2>&1 || rc=$?
+say "FSCK rc=$rc"
+[ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
+mount -o ro /dev/mapper/check /mnt/check
+grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-carve-efi: CRYPTTAB /'
+say "FSTAB $(grep -v '^#' /mnt/check/etc/fstab | awk '{ print $2 }' | tr '\n' ' ')"
+umount /mnt/check
+cryptsetup close check
+phase checked
+umount /mnt/state
+echo FDEWIZ-SYSTEM-CARVE-EFI-OK
