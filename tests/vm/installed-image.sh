@@ -5,7 +5,9 @@
 # Prints "image=PATH" (read-only cache: copy it before booting or changing it) and the
 # lines of its layout ("kernel=...", "root_uuid=..."...), then "image_bootinside=PATH" and
 # that image's layout ("bi_root_uuid=...", "bi_swap_uuid=...", "bi_root_part=1",
-# "bi_swap_part=2", "bi_root_mib=...") on stdout; progress goes to stderr.
+# "bi_swap_part=2", "bi_root_mib=..."), then "image_efi_bootinside=PATH" and its layout
+# ("be_root_uuid=...", "be_esp_uuid=...", "be_swap_uuid=...", "be_esp_part=1",
+# "be_root_part=2", "be_swap_part=3", "be_root_mib=...") on stdout; progress goes to stderr.
 #
 # The image (disk.img): an MBR with GRUB (i386-pc, for SeaBIOS) in front of partition 1,
 # which is /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all
@@ -20,7 +22,22 @@
 # root plus the boot tree plus 608 MiB, so that a 512 MiB /boot and a 32 MiB encryption
 # header can be carved from its end with its data kept; it has UUIDs of its own.
 #
-# Both systems: Debian comes from mmdebstrap with the apt
+# The third image (disk-efi-bootinside.img) is laid out as Debian's installer does with
+# "all files in one partition" on EFI: a GPT; partition 1 is the EFI system partition
+# (FAT32, 64 MiB, esp flag), partition 2 is / (ext4, as large as the second image's root)
+# with /boot a folder inside it, partition 3 is swap. fstab names /, /boot/efi (vfat,
+# umask=0077) and the swap by UUID, no /boot line. Its system is a copy of the tree in
+# which grub-pc and grub-pc-bin were replaced by grub-efi-amd64 (and dosfstools, as an
+# installed EFI system has for its ESP's fsck), so it has /usr/lib/grub/x86_64-efi and no
+# i386-pc, and grub-install --target=x86_64-efi --no-nvram and update-grub work in it;
+# the other two systems keep grub-pc and never get x86_64-efi. GRUB for EFI is made by
+# hand, as grub-install would, without NVRAM: the modules in /boot/grub/x86_64-efi, a
+# grub-mkimage image whose embedded config finds the root by UUID and sets the prefix to
+# its /boot/grub, in the ESP as EFI/debian/grubx64.efi and as the removable path
+# EFI/BOOT/BOOTX64.EFI (which OVMF with empty variables boots), with Debian's stub
+# EFI/debian/grub.cfg beside it.
+#
+# All systems: Debian comes from mmdebstrap with the apt
 # mirror this machine already uses (read from /etc/apt/sources.list*), with
 # linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc, e2fsprogs and zstd.
 # A few thousand files go into /srv/fdw-data; their sha256 list is
@@ -28,8 +45,8 @@
 # reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...") and powers off.
 #
 # Cache: ${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/<hash of this
-# script>/disk.img and disk-bootinside.img (sparse). A lock makes concurrent callers wait
-# for one build.
+# script>/disk.img, disk-bootinside.img and disk-efi-bootinside.img (sparse). A lock makes
+# concurrent callers wait for one build.
 set -euo pipefail
 
 cache=${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}
@@ -52,6 +69,7 @@ key=$(sha256sum "$0" | cut -c1-16)
 dir=$cache/$key
 img=$dir/disk.img
 img_bi=$dir/disk-bootinside.img
+img_be=$dir/disk-efi-bootinside.img
 
 report()
 {
@@ -59,18 +77,21 @@ report()
 	cat "$dir/layout"
 	echo "image_bootinside=$img_bi"
 	cat "$dir/layout-bootinside"
+	echo "image_efi_bootinside=$img_be"
+	cat "$dir/layout-efi-bootinside"
 }
 
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
-if [ -s "$img" ] && [ -s "$dir/layout" ] && [ -s "$img_bi" ] && [ -s "$dir/layout-bootinside" ]; then
+if [ -s "$img" ] && [ -s "$dir/layout" ] && [ -s "$img_bi" ] && [ -s "$dir/layout-bootinside" ] &&
+	[ -s "$img_be" ] && [ -s "$dir/layout-efi-bootinside" ]; then
 	report
 	exit 0
 fi
 
 need=()
-for p in mmdebstrap e2fsprogs parted; do
+for p in mmdebstrap e2fsprogs parted dosfstools mtools; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -144,6 +165,11 @@ root_uuid=$(cat /proc/sys/kernel/random/uuid)
 swap_uuid=$(cat /proc/sys/kernel/random/uuid)
 bi_root_uuid=$(cat /proc/sys/kernel/random/uuid)
 bi_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+be_root_uuid=$(cat /proc/sys/kernel/random/uuid)
+be_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+# A FAT volume ID, as blkid names it: XXXX-XXXX.
+be_esp_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')
+be_esp_uuid=$(echo "${be_esp_id:0:4}-${be_esp_id:4:4}" | tr a-f A-F)
 kver=$(basename "$(ls -d "$root"/lib/modules/*)")
 
 say "configuring the system (kernel $kver)"
@@ -230,6 +256,57 @@ set -e
 for m in dev sys proc; do umount "$root/$m"; done
 [ "$irc" = 0 ] || die "update-initramfs failed in the new system"
 
+# The third image's system: a copy of the tree (before GRUB for BIOS goes into its /boot)
+# in which apt replaces grub-pc by grub-efi-amd64 (grub-pc and grub-pc-bin purged, as on a
+# system installed for EFI, which never had them); the tree of the other two is not
+# touched. The host's resolv.conf is lent for the downloads; the packages fetched join the
+# cache.
+say "a copy of the system with GRUB for EFI in place of grub-pc"
+efi_root=$tmp/efi-root
+cp -a --reflink=auto "$root" "$efi_root"
+cp -L /etc/resolv.conf "$efi_root/etc/resolv.conf" 2>/dev/null || true
+find "$debs" -name '*.deb' -exec cp -t "$efi_root/var/cache/apt/archives" {} +
+for m in proc sys dev dev/pts; do mount --bind "/$m" "$efi_root/$m"; done
+set +e
+# Purged first, then installed: grub-pc's purge would otherwise remove the /etc/default/grub
+# that grub-efi-amd64 has just registered with ucf.
+export DEBIAN_FRONTEND=noninteractive
+chroot "$efi_root" apt-get update -qq >&2 &&
+	chroot "$efi_root" apt-get purge -y -qq grub-pc grub-pc-bin >&2 &&
+	chroot "$efi_root" apt-get install -y -qq grub-efi-amd64 dosfstools >&2
+arc=$?
+unset DEBIAN_FRONTEND
+set -e
+for m in dev/pts dev sys proc; do umount "$efi_root/$m"; done
+[ "$arc" = 0 ] || die "apt-get could not replace grub-pc by grub-efi-amd64 in the copy"
+find "$efi_root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
+chroot "$efi_root" apt-get clean
+find "$efi_root/var/lib/apt/lists" -maxdepth 1 -type f ! -name lock -delete
+rm -f "$efi_root/etc/resolv.conf"
+# /etc/default/grub as written above (grub-pc's purge removed it, grub-efi-amd64's postinst
+# wrote Debian's default through ucf), as an administrator's edit.
+cp -p "$root/etc/default/grub" "$efi_root/etc/default/grub"
+rm -f "$efi_root"/etc/default/grub.ucf-*
+for f in usr/sbin/grub-install usr/sbin/update-grub usr/sbin/grub-mkconfig usr/sbin/grub-probe \
+	usr/bin/grub-mkimage etc/grub.d/10_linux usr/lib/grub/x86_64-efi/modinfo.sh \
+	usr/sbin/fsck.vfat; do
+	[ -e "$efi_root/$f" ] || die "the EFI system has no /$f"
+done
+[ ! -e "$efi_root/usr/lib/grub/i386-pc" ] || die "the EFI system still has GRUB for BIOS"
+[ ! -e "$root/usr/lib/grub/x86_64-efi" ] || die "the BIOS systems' tree got GRUB for EFI"
+# Its initramfs is the tree's, built above: made again only if what builds it changed.
+if ! diff -rq "$root/etc/initramfs-tools" "$efi_root/etc/initramfs-tools" >/dev/null ||
+	! diff -rq "$root/usr/share/initramfs-tools" "$efi_root/usr/share/initramfs-tools" >/dev/null; then
+	say "initramfs of the EFI system (its hooks changed)"
+	for m in proc sys dev; do mount --bind "/$m" "$efi_root/$m"; done
+	set +e
+	chroot "$efi_root" update-initramfs -u -k all >&2
+	irc=$?
+	set -e
+	for m in dev sys proc; do umount "$efi_root/$m"; done
+	[ "$irc" = 0 ] || die "update-initramfs failed in the EFI system"
+fi
+
 say "GRUB"
 grub_dir=$root/boot/grub
 mkdir -p "$grub_dir/i386-pc"
@@ -271,6 +348,55 @@ for f in usr/sbin/grub-install usr/sbin/update-grub usr/sbin/grub-mkconfig usr/s
 	etc/grub.d/10_linux usr/lib/grub/i386-pc/modinfo.sh etc/default/grub; do
 	[ -e "$root/$f" ] || die "the new system has no /$f"
 done
+
+# The third image's GRUB for EFI, made by hand as grub-install --no-nvram would: the
+# modules in /boot/grub/x86_64-efi, the menu in /boot/grub, and an image whose embedded
+# config finds the root by UUID and reads /boot/grub there, in the ESP under Debian's name
+# and the removable path, with Debian's stub grub.cfg beside it. No firmware variables.
+say "GRUB for EFI (third image)"
+be_grub=$efi_root/boot/grub
+mkdir -p "$be_grub/x86_64-efi" "$efi_root/boot/efi"
+cp "$efi_root"/usr/lib/grub/x86_64-efi/*.mod "$efi_root"/usr/lib/grub/x86_64-efi/*.lst "$be_grub/x86_64-efi/"
+cat >"$be_grub/grub.cfg" <<EOF2
+# Written like grub-mkconfig's output for one kernel, /boot a folder of the root.
+serial --unit=0 --speed=115200
+terminal_input serial
+terminal_output serial
+set timeout=0
+set default=0
+insmod part_gpt
+insmod ext2
+search --no-floppy --fs-uuid --set=root $be_root_uuid
+menuentry 'Debian GNU/Linux' {
+	insmod part_gpt
+	insmod ext2
+	search --no-floppy --fs-uuid --set=root $be_root_uuid
+	linux /boot/vmlinuz-$kver root=UUID=$be_root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	initrd /boot/initrd.img-$kver
+}
+EOF2
+cat >"$efi_root/tmp/load.cfg" <<EOF2
+search --no-floppy --fs-uuid --set=root $be_root_uuid
+set prefix=(\$root)'/boot/grub'
+EOF2
+chroot "$efi_root" grub-mkimage -O x86_64-efi -o /tmp/grubx64.efi -p /boot/grub -c /tmp/load.cfg \
+	part_gpt part_msdos fat ext2 search search_fs_uuid normal configfile linux boot echo test \
+	serial terminal all_video efi_gop efi_uga gzio >&2
+mkdir -p "$tmp/esp/EFI/debian" "$tmp/esp/EFI/BOOT"
+mv "$efi_root/tmp/grubx64.efi" "$tmp/esp/EFI/debian/grubx64.efi"
+rm -f "$efi_root/tmp/load.cfg"
+cp "$tmp/esp/EFI/debian/grubx64.efi" "$tmp/esp/EFI/BOOT/BOOTX64.EFI"
+cat >"$tmp/esp/EFI/debian/grub.cfg" <<EOF2
+search.fs_uuid $be_root_uuid root hd0,gpt2
+set prefix=(\$root)'/boot/grub'
+configfile \$prefix/grub.cfg
+EOF2
+cat >"$efi_root/etc/fstab" <<EOF2
+# /etc/fstab: static file system information.
+UUID=$be_root_uuid / ext4 errors=remount-ro 0 1
+UUID=$be_esp_uuid /boot/efi vfat umask=0077 0 1
+UUID=$be_swap_uuid none swap sw 0 0
+EOF2
 
 say "filesystems and the disk image"
 boot_mib=192
@@ -319,6 +445,22 @@ truncate -s "${swap_mib}M" "$tmp/bi-swap.fs"
 mkswap -q -U "$bi_swap_uuid" "$tmp/bi-swap.fs"
 e2fsck -fn "$tmp/bi-root.fs" >&2
 
+# The third image: its root as large as the second's (the same room to carve a /boot and
+# a header from its end), a 64 MiB FAT32 ESP filled with mtools (never mounted), swap.
+esp_mib=64
+be_root_mib=$bi_root_mib
+be_disk_mib=$((1 + esp_mib + be_root_mib + swap_mib + 1))
+mkfs.ext4 -q -F -b 4096 -U "$be_root_uuid" -L root -d "$efi_root" "$tmp/be-root.fs" "${be_root_mib}M" >&2
+e2fsck -fn "$tmp/be-root.fs" >&2
+truncate -s "${esp_mib}M" "$tmp/be-esp.fs"
+mkfs.vfat -F 32 -n EFI -i "$be_esp_id" "$tmp/be-esp.fs" >&2
+MTOOLS_SKIP_CHECK=1 mcopy -s -i "$tmp/be-esp.fs" "$tmp/esp/EFI" ::/
+[ "$(blkid -o value -s UUID "$tmp/be-esp.fs")" = "$be_esp_uuid" ] ||
+	die "the ESP's UUID is not $be_esp_uuid"
+fsck.vfat -n "$tmp/be-esp.fs" >&2
+truncate -s "${swap_mib}M" "$tmp/be-swap.fs"
+mkswap -q -U "$be_swap_uuid" "$tmp/be-swap.fs"
+
 mkdir -p "$tmp/bootfs"
 mv "$root"/boot/* "$tmp/bootfs/"
 mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M"
@@ -357,6 +499,20 @@ dd if="$tmp/bi-swap.fs" of="$part_bi" bs=1M seek="$bi_p2" conv=notrunc status=no
 dd if="$tmp/boot.img" of="$part_bi" bs=440 count=1 conv=notrunc status=none
 dd if="$tmp/core-bootinside.img" of="$part_bi" bs=512 seek=1 conv=notrunc status=none
 
+part_be=$tmp/disk-efi-bootinside.img
+truncate -s "${be_disk_mib}M" "$part_be"
+be_p1=1
+be_p2=$((be_p1 + esp_mib))
+be_p3=$((be_p2 + be_root_mib))
+parted -s "$part_be" mklabel gpt \
+	mkpart EFI fat32 "${be_p1}MiB" "${be_p2}MiB" \
+	mkpart root ext4 "${be_p2}MiB" "${be_p3}MiB" \
+	mkpart swap linux-swap "${be_p3}MiB" "$((be_p3 + swap_mib))MiB" \
+	set 1 esp on 2> >(grep -v 'udevadm: not found' >&2)
+dd if="$tmp/be-esp.fs" of="$part_be" bs=1M seek="$be_p1" conv=notrunc,sparse status=none
+dd if="$tmp/be-root.fs" of="$part_be" bs=1M seek="$be_p2" conv=notrunc,sparse status=none
+dd if="$tmp/be-swap.fs" of="$part_be" bs=1M seek="$be_p3" conv=notrunc status=none
+
 cat >"$tmp/layout" <<EOF
 kernel=$kver
 boot_uuid=$boot_uuid
@@ -374,11 +530,23 @@ bi_root_part=1
 bi_swap_part=2
 bi_root_mib=$bi_root_mib
 EOF
-chmod 0444 "$part" "$part_bi"
+cat >"$tmp/layout-efi-bootinside" <<EOF
+be_root_uuid=$be_root_uuid
+be_esp_uuid=$be_esp_uuid
+be_swap_uuid=$be_swap_uuid
+be_esp_part=1
+be_root_part=2
+be_swap_part=3
+be_root_mib=$be_root_mib
+EOF
+chmod 0444 "$part" "$part_bi" "$part_be"
+mv "$tmp/layout-efi-bootinside" "$dir/layout-efi-bootinside"
+mv "$part_be" "$img_be"
 mv "$tmp/layout-bootinside" "$dir/layout-bootinside"
 mv "$part_bi" "$img_bi"
 mv "$tmp/layout" "$dir/layout"
 mv "$part" "$img"
 say "built $img (${disk_mib} MiB, root ${root_mib} MiB)"
 say "built $img_bi (${bi_disk_mib} MiB, root ${bi_root_mib} MiB)"
+say "built $img_be (${be_disk_mib} MiB, root ${be_root_mib} MiB)"
 report

@@ -2,7 +2,10 @@
 # shellcheck shell=bash disable=SC2034 # VM_BOOT_* variables are for the sourcing test
 #
 # vm_boot_installed IMG LOG [KEYFILE] [TIMEOUT]: QEMU with SeaBIOS boots IMG (GRUB in its
-# MBR), the serial console goes to LOG. When the initramfs asks for a passphrase on that
+# MBR), the serial console goes to LOG. With VM_BOOT_EFI=1 the firmware is OVMF instead
+# (Debian's ovmf package, installed if missing; its code read-only, its variables a fresh
+# copy of the empty template in $VM_WORK for each boot, so it starts the ESP's removable
+# path EFI/BOOT/BOOTX64.EFI). When the initramfs asks for a passphrase on that
 # console ("Please unlock disk ..."), or systemd does for a crypttab volume opened after
 # the root ("Please enter passphrase for disk ..."), the contents of KEYFILE are typed
 # there, through a FIFO on QEMU's stdin (never an argument). Returns when the system
@@ -13,6 +16,14 @@ vm_boot_installed()
 {
 	local img=$1 log=$2 keyfile=${3:-} timeout=${4:-900}
 	local fifo qpid start answered=0 prompts
+	local extra=() code vars=
+	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,cache=none")
+	if [ "${VM_BOOT_EFI:-}" = 1 ]; then
+		vm_ovmf code vars || return 1
+		# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
+		extra+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
+			-drive "if=pflash,format=raw,unit=1,file=$vars")
+	fi
 	fifo=$(mktemp -u "$VM_WORK/serial-in.XXXXXX")
 	mkfifo -m 0600 "$fifo"
 	: >"$log"
@@ -20,8 +31,6 @@ vm_boot_installed()
 	# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 	local accel
 	read -r -a accel < <("$VM_HERE/vm-accel.sh")
-	local extra=()
-	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,cache=none")
 	qemu-system-x86_64 "${accel[@]}" -m 1024 -no-reboot \
 		-nodefaults -no-user-config -display none \
 		-drive "file=$img,format=raw,if=virtio,cache=none" "${extra[@]}" \
@@ -50,8 +59,29 @@ vm_boot_installed()
 	wait "$qpid" 2>/dev/null || true
 	exec {VM_BOOT_FD}>&-
 	rm -f "$fifo"
+	[ -z "$vars" ] || rm -f "$vars"
 	VM_BOOT_SECONDS=$(($(date +%s) - start))
 	VM_BOOT_PROMPTS=$answered
+}
+
+# vm_ovmf CODEVAR VARSVAR: OVMF's code (read-only) and a fresh copy of its empty variable
+# store in $VM_WORK, named in the two variables: the 4 MiB build where there is one, else
+# the 2 MiB one. Installs Debian's ovmf package if neither is there.
+vm_ovmf()
+{
+	local dir=/usr/share/OVMF c v
+	[ -e "$dir/OVMF_CODE_4M.fd" ] || [ -e "$dir/OVMF_CODE.fd" ] || vm_need_pkgs ovmf
+	if [ -e "$dir/OVMF_CODE_4M.fd" ] && [ -e "$dir/OVMF_VARS_4M.fd" ]; then
+		c=$dir/OVMF_CODE_4M.fd v=$dir/OVMF_VARS_4M.fd
+	elif [ -e "$dir/OVMF_CODE.fd" ] && [ -e "$dir/OVMF_VARS.fd" ]; then
+		c=$dir/OVMF_CODE.fd v=$dir/OVMF_VARS.fd
+	else
+		echo "$VM_NAME: no OVMF firmware in $dir" >&2
+		return 1
+	fi
+	printf -v "$1" '%s' "$c"
+	printf -v "$2" '%s' "$(mktemp "$VM_WORK/ovmf-vars.XXXXXX")"
+	cp "$v" "${!2}"
 }
 
 # The line the image's check unit printed: "FDW-BOOT-OK sums=ok files=3000 root=crypt".
