@@ -19,6 +19,9 @@ export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
 e2fsck -f -p /dev/vda2 >/run/fsck0.log 2>&1 || [ $? -le 1 ] || { cat /run/fsck0.log; die "e2fsck"; }
 "$fdewiz" list --json /dev/vda >/run/list.json
 say "VERDICT $(jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.eligible, .verdict.reason, .verdict.strategy, .installed_system.boot_separate, .installed_system.boot_loader]' /run/list.json)"
+mount -o ro /dev/vda1 /mnt/esp
+esp_before=$(sha256sum /mnt/esp/EFI/debian/grubx64.efi /mnt/esp/EFI/BOOT/BOOTX64.EFI | cut -d' ' -f1)
+umount /mnt/esp
 phase listed
 rc=0
 "$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
@@ -32,10 +35,16 @@ say "RECORD $(jq -r .step /mnt/state/fdewiz/boot-move-*.json)"
 say "TABLE $(parted -s -m /dev/vda unit MiB print | tail -n +3 | tr '\n' ' ')"
 boot_uuid=$(jq -r .boot_uuid /mnt/state/fdewiz/boot-move-*.json)
 say "NEWBOOT $(blkid -p -o value -s TYPE /dev/vda4) uuid-matches=$([ "$(blkid -p -o value -s UUID /dev/vda4)" = "$boot_uuid" ] && echo yes || echo no)"
-# GRUB for EFI in the ESP now finds its configuration on the new /boot, by its UUID.
+# GRUB for EFI in the ESP was made again (its own name and the fallback), and its menu on
+# the new /boot names the root by the filesystem's UUID.
 mount -o ro /dev/vda1 /mnt/esp
-say "ESP-LOADERS debian=$(grep -ac "$boot_uuid" /mnt/esp/EFI/debian/grubx64.efi || true) fallback=$(grep -ac "$boot_uuid" /mnt/esp/EFI/BOOT/BOOTX64.EFI || true)"
+esp_after=$(sha256sum /mnt/esp/EFI/debian/grubx64.efi /mnt/esp/EFI/BOOT/BOOTX64.EFI | cut -d' ' -f1)
+say "ESP-LOADERS changed=$(diff <(echo "$esp_before") <(echo "$esp_after") | grep -c '^>' || true)"
 umount /mnt/esp
+mount -o ro /dev/vda4 /mnt/check
+root_uuid=$(jq -r .fs_uuid /mnt/state/fdewiz/boot-move-*.json)
+say "GRUBCFG linux=$(grep -c '^[[:space:]]*linux[[:space:]]*/vmlinuz-' /mnt/check/grub/grub.cfg) root-by-uuid=$(grep -c "linux[[:space:]].* root=UUID=$root_uuid " /mnt/check/grub/grub.cfg)"
+umount /mnt/check
 for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
 	cryptsetup close "$m" || die "cannot close $m"
 done
