@@ -43,7 +43,10 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 	else
 		printf(_("  LUKS2 header:    %s at the start (data moves by the same amount)\n"),
 		       fdw_format_size(pl->header_bytes, a, sizeof(a)));
-	if (pl->strategy == FDW_STRATEGY_FREE_TAIL)
+	if (t->part->verdict.lvm_system)
+		printf(_("  resize:          no filesystem; the physical volume is made to end %s "
+			 "earlier first (below)\n"), fdw_format_size(pl->shift_bytes, a, sizeof(a)));
+	else if (pl->strategy == FDW_STRATEGY_FREE_TAIL)
 		printf(_("  resize:          none; the filesystem already ends before the last %s "
 			 "(nothing grows back afterwards)\n"),
 		       fdw_format_size(pl->shift_bytes, a, sizeof(a)));
@@ -55,15 +58,18 @@ static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
 	       pl->key_bits);
 	if (cipher_why[0])
 		printf(_("                   advised for this CPU: %s\n"), cipher_why);
-	printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"), pl->sector_size,
-	       (long long)t->part->fs_block_size);
+	if (t->part->fs_block_size > 0)
+		printf(_("  sector size:     %u bytes (filesystem block: %lld)\n"),
+		       pl->sector_size, (long long)t->part->fs_block_size);
+	else
+		printf(_("  sector size:     %u bytes\n"), pl->sector_size);
 	if (t->part->os.found) {
 		char os[192], name[64], steps[4096];
 
 		fdw_installed_os_describe(&t->part->os, os, sizeof(os));
 		fdw_system_boot_name(t, name, sizeof(name));
 		fdw_system_boot_steps(t, name, steps, sizeof(steps));
-		if (t->part->verdict.carve_boot)
+		if (t->part->verdict.carve_boot || t->part->verdict.lvm_system)
 			printf(_("  installed system: %s; before and after the conversion, in "
 				 "that system:\n"), cli_safe(os));
 		else
@@ -205,6 +211,10 @@ static void say_phase(enum fdw_phase phase, void *ctx)
 		printf(_("Making /boot a partition of its own (root shrunk, partition made, "
 			 "/boot copied, fstab, GRUB)...\n"));
 		break;
+	case FDW_PHASE_LVM_ROOM:
+		printf(_("Making room for the header at the end of the physical volume (volume "
+			 "group deactivated, swap volume shrunk, pvresize)...\n"));
+		break;
 	case FDW_PHASE_BENCHMARKING:
 		printf(_("Benchmarking the plain filesystem (--no-bench skips it)...\n"));
 		break;
@@ -281,7 +291,10 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		goto out;
 	}
 	print_plan(fdw_encrypt_target(e), fdw_encrypt_plan(e), fdw_encrypt_cipher_why(e));
-	if (o->no_bench)
+	if (!fdw_encrypt_can_bench(e))
+		printf(_("  benchmark:       none: an LVM physical volume holds no filesystem "
+			 "fdewiz mounts\n"));
+	else if (o->no_bench)
 		printf(_("  benchmark:       off\n"));
 	else
 		printf(_("  benchmark:       I/O and build benchmark (%s) of the plain filesystem "

@@ -535,12 +535,22 @@ static int resume_boot_move(struct fdw_resume *r, const char *address)
 {
 	char why[1024];
 
-	printf(_("%s: making /boot a partition of its own was cut short; going on...\n"),
-	       cli_safe(address));
+	if (r->lvm_room_only)
+		printf(_("%s: making room for the header at the end of the physical volume was "
+			 "cut short; going on...\n"), cli_safe(address));
+	else
+		printf(_("%s: making /boot a partition of its own was cut short; going on...\n"),
+		       cli_safe(address));
 	fflush(stdout);
 	if (fdw_resume_boot_move(r, why, sizeof(why)) != 0) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
+	}
+	if (r->lvm_room_only) {
+		printf(_("The header's room is made at the end of the physical volume; the system "
+			 "starts unencrypted as before. Nothing is encrypted yet: run '%s encrypt "
+			 "%s' to encrypt it.\n"), fdw_progname, cli_safe(address));
+		return FDW_EXIT_OK;
 	}
 	printf(_("/boot is a partition of its own now, and GRUB reads it there; the system "
 		 "starts unencrypted as before. Nothing is encrypted yet: run '%s encrypt %s' "
@@ -590,7 +600,7 @@ int cmd_resume(int argc, char **argv)
 		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
 	}
-	if (r.boot_move_only) {
+	if (r.boot_move_only || r.lvm_room_only) {
 		/* Nothing is encrypted yet: the move of /boot is finished, without a passphrase. */
 		exit_code = resume_boot_move(&r, address);
 		fdw_resume_close(&r);

@@ -175,9 +175,9 @@ int fdw_spawn(char *const argv[])
 }
 
 /* Run @argv in the C locale and keep what it prints (stdout and stderr) in @buf. */
-int fdw_spawn_output(char *const argv[], char *buf, size_t len)
+static int spawn_read(char *const argv[], bool stdout_only, char *buf, size_t len)
 {
-	const struct fdw_spawn_opts o = { .fd3 = -1 };
+	const struct fdw_spawn_opts o = { .fd3 = -1, .discard_stderr = stdout_only };
 	size_t used = 0;
 	int fd, rc;
 	pid_t pid;
@@ -202,4 +202,14 @@ int fdw_spawn_output(char *const argv[], char *buf, size_t len)
 		buf[used] = '\0';
 	close(fd);
 	return fdw_spawn_wait(pid, NULL);
+}
+
+int fdw_spawn_output(char *const argv[], char *buf, size_t len)
+{
+	return spawn_read(argv, false, buf, len);
+}
+
+int fdw_spawn_stdout(char *const argv[], char *buf, size_t len)
+{
+	return spawn_read(argv, true, buf, len);
 }

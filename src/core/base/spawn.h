@@ -23,6 +23,8 @@ int fdw_spawn(char *const argv[]);
  * prints kept in @buf (cut to @len - 1 bytes, always terminated) instead of logged.
  */
 int fdw_spawn_output(char *const argv[], char *buf, size_t len);
+/* The same with its stderr thrown away: for a report (JSON) that warnings must not break. */
+int fdw_spawn_stdout(char *const argv[], char *buf, size_t len);
 
 /*
  * The one way the engine starts a helper program; fdw_spawn() and fdw_spawn_output() are

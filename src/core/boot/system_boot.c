@@ -48,6 +48,61 @@ static size_t move_steps(const struct fdw_target *t, char *buf, size_t len)
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
 
+/* The header's room at the end of an installed system's PV (disk/lvm_room.c). */
+static size_t lvm_room_steps(const struct fdw_target *t, char *buf, size_t len)
+{
+	const struct fdw_lvm_pv *pv = &t->part->lvm;
+	const struct fdw_lvm_room *room = &t->part->verdict.lvm_room;
+	char room_b[32], a[32], b[32];
+	int n = 0;
+
+	fdw_format_size(FDW_HEADER_ROOM, room_b, sizeof(room_b));
+	if (room->kind == FDW_LVM_ROOM_SWAP)
+		n = snprintf(buf, len,
+			     _("first, make room for the header (%s) at the end of the physical "
+			       "volume:\n"
+			       "  deactivate volume group %s\n"
+			       "  shrink its swap volume %s from %s to %s (lvreduce) and make its "
+			       "swap area again with the same UUID\n"
+			       "  end the physical volume that much earlier (pvresize)\n"
+			       "each of these steps is recorded; after a crash 'fdewiz resume' goes "
+			       "on"),
+			     room_b, pv->vg, pv->lvs[pv->swap_lv].name,
+			     fdw_format_size(pv->lvs[pv->swap_lv].n_pe * pv->extent, a, sizeof(a)),
+			     fdw_format_size(room->swap_pe * pv->extent, b, sizeof(b)));
+	else if (room->kind == FDW_LVM_ROOM_PVRESIZE)
+		n = snprintf(buf, len,
+			     _("first, deactivate volume group %s and end its physical volume %s "
+			       "earlier, where its free extents are (pvresize); recorded, 'fdewiz "
+			       "resume' goes on after a crash"), pv->vg, room_b);
+	else
+		n = snprintf(buf, len, _("first, deactivate volume group %s"), pv->vg);
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+/* After the conversion of such a PV: its root on a logical volume inside. */
+static size_t lvm_boot_steps(const struct fdw_target *t, const char *name, char *buf,
+			     size_t len)
+{
+	const struct fdw_installed_os *os = &t->part->os;
+	const struct fdw_lvm_pv *pv = &t->part->lvm;
+	int n = snprintf(buf, len,
+			 _("open the volume as /dev/mapper/%s, activate volume group %s on it, "
+			   "mount its root %s with the system's /boot (%s)\n"
+			   "add '%s' to its etc/crypttab (the physical volume, by its LUKS UUID)\n"
+			   "rebuild its initramfs in a chroot (update-initramfs) and check that it "
+			   "unlocks the volume and then opens the volume group (lvm)\n"
+			   "%s: the kernel names the root by its logical volume, which stays the "
+			   "same inside\n"
+			   "its swap volumes are inside the encrypted volume: encrypted with it, "
+			   "hibernation keeps working\n"
+			   "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
+			 name, pv->vg, pv->lvs[pv->root_lv].dm_path, os->boot_spec, name,
+			 fdw_boot_loader_text(os->loader));
+
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
 size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char *buf,
 			     size_t len)
 {
@@ -56,14 +111,17 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 	size_t moved = 0;
 	int n;
 
-	if (t->part->verdict.carve_boot) {
-		moved = move_steps(t, buf, len);
+	if (t->part->verdict.carve_boot || t->part->verdict.lvm_system) {
+		moved = t->part->verdict.carve_boot ? move_steps(t, buf, len)
+						    : lvm_room_steps(t, buf, len);
 		if (moved + 1 >= len)
 			return moved;
 		buf[moved++] = '\n';
 		buf += moved;
 		len -= moved;
 	}
+	if (t->part->verdict.lvm_system)
+		return moved + lvm_boot_steps(t, name, buf, len);
 	n = snprintf(buf, len,
 			 _("open the volume as /dev/mapper/%s and mount it with the system's "
 			   "/boot (%s)\n"
@@ -210,6 +268,15 @@ int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job
 	r.initramfs = t->part->os.initramfs;
 	r.loader = t->part->os.loader;
 	r.swap = fdw_system_boot_swap_planned(&t->part->os);
+	if (t->part->verdict.lvm_system) {
+		const struct fdw_lvm_lv *lv = &t->part->lvm.lvs[t->part->lvm.root_lv];
+
+		snprintf(r.vg, sizeof(r.vg), "%s", t->part->lvm.vg);
+		snprintf(r.root_dev, sizeof(r.root_dev), "%s", lv->dm_path);
+		snprintf(r.root_fstype, sizeof(r.root_fstype), "%s", lv->fstype);
+		/* Its swap volumes are inside the encrypted PV already. */
+		r.swap = false;
+	}
 	rc = fdw_system_boot_save(job, &r);
 	if (rc)
 		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
@@ -248,9 +315,11 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 	int n;
 
 	n = snprintf(text, sizeof(text),
-		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\ndone=%d\n%s",
+		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\n"
+		     "vg=%s\nroot_dev=%s\nroot_fstype=%s\ndone=%d\n%s",
 		     r->name, r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader,
-		     r->swap ? 1 : 0, r->done ? 1 : 0, r->changed);
+		     r->swap ? 1 : 0, r->vg, r->root_dev, r->root_fstype, r->done ? 1 : 0,
+		     r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
 	fdw_system_boot_record_path(job, path, sizeof(path));
@@ -276,6 +345,12 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 			snprintf(r->boot_spec, sizeof(r->boot_spec), "%.127s", line + 5);
 		else if (!strncmp(line, "fs_uuid=", 8))
 			snprintf(r->fs_uuid, sizeof(r->fs_uuid), "%.39s", line + 8);
+		else if (!strncmp(line, "vg=", 3))
+			snprintf(r->vg, sizeof(r->vg), "%.127s", line + 3);
+		else if (!strncmp(line, "root_dev=", 9))
+			snprintf(r->root_dev, sizeof(r->root_dev), "%.191s", line + 9);
+		else if (!strncmp(line, "root_fstype=", 12))
+			snprintf(r->root_fstype, sizeof(r->root_fstype), "%.15s", line + 12);
 		else if (sscanf(line, "initramfs=%d", &v) == 1)
 			r->initramfs = (enum fdw_initramfs_kind)v;
 		else if (sscanf(line, "loader=%d", &v) == 1)

@@ -17,6 +17,7 @@
 
 #include "base/child.h"
 #include "chroot_tree.h"
+#include "disk/lvm_room.h"
 #include "base/fileio.h"
 #include "luks2/convert.h"
 #include "crypttab.h"
@@ -128,6 +129,10 @@ static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_
 		if (fdw_spawn_output(argv, buf, cap) != 0 || !strstr(buf, "crypttab")) {
 			fdw_log(FDW_LOG_ERROR, "system boot: %s has no crypttab inside", inside);
 			rc = -ENOEXEC;
+		} else if (r->vg[0] && !strstr(buf, "sbin/lvm")) {
+			/* The root's volume group is opened after the LUKS volume: by lvm. */
+			fdw_log(FDW_LOG_ERROR, "system boot: %s has no lvm inside", inside);
+			rc = -ENOEXEC;
 		}
 		n++;
 	}
@@ -139,14 +144,21 @@ static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_
 static void loader_check(const struct fdw_tree *t, const struct fdw_sysboot_record *r, char *note,
 			 size_t len)
 {
-	char path[PATH_MAX + 32], want[96];
+	char path[PATH_MAX + 32], want[224];
 	char *text = NULL;
 
 	snprintf(path, sizeof(path), "%s/boot/grub/grub.cfg", t->root);
-	snprintf(want, sizeof(want), "root=UUID=%s", r->fs_uuid);
+	if (r->vg[0])
+		snprintf(want, sizeof(want), "root=%s", r->root_dev);
+	else
+		snprintf(want, sizeof(want), "root=UUID=%s", r->fs_uuid);
 	/* Its first MiB: far more than GRUB's scripts write. */
 	fdw_read_file(path, 1u << 20, FDW_READ_PREFIX, &text, NULL, NULL);
-	if (text && strstr(text, want))
+	if (text && strstr(text, want) && r->vg[0])
+		snprintf(note, len, _("GRUB configuration unchanged: it names the root by its "
+				      "logical volume (%s), which the volume group keeps inside "
+				      "the encrypted volume."), r->root_dev);
+	else if (text && strstr(text, want))
 		snprintf(note, len, _("GRUB configuration unchanged: it finds the root by the "
 				      "filesystem's UUID, which the volume keeps."));
 	else
@@ -199,7 +211,11 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	snprintf(t.root, sizeof(t.root), "%s/jobs/%s.root", fdw_state_dir(), job->id);
 	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
 		return -errno;
-	rc = fdw_tree_mount(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4", MS_NOATIME);
+	if (r->vg[0])
+		rc = fdw_tree_mount(&t, r->root_dev, "", r->root_fstype, MS_NOATIME);
+	else
+		rc = fdw_tree_mount(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4",
+				    MS_NOATIME);
 	if (rc)
 		return rc;
 	rc = fdw_system_boot_find_boot(r->boot_spec, bootdev, sizeof(bootdev));
@@ -379,7 +395,19 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 		return rc;
 	}
 	snprintf(mapper, sizeof(mapper), "/dev/mapper/%s", r.name);
-	rc = steps_in_child(job, &r, mapper, pass, res->loader_note, sizeof(res->loader_note));
+	/* A root on a logical volume: its volume group, found on the open volume, opened for
+	 * the step and closed after it. */
+	if (r.vg[0] && fdw_lvm_activate(r.vg) != 0) {
+		fdw_log(FDW_LOG_ERROR, "system boot: volume group %s not found on %s", r.vg,
+			mapper);
+		rc = -ENODEV;
+	} else {
+		rc = steps_in_child(job, &r, mapper, pass, res->loader_note,
+				    sizeof(res->loader_note));
+	}
+	if (r.vg[0] && fdw_lvm_deactivate(r.vg, false, why, len) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: volume group %s stays active", r.vg);
+	why[0] = '\0';
 	if (renamed && rename_dm(r.name, open_name) != 0)
 		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s keeps its name %s", open_name,
 			r.name);

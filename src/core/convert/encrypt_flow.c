@@ -34,6 +34,7 @@
 #include "base/units.h"
 #include "base/sysstate.h"
 #include "boot/boot_move.h"
+#include "disk/lvm_room.h"
 #include "boot/system_boot.h"
 #include "boot/system_data.h"
 #include "base/uuid.h"
@@ -633,11 +634,13 @@ static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, ch
 }
 
 /*
- * A root with /boot inside: its /boot becomes a partition of its own first (the system
- * still starts unencrypted afterwards), then the plan is made again for the smaller root.
+ * A step that changes the layout before the conversion: a /boot inside the root made a
+ * partition of its own (@lvm false), or the header's room made at the end of an installed
+ * system's LVM physical volume. The system starts unencrypted as before afterwards; the
+ * plan is made again for the partition as it is now.
  */
-static int move_boot(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
-		     size_t len)
+static int layout_step(struct fdw_encrypt *e, bool lvm, fdw_phase_fn phase, void *ctx,
+		       char *why, size_t len)
 {
 	struct fdw_plan_request rq = { .sector_size = e->plan.sector_size,
 				       .key_bits = e->plan.key_bits };
@@ -646,8 +649,9 @@ static int move_boot(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char 
 	int rc;
 
 	excl_drop(e);
-	announce(phase, ctx, FDW_PHASE_MOVING_BOOT);
-	rc = fdw_boot_move_run(&e->target, why, len);
+	announce(phase, ctx, lvm ? FDW_PHASE_LVM_ROOM : FDW_PHASE_MOVING_BOOT);
+	rc = lvm ? fdw_lvm_room_run(&e->target, why, len)
+		 : fdw_boot_move_run(&e->target, why, len);
 	e->target_open = e->target.part != NULL;
 	if (rc)
 		return rc;
@@ -657,9 +661,14 @@ static int move_boot(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char 
 	if (!rc)
 		rc = remember_identity(e, why, len);
 	if (rc && !why[0])
-		snprintf(why, len, _("/boot is a partition of its own now and the system starts "
-				     "unencrypted as before, but the root cannot be encrypted: %s "
-				     "Look at it again with 'fdewiz list'."), plan_why);
+		snprintf(why, len, lvm ? _("The header's room is made at the end of the physical "
+					   "volume and the system starts unencrypted as before, "
+					   "but it cannot be encrypted: %s Look at it again with "
+					   "'fdewiz list'.")
+				       : _("/boot is a partition of its own now and the system "
+					   "starts unencrypted as before, but the root cannot be "
+					   "encrypted: %s Look at it again with 'fdewiz list'."),
+			 plan_why);
 	return rc ? rc : excl_take(e);
 }
 
@@ -677,6 +686,12 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		return -EEXIST;
 	}
 	why[0] = '\0';
+	/* A PV's logical volumes are closed for the conversion: nothing may hold it. */
+	if (e->target.part->verdict.lvm_system) {
+		rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
+		if (rc)
+			return rc;
+	}
 	rc = recheck(e, why, len);
 	if (rc)
 		return rc;
@@ -684,11 +699,12 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
 	}
-	if (e->target.part->verdict.carve_boot || fdw_boot_move_unfinished(&e->target)) {
-		rc = move_boot(e, phase, ctx, why, len);
-		if (rc)
-			return rc;
-	}
+	if (e->target.part->verdict.carve_boot || fdw_boot_move_unfinished(&e->target))
+		rc = layout_step(e, false, phase, ctx, why, len);
+	else if (fdw_lvm_room_needed(&e->target))
+		rc = layout_step(e, true, phase, ctx, why, len);
+	if (rc)
+		return rc;
 	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
 	/* Who the volume is, taken while its filesystem still says (label, UUID). */
 	fdw_volume_id_of(&e->target.disk, e->target.part, &job->ident);
@@ -709,7 +725,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	}
 	snprintf(job->cipher, sizeof(job->cipher), "%s-%s, %u-bit key", e->plan.cipher,
 		 e->plan.cipher_mode, e->plan.key_bits);
-	if (e->bench_baseline) {
+	if (e->bench_baseline && fdw_encrypt_can_bench(e)) {
 		snprintf(job->bench_scale, sizeof(job->bench_scale), "%s", e->bench_scale);
 		excl_drop(e);
 		rc = baseline(e, phase, ctx, why, len);

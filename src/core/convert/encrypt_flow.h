@@ -57,6 +57,8 @@ void fdw_encrypt_free(struct fdw_encrypt *e);
 const struct fdw_target *fdw_encrypt_target(const struct fdw_encrypt *e);
 const struct fdw_plan *fdw_encrypt_plan(const struct fdw_encrypt *e);
 const char *fdw_encrypt_cipher_why(const struct fdw_encrypt *e);
+/* Can the plain partition be benchmarked (a filesystem fdewiz mounts)? Not an LVM PV. */
+bool fdw_encrypt_can_bench(const struct fdw_encrypt *e);
 const char *fdw_encrypt_header_backup(const struct fdw_encrypt *e);
 const char *fdw_encrypt_bench_scale(const struct fdw_encrypt *e);
 const struct fdw_bench_run *fdw_encrypt_prediction(const struct fdw_encrypt *e);
@@ -229,6 +231,8 @@ struct fdw_resume {
 					 * is left (fdw_system_boot_finish) */
 	bool boot_move_only;		/* not converted; a move of its /boot out of the
 					 * root was cut short (fdw_resume_boot_move) */
+	bool lvm_room_only;		/* not converted; making the header's room at its
+					 * LVM PV's end was cut short (the same call) */
 	struct fdw_target target;
 	bool target_open;
 	int lock_fd;
@@ -241,8 +245,9 @@ struct fdw_resume {
 int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len);
 /*
  * Finish the move of an installed system's /boot out of its root that a crash cut short
- * (r->boot_move_only): the system then starts unencrypted from its new /boot, and the
- * root can be encrypted. Needs no passphrase. 0, or -errno with @why.
+ * (r->boot_move_only), or the header's room at its LVM PV's end (r->lvm_room_only): the
+ * system then starts unencrypted as before, and the root can be encrypted. Needs no
+ * passphrase. 0, or -errno with @why.
  */
 int fdw_resume_boot_move(struct fdw_resume *r, char *why, size_t len);
 /* 0 when @pass opens the volume; -EPERM with @why when it is wrong. */

@@ -124,6 +124,11 @@ const struct fdw_plan *fdw_encrypt_plan(const struct fdw_encrypt *e)
 	return &e->plan;
 }
 
+bool fdw_encrypt_can_bench(const struct fdw_encrypt *e)
+{
+	return !e->target.part || !e->target.part->verdict.lvm_system;
+}
+
 const char *fdw_encrypt_cipher_why(const struct fdw_encrypt *e)
 {
 	return e->cipher_why;

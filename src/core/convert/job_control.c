@@ -16,6 +16,7 @@
 #include "disk/job_locate.h"
 #include "disk/job_observe.h"
 #include "boot/boot_move.h"
+#include "disk/lvm_room.h"
 #include "boot/system_boot.h"
 #include "boot/system_data.h"
 #include "disk/holders.h"
@@ -209,6 +210,12 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 		r->boot_move_only = true;
 		return fdw_holders_check(&r->target, NULL, why, len);
 	}
+	if (rc == -ENOENT && fdw_lvm_room_unfinished(&r->target)) {
+		/* Cut inside the room-making at its PV's end: nothing is encrypted yet. Its own
+		 * logical volumes may hold it; the step deactivates them or says who uses them. */
+		r->lvm_room_only = true;
+		return 0;
+	}
 	if (rc || p.state == FDW_JOB_COMPLETE) {
 		snprintf(why, len, _("%s has no unfinished conversion. Nothing was changed."),
 			 address);
@@ -225,7 +232,8 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 
 int fdw_resume_boot_move(struct fdw_resume *r, char *why, size_t len)
 {
-	int rc = fdw_boot_move_run(&r->target, why, len);
+	int rc = r->lvm_room_only ? fdw_lvm_room_run(&r->target, why, len)
+				  : fdw_boot_move_run(&r->target, why, len);
 
 	r->target_open = r->target.part != NULL;
 	return rc;

@@ -73,7 +73,8 @@ int fdw_plan_make(const struct fdw_partition *p, const struct fdw_plan_request *
 	/* The verdict's own computation, asked again: one answer for both. */
 	if (out->strategy == FDW_STRATEGY_SHRINK && fdw_shrink_shortfall(p) != 0)
 		out->strategy = FDW_STRATEGY_NONE;
-	if (out->strategy == FDW_STRATEGY_FREE_TAIL && !fdw_has_free_tail(p))
+	/* An installed system's PV gets its room at the end made first (disk/lvm_room.h). */
+	if (out->strategy == FDW_STRATEGY_FREE_TAIL && !fdw_has_free_tail(p) && !v->lvm_system)
 		out->strategy = FDW_STRATEGY_NONE;
 	if (!out->strategy || !(v->strategies & out->strategy)) {
 		*why = _("That strategy is not possible for this partition; 'fdewiz list' shows "

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "installed_os.h"
+#include "lvm_pv.h"
 
 #define FDW_MIB (1024ULL * 1024ULL)
 /* Room a LUKS2 header takes at the start of the device when data shifts in place:
@@ -54,6 +55,7 @@ enum fdw_reason {
 	FDW_REASON_NO_SIGNATURE,
 	FDW_REASON_INSTALLED_SYSTEM,
 	FDW_REASON_SYSTEM_BOOT_PART,	/* another system's /boot, /usr, ...: its boot reads it */
+	FDW_REASON_LVM_NO_ROOM,		/* an installed system's PV without the header's room */
 	FDW_REASON__COUNT
 };
 
@@ -70,6 +72,10 @@ struct fdw_verdict {
 	uint64_t carve_fs_max;		/* what its filesystem keeps */
 	int carve_refusal;
 	uint64_t carve_short_by;
+	/* An LVM physical volume holding an installed system (its root on a logical volume):
+	 * how the header's room at the PV's end is made (disk/lvm_pv.h). */
+	bool lvm_system;
+	struct fdw_lvm_room lvm_room;
 };
 
 /* Whose partition this is: an installed system found on another partition names it. */
@@ -126,7 +132,13 @@ struct fdw_partition {
 	/* No signature at all, but the bytes look random: may be encrypted data. */
 	bool looks_random;
 
-	/* An installed system inside (its fstab mounts something at /), read, never mounted. */
+	/* An LVM physical volume: LVM's report of it (lvm.read), and whether every holder
+	 * is one of its own logical volumes (active, which the conversion deactivates). */
+	struct fdw_lvm_pv lvm;
+	bool held_by_own_lvs;
+
+	/* An installed system inside (its fstab mounts something at /), read, never mounted;
+	 * for a PV, on its logical volume lvm.lvs[lvm.root_lv]. */
 	struct fdw_installed_os os;
 
 	/* The installed system (on another partition) whose fstab, crypttab or RESUME= names

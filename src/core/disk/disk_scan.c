@@ -164,6 +164,37 @@ static void look_inside_open_luks(struct fdw_partition *p)
 	}
 }
 
+/* Is every holder of @p one of the logical volumes of its PV (by device-mapper name)? */
+static bool held_by_own_lvs(const struct fdw_partition *p)
+{
+	for (size_t i = 0; i < p->n_holders; i++) {
+		char via[160];
+		bool own = false;
+
+		if (!mapper_path(p->holders[i], via, sizeof(via)))
+			return false;
+		for (unsigned k = 0; k < p->lvm.n_lvs && !own; k++)
+			own = !strcmp(via, p->lvm.lvs[k].dm_path);
+		if (!own)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An LVM physical volume on a block device: LVM's report of it, and an installed system on
+ * one of its logical volumes, read from the partition itself (nothing is activated).
+ */
+static void look_into_pv(const struct fdw_disk *d, int fd, struct fdw_partition *p)
+{
+	if (d->kind != FDW_DISK_BLOCK || !p->node || !p->fstype ||
+	    strcmp(p->fstype, "LVM2_member") || fdw_lvm_pv_read(p->node, &p->lvm) != 0)
+		return;
+	fdw_lvm_pv_look(d->path, fd, p->start, &p->lvm, &p->os);
+	p->fs_size = (int64_t)p->lvm.pv_size;
+	p->held_by_own_lvs = held_by_own_lvs(p);
+}
+
 /*
  * The filesystem's real minimum size, where a shrink is in question: an unmounted,
  * unused ext2/3/4 that does not already leave the header room free. Read-only.
@@ -237,6 +268,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		usage_from_mount(p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
+	look_into_pv(d, fd, p);
 	/* Who owns what needs no minimum sizes: resize2fs on every filesystem of every disk
 	 * made each encrypt pay for a full listing. */
 	if (!owners_only)

@@ -174,6 +174,7 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 		} else if (!strcmp(dir, "/")) {
 			out->found = true;
 			out->fstab_names_it |= spec_names(spec, fs_uuid, label);
+			snprintf(out->root_spec, sizeof(out->root_spec), "%s", spec);
 		} else if (!strcmp(dir, "/boot")) {
 			out->boot_separate = true;
 			snprintf(out->boot_spec, sizeof(out->boot_spec), "%s", spec);

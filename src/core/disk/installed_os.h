@@ -43,6 +43,7 @@ struct fdw_os_entry {
 struct fdw_installed_os {
 	bool found;			/* its etc/fstab mounts a filesystem at / */
 	bool fstab_names_it;		/* ... and names this very filesystem */
+	char root_spec[128];		/* how its fstab names / (outside text) */
 	char name[128];			/* PRETTY_NAME of os-release (outside text), or "" */
 	bool boot_separate;		/* /boot is another filesystem */
 	char boot_spec[128];		/* its fstab spec (UUID=..., outside text), or "" */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "boot_carve.h"
+#include "verdict_lvm.h"
 #include "disk.h"
 #include "base/i18n.h"
 #include "os_support.h"
@@ -60,6 +61,9 @@ static const struct {
 		N_("An installed system reads it before it can ask for a passphrase (its /boot "
 		   "or /usr): encrypting it would leave that system unable to start, so it stays "
 		   "unencrypted by design. Encrypt that system's root instead.") },
+	[FDW_REASON_LVM_NO_ROOM] = { "lvm-no-room",
+		N_("An installed system's LVM physical volume with no room for the header at its "
+		   "end: free some extents at the end of the volume group, then look again.") },
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
@@ -155,12 +159,14 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_ACTIVE_SWAP;
 	if (p->n_mountpoints)
 		return FDW_REASON_MOUNTED;
-	if (p->n_holders)
+	/* A PV's own logical volumes, none mounted: the conversion deactivates them. */
+	if (p->n_holders && !(fdw_verdict_lvm_system(p) && p->held_by_own_lvs))
 		return FDW_REASON_HOLDERS;
 	if (fstype_is(p, "linux_raid_member") || fstype_is(p, "isw_raid_member") ||
 	    fstype_is(p, "ddf_raid_member"))
 		return FDW_REASON_RAID_MEMBER;
-	if (fstype_is(p, "LVM2_member") || fstype_is(p, "LVM1_member"))
+	if ((fstype_is(p, "LVM2_member") || fstype_is(p, "LVM1_member")) &&
+	    !fdw_verdict_lvm_system(p))
 		return FDW_REASON_LVM_MEMBER;
 	if (is_foreign_crypto(p))
 		return FDW_REASON_OTHER_CRYPTO;
@@ -183,6 +189,8 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 
 bool fdw_has_free_tail(const struct fdw_partition *p)
 {
+	if (p->lvm.read)
+		return p->lvm.pv_size + FDW_HEADER_ROOM <= p->size;
 	/* Only where fdewiz reads the filesystem's own end from its superblock. */
 	if (!is_ext(p) && !fstype_is(p, "xfs") && !is_btrfs_single(p))
 		return false;
@@ -247,7 +255,9 @@ void fdw_verdict_decide(struct fdw_partition *p, const struct fdw_disk *d)
 	v->reason = blocking_reason(p, d);
 	if (v->reason == FDW_REASON_INSTALLED_SYSTEM && carve_applies(p))
 		decide_carve(p, d);
-	if (v->reason != FDW_REASON_OK || v->carve_boot)
+	if (v->reason == FDW_REASON_OK && fdw_verdict_lvm_system(p))
+		fdw_verdict_lvm_decide(p);
+	if (v->reason != FDW_REASON_OK || v->carve_boot || v->lvm_system)
 		return;
 
 	v->strategies = FDW_STRATEGY_DETACHED;
@@ -338,6 +348,8 @@ static int explain_ok(const struct fdw_partition *p, char *buf, size_t len)
 {
 	char sz[32];
 
+	if (p->verdict.lvm_system)
+		return fdw_verdict_lvm_explain_ok(p, buf, len);
 	if (p->verdict.carve_boot)
 		return snprintf(buf, len,
 				_("Its /boot is inside this partition: first a /boot partition of "
@@ -488,6 +500,9 @@ static size_t explain_own(const struct fdw_partition *p, char *buf, size_t len)
 		break;
 	case FDW_REASON_FULL:
 		n = explain_full(p, buf, len);
+		break;
+	case FDW_REASON_LVM_NO_ROOM:
+		n = fdw_verdict_lvm_explain_no_room(p, buf, len);
 		break;
 	case FDW_REASON_ALREADY_LUKS:
 	case FDW_REASON_LUKS_UNFINISHED:

@@ -22,6 +22,8 @@ static const struct {
 	[FDW_PHASE_ON_BATTERY] = { "on-battery", N_("waiting for the charger") },
 	[FDW_PHASE_BOOT_SETUP] = { "boot-setup", N_("setting up the boot") },
 	[FDW_PHASE_MOVING_BOOT] = { "moving-boot", N_("making /boot a partition of its own") },
+	[FDW_PHASE_LVM_ROOM] = { "lvm-room",
+				 N_("making room for the header at the end of the LVM volume") },
 };
 
 const char *fdw_phase_key(enum fdw_phase p)

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The header's room at an installed system's PV's end: the steps and their record. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/i18n.h"
+#include "base/jsonfile.h"
+#include "base/log.h"
+#include "base/spawn.h"
+#include "base/statedir.h"
+#include "base/testhook.h"
+#include "lvm_room.h"
+#include "target.h"
+
+/* Each step is recorded once done; a crash repeats at most the one it was in. */
+enum room_step { STEP_PLANNED, STEP_REDUCED, STEP_SWAP_MADE, STEP_RESIZED, STEP_DONE };
+
+static const char *const step_keys[] = { "planned", "swap-reduced", "swap-made", "pv-resized",
+					  "done" };
+
+struct room_record {
+	char pv_uuid[64];		/* the PV's UUID: what the record belongs to */
+	char node[PATH_MAX];		/* the partition, as it was when planned */
+	char vg[128];
+	char swap_lv[128];		/* "" when the swap volume gives nothing */
+	char swap_uuid[40], swap_label[64];
+	uint64_t swap_pe;		/* the swap volume's extents afterwards */
+	uint64_t pv_size;		/* the PV's size afterwards, bytes */
+	enum room_step step;
+};
+
+/* A PV UUID goes into a path: LVM's 38 characters of letters, digits and dashes only. */
+static bool pv_uuid_valid(const char *u)
+{
+	size_t n = strlen(u);
+
+	if (n < 8 || n > 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((u[i] >= 'a' && u[i] <= 'z') || (u[i] >= 'A' && u[i] <= 'Z') ||
+		      (u[i] >= '0' && u[i] <= '9') || u[i] == '-'))
+			return false;
+	return true;
+}
+
+static int record_path(const char *pv_uuid, char *buf, size_t len)
+{
+	if (!pv_uuid || !pv_uuid_valid(pv_uuid))
+		return -EINVAL;
+	snprintf(buf, len, "%s/lvm-room-%s.json", fdw_state_dir(), pv_uuid);
+	return 0;
+}
+
+static int record_save(const struct room_record *r)
+{
+	char path[PATH_MAX];
+	struct json_object *o;
+	int rc = record_path(r->pv_uuid, path, sizeof(path));
+
+	if (rc)
+		return rc;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "pv_uuid", json_object_new_string(r->pv_uuid));
+	json_object_object_add(o, "node", json_object_new_string(r->node));
+	json_object_object_add(o, "vg", json_object_new_string(r->vg));
+	json_object_object_add(o, "swap_lv", json_object_new_string(r->swap_lv));
+	json_object_object_add(o, "swap_uuid", json_object_new_string(r->swap_uuid));
+	json_object_object_add(o, "swap_label", json_object_new_string(r->swap_label));
+	json_object_object_add(o, "swap_pe", json_object_new_int64((int64_t)r->swap_pe));
+	json_object_object_add(o, "pv_size", json_object_new_int64((int64_t)r->pv_size));
+	json_object_object_add(o, "step", json_object_new_string(step_keys[r->step]));
+	rc = fdw_json_write_atomic(path, o);
+	json_object_put(o);
+	return rc;
+}
+
+/* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted. */
+static int record_load(const char *pv_uuid, struct room_record *r)
+{
+	char path[PATH_MAX], step[16];
+	struct json_object *o;
+
+	memset(r, 0, sizeof(*r));
+	if (record_path(pv_uuid, path, sizeof(path)) || access(path, F_OK) != 0)
+		return -ENOENT;
+	o = json_object_from_file(path);
+	if (!o)
+		return -EBADMSG;
+	fdw_json_get_str(o, "pv_uuid", r->pv_uuid, sizeof(r->pv_uuid));
+	fdw_json_get_str(o, "node", r->node, sizeof(r->node));
+	fdw_json_get_str(o, "vg", r->vg, sizeof(r->vg));
+	fdw_json_get_str(o, "swap_lv", r->swap_lv, sizeof(r->swap_lv));
+	fdw_json_get_str(o, "swap_uuid", r->swap_uuid, sizeof(r->swap_uuid));
+	fdw_json_get_str(o, "swap_label", r->swap_label, sizeof(r->swap_label));
+	r->swap_pe = (uint64_t)fdw_json_get_int(o, "swap_pe");
+	r->pv_size = (uint64_t)fdw_json_get_int(o, "pv_size");
+	fdw_json_get_str(o, "step", step, sizeof(step));
+	json_object_put(o);
+	r->step = STEP_DONE + 1;
+	for (size_t i = 0; i <= STEP_DONE; i++)
+		if (!strcmp(step, step_keys[i]))
+			r->step = (enum room_step)i;
+	if (strcmp(r->pv_uuid, pv_uuid) || r->step > STEP_DONE || !r->vg[0] || !r->pv_size ||
+	    (r->swap_lv[0] && (!r->swap_pe || !r->swap_uuid[0])))
+		return -EBADMSG;
+	return 0;
+}
+
+bool fdw_lvm_room_unfinished(const struct fdw_target *t)
+{
+	struct room_record r;
+
+	return t->part->uuid && record_load(t->part->uuid, &r) == 0 && r.step != STEP_DONE;
+}
+
+bool fdw_lvm_room_needed(const struct fdw_target *t)
+{
+	struct room_record r;
+	int rc = t->part->uuid ? record_load(t->part->uuid, &r) : -ENOENT;
+
+	/* Done once for this PV: its size is recorded smaller, nothing is left to do. A
+	 * damaged record is reported by fdw_lvm_room_run(). */
+	if (rc == 0)
+		return r.step != STEP_DONE;
+	return t->part->verdict.lvm_system || rc == -EBADMSG;
+}
+
+static int vgchange(const char *vg, const char *how)
+{
+	char *argv[] = { "vgchange", "-a", (char *)how, (char *)vg, NULL };
+
+	return fdw_spawn(argv) == 0 ? 0 : -EIO;
+}
+
+int fdw_lvm_activate(const char *vg)
+{
+	return vgchange(vg, "y");
+}
+
+int fdw_lvm_deactivate(const char *vg, bool nothing_yet, char *why, size_t len)
+{
+	if (vgchange(vg, "n") == 0)
+		return 0;
+	snprintf(why, len, _("the volume group %s could not be deactivated: one of its logical "
+			     "volumes is in use (mounted, an active swap, or open). Unmount it or "
+			     "swapoff it, then try again.%s"), vg,
+		 nothing_yet ? _(" Nothing was changed.") : "");
+	return -EBUSY;
+}
+
+static int plan_new(const struct fdw_target *t, struct room_record *r, char *why, size_t len)
+{
+	const struct fdw_partition *p = t->part;
+	const struct fdw_lvm_room *room = &p->verdict.lvm_room;
+
+	if (!p->verdict.lvm_system || room->kind == FDW_LVM_ROOM_NONE) {
+		snprintf(why, len, _("there is no room for the header at the end of %s's physical "
+				     "volume. Nothing was changed."), p->address);
+		return -ENOSPC;
+	}
+	snprintf(r->pv_uuid, sizeof(r->pv_uuid), "%s", p->uuid);
+	snprintf(r->node, sizeof(r->node), "%s", p->node);
+	snprintf(r->vg, sizeof(r->vg), "%s", p->lvm.vg);
+	r->pv_size = room->pv_size;
+	if (room->kind == FDW_LVM_ROOM_SWAP) {
+		const struct fdw_lvm_lv *swap = &p->lvm.lvs[p->lvm.swap_lv];
+
+		snprintf(r->swap_lv, sizeof(r->swap_lv), "%s", swap->name);
+		snprintf(r->swap_uuid, sizeof(r->swap_uuid), "%s", swap->uuid);
+		snprintf(r->swap_label, sizeof(r->swap_label), "%s", swap->label);
+		r->swap_pe = room->swap_pe;
+	}
+	r->step = STEP_PLANNED;
+	fdw_log(FDW_LOG_INFO, "lvm room: %s of %s: PV to %llu bytes%s%s", p->address, r->vg,
+		(unsigned long long)r->pv_size, r->swap_lv[0] ? ", swap volume " : "",
+		r->swap_lv);
+	return record_save(r);
+}
+
+static int step_done(struct room_record *r, enum room_step step, const char *point)
+{
+	r->step = step;
+	fdw_log(FDW_LOG_INFO, "lvm room: %s", step_keys[step]);
+	fdw_test_point(point);
+	return record_save(r);
+}
+
+/* "VG/LV" for LVM's commands. */
+static void lv_arg(const struct room_record *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", r->vg, r->swap_lv);
+}
+
+/* The swap volume down to its planned extents; nothing when it already is (a crash
+ * after the change). */
+static int reduce_swap(const struct room_record *r)
+{
+	char lv[300], extents[32];
+	char *argv[] = { "lvreduce", "-f", "-l", extents, lv, NULL };
+
+	lv_arg(r, lv, sizeof(lv));
+	snprintf(extents, sizeof(extents), "%llu", (unsigned long long)r->swap_pe);
+	return fdw_spawn(argv) == 0 ? 0 : -EIO;
+}
+
+/* Its swap area made again on the smaller volume, with the UUID and label the system's
+ * fstab or resume setting may name it by. */
+static int make_swap(const struct room_record *r)
+{
+	char lv[300], dev[PATH_MAX];
+	char *on[] = { "lvchange", "-a", "y", lv, NULL };
+	char *off[] = { "lvchange", "-a", "n", lv, NULL };
+	char *mk[] = { "mkswap", "-U", (char *)r->swap_uuid, dev, NULL, NULL, NULL };
+	int rc;
+
+	lv_arg(r, lv, sizeof(lv));
+	snprintf(dev, sizeof(dev), "/dev/%s", lv);
+	if (r->swap_label[0]) {
+		mk[4] = "-L";
+		mk[5] = (char *)r->swap_label;
+	}
+	if (fdw_spawn(on) != 0)
+		return -EIO;
+	rc = fdw_spawn(mk) == 0 ? 0 : -EIO;
+	if (fdw_spawn(off) != 0 && !rc)
+		rc = -EBUSY;
+	return rc;
+}
+
+static int resize_pv(const struct room_record *r)
+{
+	char size[40];
+	char *argv[] = { "pvresize", "-y", "--setphysicalvolumesize", size, (char *)r->node,
+			 NULL };
+
+	snprintf(size, sizeof(size), "%llub", (unsigned long long)r->pv_size);
+	return fdw_spawn(argv) == 0 ? 0 : -EIO;
+}
+
+static const char *state_after(const struct room_record *r)
+{
+	switch (r->step) {
+	case STEP_PLANNED:
+		return _("Nothing was changed yet.");
+	case STEP_REDUCED:
+		return _("The swap volume is smaller and has no swap area yet (the system still "
+			 "starts, without that swap).");
+	default:
+		return _("The swap volume is smaller (the system still starts as before).");
+	}
+}
+
+static int run_steps(struct fdw_target *t, struct room_record *r, char *why, size_t len)
+{
+	char address[PATH_MAX + 16], note[256] = "";
+	int rc = 0;
+
+	snprintf(address, sizeof(address), "%s", t->part->address);
+	if (r->swap_lv[0] && r->step < STEP_REDUCED) {
+		rc = reduce_swap(r);
+		if (!rc)
+			rc = step_done(r, STEP_REDUCED, "lvm-room-reduced");
+		if (rc) {
+			snprintf(note, sizeof(note), _("the swap volume %s could not be shrunk"),
+				 r->swap_lv);
+			goto fail;
+		}
+	}
+	if (r->swap_lv[0] && r->step < STEP_SWAP_MADE) {
+		rc = make_swap(r);
+		if (!rc)
+			rc = step_done(r, STEP_SWAP_MADE, "lvm-room-swap");
+		if (rc) {
+			snprintf(note, sizeof(note), _("the swap area of %s could not be made"),
+				 r->swap_lv);
+			goto fail;
+		}
+	}
+	if (r->step < STEP_RESIZED) {
+		rc = resize_pv(r);
+		if (!rc)
+			rc = step_done(r, STEP_RESIZED, "lvm-room-resized");
+		if (rc) {
+			snprintf(note, sizeof(note), _("the physical volume could not be made "
+						       "smaller (pvresize)"));
+			goto fail;
+		}
+	}
+	rc = step_done(r, STEP_DONE, "lvm-room-done");
+	if (rc) {
+		snprintf(note, sizeof(note), _("the record could not be saved (%s)"),
+			 strerror(-rc));
+		goto fail;
+	}
+	fdw_target_close(t);
+	rc = fdw_target_open(address, t);
+	if (!rc)
+		rc = fdw_target_attach(t);
+	if (rc)
+		snprintf(why, len, _("%s cannot be found again after the header's room was made "
+				     "(%s). Nothing is encrypted; look at it with 'fdewiz list'."),
+			 address, strerror(-rc));
+	return rc;
+fail:
+	snprintf(why, len, _("making room for the header at the end of the physical volume "
+			     "stopped: %s. %s Nothing is encrypted; 'fdewiz resume %s' goes on "
+			     "from this step."), note, state_after(r), address);
+	return rc;
+}
+
+int fdw_lvm_room_run(struct fdw_target *t, char *why, size_t len)
+{
+	struct room_record r;
+	int rc = record_load(t->part->uuid, &r);
+
+	if (rc == -EBADMSG) {
+		snprintf(why, len, _("the record of the room made on this physical volume in %s is "
+				     "damaged; look at it before anything else is done. Nothing "
+				     "was changed now."), fdw_state_dir());
+		return rc;
+	}
+	if (rc == 0 && r.step == STEP_DONE)
+		return 0;
+	if (rc == -ENOENT) {
+		if (!t->part->lvm.read || !t->part->node) {
+			snprintf(why, len, _("%s is not an LVM physical volume fdewiz can read. "
+					     "Nothing was changed."), t->part->address);
+			return -EINVAL;
+		}
+		rc = fdw_lvm_deactivate(t->part->lvm.vg, true, why, len);
+		if (!rc)
+			rc = plan_new(t, &r, why, len);
+	} else {
+		rc = fdw_lvm_deactivate(r.vg, false, why, len);
+	}
+	if (rc)
+		return rc;
+	fdw_log(FDW_LOG_INFO, "lvm room on %s from step '%s'", t->part->address,
+		step_keys[r.step]);
+	return run_steps(t, &r, why, len);
+}
