@@ -1,0 +1,102 @@
+#!/bin/bash
+# Guest half of test-vm-system-lvm.sh, the "live" system: /dev/vda is an installed Debian
+# laid out as its installer's guided LVM on EFI (ESP on 1, /boot on 2, an LVM physical
+# volume on 3 holding volume group fdw-installed-vg with root and swap_1, no free extents),
+# /dev/vdb a persistent disk for fdewiz's state. MODE:
+#   cut     list and the plan, then encrypt, killed inside the room-making at the PV's end
+#           right after the swap volume shrank and before that step was recorded; the host
+#           then cuts the power.
+#   finish  'resume' finishes the room (no passphrase), the volume group is checked, then
+#           'encrypt' converts the PV and sets up the system's boot; checked from here.
+set -euo pipefail
+fdewiz=$1
+work=$2
+mode=$3
+vg=fdw-installed-vg
+say() { echo "system-lvm: $*"; }
+die() { echo "system-lvm: FAIL: $*"; exit 1; }
+t0=$(date +%s)
+phase() { say "PHASE $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+mkdir -p /mnt/state /mnt/check
+mount /dev/vdb /mnt/state
+export FDEWIZ_STATE_DIR=/mnt/state/fdewiz
+# The live system's LVM, without udev: nodes made by LVM itself.
+mkdir -p /run/lvm
+
+lvs_line() { lvs --noheadings --units m --nosuffix -o lv_name,lv_size "$vg" 2>/dev/null | tr -s ' \n' ' '; }
+pv_line() { pvs --noheadings --units m --nosuffix -o pv_name,pv_size,pv_free "$@" 2>/dev/null | tr -s ' \n' ' '; }
+record() { jq -r .step /mnt/state/fdewiz/lvm-room-*.json 2>/dev/null || echo none; }
+
+if [ "$mode" = cut ]; then
+	say "LVS-BEFORE $(lvs_line)"
+	"$fdewiz" list --json /dev/vda >/run/list.json
+	say "VERDICT $(jq -c '.disks[0].partitions[] | select(.number == 3) | [.verdict.eligible, .verdict.reason, .verdict.strategy, .installed_system.boot_separate, .installed_system.boot_loader]' /run/list.json)"
+	say "MESSAGE $(jq -r '.disks[0].partitions[] | select(.number == 3) | .verdict.message' /run/list.json)"
+	"$fdewiz" list /dev/vda >/run/list.txt 2>&1
+	sed 's/^/system-lvm: list: /' /run/list.txt
+	"$fdewiz" encrypt --dry-run /dev/vda3 >/run/plan.txt 2>&1 || { cat /run/plan.txt; die "dry run"; }
+	sed 's/^/system-lvm: plan: /' /run/plan.txt
+	phase listed
+	rc=0
+	FDEWIZ_TEST_KILL_AT=lvm-room-reduced "$fdewiz" --verbose encrypt --yes --fast-pbkdf \
+		--no-bench --foreground --header-backup /mnt/state/pv.hdr --key-file /dev/stdin \
+		/dev/vda3 <"$work/key" >/run/encrypt.log 2>&1 || rc=$?
+	sed 's/^/system-lvm: cut: /' /run/encrypt.log
+	grep -q "test hook: killed at 'lvm-room-reduced'" /run/encrypt.log ||
+		die "encrypt was not stopped at lvm-room-reduced (exit $rc)"
+	say "RECORD $(record)"
+	say "LVS-CUT $(lvs_line)"
+	phase cut
+	echo "system-lvm: POWERCUT-NOW"
+	sleep 600
+	die "still running after the power cut"
+fi
+
+say "RECORD-AFTER-CUT $(record)"
+say "LVS-AFTER-CUT $(lvs_line)"
+rc=0
+"$fdewiz" --verbose resume /dev/vda3 </dev/null >/run/resume.log 2>&1 || rc=$?
+sed 's/^/system-lvm: resume: /' /run/resume.log
+say "RESUME rc=$rc"
+[ "$rc" = 0 ] || die "resume"
+phase resumed
+say "RECORD-AFTER-RESUME $(record)"
+say "LVS-AFTER $(lvs_line)"
+say "PV-AFTER $(pv_line /dev/vda3) dev=$(($(blockdev --getsize64 /dev/vda3) / 1048576))"
+vgchange -a y "$vg" >/dev/null 2>&1 || die "vgchange -ay"
+say "SWAP-AFTER $(blkid -p -o value -s TYPE /dev/$vg/swap_1) $(blkid -p -o value -s UUID /dev/$vg/swap_1)"
+vgchange -a n "$vg" >/dev/null 2>&1 || die "vgchange -an"
+
+rc=0
+"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
+	--header-backup /mnt/state/pv.hdr --key-file /dev/stdin /dev/vda3 \
+	<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
+sed 's/^/system-lvm: encrypt: /' /run/encrypt.log
+say "ENCRYPT rc=$rc"
+[ "$rc" = 0 ] || die "encrypt"
+phase encrypted
+
+# Checked from outside: the PV inside the LUKS volume, its root clean, its tables.
+for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
+	cryptsetup close "$m" || die "cannot close $m"
+done
+say "LUKS $(cryptsetup luksDump /dev/vda3 | grep -c '^LUKS header information')"
+cryptsetup open --key-file "$work/key" /dev/vda3 check || die "cryptsetup open"
+vgchange -a y "$vg" >/dev/null 2>&1 || die "vgchange -ay on the encrypted volume"
+say "PV-INSIDE $(pv_line /dev/mapper/check)"
+rc=0
+e2fsck -fn "/dev/mapper/fdw--installed--vg-root" >/run/fsck.log 2>&1 || rc=$?
+say "FSCK rc=$rc"
+[ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
+say "SWAP-INSIDE $(blkid -p -o value -s TYPE /dev/$vg/swap_1) $(blkid -p -o value -s UUID /dev/$vg/swap_1)"
+mount -o ro "/dev/mapper/fdw--installed--vg-root" /mnt/check
+grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-lvm: CRYPTTAB /'
+say "FSTAB $(grep -v '^#' /mnt/check/etc/fstab | awk '{ print $1 "=" $2 }' | tr '\n' ' ')"
+say "RESUMECONF $(cat /mnt/check/etc/initramfs-tools/conf.d/resume)"
+umount /mnt/check
+vgchange -a n "$vg" >/dev/null 2>&1 || die "vgchange -an"
+cryptsetup close check
+phase checked
+umount /mnt/state
+echo FDEWIZ-SYSTEM-LVM-OK

@@ -1,0 +1,106 @@
+#!/bin/bash
+# fdewiz VM tests: an installed Debian 12 laid out as its installer's guided LVM on an EFI
+# machine (installed-image.sh's disk-lvm.img: GPT, the ESP on 1, /boot on 2, an LVM physical
+# volume on 3 holding volume group fdw-installed-vg with root and swap_1 at its end, no
+# free extents). From a live VM, 'list' offers the PV and says how the header's room is
+# made; 'encrypt' deactivates the volume group and shrinks the swap volume, and the power
+# is cut right after that (before the step was recorded); 'resume' in a fresh live VM makes
+# the swap area again with its UUID and ends the PV 32 MiB earlier (pvresize), then
+# 'encrypt' converts the whole PV in place and sets up the system's boot (crypttab for the
+# PV, the initramfs with lvm after cryptsetup). The image then boots from its own disk
+# under OVMF with the passphrase typed once at the initramfs prompt: all 3000 files check
+# out, / is a logical volume on dm-crypt, the swap volume is in use. Each phase's time is
+# printed.
+# Cost: two live VMs (about 3 min under TCG) and one OVMF boot (2-4 min).
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-lvm
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap ovmf lvm2
+vm_find_fdewiz
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image_lvm=//p' <<<"$prep")
+swap_uuid=$(sed -n 's/^lv_swap_uuid=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/lvm.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'lvm system passphrase 7' >"$VM_WORK/key"
+state=$VM_WORK/state.img
+truncate -s 64M "$state"
+mkfs.ext4 -q -F -L fdw-state "$state"
+
+# 1. list, the plan, then encrypt cut inside the room-making: fdewiz dies at the test point
+# and the host kills QEMU as soon as the guest says so.
+pidfile=$VM_WORK/qemu.pid
+(
+	while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q '^system-lvm: POWERCUT-NOW' "$VM_WORK/vm.log"; do
+		sleep 1
+	done
+	kill -KILL "$(cat "$pidfile")"
+) &
+killer=$!
+FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 1800 --keep-going-on-kill --disk "$img" \
+	--disk "$state" "$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" cut
+wait "$killer" 2>/dev/null || true
+phase "list-plan-then-power-cut-in-the-room-making"
+vm_check "the live VM was cut inside the room-making (rc $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "fdewiz had shrunk the swap volume" grep -q '^system-lvm: POWERCUT-NOW' "$VM_LOG"
+vm_check "list offers the PV, converted as it is (free-tail), /boot apart, GRUB for EFI" \
+	grep -q '^system-lvm: VERDICT \[true,"ok","free-tail",true,"grub-efi"\]' "$VM_LOG"
+vm_check "list names the system and says the swap volume gives the header's room" \
+	grep -q '^system-lvm: MESSAGE Holds Debian GNU/Linux 12 (bookworm).*volume group fdw-installed-vg is encrypted in place.*from the swap volume swap_1 at its end, which shrinks from 128 MiB to 96 MiB' "$VM_LOG"
+vm_check "the plan lists the room-making first" \
+	grep -q '^system-lvm: plan: .*shrink its swap volume swap_1 from 128 MiB to 96 MiB (lvreduce)' "$VM_LOG"
+vm_check "the plan lists the boot steps with the volume group" \
+	grep -q '^system-lvm: plan: .*activate volume group fdw-installed-vg on it, mount its root /dev/mapper/fdw--installed--vg-root' "$VM_LOG"
+vm_check "the cut left the shrink unrecorded (record: planned)" \
+	grep -q '^system-lvm: RECORD planned$' "$VM_LOG"
+vm_check "the cut came after the swap volume shrank" \
+	grep -q '^system-lvm: LVS-CUT .*swap_1 96\.00' "$VM_LOG"
+cp "$VM_LOG" "$VM_WORK/cut.log"
+
+# 2. resume finishes the room; encrypt converts the PV and sets up the boot.
+vm_run --timeout 2400 --disk "$img" --disk "$state" \
+	"$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" finish
+phase "resume-room-then-encrypt-in-live-vm"
+vm_check "the live VM finished (rc $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "resume went on from the room-making" \
+	grep -q '^system-lvm: resume: .*making room for the header at the end of the physical volume was cut short' "$VM_LOG"
+vm_check "resume finished it (rc 0), recorded done" \
+	bash -c "grep -q '^system-lvm: RESUME rc=0$' '$VM_LOG' && grep -q '^system-lvm: RECORD-AFTER-RESUME done$' '$VM_LOG'"
+vm_check "the swap volume has its swap area again, with its UUID" \
+	grep -q "^system-lvm: SWAP-AFTER swap $swap_uuid\$" "$VM_LOG"
+vm_check "encrypt converted the PV and set up its boot" grep -q '^system-lvm: ENCRYPT rc=0$' "$VM_LOG"
+vm_check "the volume group is found inside the LUKS volume" \
+	grep -q '^system-lvm: PV-INSIDE /dev/mapper/check ' "$VM_LOG"
+vm_check "e2fsck of the root volume is clean" grep -q '^system-lvm: FSCK rc=0$' "$VM_LOG"
+vm_check "the swap volume keeps its swap area and UUID inside" \
+	grep -q "^system-lvm: SWAP-INSIDE swap $swap_uuid\$" "$VM_LOG"
+vm_check "crypttab names the PV's LUKS volume" grep -q '^system-lvm: CRYPTTAB vda3_crypt UUID=' "$VM_LOG"
+vm_check "fstab still names the root and swap volumes" \
+	grep -q '^system-lvm: FSTAB /dev/mapper/fdw--installed--vg-root=/ .*/dev/mapper/fdw--installed--vg-swap_1=none' "$VM_LOG"
+grep '^system-lvm: \(PHASE\|LVS\|PV-\|RESUMECONF\)' "$VM_LOG" || true
+
+# 3. It boots encrypted under OVMF: one passphrase, the volume group opened after it.
+VM_BOOT_EFI=1 vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
+res=$(vm_boot_result "$VM_WORK/boot.log")
+phase "boot-encrypted-ovmf (${VM_BOOT_SECONDS}s in qemu)"
+echo "$VM_NAME: encrypted boot: $res"
+tr -d '\r' <"$VM_WORK/boot.log" | grep -a '^FDW-\(ROOT\|SWAP\|CMDLINE\)' || true
+vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "the system boots and all 3000 files check out, / on a logical volume" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=lvm$' <<<"$res"
+vm_check "its root volume lies on dm-crypt" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-ROOT-CHAIN lvm,crypt,part,disk'"
+vm_check "its swap volume is in use" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-SWAP .*dmtype=lvm'"
+if [ "$VM_FAILED" != 0 ]; then
+	tr -d '\r' <"$VM_WORK/boot.log" | tail -n 40
+fi
+vm_finish
