@@ -29,7 +29,7 @@ static int bench_line(struct tui *t, int y)
 	const char *closed = fdw_encrypt_closed_why(t->enc);
 	char line[512];
 
-	if (!t->bench_baseline)
+	if (!t->bench_baseline || !fdw_encrypt_can_bench(t->enc))
 		return tui_wrap(y, 2, COLS - 4, 1, _("- no benchmark;"));
 	if (!closed)
 		return tui_wrap(y, 2, COLS - 4, 1, _("- the speed is measured before and after;"));

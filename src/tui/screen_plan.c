@@ -274,6 +274,8 @@ static const char *bench_text(const struct tui *t)
 	static char text[512];
 	const char *closed = t->enc_open ? fdw_encrypt_closed_why(t->enc) : NULL;
 
+	if (t->enc_open && !fdw_encrypt_can_bench(t->enc))
+		return _("No benchmark: an LVM physical volume holds no filesystem fdewiz mounts");
 	if (!closed)
 		return _("Measure the speed before and after (a quick benchmark of the plain "
 			 "filesystem first)");
