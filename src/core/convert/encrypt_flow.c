@@ -578,7 +578,15 @@ static int recheck(struct fdw_encrypt *e, char *why, size_t len)
 {
 	const char *address = e->target.part->address, *changed;
 	struct fdw_target now;
-	int rc = fdw_target_open(address, &now);
+	int rc;
+
+	/* A PV's logical volumes are closed for the conversion: nothing may hold it. */
+	if (e->target.part->verdict.lvm_system) {
+		rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
+		if (rc)
+			return rc;
+	}
+	rc = fdw_target_open(address, &now);
 
 	if (rc) {
 		snprintf(why, len, _("%s cannot be found again: %s. Nothing was changed."),
@@ -672,6 +680,17 @@ static int layout_step(struct fdw_encrypt *e, bool lvm, fdw_phase_fn phase, void
 	return rc ? rc : excl_take(e);
 }
 
+/* The layout step the partition needs before its conversion, if any. */
+static int layout_steps(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
+			size_t len)
+{
+	if (e->target.part->verdict.carve_boot || fdw_boot_move_unfinished(&e->target))
+		return layout_step(e, false, phase, ctx, why, len);
+	if (fdw_lvm_room_needed(&e->target))
+		return layout_step(e, true, phase, ctx, why, len);
+	return 0;
+}
+
 static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
@@ -686,12 +705,6 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		return -EEXIST;
 	}
 	why[0] = '\0';
-	/* A PV's logical volumes are closed for the conversion: nothing may hold it. */
-	if (e->target.part->verdict.lvm_system) {
-		rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
-		if (rc)
-			return rc;
-	}
 	rc = recheck(e, why, len);
 	if (rc)
 		return rc;
@@ -699,10 +712,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
 	}
-	if (e->target.part->verdict.carve_boot || fdw_boot_move_unfinished(&e->target))
-		rc = layout_step(e, false, phase, ctx, why, len);
-	else if (fdw_lvm_room_needed(&e->target))
-		rc = layout_step(e, true, phase, ctx, why, len);
+	rc = layout_steps(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
 	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
