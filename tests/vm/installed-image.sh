@@ -603,8 +603,8 @@ mkswap -q -U "$be_swap_uuid" "$tmp/be-swap.fs"
 
 mkdir -p "$tmp/bootfs"
 mv "$root"/boot/* "$tmp/bootfs/"
-mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M"
-mkfs.ext4 -q -F -b 4096 -U "$root_uuid" -L root -d "$root" "$tmp/root.fs" "${root_mib}M"
+mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M" >&2
+mkfs.ext4 -q -F -b 4096 -U "$root_uuid" -L root -d "$root" "$tmp/root.fs" "${root_mib}M" >&2
 truncate -s "${swap_mib}M" "$tmp/swap.fs"
 mkswap -q -U "$swap_uuid" "$tmp/swap.fs"
 e2fsck -fn "$tmp/boot.fs" >&2
