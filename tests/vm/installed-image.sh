@@ -7,7 +7,10 @@
 # that image's layout ("bi_root_uuid=...", "bi_swap_uuid=...", "bi_root_part=1",
 # "bi_swap_part=2", "bi_root_mib=..."), then "image_efi_bootinside=PATH" and its layout
 # ("be_root_uuid=...", "be_esp_uuid=...", "be_swap_uuid=...", "be_esp_part=1",
-# "be_root_part=2", "be_swap_part=3", "be_root_mib=...") on stdout; progress goes to stderr.
+# "be_root_part=2", "be_swap_part=3", "be_root_mib=..."), then "image_lvm=PATH" and its
+# layout ("lv_esp_uuid=...", "lv_boot_uuid=...", "lv_root_uuid=...", "lv_swap_uuid=...",
+# "lv_vg=fdw-installed-vg", "lv_esp_part=1", "lv_boot_part=2", "lv_pv_part=3",
+# "lv_root_mib=...", "lv_swap_mib=128") on stdout; progress goes to stderr.
 #
 # The image (disk.img): an MBR with GRUB (i386-pc, for SeaBIOS) in front of partition 1,
 # which is /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all
@@ -37,6 +40,25 @@
 # EFI/BOOT/BOOTX64.EFI (which OVMF with empty variables boots), with Debian's stub
 # EFI/debian/grub.cfg beside it.
 #
+# The fourth image (disk-lvm.img) is laid out as Debian's installer does with "Guided - use
+# entire disk and set up LVM" on EFI: a GPT; partition 1 is the EFI system partition (FAT32,
+# 64 MiB, esp flag), partition 2 is /boot (ext4, 192 MiB: the kernel, the initramfs, grub/
+# with the x86_64-efi modules and grub.cfg), partition 3 (lvm flag) is the one physical
+# volume of the volume group fdw-installed-vg (the installer's "<hostname>-vg"; its dash is
+# doubled in the mapper names, /dev/mapper/fdw--installed--vg-root). Its logical volumes are
+# root (ext4, as large as the first image's root) and then swap_1 (swap, 128 MiB), so the
+# swap's extents end the PV; the partition is sized so that the VG has no free extents, as
+# the installer's guided LVM leaves it. fstab names / and the swap by their mapper names,
+# /boot and /boot/efi by UUID, and initramfs-tools' conf.d/resume names the swap LV, as the
+# installer writes them. Its system is a copy of the third image's with lvm2 installed (so
+# its initramfs, made again, activates the VG); the other three systems never get lvm2.
+# GRUB for EFI is made by hand as for the third image, its embedded config finding /boot by
+# UUID with the prefix /grub. The LVM metadata is written by this machine's lvm2 through a
+# loop device of the PV alone, with a configuration of its own (that device only, no
+# device-mapper activation, no udev, no devices file, hints, backups or archives) so that
+# nothing of the host's LVM is read or written; the file systems are then copied with dd to
+# the extents the two LVs got, and the loop device is detached before the build goes on.
+#
 # All systems: Debian comes from mmdebstrap with the apt
 # mirror this machine already uses (read from /etc/apt/sources.list*), with
 # linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc, e2fsprogs and zstd.
@@ -45,8 +67,8 @@
 # reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...") and powers off.
 #
 # Cache: ${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/<hash of this
-# script>/disk.img, disk-bootinside.img and disk-efi-bootinside.img (sparse). A lock makes
-# concurrent callers wait for one build.
+# script>/disk.img, disk-bootinside.img, disk-efi-bootinside.img and disk-lvm.img (sparse),
+# with their layout files. A lock makes concurrent callers wait for one build.
 set -euo pipefail
 
 cache=${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}
@@ -70,6 +92,7 @@ dir=$cache/$key
 img=$dir/disk.img
 img_bi=$dir/disk-bootinside.img
 img_be=$dir/disk-efi-bootinside.img
+img_lv=$dir/disk-lvm.img
 
 report()
 {
@@ -79,19 +102,22 @@ report()
 	cat "$dir/layout-bootinside"
 	echo "image_efi_bootinside=$img_be"
 	cat "$dir/layout-efi-bootinside"
+	echo "image_lvm=$img_lv"
+	cat "$dir/layout-lvm"
 }
 
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 if [ -s "$img" ] && [ -s "$dir/layout" ] && [ -s "$img_bi" ] && [ -s "$dir/layout-bootinside" ] &&
-	[ -s "$img_be" ] && [ -s "$dir/layout-efi-bootinside" ]; then
+	[ -s "$img_be" ] && [ -s "$dir/layout-efi-bootinside" ] &&
+	[ -s "$img_lv" ] && [ -s "$dir/layout-lvm" ]; then
 	report
 	exit 0
 fi
 
 need=()
-for p in mmdebstrap e2fsprogs parted dosfstools mtools; do
+for p in mmdebstrap e2fsprogs parted dosfstools mtools lvm2; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -122,10 +148,14 @@ url=$(mirror)
 rm -rf "$dir"
 mkdir -p "$dir"
 tmp=$(mktemp -d "$dir/build.XXXXXX")
+# The loop device the fourth image's LVM metadata is written or checked through, while
+# attached: detached on every way out, so that no VG stays visible to the host's LVM.
+lv_loop=
 # Never remove through a mount left inside the new root (/proc, /sys, /dev).
 cleanup()
 {
 	local m
+	[ -z "$lv_loop" ] || losetup -d "$lv_loop" || true
 	for m in $(findmnt -rn -o TARGET | grep -F "$tmp/" | sort -r); do
 		umount -l "$m" || true
 	done
@@ -170,6 +200,15 @@ be_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
 # A FAT volume ID, as blkid names it: XXXX-XXXX.
 be_esp_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')
 be_esp_uuid=$(echo "${be_esp_id:0:4}-${be_esp_id:4:4}" | tr a-f A-F)
+lv_boot_uuid=$(cat /proc/sys/kernel/random/uuid)
+lv_root_uuid=$(cat /proc/sys/kernel/random/uuid)
+lv_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+lv_esp_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')
+lv_esp_uuid=$(echo "${lv_esp_id:0:4}-${lv_esp_id:4:4}" | tr a-f A-F)
+# The fourth image's VG, named as Debian's installer names it after the host name; in
+# device-mapper names each dash of a VG or LV name is doubled.
+lv_vg=fdw-installed-vg
+lv_mapper=/dev/mapper/fdw--installed--vg
 kver=$(basename "$(ls -d "$root"/lib/modules/*)")
 
 say "configuring the system (kernel $kver)"
@@ -307,6 +346,65 @@ if ! diff -rq "$root/etc/initramfs-tools" "$efi_root/etc/initramfs-tools" >/dev/
 	[ "$irc" = 0 ] || die "update-initramfs failed in the EFI system"
 fi
 
+# The fourth image's system: a copy of the EFI one (before GRUB goes into its /boot) with
+# lvm2 installed by apt, as Debian's installer adds it when the root is on LVM; the other
+# three systems never get it. Its fstab and resume file are written first, so that the
+# initramfs lvm2's trigger makes again holds the lvm tool, dm-mod and the resume device;
+# made again here if that trigger did not. lvm2's postinst runs vgcfgbackup, which with
+# this machine's /dev bound in would read its disks and write their VGs' metadata into the
+# image: apt is lent a configuration that rejects every device (LVM_SYSTEM_DIR), so the
+# image's own /etc/lvm stays Debian's.
+say "a copy of the EFI system with lvm2 (fourth image)"
+lvm_tree=$tmp/lvm-root
+cp -a --reflink=auto "$efi_root" "$lvm_tree"
+cat >"$lvm_tree/etc/fstab" <<EOF
+# /etc/fstab: static file system information.
+$lv_mapper-root / ext4 errors=remount-ro 0 1
+UUID=$lv_boot_uuid /boot ext4 defaults 0 2
+UUID=$lv_esp_uuid /boot/efi vfat umask=0077 0 1
+$lv_mapper-swap_1 none swap sw 0 0
+EOF
+echo "RESUME=$lv_mapper-swap_1" >"$lvm_tree/etc/initramfs-tools/conf.d/resume"
+cp -L /etc/resolv.conf "$lvm_tree/etc/resolv.conf" 2>/dev/null || true
+find "$debs" -name '*.deb' -exec cp -t "$lvm_tree/var/cache/apt/archives" {} +
+mkdir -p "$lvm_tree/tmp/lvm-none"
+echo 'devices { filter = [ "r|.*|" ] use_devicesfile = 0 } global { activation = 0 }' \
+	>"$lvm_tree/tmp/lvm-none/lvm.conf"
+# What the LVM system's initramfs must hold to find its root and swap on the VG.
+lvm_initrd_ok()
+{
+	local l
+	l=$(chroot "$lvm_tree" lsinitramfs "/boot/initrd.img-$kver") || return 1
+	grep -q 'sbin/lvm$' <<<"$l" && grep -q '/dm-mod\.ko' <<<"$l" &&
+		grep -q '^conf/conf\.d/resume$' <<<"$l"
+}
+for m in proc sys dev dev/pts; do mount --bind "/$m" "$lvm_tree/$m"; done
+set +e
+chroot "$lvm_tree" apt-get update -qq >&2 &&
+	DEBIAN_FRONTEND=noninteractive LVM_SYSTEM_DIR=/tmp/lvm-none \
+		chroot "$lvm_tree" apt-get install -y -qq lvm2 >&2
+arc=$?
+if [ "$arc" = 0 ] && ! lvm_initrd_ok; then
+	say "initramfs of the LVM system (lvm2's trigger did not make it again)"
+	chroot "$lvm_tree" update-initramfs -u -k all >&2 && lvm_initrd_ok
+	arc=$?
+fi
+set -e
+for m in dev/pts dev sys proc; do umount "$lvm_tree/$m"; done
+[ "$arc" = 0 ] || die "apt-get could not install lvm2 in the LVM system, or its initramfs lacks lvm"
+find "$lvm_tree/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
+chroot "$lvm_tree" apt-get clean
+find "$lvm_tree/var/lib/apt/lists" -maxdepth 1 -type f ! -name lock -delete
+rm -rf "$lvm_tree/etc/resolv.conf" "$lvm_tree/tmp/lvm-none" "$lvm_tree/run/lvm" "$lvm_tree/run/lock/lvm"
+[ -z "$(find "$lvm_tree/etc/lvm/backup" "$lvm_tree/etc/lvm/archive" -type f 2>/dev/null)" ] ||
+	die "the LVM system recorded a volume group of this machine in its /etc/lvm"
+for f in usr/sbin/lvm usr/sbin/dmsetup usr/sbin/grub-install usr/lib/grub/x86_64-efi/modinfo.sh; do
+	[ -e "$lvm_tree/$f" ] || die "the LVM system has no /$f"
+done
+if [ -e "$efi_root/usr/sbin/lvm" ] || [ -e "$root/usr/sbin/lvm" ]; then
+	die "lvm2 got into a system other than the LVM one"
+fi
+
 say "GRUB"
 grub_dir=$root/boot/grub
 mkdir -p "$grub_dir/i386-pc"
@@ -398,6 +496,48 @@ UUID=$be_esp_uuid /boot/efi vfat umask=0077 0 1
 UUID=$be_swap_uuid none swap sw 0 0
 EOF2
 
+# The fourth image's GRUB for EFI, made the same way for a /boot of its own: the modules and
+# the menu in its grub/, an image whose embedded config finds that file system by UUID and
+# reads /grub there (GRUB needs no lvm module: nothing it reads is on the VG).
+say "GRUB for EFI (fourth image)"
+lv_grub=$lvm_tree/boot/grub
+mkdir -p "$lv_grub/x86_64-efi" "$lvm_tree/boot/efi"
+cp "$lvm_tree"/usr/lib/grub/x86_64-efi/*.mod "$lvm_tree"/usr/lib/grub/x86_64-efi/*.lst "$lv_grub/x86_64-efi/"
+cat >"$lv_grub/grub.cfg" <<EOF2
+# Written like grub-mkconfig's output for one kernel, /boot a partition of its own.
+serial --unit=0 --speed=115200
+terminal_input serial
+terminal_output serial
+set timeout=0
+set default=0
+insmod part_gpt
+insmod ext2
+search --no-floppy --fs-uuid --set=root $lv_boot_uuid
+menuentry 'Debian GNU/Linux' {
+	insmod part_gpt
+	insmod ext2
+	search --no-floppy --fs-uuid --set=root $lv_boot_uuid
+	linux /vmlinuz-$kver root=$lv_mapper-root ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	initrd /initrd.img-$kver
+}
+EOF2
+cat >"$lvm_tree/tmp/load.cfg" <<EOF2
+search --no-floppy --fs-uuid --set=root $lv_boot_uuid
+set prefix=(\$root)'/grub'
+EOF2
+chroot "$lvm_tree" grub-mkimage -O x86_64-efi -o /tmp/grubx64.efi -p /grub -c /tmp/load.cfg \
+	part_gpt part_msdos fat ext2 search search_fs_uuid normal configfile linux boot echo test \
+	serial terminal all_video efi_gop efi_uga gzio >&2
+mkdir -p "$tmp/lv-esp/EFI/debian" "$tmp/lv-esp/EFI/BOOT"
+mv "$lvm_tree/tmp/grubx64.efi" "$tmp/lv-esp/EFI/debian/grubx64.efi"
+rm -f "$lvm_tree/tmp/load.cfg"
+cp "$tmp/lv-esp/EFI/debian/grubx64.efi" "$tmp/lv-esp/EFI/BOOT/BOOTX64.EFI"
+cat >"$tmp/lv-esp/EFI/debian/grub.cfg" <<EOF2
+search.fs_uuid $lv_boot_uuid root hd0,gpt2
+set prefix=(\$root)'/grub'
+configfile \$prefix/grub.cfg
+EOF2
+
 say "filesystems and the disk image"
 boot_mib=192
 swap_mib=64
@@ -463,12 +603,121 @@ mkswap -q -U "$be_swap_uuid" "$tmp/be-swap.fs"
 
 mkdir -p "$tmp/bootfs"
 mv "$root"/boot/* "$tmp/bootfs/"
-mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M"
-mkfs.ext4 -q -F -b 4096 -U "$root_uuid" -L root -d "$root" "$tmp/root.fs" "${root_mib}M"
+mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -L boot -d "$tmp/bootfs" "$tmp/boot.fs" "${boot_mib}M" >&2
+mkfs.ext4 -q -F -b 4096 -U "$root_uuid" -L root -d "$root" "$tmp/root.fs" "${root_mib}M" >&2
 truncate -s "${swap_mib}M" "$tmp/swap.fs"
 mkswap -q -U "$swap_uuid" "$tmp/swap.fs"
 e2fsck -fn "$tmp/boot.fs" >&2
 e2fsck -fn "$tmp/root.fs" >&2
+
+# The fourth image: /boot from the LVM system's boot tree (kernel, initramfs, grub/, the
+# ESP's mount point), its root as large as the first image's (the same spare room), the
+# ESP as the third image's, a 128 MiB swap.
+lv_swap_mib=128
+lv_root_mib=$root_mib
+mkdir -p "$tmp/lv-bootfs"
+mv "$lvm_tree"/boot/* "$tmp/lv-bootfs/"
+mkfs.ext4 -q -F -b 4096 -U "$lv_boot_uuid" -L boot -d "$tmp/lv-bootfs" "$tmp/lv-boot.fs" "${boot_mib}M" >&2
+mkfs.ext4 -q -F -b 4096 -U "$lv_root_uuid" -L root -d "$lvm_tree" "$tmp/lv-root.fs" "${lv_root_mib}M" >&2
+e2fsck -fn "$tmp/lv-boot.fs" >&2
+e2fsck -fn "$tmp/lv-root.fs" >&2
+truncate -s "${esp_mib}M" "$tmp/lv-esp.fs"
+mkfs.vfat -F 32 -n EFI -i "$lv_esp_id" "$tmp/lv-esp.fs" >&2
+MTOOLS_SKIP_CHECK=1 mcopy -s -i "$tmp/lv-esp.fs" "$tmp/lv-esp/EFI" ::/
+[ "$(blkid -o value -s UUID "$tmp/lv-esp.fs")" = "$lv_esp_uuid" ] ||
+	die "the LVM image's ESP's UUID is not $lv_esp_uuid"
+fsck.vfat -n "$tmp/lv-esp.fs" >&2
+truncate -s "${lv_swap_mib}M" "$tmp/lv-swap.fs"
+mkswap -q -U "$lv_swap_uuid" "$tmp/lv-swap.fs"
+
+# Its PV, with lvm2's defaults as the installer's: the data area 1 MiB in, behind the one
+# metadata area, and 4 MiB extents (both asked for by name, since the partition's size is
+# reckoned from them): the partition holds exactly the two LVs' extents after that, so the
+# VG has none free. pvcreate, vgcreate and lvcreate write nothing but the metadata (no
+# activation, no zeroing, no wiping of signatures), through a loop device of the PV's bytes;
+# the file systems then go to the extents the LVs got, found in that metadata.
+lv_pv_mib=$((1 + lv_root_mib + lv_swap_mib))
+lvm_dir=$tmp/lvm
+mkdir -p "$lvm_dir/lock"
+# lvm_conf DEVICE: the LVM configuration in $lvm_dir, which sees DEVICE alone: no devices
+# file, udev or hints to read, no device-mapper to activate in, no backups, archives or
+# locks of the host's to write.
+lvm_conf()
+{
+	cat >"$lvm_dir/lvm.conf" <<EOF
+devices {
+	use_devicesfile = 0
+	filter = [ "a|^$1\$|", "r|.*|" ]
+	obtain_device_list_from_udev = 0
+	external_device_info_source = "none"
+	hints = "none"
+}
+global {
+	activation = 0
+	use_lvmlockd = 0
+	event_activation = 0
+	locking_dir = "$lvm_dir/lock"
+}
+activation {
+	udev_sync = 0
+	udev_rules = 0
+	monitoring = 0
+}
+backup {
+	backup = 0
+	archive = 0
+}
+EOF
+}
+# lvm_run COMMAND...: an LVM command under that configuration, without its warnings that
+# activation is off, the LVs are not zeroed and the metadata is not backed up (all meant).
+lvm_run()
+{
+	LVM_SYSTEM_DIR=$lvm_dir LVM_SUPPRESS_FD_WARNINGS=1 "$@" \
+		2> >(grep -v -e 'Activation disabled' -e 'not zeroed' -e 'NOT backed up' >&2)
+}
+# lv_geometry: from the metadata on $lv_loop, the PV's data start and the extent size in
+# bytes (lv_pe_start, lv_extent) and the LVs' first extents (lv_root_first, lv_swap_first)
+# and lengths (lv_root_ext, lv_swap_ext). Fails unless root is at extent 0, swap_1 right
+# after it ends the PV, and the VG has no extent free.
+lv_geometry()
+{
+	local count free segs n r w
+	lv_pe_start=$(lvm_run pvs --noheadings --nosuffix --units b -o pe_start "$lv_loop" | tr -d ' ')
+	lv_extent=$(lvm_run vgs --noheadings --nosuffix --units b -o vg_extent_size "$lv_vg" | tr -d ' ')
+	read -r count free < <(lvm_run vgs --noheadings -o vg_extent_count,vg_free_count "$lv_vg")
+	segs=$(lvm_run pvs --noheadings --segments -o pvseg_start,pvseg_size,lv_name "$lv_loop" |
+		awk '{ printf "%s %s %s;", $1, $2, $3 }')
+	say "VG $lv_vg: PV data from byte ${lv_pe_start:-?}, extents of ${lv_extent:-?} bytes," \
+		"${count:-?} in all, ${free:-?} free; segments (first length LV): $segs"
+	for n in "$lv_pe_start" "$lv_extent" "$count" "$free"; do
+		case "$n" in
+		'' | *[!0-9]*) return 1 ;;
+		esac
+	done
+	[ "$lv_extent" -gt 0 ] || return 1
+	read -r lv_root_first lv_root_ext lv_swap_first lv_swap_ext < <(
+		awk -v RS=';' '$3 == "root" { r = $1 " " $2 } $3 == "swap_1" { w = $1 " " $2 }
+			END { print r, w }' <<<"$segs")
+	r=$((lv_root_mib * 1048576 / lv_extent))
+	w=$((lv_swap_mib * 1048576 / lv_extent))
+	[ "$segs" = "0 $r root;$r $w swap_1;" ] && [ "$free" = 0 ] &&
+		[ $((lv_swap_first + lv_swap_ext)) = "$count" ]
+}
+truncate -s "${lv_pv_mib}M" "$tmp/lv-pv.fs"
+lv_loop=$(losetup -f --show "$tmp/lv-pv.fs")
+lvm_conf "$lv_loop"
+lvm_run pvcreate --dataalignment 1m "$lv_loop" >&2
+lvm_run vgcreate -s 4m "$lv_vg" "$lv_loop" >&2
+lvm_run lvcreate --activate n --zero n --wipesignatures n -n root -L "${lv_root_mib}m" "$lv_vg" >&2
+lvm_run lvcreate --activate n --zero n --wipesignatures n -n swap_1 -L "${lv_swap_mib}m" "$lv_vg" >&2
+lv_geometry || die "the VG $lv_vg is not root then swap_1 filling its PV"
+losetup -d "$lv_loop"
+lv_loop=
+dd if="$tmp/lv-root.fs" of="$tmp/lv-pv.fs" bs=1M oflag=seek_bytes conv=notrunc,sparse status=none \
+	seek=$((lv_pe_start + lv_root_first * lv_extent))
+dd if="$tmp/lv-swap.fs" of="$tmp/lv-pv.fs" bs=1M oflag=seek_bytes conv=notrunc status=none \
+	seek=$((lv_pe_start + lv_swap_first * lv_extent))
 
 part=$tmp/disk.img
 truncate -s "${disk_mib}M" "$part"
@@ -513,6 +762,44 @@ dd if="$tmp/be-esp.fs" of="$part_be" bs=1M seek="$be_p1" conv=notrunc,sparse sta
 dd if="$tmp/be-root.fs" of="$part_be" bs=1M seek="$be_p2" conv=notrunc,sparse status=none
 dd if="$tmp/be-swap.fs" of="$part_be" bs=1M seek="$be_p3" conv=notrunc status=none
 
+part_lv=$tmp/disk-lvm.img
+lv_disk_mib=$((1 + esp_mib + boot_mib + lv_pv_mib + 1))
+truncate -s "${lv_disk_mib}M" "$part_lv"
+lv_p1=1
+lv_p2=$((lv_p1 + esp_mib))
+lv_p3=$((lv_p2 + boot_mib))
+parted -s "$part_lv" mklabel gpt \
+	mkpart EFI fat32 "${lv_p1}MiB" "${lv_p2}MiB" \
+	mkpart boot ext4 "${lv_p2}MiB" "${lv_p3}MiB" \
+	mkpart lvm "${lv_p3}MiB" "$((lv_p3 + lv_pv_mib))MiB" \
+	set 1 esp on set 3 lvm on 2> >(grep -v 'udevadm: not found' >&2)
+dd if="$tmp/lv-esp.fs" of="$part_lv" bs=1M seek="$lv_p1" conv=notrunc,sparse status=none
+dd if="$tmp/lv-boot.fs" of="$part_lv" bs=1M seek="$lv_p2" conv=notrunc,sparse status=none
+dd if="$tmp/lv-pv.fs" of="$part_lv" bs=1M seek="$lv_p3" conv=notrunc,sparse status=none
+# Read back from the finished image: the VG through a read-only loop device of partition 3
+# where the GPT puts it, then the root's file system and the swap from their extents.
+lv_pv_off=$(parted -s -m "$part_lv" unit B print | awk -F: '$1 == "3" { sub("B", "", $2); print $2 }')
+lv_pv_len=$(parted -s -m "$part_lv" unit B print | awk -F: '$1 == "3" { sub("B", "", $4); print $4 }')
+if [ "$lv_pv_off" != $((lv_p3 * 1048576)) ] || [ "$lv_pv_len" != $((lv_pv_mib * 1048576)) ]; then
+	die "partition 3 of the LVM image is not where its PV was written"
+fi
+lv_loop=$(losetup -f --show -r -o "$lv_pv_off" --sizelimit "$lv_pv_len" "$part_lv")
+lvm_conf "$lv_loop"
+lv_geometry || die "the LVM image's VG, read back, is not root then swap_1 filling its PV"
+lvm_run vgs -o vg_name,pv_count,lv_count,vg_size,vg_free,vg_free_count "$lv_vg" >&2
+lvm_run lvs -o lv_name,lv_size,seg_pe_ranges "$lv_vg" >&2
+losetup -d "$lv_loop"
+lv_loop=
+dd if="$part_lv" of="$tmp/lv-check.fs" bs=1M iflag=skip_bytes,count_bytes conv=sparse status=none \
+	skip=$((lv_pv_off + lv_pe_start + lv_root_first * lv_extent)) count=$((lv_root_ext * lv_extent))
+e2fsck -fn "$tmp/lv-check.fs" >&2
+[ "$(blkid -o value -s UUID "$tmp/lv-check.fs")" = "$lv_root_uuid" ] ||
+	die "the root LV read back has not the root's file system"
+rm -f "$tmp/lv-check.fs"
+[ "$(blkid -p -O $((lv_pv_off + lv_pe_start + lv_swap_first * lv_extent)) \
+	-S $((lv_swap_ext * lv_extent)) -o value -s UUID "$part_lv")" = "$lv_swap_uuid" ] ||
+	die "the swap_1 LV read back has not the swap"
+
 cat >"$tmp/layout" <<EOF
 kernel=$kver
 boot_uuid=$boot_uuid
@@ -539,7 +826,21 @@ be_root_part=2
 be_swap_part=3
 be_root_mib=$be_root_mib
 EOF
-chmod 0444 "$part" "$part_bi" "$part_be"
+cat >"$tmp/layout-lvm" <<EOF
+lv_esp_uuid=$lv_esp_uuid
+lv_boot_uuid=$lv_boot_uuid
+lv_root_uuid=$lv_root_uuid
+lv_swap_uuid=$lv_swap_uuid
+lv_vg=$lv_vg
+lv_esp_part=1
+lv_boot_part=2
+lv_pv_part=3
+lv_root_mib=$lv_root_mib
+lv_swap_mib=$lv_swap_mib
+EOF
+chmod 0444 "$part" "$part_bi" "$part_be" "$part_lv"
+mv "$tmp/layout-lvm" "$dir/layout-lvm"
+mv "$part_lv" "$img_lv"
 mv "$tmp/layout-efi-bootinside" "$dir/layout-efi-bootinside"
 mv "$part_be" "$img_be"
 mv "$tmp/layout-bootinside" "$dir/layout-bootinside"
@@ -549,4 +850,5 @@ mv "$part" "$img"
 say "built $img (${disk_mib} MiB, root ${root_mib} MiB)"
 say "built $img_bi (${bi_disk_mib} MiB, root ${bi_root_mib} MiB)"
 say "built $img_be (${be_disk_mib} MiB, root ${be_root_mib} MiB)"
+say "built $img_lv (${lv_disk_mib} MiB, root LV ${lv_root_mib} MiB)"
 report
