@@ -260,6 +260,8 @@ fi
 src=$(findmnt -no SOURCE /)
 rtype=$(lsblk -ndo TYPE "$src" 2>/dev/null)
 echo "FDW-ROOT source=$src type=$rtype" >$out
+# What / lies on, down to the disk: "lvm,crypt,part,disk," for a root volume in a LUKS PV.
+echo "FDW-ROOT-CHAIN $(lsblk -snlo TYPE "$src" 2>/dev/null | tr '\n' ',')" >$out
 swapon --show=NAME,TYPE --noheadings | while read -r name type; do
 	echo "FDW-SWAP name=$name type=$type dmtype=$(lsblk -ndo TYPE "$name" 2>/dev/null)"
 done >$out

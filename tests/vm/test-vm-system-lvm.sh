@@ -97,7 +97,7 @@ vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 
 vm_check "the system boots and all 3000 files check out, / on a logical volume" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=lvm$' <<<"$res"
 vm_check "its root volume lies on dm-crypt" \
-	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-ROOT-CHAIN lvm,crypt,part,disk'"
+	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-ROOT-CHAIN lvm,crypt,part,disk,'"
 vm_check "its swap volume is in use" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-SWAP .*dmtype=lvm'"
 if [ "$VM_FAILED" != 0 ]; then
