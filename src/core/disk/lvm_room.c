@@ -14,6 +14,7 @@
 #include "base/spawn.h"
 #include "base/statedir.h"
 #include "base/testhook.h"
+#include "lvm_pv.h"
 #include "lvm_room.h"
 #include "target.h"
 
@@ -204,8 +205,18 @@ static int reduce_swap(const struct room_record *r)
 {
 	char lv[300], extents[32];
 	char *argv[] = { "lvreduce", "-f", "-l", extents, lv, NULL };
+	struct fdw_lvm_pv pv;
 
 	lv_arg(r, lv, sizeof(lv));
+	/* lvreduce refuses a size the volume already has. */
+	if (fdw_lvm_pv_read(r->node, &pv) == 0)
+		for (unsigned i = 0; i < pv.n_lvs; i++)
+			if (!strcmp(pv.lvs[i].name, r->swap_lv) && pv.lvs[i].n_pe &&
+			    pv.lvs[i].n_pe <= r->swap_pe) {
+				fdw_log(FDW_LOG_INFO, "lvm room: %s already has %llu extents",
+					lv, (unsigned long long)pv.lvs[i].n_pe);
+				return 0;
+			}
 	snprintf(extents, sizeof(extents), "%llu", (unsigned long long)r->swap_pe);
 	return fdw_spawn(argv) == 0 ? 0 : -EIO;
 }
@@ -248,7 +259,9 @@ static const char *state_after(const struct room_record *r)
 {
 	switch (r->step) {
 	case STEP_PLANNED:
-		return _("Nothing was changed yet.");
+		return r->swap_lv[0] ? _("At most the swap volume is smaller (the system still "
+					 "starts, perhaps without that swap).")
+				     : _("Nothing was changed yet.");
 	case STEP_REDUCED:
 		return _("The swap volume is smaller and has no swap area yet (the system still "
 			 "starts, without that swap).");
