@@ -636,8 +636,9 @@ mkswap -q -U "$lv_swap_uuid" "$tmp/lv-swap.fs"
 # metadata area, and 4 MiB extents (both asked for by name, since the partition's size is
 # reckoned from them): the partition holds exactly the two LVs' extents after that, so the
 # VG has none free. pvcreate, vgcreate and lvcreate write nothing but the metadata (no
-# activation, no zeroing, no wiping of signatures), through a loop device of the PV's bytes;
-# the file systems then go to the extents the LVs got, found in that metadata.
+# activation, no zeroing, no wiping of signatures), through a loop device of a file as
+# large as the PV; the file systems go to the extents the LVs got, found in that metadata,
+# when the disk image is put together.
 lv_pv_mib=$((1 + lv_root_mib + lv_swap_mib))
 lvm_dir=$tmp/lvm
 mkdir -p "$lvm_dir/lock"
@@ -716,10 +717,6 @@ lvm_run lvcreate --activate n --zero n --wipesignatures n -n swap_1 -L "${lv_swa
 lv_geometry || die "the VG $lv_vg is not root then swap_1 filling its PV"
 losetup -d "$lv_loop"
 lv_loop=
-dd if="$tmp/lv-root.fs" of="$tmp/lv-pv.fs" bs=1M oflag=seek_bytes conv=notrunc,sparse status=none \
-	seek=$((lv_pe_start + lv_root_first * lv_extent))
-dd if="$tmp/lv-swap.fs" of="$tmp/lv-pv.fs" bs=1M oflag=seek_bytes conv=notrunc status=none \
-	seek=$((lv_pe_start + lv_swap_first * lv_extent))
 
 part=$tmp/disk.img
 truncate -s "${disk_mib}M" "$part"
@@ -778,6 +775,10 @@ parted -s "$part_lv" mklabel gpt \
 dd if="$tmp/lv-esp.fs" of="$part_lv" bs=1M seek="$lv_p1" conv=notrunc,sparse status=none
 dd if="$tmp/lv-boot.fs" of="$part_lv" bs=1M seek="$lv_p2" conv=notrunc,sparse status=none
 dd if="$tmp/lv-pv.fs" of="$part_lv" bs=1M seek="$lv_p3" conv=notrunc,sparse status=none
+dd if="$tmp/lv-root.fs" of="$part_lv" bs=1M oflag=seek_bytes conv=notrunc,sparse status=none \
+	seek=$((lv_p3 * 1048576 + lv_pe_start + lv_root_first * lv_extent))
+dd if="$tmp/lv-swap.fs" of="$part_lv" bs=1M oflag=seek_bytes conv=notrunc status=none \
+	seek=$((lv_p3 * 1048576 + lv_pe_start + lv_swap_first * lv_extent))
 # Read back from the finished image: the VG through a read-only loop device of partition 3
 # where the GPT puts it, then the root's file system and the swap from their extents.
 lv_pv_off=$(parted -s -m "$part_lv" unit B print | awk -F: '$1 == "3" { sub("B", "", $2); print $2 }')
