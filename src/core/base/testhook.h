@@ -25,6 +25,9 @@
  *   "boot-move-shrunk", "boot-move-split", "boot-move-filled", "boot-move-fstab",
  *   "boot-move-done": in the move of a system's /boot out of its root (boot_move.c),
  *                   each step done and not yet recorded: resume repeats it.
+ *   "lvm-room-reduced", "lvm-room-swap", "lvm-room-resized", "lvm-room-done": in the
+ *                   making of the header's room at an installed system's LVM PV's end
+ *                   (disk/lvm_room.c), each step done and not yet recorded.
  *   "before-system-data": a partition of another installed system (its /home) is
  *                   converted; that system's crypttab is not written yet (worker.c).
  *   "system-data-written": in that step (its child process), that system's crypttab and
