@@ -29,6 +29,7 @@ struct room_record {
 	char node[PATH_MAX];		/* the partition, as it was when planned */
 	char vg[128];
 	char swap_lv[128];		/* "" when the swap volume gives nothing */
+	char swap_dev[192];		/* its /dev/mapper node once active */
 	char swap_uuid[40], swap_label[64];
 	uint64_t swap_pe;		/* the swap volume's extents afterwards */
 	uint64_t pv_size;		/* the PV's size afterwards, bytes */
@@ -72,6 +73,7 @@ static int record_save(const struct room_record *r)
 	json_object_object_add(o, "node", json_object_new_string(r->node));
 	json_object_object_add(o, "vg", json_object_new_string(r->vg));
 	json_object_object_add(o, "swap_lv", json_object_new_string(r->swap_lv));
+	json_object_object_add(o, "swap_dev", json_object_new_string(r->swap_dev));
 	json_object_object_add(o, "swap_uuid", json_object_new_string(r->swap_uuid));
 	json_object_object_add(o, "swap_label", json_object_new_string(r->swap_label));
 	json_object_object_add(o, "swap_pe", json_object_new_int64((int64_t)r->swap_pe));
@@ -98,6 +100,7 @@ static int record_load(const char *pv_uuid, struct room_record *r)
 	fdw_json_get_str(o, "node", r->node, sizeof(r->node));
 	fdw_json_get_str(o, "vg", r->vg, sizeof(r->vg));
 	fdw_json_get_str(o, "swap_lv", r->swap_lv, sizeof(r->swap_lv));
+	fdw_json_get_str(o, "swap_dev", r->swap_dev, sizeof(r->swap_dev));
 	fdw_json_get_str(o, "swap_uuid", r->swap_uuid, sizeof(r->swap_uuid));
 	fdw_json_get_str(o, "swap_label", r->swap_label, sizeof(r->swap_label));
 	r->swap_pe = (uint64_t)fdw_json_get_int(o, "swap_pe");
@@ -109,7 +112,8 @@ static int record_load(const char *pv_uuid, struct room_record *r)
 		if (!strcmp(step, step_keys[i]))
 			r->step = (enum room_step)i;
 	if (strcmp(r->pv_uuid, pv_uuid) || r->step > STEP_DONE || !r->vg[0] || !r->pv_size ||
-	    (r->swap_lv[0] && (!r->swap_pe || !r->swap_uuid[0])))
+	    (r->swap_lv[0] && (!r->swap_pe || !r->swap_uuid[0] ||
+				strncmp(r->swap_dev, "/dev/mapper/", 12))))
 		return -EBADMSG;
 	return 0;
 }
@@ -174,6 +178,7 @@ static int plan_new(const struct fdw_target *t, struct room_record *r, char *why
 		const struct fdw_lvm_lv *swap = &p->lvm.lvs[p->lvm.swap_lv];
 
 		snprintf(r->swap_lv, sizeof(r->swap_lv), "%s", swap->name);
+		snprintf(r->swap_dev, sizeof(r->swap_dev), "%s", swap->dm_path);
 		snprintf(r->swap_uuid, sizeof(r->swap_uuid), "%s", swap->uuid);
 		snprintf(r->swap_label, sizeof(r->swap_label), "%s", swap->label);
 		r->swap_pe = room->swap_pe;
@@ -225,14 +230,14 @@ static int reduce_swap(const struct room_record *r)
  * fstab or resume setting may name it by. */
 static int make_swap(const struct room_record *r)
 {
-	char lv[300], dev[PATH_MAX];
+	char lv[300];
 	char *on[] = { "lvchange", "-a", "y", lv, NULL };
 	char *off[] = { "lvchange", "-a", "n", lv, NULL };
-	char *mk[] = { "mkswap", "-U", (char *)r->swap_uuid, dev, NULL, NULL, NULL };
+	/* Its device-mapper node: /dev/VG/LV links are udev's, absent without it. */
+	char *mk[] = { "mkswap", "-U", (char *)r->swap_uuid, (char *)r->swap_dev, NULL, NULL, NULL };
 	int rc;
 
 	lv_arg(r, lv, sizeof(lv));
-	snprintf(dev, sizeof(dev), "/dev/%s", lv);
 	if (r->swap_label[0]) {
 		mk[4] = "-L";
 		mk[5] = (char *)r->swap_label;

@@ -65,7 +65,7 @@ say "RECORD-AFTER-RESUME $(record)"
 say "LVS-AFTER $(lvs_line)"
 say "PV-AFTER $(pv_line /dev/vda3) dev=$(($(blockdev --getsize64 /dev/vda3) / 1048576))"
 vgchange -a y "$vg" >/dev/null 2>&1 || die "vgchange -ay"
-say "SWAP-AFTER $(blkid -p -o value -s TYPE /dev/$vg/swap_1) $(blkid -p -o value -s UUID /dev/$vg/swap_1)"
+say "SWAP-AFTER $(blkid -p -o value -s TYPE /dev/mapper/fdw--installed--vg-swap_1) $(blkid -p -o value -s UUID /dev/mapper/fdw--installed--vg-swap_1)"
 vgchange -a n "$vg" >/dev/null 2>&1 || die "vgchange -an"
 
 rc=0
@@ -89,7 +89,7 @@ rc=0
 e2fsck -fn "/dev/mapper/fdw--installed--vg-root" >/run/fsck.log 2>&1 || rc=$?
 say "FSCK rc=$rc"
 [ "$rc" = 0 ] || { cat /run/fsck.log; die "fsck"; }
-say "SWAP-INSIDE $(blkid -p -o value -s TYPE /dev/$vg/swap_1) $(blkid -p -o value -s UUID /dev/$vg/swap_1)"
+say "SWAP-INSIDE $(blkid -p -o value -s TYPE /dev/mapper/fdw--installed--vg-swap_1) $(blkid -p -o value -s UUID /dev/mapper/fdw--installed--vg-swap_1)"
 mount -o ro "/dev/mapper/fdw--installed--vg-root" /mnt/check
 grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-lvm: CRYPTTAB /'
 say "FSTAB $(grep -v '^#' /mnt/check/etc/fstab | awk '{ print $1 "=" $2 }' | tr '\n' ' ')"
