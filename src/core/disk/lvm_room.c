@@ -137,11 +137,30 @@ bool fdw_lvm_room_needed(const struct fdw_target *t)
 	return t->part->verdict.lvm_system || rc == -EBADMSG;
 }
 
+/*
+ * Run LVM's @argv (at most 8 words). Without udev (a minimal live system), LVM is told to
+ * make its device nodes itself: it would otherwise wait for udev's and leave none.
+ */
+static int lvm(char *const argv[])
+{
+	char *full[12] = { argv[0] };
+	size_t n = 1;
+
+	if (access("/run/udev/control", F_OK) != 0) {
+		full[n++] = "--config";
+		full[n++] = "activation { udev_sync = 0 udev_rules = 0 }";
+	}
+	for (size_t i = 1; argv[i] && n < sizeof(full) / sizeof(full[0]) - 1; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	return fdw_spawn(full) == 0 ? 0 : -EIO;
+}
+
 static int vgchange(const char *vg, const char *how)
 {
 	char *argv[] = { "vgchange", "-a", (char *)how, (char *)vg, NULL };
 
-	return fdw_spawn(argv) == 0 ? 0 : -EIO;
+	return lvm(argv);
 }
 
 int fdw_lvm_activate(const char *vg)
@@ -223,7 +242,7 @@ static int reduce_swap(const struct room_record *r)
 				return 0;
 			}
 	snprintf(extents, sizeof(extents), "%llu", (unsigned long long)r->swap_pe);
-	return fdw_spawn(argv) == 0 ? 0 : -EIO;
+	return lvm(argv);
 }
 
 /* Its swap area made again on the smaller volume, with the UUID and label the system's
@@ -242,10 +261,10 @@ static int make_swap(const struct room_record *r)
 		mk[4] = "-L";
 		mk[5] = (char *)r->swap_label;
 	}
-	if (fdw_spawn(on) != 0)
+	if (lvm(on) != 0)
 		return -EIO;
 	rc = fdw_spawn(mk) == 0 ? 0 : -EIO;
-	if (fdw_spawn(off) != 0 && !rc)
+	if (lvm(off) != 0 && !rc)
 		rc = -EBUSY;
 	return rc;
 }
@@ -257,7 +276,7 @@ static int resize_pv(const struct room_record *r)
 			 NULL };
 
 	snprintf(size, sizeof(size), "%llub", (unsigned long long)r->pv_size);
-	return fdw_spawn(argv) == 0 ? 0 : -EIO;
+	return lvm(argv);
 }
 
 static const char *state_after(const struct room_record *r)
