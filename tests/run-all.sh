@@ -61,6 +61,8 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
+	# Two of the boot tests go to the host lane, after its tiers (see below).
+	tests/vm/test-vm-system-carve-efi.sh | tests/vm/test-vm-system-lvm.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;
@@ -118,6 +120,7 @@ elif [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
 	run_tier tui 1
 	run_tier vm 1
 	run_tier vmsys 1
+	run_tier vmsys2 1
 	run_tier other 1
 	run_distcheck
 else
@@ -136,15 +139,19 @@ else
 	) &
 	vm_pid=$!
 	# The fuzz smoke (tier other) and distcheck go to whichever lane is free first: serial
-	# after both lanes each added its whole time to the run's.
+	# after both lanes each added its whole time to the run's. The boot tests of tier
+	# vmsys2 follow the host tiers: the VM lane's emulated machine and theirs then take a
+	# core each (the host lane is otherwise idle by then), where the VM lane alone would
+	# have ended minutes after the host lane.
 	run_tier root 1
 	run_tier tui 1
+	run_tier vmsys2 1
 	run_floating
 	wait "$vm_pid" || true
 	wait "$img_pid" || true
 fi
 status=0 pass=0 fail=0 error=0 skip=0 skipped="" times=""
-for tier in unit root tui vm vmsys other; do
+for tier in unit root tui vm vmsys vmsys2 other; do
 	[ -f "tests/tier-$tier.result" ] || continue
 	read -r p f e sk secs rc <"tests/tier-$tier.result"
 	pass=$((pass + ${p:-0})) fail=$((fail + ${f:-0})) error=$((error + ${e:-0}))
@@ -187,7 +194,7 @@ fi
 
 # A failing test's own log ends the output, so that a run seen only by its last lines (a
 # CI page) still says what went wrong.
-for tier in unit root tui vm vmsys other; do
+for tier in unit root tui vm vmsys vmsys2 other; do
 	[ -f "tests/tier-$tier.log" ] || continue
 	sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "tests/tier-$tier.log" | sort -u |
 		while read -r t; do
