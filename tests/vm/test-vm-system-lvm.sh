@@ -78,7 +78,7 @@ vm_check "the swap volume has its swap area again, with its UUID" \
 	grep -q "^system-lvm: SWAP-AFTER swap $swap_uuid\$" "$VM_LOG"
 vm_check "encrypt converted the PV and set up its boot" grep -q '^system-lvm: ENCRYPT rc=0$' "$VM_LOG"
 vm_check "the volume group is found inside the LUKS volume" \
-	grep -q '^system-lvm: PV-INSIDE /dev/mapper/check ' "$VM_LOG"
+	grep -Eq '^system-lvm: PV-INSIDE +/dev/mapper/check ' "$VM_LOG"
 vm_check "e2fsck of the root volume is clean" grep -q '^system-lvm: FSCK rc=0$' "$VM_LOG"
 vm_check "the swap volume keeps its swap area and UUID inside" \
 	grep -q "^system-lvm: SWAP-INSIDE swap $swap_uuid\$" "$VM_LOG"
