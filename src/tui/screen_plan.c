@@ -322,7 +322,8 @@ static int draw_boxes(struct tui *t, int y0)
 	const char *why = plan_boot_unavailable(t);
 	int y = y0;
 
-	y += draw_box_line(t, y, t->bench_baseline, st(t)->focus == 0, false, bench_text(t));
+	y += draw_box_line(t, y, t->bench_baseline, st(t)->focus == 0,
+			   t->enc_open && !fdw_encrypt_can_bench(t->enc), bench_text(t));
 	y += draw_box_line(t, y, t->boot_entries, st(t)->focus == 1, why != NULL, boot_text());
 	if (why && y < LINES - 1) {
 		tui_attr_on(t, TUI_C_DIM);
@@ -632,7 +633,9 @@ static void plan_key(struct tui *t, struct tui_key k)
 	struct plan_state *s = st(t);
 
 	if (tui_key_is(k, ' ')) {
-		if (s->focus == 0) {
+		if (s->focus == 0 && t->enc_open && !fdw_encrypt_can_bench(t->enc)) {
+			/* Greyed out: there is nothing to measure. */
+		} else if (s->focus == 0) {
 			t->bench_baseline = !t->bench_baseline;
 			fdw_encrypt_set_bench(t->enc, t->bench_baseline, NULL);
 		} else if (s->focus == 2) {

@@ -17,8 +17,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/installed-lib.sh"
 vm_init test-vm-system-lvm
-vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap ovmf lvm2
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap ovmf lvm2 tmux ncurses-base
 vm_find_fdewiz
+srcdir=$(realpath -m "${FDEWIZ_SRCDIR:-$VM_HERE/../..}")
 
 t0=$(date +%s)
 phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
@@ -65,10 +66,10 @@ vm_check "the cut came after the swap volume shrank" \
 	grep -q '^system-lvm: LVS-CUT .*swap_1 96\.00' "$VM_LOG"
 cp "$VM_LOG" "$VM_WORK/cut.log"
 
-# 2. resume finishes the room; encrypt converts the PV and sets up the boot.
+# 2. resume finishes the room; the wizard converts the PV and sets up the boot.
 vm_run --timeout 2400 --disk "$img" --disk "$state" \
-	"$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" finish
-phase "resume-room-then-encrypt-in-live-vm"
+	"$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" finish "$srcdir"
+phase "resume-room-then-wizard-in-live-vm"
 vm_check "the live VM finished (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "resume went on from the room-making" \
 	grep -q '^system-lvm: resume: .*making room for the header at the end of the physical volume was cut short' "$VM_LOG"
@@ -76,7 +77,25 @@ vm_check "resume finished it (rc 0), recorded done" \
 	bash -c "grep -q '^system-lvm: RESUME rc=0$' '$VM_LOG' && grep -q '^system-lvm: RECORD-AFTER-RESUME done$' '$VM_LOG'"
 vm_check "the swap volume has its swap area again, with its UUID" \
 	grep -q "^system-lvm: SWAP-AFTER swap $swap_uuid\$" "$VM_LOG"
-vm_check "encrypt converted the PV and set up its boot" grep -q '^system-lvm: ENCRYPT rc=0$' "$VM_LOG"
+capture() { sed -n "/^CAPTURE-$1-BEGIN/,/^CAPTURE-$1-END/p" "$VM_LOG" | sed '1d;$d' | tr -d '\r'; }
+joined() { tr '\n' ' ' | tr -s ' '; }
+disks=$(capture DISKS)
+plan=$(capture PLAN)
+results=$(capture RESULTS)
+vm_check "wizard, disks pane: the PV is offered" grep -qE '^>.* 3 .*yes \(' <<<"$disks"
+vm_check "wizard, disks pane: the system in its volume group is named" \
+	grep -qF "The whole LVM physical volume of volume group fdw-installed-vg is encrypted in place" \
+	<(joined <<<"$disks")
+vm_check "wizard, plan: the room is made already, the volume group is deactivated" \
+	grep -qF "first, deactivate volume group fdw-installed-vg (the header's room at the end of its physical volume is made already)" \
+	<(joined <<<"$plan")
+vm_check "wizard, plan: the boot steps with the volume group" \
+	grep -qF "activate volume group fdw-installed-vg on it" <(joined <<<"$plan")
+vm_check "wizard, plan: no benchmark, and why" \
+	grep -qF "No benchmark: an LVM physical volume holds no filesystem" <(joined <<<"$plan")
+vm_check "wizard, results: the boot is set up" \
+	grep -qF "The installed system's boot is set up" <(joined <<<"$results")
+vm_check "the wizard's conversion is complete" grep -q '^system-lvm: WIZARD state=complete$' "$VM_LOG"
 vm_check "the volume group is found inside the LUKS volume" \
 	grep -Eq '^system-lvm: PV-INSIDE +/dev/mapper/check ' "$VM_LOG"
 vm_check "e2fsck of the root volume is clean" grep -q '^system-lvm: FSCK rc=0$' "$VM_LOG"
@@ -86,6 +105,10 @@ vm_check "crypttab names the PV's LUKS volume" grep -q '^system-lvm: CRYPTTAB vd
 vm_check "fstab still names the root and swap volumes" \
 	grep -q '^system-lvm: FSTAB /dev/mapper/fdw--installed--vg-root=/ .*/dev/mapper/fdw--installed--vg-swap_1=none' "$VM_LOG"
 grep '^system-lvm: \(PHASE\|LVS\|PV-\|RESUMECONF\)' "$VM_LOG" || true
+echo "plan screen in the VM:"
+printf '%s\n' "$plan"
+echo "results screen in the VM:"
+printf '%s\n' "$results"
 
 # 3. It boots encrypted under OVMF: one passphrase, the volume group opened after it.
 VM_BOOT_EFI=1 vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200

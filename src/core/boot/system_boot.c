@@ -16,6 +16,7 @@
 #include "base/durable.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "disk/lvm_room.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
 
@@ -57,7 +58,11 @@ static size_t lvm_room_steps(const struct fdw_target *t, char *buf, size_t len)
 	int n = 0;
 
 	fdw_format_size(FDW_HEADER_ROOM, room_b, sizeof(room_b));
-	if (room->kind == FDW_LVM_ROOM_SWAP)
+	if (!fdw_lvm_room_needed(t))
+		n = snprintf(buf, len, _("first, deactivate volume group %s (the header's room at "
+					 "the end of its physical volume is made already)"),
+			     pv->vg);
+	else if (room->kind == FDW_LVM_ROOM_SWAP)
 		n = snprintf(buf, len,
 			     _("first, make room for the header (%s) at the end of the physical "
 			       "volume:\n"

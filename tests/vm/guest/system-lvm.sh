@@ -7,11 +7,13 @@
 #           right after the swap volume shrank and before that step was recorded; the host
 #           then cuts the power.
 #   finish  'resume' finishes the room (no passphrase), the volume group is checked, then
-#           'encrypt' converts the PV and sets up the system's boot; checked from here.
+#           the wizard, driven in tmux, converts the PV and sets up the system's boot (its
+#           screens printed between marker lines for the host); checked from here.
 set -euo pipefail
 fdewiz=$1
 work=$2
 mode=$3
+srcdir=$4
 vg=fdw-installed-vg
 say() { echo "system-lvm: $*"; }
 die() { echo "system-lvm: FAIL: $*"; exit 1; }
@@ -68,13 +70,51 @@ vgchange -a y "$vg" >/dev/null 2>&1 || die "vgchange -ay"
 say "SWAP-AFTER $(blkid -p -o value -s TYPE /dev/mapper/fdw--installed--vg-swap_1) $(blkid -p -o value -s UUID /dev/mapper/fdw--installed--vg-swap_1)"
 vgchange -a n "$vg" >/dev/null 2>&1 || die "vgchange -an"
 
-rc=0
-"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
-	--header-backup /mnt/state/pv.hdr --key-file /dev/stdin /dev/vda3 \
-	<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
-sed 's/^/system-lvm: encrypt: /' /run/encrypt.log
-say "ENCRYPT rc=$rc"
-[ "$rc" = 0 ] || die "encrypt"
+# The wizard converts the PV: the disks pane, the plan, the passphrase, the typed YES, the
+# progress and the results, as a person would see them.
+export TMUX_TMPDIR=/run/tmux TUI_TERM=xterm-256color LANG=C.UTF-8
+mkdir -p /run/tmux
+# shellcheck disable=SC1091 # the source tree is an argument
+. "$srcdir/tests/lib/tmux.sh"
+srv=fdewiz-vm-system-lvm
+wait_for()
+{
+	tmux_wait_for "$srv" "$1" "$2" && return 0
+	tmux_capture "$srv" | sed 's/^/    | /'
+	tail -n 30 /mnt/state/fdewiz/jobs/*.log 2>/dev/null || true
+	die "'$1' did not appear within $2 s"
+}
+shows() { tmux_capture "$srv" -J | grep -qF -- "$1"; }
+print_capture() { echo "CAPTURE-$1-BEGIN"; tmux_capture "$srv"; echo "CAPTURE-$1-END"; }
+trap 'tmux_stop "$srv"' EXIT
+pass=$(cat "$work/key")
+tmux_start "$srv" 120 40 env FDEWIZ_STATE_DIR=/mnt/state/fdewiz FDEWIZ_TEST_FAST_PBKDF=1 \
+	"$fdewiz" /dev/vda
+wait_for "Choose a partition" 180
+tmux_select "$srv" ' 3 .*yes \(' || die "partition 3 is not offered"
+wait_for "Holds Debian GNU/Linux 12" 30
+print_capture DISKS
+tmux_send "$srv" Enter
+wait_for "Plan for /dev/vda3" 300
+wait_for "Boot setup" 30
+print_capture PLAN
+tmux_send "$srv" Enter
+wait_for "Choose the passphrase" 60
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Tab
+tmux_send "$srv" -l "$pass"
+tmux_send "$srv" Enter
+wait_for "Type YES" 60
+tmux_send "$srv" -l "YES"
+tmux_send "$srv" Enter
+wait_for "Results for /dev/vda3" 2400
+sleep 1
+print_capture RESULTS
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 60 || die "q did not quit"
+tmux_stop "$srv"
+say "WIZARD state=$(FDEWIZ_STATE_DIR=/mnt/state/fdewiz "$fdewiz" status --json /dev/vda3 |
+	jq -r '.conversions[0].state')"
 phase encrypted
 
 # Checked from outside: the PV inside the LUKS volume, its root clean, its tables.
