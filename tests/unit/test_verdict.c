@@ -246,6 +246,79 @@ static void test_messages(void **state)
 }
 
 /* An installed system's other partitions, by what its fstab names them with. */
+/* Debian's guided LVM: a 1 GiB PV, root then swap_1 (32 extents) at its end, no free ones;
+ * the system on the root volume, /boot apart, GRUB for EFI, LUKS in its initramfs. */
+static struct fdw_partition lvm_part(void)
+{
+	struct fdw_partition p = { .number = 3, .size = 1024 * FDW_MIB, .fstype = "LVM2_member",
+				   .fs_size = -1, .fs_block_size = -1, .fs_min_size = -1 };
+	struct fdw_lvm_pv *pv = &p.lvm;
+
+	fdw_lvm_pv_begin(pv);
+	pv->read = true;
+	snprintf(pv->vg, sizeof(pv->vg), "debian-vg");
+	pv->pv_count = 1;
+	pv->dev_size = p.size;
+	pv->pe_start = FDW_MIB;
+	pv->extent = 4 * FDW_MIB;
+	pv->pe_count = pv->pe_alloc = 255;
+	pv->pv_size = pv->pe_start + pv->pe_count * pv->extent;
+	pv->n_lvs = 2;
+	pv->lvs[0] = (struct fdw_lvm_lv){ .name = "root", .n_pe = 223, .one_piece = true };
+	pv->lvs[1] = (struct fdw_lvm_lv){ .name = "swap_1", .first_pe = 223, .n_pe = 32,
+					  .one_piece = true, .fstype = "swap" };
+	pv->last_lv = pv->swap_lv = 1;
+	pv->root_lv = 0;
+	p.fs_size = (int64_t)pv->pv_size;
+	p.os = (struct fdw_installed_os){ .found = true, .fstab_names_it = true,
+					  .boot_separate = true, .boot_spec = "UUID=b",
+					  .initramfs = FDW_INITRAMFS_TOOLS,
+					  .luks_in_initramfs = true,
+					  .loader = FDW_LOADER_GRUB_EFI };
+	return p;
+}
+
+static void test_lvm(void **state)
+{
+	struct fdw_partition p = lvm_part();
+	char msg[1024];
+
+	(void)state;
+	/* The swap volume at the end gives the header's room: 8 extents. */
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	assert_true(p.verdict.eligible && p.verdict.lvm_system);
+	assert_int_equal(p.verdict.strategy, FDW_STRATEGY_FREE_TAIL);
+	assert_int_equal(p.verdict.lvm_room.kind, FDW_LVM_ROOM_SWAP);
+	assert_int_equal(p.verdict.lvm_room.swap_pe, 24);
+	fdw_verdict_explain(&p, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "from 128 MiB to 96 MiB"));
+	/* Its own active volumes hold it: the conversion deactivates them. */
+	p.n_holders = 1;
+	p.held_by_own_lvs = true;
+	assert_int_equal(decide(&p), FDW_REASON_OK);
+	p.held_by_own_lvs = false;
+	assert_int_equal(decide(&p), FDW_REASON_HOLDERS);
+	p.n_holders = 0;
+	/* The root volume last: nothing gives room; the message says how much and who. */
+	p.lvm.last_lv = 0;
+	assert_int_equal(decide(&p), FDW_REASON_LVM_NO_ROOM);
+	assert_false(p.verdict.eligible);
+	fdw_verdict_explain(&p, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "32 MiB of it are in use (by root"));
+	/* A volume group on two PVs, or no system on it: a PV like any other. */
+	p = lvm_part();
+	p.lvm.pv_count = 2;
+	assert_int_equal(decide(&p), FDW_REASON_LVM_MEMBER);
+	p = lvm_part();
+	p.lvm.root_lv = -1;
+	assert_int_equal(decide(&p), FDW_REASON_LVM_MEMBER);
+	/* Its /boot inside the root volume: its boot cannot be set up. */
+	p = lvm_part();
+	p.os.boot_separate = false;
+	p.os.boot_spec[0] = '\0';
+	assert_int_equal(decide(&p), FDW_REASON_INSTALLED_SYSTEM);
+}
+
 static void test_attribution(void **state)
 {
 	struct fdw_partition parts[5];
@@ -316,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_attribution),
+		cmocka_unit_test(test_lvm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
