@@ -49,7 +49,7 @@ pidfile=$VM_WORK/qemu.pid
 ) &
 killer=$!
 FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 1800 --keep-going-on-kill --disk "$img" \
-	--disk "$state" "$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" cut
+	--disk "$state" "$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" cut "$srcdir"
 wait "$killer" 2>/dev/null || true
 phase "list-plan-then-power-cut-in-the-room-making"
 vm_check "the live VM was cut inside the room-making (rc $VM_RC)" [ "$VM_RC" = 0 ]
