@@ -61,8 +61,8 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# Two of the boot tests go to the host lane, after its tiers (see below).
-	tests/vm/test-vm-system-carve-efi.sh | tests/vm/test-vm-system-lvm.sh) echo vmsys2 ;;
+	# One of the boot tests goes to the host lane, after its tiers (see below).
+	tests/vm/test-vm-system-lvm.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;
@@ -139,8 +139,8 @@ else
 	) &
 	vm_pid=$!
 	# The fuzz smoke (tier other) and distcheck go to whichever lane is free first: serial
-	# after both lanes each added its whole time to the run's. The boot tests of tier
-	# vmsys2 follow the host tiers: the VM lane's emulated machine and theirs then take a
+	# after both lanes each added its whole time to the run's. The boot test of tier
+	# vmsys2 follows the host tiers: the VM lane's emulated machine and its own then take a
 	# core each (the host lane is otherwise idle by then), where the VM lane alone would
 	# have ended minutes after the host lane.
 	run_tier root 1
