@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/log.h"
 #include "base/spawn.h"
@@ -338,6 +339,22 @@ static bool is_ext(const char *t)
 	return !strcmp(t, "ext2") || !strcmp(t, "ext3") || !strcmp(t, "ext4");
 }
 
+/* Does @os swap on @lv (an fstab swap line naming it by device or by its UUID)? */
+static bool swap_of(const struct fdw_installed_os *os, const struct fdw_lvm_pv *pv,
+		    const struct fdw_lvm_lv *lv)
+{
+	for (unsigned i = 0; i < os->n_entries; i++) {
+		const char *spec = os->entries[i].spec;
+
+		if (os->entries[i].use != FDW_USE_SWAP)
+			continue;
+		if (fdw_lvm_lv_named(pv, lv, spec) ||
+		    (lv->uuid[0] && !strncmp(spec, "UUID=", 5) && !strcasecmp(spec + 5, lv->uuid)))
+			return true;
+	}
+	return false;
+}
+
 void fdw_lvm_pv_look(const char *disk_path, int fd, uint64_t pv_start, struct fdw_lvm_pv *pv,
 		     struct fdw_installed_os *os)
 {
@@ -348,8 +365,6 @@ void fdw_lvm_pv_look(const char *disk_path, int fd, uint64_t pv_start, struct fd
 		if (!lv->one_piece || !lv->n_pe)
 			continue;
 		probe_lv(fd, pv_start, pv, lv);
-		if (!strcmp(lv->fstype, "swap") && pv->swap_lv < 0)
-			pv->swap_lv = (int)i;
 		if (!is_ext(lv->fstype) || pv->root_lv >= 0)
 			continue;
 		/* A system on it whose fstab mounts this very volume at /: LVM's own names. */
@@ -364,4 +379,9 @@ void fdw_lvm_pv_look(const char *disk_path, int fd, uint64_t pv_start, struct fd
 		else
 			memset(os, 0, sizeof(*os));
 	}
+	/* Its swap volume: a swap area the system itself swaps on (its fstab), never just a
+	 * volume whose first bytes look like one (a stale signature under a data volume). */
+	for (unsigned i = 0; pv->root_lv >= 0 && i < pv->n_lvs && pv->swap_lv < 0; i++)
+		if (!strcmp(pv->lvs[i].fstype, "swap") && swap_of(os, pv, &pv->lvs[i]))
+			pv->swap_lv = (int)i;
 }
