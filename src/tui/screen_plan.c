@@ -248,8 +248,12 @@ static int field(struct tui *t, int y, int lw, const char *label, const char *va
 	return tui_wrap(y, 3 + lw, COLS - 4 - lw, lines, value);
 }
 
-static const char *strategy_sentence(const struct fdw_plan *pl)
+static const char *strategy_sentence(const struct fdw_target *tg, const struct fdw_plan *pl)
 {
+	if (tg->part->verdict.lvm_system)
+		return _("LVM physical volume: it ends 32 MiB before the partition's end (the room "
+			 "made first, see Boot setup); its logical volumes move with it, none is "
+			 "resized.");
 	switch (pl->strategy) {
 	case FDW_STRATEGY_SHRINK:
 		return _("shrink: the filesystem gives up 32 MiB at its end; the data moves up "
@@ -559,7 +563,7 @@ static void plan_draw(struct tui *t)
 		 fdw_format_size(p->size, a, sizeof(a)), p->fstype ? p->fstype : "",
 		 p->label ? _(", label ") : "", p->label ? p->label : "");
 	y += field(t, y, lw, labels[0], v, 1);
-	y += field(t, y, lw, labels[1], strategy_sentence(pl), 2);
+	y += field(t, y, lw, labels[1], strategy_sentence(fdw_encrypt_target(t->enc), pl), 2);
 	if (pl->detached_header)
 		snprintf(v, sizeof(v), _("in the file %s (keep it safe, off this disk)"),
 			 pl->detached_header);
