@@ -39,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fdw_installed_os_parse_os_release(text, &os);
 	fdw_installed_os_parse_crypttab(text, &os);
 	fdw_installed_os_parse_resume(text, &os);
+	fdw_installed_os_parse_default_grub(text, &os);
 	if (os.n_entries > FDW_OS_MAX_ENTRIES)
 		abort();
 	for (unsigned i = 0; i < os.n_entries; i++)

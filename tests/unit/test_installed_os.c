@@ -140,6 +140,27 @@ static void test_hostile_fstab(void **state)
 	assert_false(fstab(NULL, NULL).found);
 }
 
+/* Hibernation into a swap file: RESUME_OFFSET= for initramfs-tools, or resume_offset= on
+ * GRUB's kernel line; not a comment, not another variable's text. */
+static void test_resume_offset(void **state)
+{
+	struct fdw_installed_os os;
+
+	(void)state;
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_resume("RESUME=UUID=1234\nRESUME_OFFSET=34816\n", &os);
+	assert_true(os.hibernates && os.resume_offset);
+	memset(&os, 0, sizeof(os));
+	fdw_installed_os_parse_resume("RESUME=none\nRESUME_OFFSET=\n", &os);
+	assert_false(os.hibernates || os.resume_offset);
+	fdw_installed_os_parse_default_grub("# GRUB_CMDLINE_LINUX=\"resume_offset=1\"\n"
+					    "GRUB_DISTRIBUTOR=\"resume_offset=\"\n", &os);
+	assert_false(os.resume_offset);
+	fdw_installed_os_parse_default_grub("GRUB_TIMEOUT=5\n  GRUB_CMDLINE_LINUX_DEFAULT=\"quiet "
+					    "resume=UUID=1 resume_offset=34816\"\n", &os);
+	assert_true(os.resume_offset);
+}
+
 static void test_os_release(void **state)
 {
 	struct fdw_installed_os os;
@@ -268,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_crypttab_and_resume),
+		cmocka_unit_test(test_resume_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

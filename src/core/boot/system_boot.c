@@ -108,6 +108,12 @@ static size_t lvm_boot_steps(const struct fdw_target *t, const char *name, char 
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
 
+/* Does the conversion of @t shrink its filesystem, which may move files inside it? */
+static bool moves_files(const struct fdw_target *t)
+{
+	return t->part->verdict.carve_boot || t->part->verdict.strategy == FDW_STRATEGY_SHRINK;
+}
+
 size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char *buf,
 			     size_t len)
 {
@@ -156,6 +162,15 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 		n += snprintf(buf + n, len - (size_t)n, "\n%s %s", os->swap_file,
 			      _("(a swap file) stays where it is, inside the root, and is encrypted "
 				"with it"));
+	if (os->n_swap_files && os->resume_offset && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "\n%s",
+			      moves_files(t) ? _("hibernation into it stops working until its "
+						 "resume_offset is set again: shrinking the "
+						 "filesystem may move the file (filefrag -v names "
+						 "its first block)")
+					     : _("hibernation into it keeps working: the file does "
+						 "not move, and its resume_offset counts from the "
+						 "filesystem's start, which stays the volume's start"));
 	if (n < 0 || (size_t)n >= len)
 		return moved + (n < 0 ? 0 : len - 1);
 	if (os->n_swaps > os->n_swap_files && fdw_system_boot_swap_planned(os))

@@ -222,6 +222,25 @@ void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *ou
 			out->hibernates = true;
 			add_entry(out, spec, "", FDW_USE_RESUME);
 		}
+		if (n > 14 && !strncmp(p, "RESUME_OFFSET=", 14))
+			out->resume_offset = true;
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+void fdw_installed_os_parse_default_grub(const char *text, struct fdw_installed_os *out)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n'), *at;
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		at = n && *p != '#' ? strstr(p, "resume_offset=") : NULL;
+		if (at && (size_t)(at - p) < n && !strncmp(p, "GRUB_CMDLINE_LINUX", 18))
+			out->resume_offset = true;
 		p = nl ? nl + 1 : NULL;
 	}
 }
@@ -312,6 +331,11 @@ int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uui
 	rc = debugfs_run(fd, offset, "cat /etc/initramfs-tools/conf.d/resume\n", &text);
 	if (!rc)
 		fdw_installed_os_parse_resume(text, out);
+	free(text);
+	text = NULL;
+	rc = debugfs_run(fd, offset, "cat /etc/default/grub\n", &text);
+	if (!rc)
+		fdw_installed_os_parse_default_grub(text, out);
 	free(text);
 	text = NULL;
 	rc = debugfs_run(fd, offset, "cat /etc/crypttab\n", &text);

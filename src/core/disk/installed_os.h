@@ -57,6 +57,9 @@ struct fdw_installed_os {
 	unsigned n_swaps;		/* swap entries in its fstab */
 	unsigned n_swap_files;		/* ... of which files (/swap.img): inside a filesystem */
 	char swap_file[128];		/* the first such file (outside text), or "" */
+	bool resume_offset;		/* it hibernates into a file: RESUME_OFFSET= in its
+					 * initramfs-tools resume setting, or resume_offset= on
+					 * GRUB's kernel line */
 	/* Read through an open mapping of its LUKS volume (/dev/mapper/NAME), or "": the
 	 * system's root is encrypted, and was unlocked for fdewiz to look inside. */
 	char via[160];
@@ -86,6 +89,8 @@ void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os
  * initramfs-tools resume setting (RESUME=SPEC: an FDW_USE_RESUME entry; sets hibernates). */
 void fdw_installed_os_parse_crypttab(const char *text, struct fdw_installed_os *out);
 void fdw_installed_os_parse_resume(const char *text, struct fdw_installed_os *out);
+/* Its etc/default/grub: resume_offset= on a kernel line that is not a comment. */
+void fdw_installed_os_parse_default_grub(const char *text, struct fdw_installed_os *out);
 
 /* The fstab spec of its EFI system partition (mounted at /boot/efi), or NULL. */
 const char *fdw_installed_os_esp_spec(const struct fdw_installed_os *os);
