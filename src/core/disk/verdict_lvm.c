@@ -54,6 +54,13 @@ int fdw_verdict_lvm_explain_ok(const struct fdw_partition *p, char *buf, size_t 
 				fdw_format_size(r->swap_pe * pv->extent, b, sizeof(b)));
 	}
 	case FDW_LVM_ROOM_PVRESIZE:
+		if (!r->free_pe)
+			return snprintf(buf, len,
+					_("The whole LVM physical volume of volume group %s is "
+					  "encrypted in place, its logical volumes inside it. Its "
+					  "extents already end %s before the partition's end; LVM's "
+					  "record of its size is set that much smaller (pvresize) unless "
+					  "fdewiz did so already."), pv->vg, room);
 		return snprintf(buf, len,
 				_("The whole LVM physical volume of volume group %s is encrypted "
 				  "in place, its logical volumes inside it. The physical volume is "
