@@ -72,6 +72,19 @@ no_spdx()
 desc="every C source starts with its SPDX licence line"
 check eval '[ -z "$(no_spdx "$src")" ] || { no_spdx "$src"; false; }'
 
+# Every C source with a translatable message is in po/POTFILES.in: else xgettext never
+# sees its messages and they stay English in every language, with no warning.
+untranslated_files()
+{
+	local f
+	for f in $(grep -rlE '(^|[^A-Za-z0-9_])N?_\("' "$1" --include='*.c'); do
+		grep -qx "src/${f#"$1"/}" "$2" || echo "$f is not in po/POTFILES.in"
+	done
+}
+desc="every C source with translatable messages is in po/POTFILES.in"
+check eval '[ -z "$(untranslated_files "$src" "$src/../po/POTFILES.in")" ] ||
+	{ untranslated_files "$src" "$src/../po/POTFILES.in"; false; }'
+
 # Every environment variable the program reads is either one of the few that are not test
 # hooks (below, with why) or documented in the test hook table of HACKING.md. Names are taken
 # from getenv("NAME") and from getenv(MACRO) with "#define MACRO "NAME"", and every
@@ -181,6 +194,15 @@ check undocumented_hooks "$tmp/t" "$tmp/doc"
 printf '\tgetenv("FDEWIZ_TEST_PASSPHRASE");\n' >>"$tmp/t/core/x.c"
 desc="a hook named for a secret is found"
 check eval '[ -n "$(secret_hooks "$tmp/t")" ]'
+
+mkdir -p "$tmp/p/core"
+printf 'static const char *m = N_("a message");\n' >"$tmp/p/core/y.c"
+: >"$tmp/potfiles"
+desc="a source with messages missing from POTFILES.in is found"
+check eval '[ "$(untranslated_files "$tmp/p" "$tmp/potfiles")" = "$tmp/p/core/y.c is not in po/POTFILES.in" ]'
+echo "src/core/y.c" >"$tmp/potfiles"
+desc="it passes once listed"
+check eval '[ -z "$(untranslated_files "$tmp/p" "$tmp/potfiles")" ]'
 
 echo "test-engine-rules: $((checks - fails)) passed, $fails failed"
 [ "$fails" = 0 ]
