@@ -33,7 +33,6 @@
 #include "base/testhook.h"
 #include "base/units.h"
 #include "base/sysstate.h"
-#include "boot/boot_move.h"
 #include "disk/lvm_room.h"
 #include "boot/system_boot.h"
 #include "boot/system_data.h"
@@ -188,49 +187,6 @@ static void tell_cleared(const char *cleared, char *why, size_t len)
 		strcat(why, " ");
 	if (strlen(why) + strlen(tail) < len)
 		strcat(why, tail);
-}
-
-/* The bytes @t names: a block device's number, or an image file's device and inode. */
-static int identity_of(const struct fdw_target *t, dev_t *dev, ino_t *ino)
-{
-	struct stat st;
-
-	if (stat(t->part->node ? t->part->node : t->disk.path, &st) != 0)
-		return -errno;
-	*dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-	*ino = S_ISBLK(st.st_mode) ? 0 : st.st_ino;
-	return 0;
-}
-
-static int remember_identity(struct fdw_encrypt *e, char *why, size_t len)
-{
-	int rc = identity_of(&e->target, &e->ident_dev, &e->ident_ino);
-
-	if (rc) {
-		snprintf(why, len, _("%s: %s. Nothing was changed."), e->target.part->address,
-			 strerror(-rc));
-		return rc;
-	}
-	e->ident_start = e->target.part->start;
-	e->ident_size = e->target.part->size;
-	snprintf(e->ident_uuid, sizeof(e->ident_uuid), "%s",
-		 e->target.part->uuid ? e->target.part->uuid : "");
-	return 0;
-}
-
-/* What differs between the plan's partition and @now, in words; NULL when nothing. */
-static const char *what_changed(const struct fdw_encrypt *e, const struct fdw_target *now)
-{
-	dev_t dev;
-	ino_t ino;
-
-	if (identity_of(now, &dev, &ino) != 0 || dev != e->ident_dev || ino != e->ident_ino)
-		return _("it is another device now");
-	if (now->part->start != e->ident_start || now->part->size != e->ident_size)
-		return _("its start or size changed");
-	if (strcmp(now->part->uuid ? now->part->uuid : "", e->ident_uuid))
-		return _("it holds another filesystem now (its UUID changed)");
-	return NULL;
 }
 
 /* The plan for @rq; with no cipher asked for, the one the advisor recommends for this CPU. */
@@ -408,7 +364,7 @@ int fdw_encrypt_prepare(struct fdw_encrypt *e, const char *address,
 	if (rc && cleared[0])
 		tell_cleared(cleared, why, len);
 	if (!rc)
-		rc = remember_identity(e, why, len);
+		rc = fdw_encrypt_remember_identity(e, why, len);
 	return rc;
 }
 
@@ -547,29 +503,6 @@ static int baseline(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *
 }
 
 /*
- * Hold the partition's block device exclusively between steps: nobody can mount it or
- * build a device-mapper table on it meanwhile. Each step's own tool (mount, e2fsck,
- * resize2fs, libcryptsetup) opens it exclusively itself, so it is let go just before.
- * -EBUSY: someone else holds it (a mount in another mount namespace, a table, a RAID).
- */
-static int excl_take(struct fdw_encrypt *e)
-{
-	const char *node = e->target.part->node;
-
-	if (!node || e->excl_fd >= 0)
-		return 0;
-	e->excl_fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
-	return e->excl_fd >= 0 ? 0 : -errno;
-}
-
-static void excl_drop(struct fdw_encrypt *e)
-{
-	if (e->excl_fd >= 0)
-		close(e->excl_fd);
-	e->excl_fd = -1;
-}
-
-/*
  * The plan may be old (the wizard makes it before the passphrase and the typed YES).
  * Under the lock, look again: another disk under the same name, a partition changed,
  * a mount, loop device or table made meanwhile, and nothing is done.
@@ -593,7 +526,7 @@ static int recheck(struct fdw_encrypt *e, char *why, size_t len)
 			 address, fdw_scan_error_text(rc));
 		return rc;
 	}
-	changed = what_changed(e, &now);
+	changed = fdw_encrypt_what_changed(e, &now);
 	if (changed) {
 		snprintf(why, len, _("%s changed since the plan was made: %s. Nothing was "
 				     "changed; look at it again and start over."), address, changed);
@@ -603,7 +536,7 @@ static int recheck(struct fdw_encrypt *e, char *why, size_t len)
 	}
 	fdw_target_close(&now);
 	if (!rc)
-		rc = excl_take(e);
+		rc = fdw_encrypt_excl_take(e);
 	if (rc == -EBUSY && !why[0])
 		snprintf(why, len, _("%s is held open exclusively by something this system does "
 				     "not show here (a mount in another mount namespace, a "
@@ -641,56 +574,6 @@ static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, ch
 	return 0;
 }
 
-/*
- * A step that changes the layout before the conversion: a /boot inside the root made a
- * partition of its own (@lvm false), or the header's room made at the end of an installed
- * system's LVM physical volume. The system starts unencrypted as before afterwards; the
- * plan is made again for the partition as it is now.
- */
-static int layout_step(struct fdw_encrypt *e, bool lvm, fdw_phase_fn phase, void *ctx,
-		       char *why, size_t len)
-{
-	struct fdw_plan_request rq = { .sector_size = e->plan.sector_size,
-				       .key_bits = e->plan.key_bits };
-	const char *plan_why = "";
-	char spec[72];
-	int rc;
-
-	excl_drop(e);
-	announce(phase, ctx, lvm ? FDW_PHASE_LVM_ROOM : FDW_PHASE_MOVING_BOOT);
-	rc = lvm ? fdw_lvm_room_run(&e->target, why, len)
-		 : fdw_boot_move_run(&e->target, why, len);
-	e->target_open = e->target.part != NULL;
-	if (rc)
-		return rc;
-	snprintf(spec, sizeof(spec), "%s-%s", e->plan.cipher, e->plan.cipher_mode);
-	rq.cipher_spec = spec;
-	rc = fdw_plan_make(e->target.part, &rq, &e->plan, &plan_why);
-	if (!rc)
-		rc = remember_identity(e, why, len);
-	if (rc && !why[0])
-		snprintf(why, len, lvm ? _("The header's room is made at the end of the physical "
-					   "volume and the system starts unencrypted as before, "
-					   "but it cannot be encrypted: %s Look at it again with "
-					   "'fdewiz list'.")
-				       : _("/boot is a partition of its own now and the system "
-					   "starts unencrypted as before, but the root cannot be "
-					   "encrypted: %s Look at it again with 'fdewiz list'."),
-			 plan_why);
-	return rc ? rc : excl_take(e);
-}
-
-/* The layout step the partition needs before its conversion, if any. */
-static int layout_steps(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
-			size_t len)
-{
-	if (e->target.part->verdict.carve_boot || fdw_boot_move_unfinished(&e->target))
-		return layout_step(e, false, phase, ctx, why, len);
-	if (fdw_lvm_room_needed(&e->target))
-		return layout_step(e, true, phase, ctx, why, len);
-	return 0;
-}
-
 static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
@@ -712,7 +595,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
 	}
-	rc = layout_steps(e, phase, ctx, why, len);
+	rc = fdw_encrypt_layout_steps(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
 	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);
@@ -737,12 +620,12 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		 e->plan.cipher_mode, e->plan.key_bits);
 	if (e->bench_baseline && fdw_encrypt_can_bench(e)) {
 		snprintf(job->bench_scale, sizeof(job->bench_scale), "%s", e->bench_scale);
-		excl_drop(e);
+		fdw_encrypt_excl_drop(e);
 		rc = baseline(e, phase, ctx, why, len);
 		if (rc)
 			return rc;
 	}
-	excl_drop(e);
+	fdw_encrypt_excl_drop(e);
 	rc = make_room(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
@@ -798,7 +681,7 @@ int fdw_encrypt_begin(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	rc = begin_steps(e, pass, phase, ctx, why, len);
-	excl_drop(e);
+	fdw_encrypt_excl_drop(e);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
@@ -811,7 +694,7 @@ void fdw_encrypt_close(struct fdw_encrypt *e)
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);
 	e->lock_fd = -1;
-	excl_drop(e);
+	fdw_encrypt_excl_drop(e);
 	free(e->predicted);
 	e->predicted = NULL;
 }

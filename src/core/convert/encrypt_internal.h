@@ -37,4 +37,17 @@ struct fdw_encrypt {
 	struct fdw_bench_run *predicted;
 };
 
+/* encrypt_hold.c: the exclusive hold on the partition (-EBUSY: someone else holds it), and
+ * what the plan was made for, remembered and compared with @now (NULL: nothing changed;
+ * else what did, in words). */
+int fdw_encrypt_excl_take(struct fdw_encrypt *e);
+void fdw_encrypt_excl_drop(struct fdw_encrypt *e);
+int fdw_encrypt_remember_identity(struct fdw_encrypt *e, char *why, size_t len);
+const char *fdw_encrypt_what_changed(const struct fdw_encrypt *e, const struct fdw_target *now);
+
+/* layout_steps.c: the layout step @e's partition needs before its conversion, if any (the
+ * plan is made again afterwards). 0, or -errno with @why. */
+int fdw_encrypt_layout_steps(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,
+			     size_t len);
+
 #endif
