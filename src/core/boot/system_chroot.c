@@ -405,9 +405,8 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 		rc = steps_in_child(job, &r, mapper, pass, res->loader_note,
 				    sizeof(res->loader_note));
 	}
-	if (r.vg[0] && fdw_lvm_deactivate(r.vg, false, why, len) != 0)
+	if (r.vg[0] && fdw_lvm_deactivate(r.vg, false, NULL, 0) != 0)
 		fdw_log(FDW_LOG_WARN, "system boot: volume group %s stays active", r.vg);
-	why[0] = '\0';
 	if (renamed && rename_dm(r.name, open_name) != 0)
 		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s keeps its name %s", open_name,
 			r.name);

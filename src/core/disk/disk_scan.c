@@ -98,12 +98,6 @@ static void usage_from_mount(struct fdw_partition *p)
 	p->fs_used = p->fs_size - p->fs_free;
 }
 
-static bool is_ext(const char *fstype)
-{
-	return fstype && (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
-			  !strcmp(fstype, "ext4"));
-}
-
 /*
  * An installed system inside @p? Read from the disk (or image) at the partition's offset,
  * never mounted. Only ext2/3/4 can be read without mounting; a failure to look is logged
@@ -153,7 +147,7 @@ static void look_inside_open_luks(struct fdw_partition *p)
 		type = blkid_get_tag_value(NULL, "TYPE", via);
 		uuid = blkid_get_tag_value(NULL, "UUID", via);
 		label = blkid_get_tag_value(NULL, "LABEL", via);
-		if (is_ext(type) && fdw_installed_os_probe(via, 0, uuid, label, &p->os) == 0 &&
+		if (fdw_fstype_is_ext(type) && fdw_installed_os_probe(via, 0, uuid, label, &p->os) == 0 &&
 		    p->os.found)
 			snprintf(p->os.via, sizeof(p->os.via), "%s", via);
 		else
@@ -204,7 +198,7 @@ static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
 	char dev[PATH_MAX + 32];
 	uint64_t min;
 
-	if (!is_ext(p->fstype) || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
+	if (!fdw_fstype_is_ext(p->fstype) || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
 	    fdw_has_free_tail(p))
 		return;
 	/* A node of its own, or the disk with e2fsprogs' "?offset=" (no '?' in the name). */
@@ -255,7 +249,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 			return rc;
 		probe_unrecognised(d, fd, p);
 	}
-	if (is_ext(p->fstype))
+	if (fdw_fstype_is_ext(p->fstype))
 		look_for_installed_os(d, p);
 	if (d->kind == FDW_DISK_BLOCK && p->number == 0)
 		rdev = disk_rdev;

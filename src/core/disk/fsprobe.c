@@ -196,7 +196,7 @@ static void probe_usage(int fd, uint64_t offset, uint64_t size, struct fdw_parti
 	uint64_t sb_off;
 	int (*parse)(const unsigned char *, size_t, struct fdw_fs_usage *);
 
-	if (!strcmp(t, "ext2") || !strcmp(t, "ext3") || !strcmp(t, "ext4")) {
+	if (fdw_fstype_is_ext(t)) {
 		sb_off = 1024;
 		parse = fdw_ext_usage;
 	} else if (!strcmp(t, "xfs")) {
@@ -246,6 +246,12 @@ static void probe_luks(int fd, uint64_t offset, uint64_t size, struct fdw_partit
 		fdw_log(FDW_LOG_WARN, "LUKS header at %llu could not be parsed",
 			(unsigned long long)offset);
 	free(buf);
+}
+
+bool fdw_fstype_is_ext(const char *fstype)
+{
+	return fstype && (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+			  !strcmp(fstype, "ext4"));
 }
 
 int fdw_fsprobe(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part)

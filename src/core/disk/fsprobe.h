@@ -16,6 +16,9 @@
  */
 int fdw_fsprobe(int fd, uint64_t offset, uint64_t size, struct fdw_partition *part);
 
+/* Is @fstype (blkid's TYPE; may be NULL) ext2, ext3 or ext4? */
+bool fdw_fstype_is_ext(const char *fstype);
+
 /* Superblock parsers; each returns 0 and fills what it knows, or -EINVAL. */
 struct fdw_fs_usage {
 	int64_t size, used, free, block_size, sector_size;

@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "base/spawn.h"
+#include "fsprobe.h"
 #include "installed_os.h"
 #include "lvm_pv.h"
 
@@ -134,13 +135,9 @@ int fdw_lvm_parse_lvs(const char *json, struct fdw_lvm_pv *out)
 	for (size_t i = 0; i < n && out->n_lvs < FDW_LVM_MAX_LVS; i++) {
 		struct json_object *row = json_object_array_get_idx(rows, i);
 		struct fdw_lvm_lv *lv = &out->lvs[out->n_lvs];
-		char active[16];
-
 		memset(lv, 0, sizeof(*lv));
 		str(row, "lv_name", lv->name, sizeof(lv->name));
 		str(row, "lv_dm_path", lv->dm_path, sizeof(lv->dm_path));
-		str(row, "lv_active", active, sizeof(active));
-		lv->active = !strcmp(active, "active");
 		/* One linear segment; where it lies comes from the PV's segments. */
 		lv->one_piece = num(row, "seg_count") == 1;
 		if (lv->name[0] && !strchr(lv->name, '/') && !strncmp(lv->dm_path, "/dev/mapper/", 12))
@@ -250,7 +247,7 @@ int fdw_lvm_pv_read(const char *node, struct fdw_lvm_pv *out)
 	text = NULL;
 	if (!rc && out->vg[0]) {
 		char *lv_argv[] = { "lvs", "--reportformat", "json", "--units", "b", "--nosuffix",
-				    "-o", "lv_name,lv_dm_path,lv_active,seg_count", out->vg, NULL };
+				    "-o", "lv_name,lv_dm_path,seg_count", out->vg, NULL };
 
 		rc = report(lv_argv, &text);
 		if (!rc)
@@ -334,11 +331,6 @@ static void probe_lv(int fd, uint64_t pv_start, const struct fdw_lvm_pv *pv,
 	blkid_free_probe(pr);
 }
 
-static bool is_ext(const char *t)
-{
-	return !strcmp(t, "ext2") || !strcmp(t, "ext3") || !strcmp(t, "ext4");
-}
-
 /* Does @os swap on @lv (an fstab swap line naming it by device or by its UUID)? */
 static bool swap_of(const struct fdw_installed_os *os, const struct fdw_lvm_pv *pv,
 		    const struct fdw_lvm_lv *lv)
@@ -365,7 +357,7 @@ void fdw_lvm_pv_look(const char *disk_path, int fd, uint64_t pv_start, struct fd
 		if (!lv->one_piece || !lv->n_pe)
 			continue;
 		probe_lv(fd, pv_start, pv, lv);
-		if (!is_ext(lv->fstype) || pv->root_lv >= 0)
+		if (!fdw_fstype_is_ext(lv->fstype) || pv->root_lv >= 0)
 			continue;
 		/* A system on it whose fstab mounts this very volume at /: LVM's own names. */
 		if (fdw_installed_os_probe(disk_path, pv_start + fdw_lvm_lv_offset(pv, lv),

@@ -19,7 +19,6 @@ struct fdw_lvm_lv {
 	char dm_path[192];		/* /dev/mapper/VG-LV with LVM's doubled dashes */
 	uint64_t first_pe, n_pe;	/* its extents in this PV, when in one piece */
 	bool one_piece;			/* one linear segment, on this PV */
-	bool active;
 	char fstype[16];		/* what blkid finds at its start (the scan fills it) */
 	char uuid[40];
 	char label[64];

@@ -172,10 +172,12 @@ int fdw_lvm_deactivate(const char *vg, bool nothing_yet, char *why, size_t len)
 {
 	if (vgchange(vg, "n") == 0)
 		return 0;
-	snprintf(why, len, _("the volume group %s could not be deactivated: one of its logical "
-			     "volumes is in use (mounted, an active swap, or open). Unmount it or "
-			     "swapoff it, then try again.%s"), vg,
-		 nothing_yet ? _(" Nothing was changed.") : "");
+	if (why)
+		snprintf(why, len,
+			 _("the volume group %s could not be deactivated: one of its logical "
+			   "volumes is in use (mounted, an active swap, or open). Unmount it or "
+			   "swapoff it, then try again.%s"),
+			 vg, nothing_yet ? _(" Nothing was changed.") : "");
 	return -EBUSY;
 }
 

@@ -27,8 +27,8 @@ bool fdw_lvm_room_needed(const struct fdw_target *t);
  */
 int fdw_lvm_room_run(struct fdw_target *t, char *why, size_t len);
 
-/* Deactivate volume group @vg (vgchange -an). 0, or -errno with @why ("Nothing was
- * changed." when @nothing_yet). */
+/* Deactivate volume group @vg (vgchange -an). 0, or -EBUSY with @why when not NULL
+ * ("Nothing was changed." when @nothing_yet). */
 int fdw_lvm_deactivate(const char *vg, bool nothing_yet, char *why, size_t len);
 /* Activate volume group @vg (vgchange -ay). 0 or -EIO. */
 int fdw_lvm_activate(const char *vg);

@@ -8,6 +8,7 @@
 #include "boot_carve.h"
 #include "verdict_lvm.h"
 #include "disk.h"
+#include "fsprobe.h"
 #include "base/i18n.h"
 #include "os_support.h"
 #include "base/units.h"
@@ -110,7 +111,7 @@ static bool fstype_is(const struct fdw_partition *p, const char *t)
 
 static bool is_ext(const struct fdw_partition *p)
 {
-	return fstype_is(p, "ext2") || fstype_is(p, "ext3") || fstype_is(p, "ext4");
+	return fdw_fstype_is_ext(p->fstype);
 }
 
 /* A btrfs fdewiz can shrink: on one device (the scan then estimated its minimum). */
