@@ -449,16 +449,21 @@ for f in usr/sbin/grub-install usr/sbin/update-grub usr/sbin/grub-mkconfig usr/s
 	[ -e "$root/$f" ] || die "the new system has no /$f"
 done
 
-# The third image's GRUB for EFI, made by hand as grub-install --no-nvram would: the
-# modules in /boot/grub/x86_64-efi, the menu in /boot/grub, and an image whose embedded
-# config finds the root by UUID and reads /boot/grub there, in the ESP under Debian's name
-# and the removable path, with Debian's stub grub.cfg beside it. No firmware variables.
-say "GRUB for EFI (third image)"
-be_grub=$efi_root/boot/grub
-mkdir -p "$be_grub/x86_64-efi" "$efi_root/boot/efi"
-cp "$efi_root"/usr/lib/grub/x86_64-efi/*.mod "$efi_root"/usr/lib/grub/x86_64-efi/*.lst "$be_grub/x86_64-efi/"
-cat >"$be_grub/grub.cfg" <<EOF2
-# Written like grub-mkconfig's output for one kernel, /boot a folder of the root.
+# efi_grub TREE UUID PREFIX ROOT ESP WHAT: GRUB for EFI in the system TREE, made by hand as
+# grub-install --no-nvram would: the modules in TREE/boot/grub/x86_64-efi, the menu beside
+# them (its kernel and initramfs read where PREFIX's file system has them, the kernel line
+# naming the root as ROOT; WHAT says where /boot is), and an image whose embedded config
+# finds the file system with UUID and reads PREFIX there, in the ESP tree ESP under Debian's
+# name and the removable path, with Debian's stub grub.cfg beside it. No firmware variables.
+efi_grub()
+{
+	local tree=$1 uuid=$2 prefix=$3 rootarg=$4 esp=$5 what=$6 kdir=${3%/grub}
+
+	mkdir -p "$tree/boot/grub/x86_64-efi" "$tree/boot/efi"
+	cp "$tree"/usr/lib/grub/x86_64-efi/*.mod "$tree"/usr/lib/grub/x86_64-efi/*.lst \
+		"$tree/boot/grub/x86_64-efi/"
+	cat >"$tree/boot/grub/grub.cfg" <<EOF2
+# Written like grub-mkconfig's output for one kernel, $what.
 serial --unit=0 --speed=115200
 terminal_input serial
 terminal_output serial
@@ -466,31 +471,37 @@ set timeout=0
 set default=0
 insmod part_gpt
 insmod ext2
-search --no-floppy --fs-uuid --set=root $be_root_uuid
+search --no-floppy --fs-uuid --set=root $uuid
 menuentry 'Debian GNU/Linux' {
 	insmod part_gpt
 	insmod ext2
-	search --no-floppy --fs-uuid --set=root $be_root_uuid
-	linux /boot/vmlinuz-$kver root=UUID=$be_root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
-	initrd /boot/initrd.img-$kver
+	search --no-floppy --fs-uuid --set=root $uuid
+	linux $kdir/vmlinuz-$kver root=$rootarg ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	initrd $kdir/initrd.img-$kver
 }
 EOF2
-cat >"$efi_root/tmp/load.cfg" <<EOF2
-search --no-floppy --fs-uuid --set=root $be_root_uuid
-set prefix=(\$root)'/boot/grub'
+	cat >"$tree/tmp/load.cfg" <<EOF2
+search --no-floppy --fs-uuid --set=root $uuid
+set prefix=(\$root)'$prefix'
 EOF2
-chroot "$efi_root" grub-mkimage -O x86_64-efi -o /tmp/grubx64.efi -p /boot/grub -c /tmp/load.cfg \
-	part_gpt part_msdos fat ext2 search search_fs_uuid normal configfile linux boot echo test \
-	serial terminal all_video efi_gop efi_uga gzio >&2
-mkdir -p "$tmp/esp/EFI/debian" "$tmp/esp/EFI/BOOT"
-mv "$efi_root/tmp/grubx64.efi" "$tmp/esp/EFI/debian/grubx64.efi"
-rm -f "$efi_root/tmp/load.cfg"
-cp "$tmp/esp/EFI/debian/grubx64.efi" "$tmp/esp/EFI/BOOT/BOOTX64.EFI"
-cat >"$tmp/esp/EFI/debian/grub.cfg" <<EOF2
-search.fs_uuid $be_root_uuid root hd0,gpt2
-set prefix=(\$root)'/boot/grub'
+	chroot "$tree" grub-mkimage -O x86_64-efi -o /tmp/grubx64.efi -p "$prefix" -c /tmp/load.cfg \
+		part_gpt part_msdos fat ext2 search search_fs_uuid normal configfile linux boot echo \
+		test serial terminal all_video efi_gop efi_uga gzio >&2
+	mkdir -p "$esp/EFI/debian" "$esp/EFI/BOOT"
+	mv "$tree/tmp/grubx64.efi" "$esp/EFI/debian/grubx64.efi"
+	rm -f "$tree/tmp/load.cfg"
+	cp "$esp/EFI/debian/grubx64.efi" "$esp/EFI/BOOT/BOOTX64.EFI"
+	cat >"$esp/EFI/debian/grub.cfg" <<EOF2
+search.fs_uuid $uuid root hd0,gpt2
+set prefix=(\$root)'$prefix'
 configfile \$prefix/grub.cfg
 EOF2
+}
+
+# The third image's, for a /boot inside its root.
+say "GRUB for EFI (third image)"
+efi_grub "$efi_root" "$be_root_uuid" /boot/grub "UUID=$be_root_uuid" "$tmp/esp" \
+	"/boot a folder of the root"
 cat >"$efi_root/etc/fstab" <<EOF2
 # /etc/fstab: static file system information.
 UUID=$be_root_uuid / ext4 errors=remount-ro 0 1
@@ -498,47 +509,11 @@ UUID=$be_esp_uuid /boot/efi vfat umask=0077 0 1
 UUID=$be_swap_uuid none swap sw 0 0
 EOF2
 
-# The fourth image's GRUB for EFI, made the same way for a /boot of its own: the modules and
-# the menu in its grub/, an image whose embedded config finds that file system by UUID and
-# reads /grub there (GRUB needs no lvm module: nothing it reads is on the VG).
+# The fourth image's, for a /boot of its own (GRUB needs no lvm module: nothing it reads is
+# on the VG).
 say "GRUB for EFI (fourth image)"
-lv_grub=$lvm_tree/boot/grub
-mkdir -p "$lv_grub/x86_64-efi" "$lvm_tree/boot/efi"
-cp "$lvm_tree"/usr/lib/grub/x86_64-efi/*.mod "$lvm_tree"/usr/lib/grub/x86_64-efi/*.lst "$lv_grub/x86_64-efi/"
-cat >"$lv_grub/grub.cfg" <<EOF2
-# Written like grub-mkconfig's output for one kernel, /boot a partition of its own.
-serial --unit=0 --speed=115200
-terminal_input serial
-terminal_output serial
-set timeout=0
-set default=0
-insmod part_gpt
-insmod ext2
-search --no-floppy --fs-uuid --set=root $lv_boot_uuid
-menuentry 'Debian GNU/Linux' {
-	insmod part_gpt
-	insmod ext2
-	search --no-floppy --fs-uuid --set=root $lv_boot_uuid
-	linux /vmlinuz-$kver root=$lv_mapper-root ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
-	initrd /initrd.img-$kver
-}
-EOF2
-cat >"$lvm_tree/tmp/load.cfg" <<EOF2
-search --no-floppy --fs-uuid --set=root $lv_boot_uuid
-set prefix=(\$root)'/grub'
-EOF2
-chroot "$lvm_tree" grub-mkimage -O x86_64-efi -o /tmp/grubx64.efi -p /grub -c /tmp/load.cfg \
-	part_gpt part_msdos fat ext2 search search_fs_uuid normal configfile linux boot echo test \
-	serial terminal all_video efi_gop efi_uga gzio >&2
-mkdir -p "$tmp/lv-esp/EFI/debian" "$tmp/lv-esp/EFI/BOOT"
-mv "$lvm_tree/tmp/grubx64.efi" "$tmp/lv-esp/EFI/debian/grubx64.efi"
-rm -f "$lvm_tree/tmp/load.cfg"
-cp "$tmp/lv-esp/EFI/debian/grubx64.efi" "$tmp/lv-esp/EFI/BOOT/BOOTX64.EFI"
-cat >"$tmp/lv-esp/EFI/debian/grub.cfg" <<EOF2
-search.fs_uuid $lv_boot_uuid root hd0,gpt2
-set prefix=(\$root)'/grub'
-configfile \$prefix/grub.cfg
-EOF2
+efi_grub "$lvm_tree" "$lv_boot_uuid" /grub "$lv_mapper-root" "$tmp/lv-esp" \
+	"/boot a partition of its own"
 
 say "filesystems and the disk image"
 boot_mib=192
@@ -587,6 +562,17 @@ truncate -s "${swap_mib}M" "$tmp/bi-swap.fs"
 mkswap -q -U "$bi_swap_uuid" "$tmp/bi-swap.fs"
 e2fsck -fn "$tmp/bi-root.fs" >&2
 
+# esp_image TREE FILE ID UUID: a 64 MiB FAT32 ESP in FILE with volume ID ID, holding TREE's
+# EFI folder, filled with mtools (never mounted), checked to carry UUID and to be clean.
+esp_image()
+{
+	truncate -s "${esp_mib}M" "$2"
+	mkfs.vfat -F 32 -n EFI -i "$3" "$2" >&2
+	MTOOLS_SKIP_CHECK=1 mcopy -s -i "$2" "$1/EFI" ::/
+	[ "$(blkid -o value -s UUID "$2")" = "$4" ] || die "the ESP $2's UUID is not $4"
+	fsck.vfat -n "$2" >&2
+}
+
 # The third image: its root as large as the second's (the same room to carve a /boot and
 # a header from its end), a 64 MiB FAT32 ESP filled with mtools (never mounted), swap.
 esp_mib=64
@@ -594,12 +580,7 @@ be_root_mib=$bi_root_mib
 be_disk_mib=$((1 + esp_mib + be_root_mib + swap_mib + 1))
 mkfs.ext4 -q -F -b 4096 -U "$be_root_uuid" -L root -d "$efi_root" "$tmp/be-root.fs" "${be_root_mib}M" >&2
 e2fsck -fn "$tmp/be-root.fs" >&2
-truncate -s "${esp_mib}M" "$tmp/be-esp.fs"
-mkfs.vfat -F 32 -n EFI -i "$be_esp_id" "$tmp/be-esp.fs" >&2
-MTOOLS_SKIP_CHECK=1 mcopy -s -i "$tmp/be-esp.fs" "$tmp/esp/EFI" ::/
-[ "$(blkid -o value -s UUID "$tmp/be-esp.fs")" = "$be_esp_uuid" ] ||
-	die "the ESP's UUID is not $be_esp_uuid"
-fsck.vfat -n "$tmp/be-esp.fs" >&2
+esp_image "$tmp/esp" "$tmp/be-esp.fs" "$be_esp_id" "$be_esp_uuid"
 truncate -s "${swap_mib}M" "$tmp/be-swap.fs"
 mkswap -q -U "$be_swap_uuid" "$tmp/be-swap.fs"
 
@@ -623,12 +604,7 @@ mkfs.ext4 -q -F -b 4096 -U "$lv_boot_uuid" -L boot -d "$tmp/lv-bootfs" "$tmp/lv-
 mkfs.ext4 -q -F -b 4096 -U "$lv_root_uuid" -L root -d "$lvm_tree" "$tmp/lv-root.fs" "${lv_root_mib}M" >&2
 e2fsck -fn "$tmp/lv-boot.fs" >&2
 e2fsck -fn "$tmp/lv-root.fs" >&2
-truncate -s "${esp_mib}M" "$tmp/lv-esp.fs"
-mkfs.vfat -F 32 -n EFI -i "$lv_esp_id" "$tmp/lv-esp.fs" >&2
-MTOOLS_SKIP_CHECK=1 mcopy -s -i "$tmp/lv-esp.fs" "$tmp/lv-esp/EFI" ::/
-[ "$(blkid -o value -s UUID "$tmp/lv-esp.fs")" = "$lv_esp_uuid" ] ||
-	die "the LVM image's ESP's UUID is not $lv_esp_uuid"
-fsck.vfat -n "$tmp/lv-esp.fs" >&2
+esp_image "$tmp/lv-esp" "$tmp/lv-esp.fs" "$lv_esp_id" "$lv_esp_uuid"
 truncate -s "${lv_swap_mib}M" "$tmp/lv-swap.fs"
 mkswap -q -U "$lv_swap_uuid" "$tmp/lv-swap.fs"
 
