@@ -155,3 +155,17 @@ vm_home_result()
 {
 	{ tr -d '\r' <"$1" | grep -a "^FDW-${2:-HOME} " || true; } | tail -n1
 }
+
+# vm_cut_power_on MARKER: in the background, kill the QEMU of the next vm_run (started with
+# FDEWIZ_VM_PIDFILE=$VM_WORK/qemu.pid) as a power cut would, as soon as its log has a line
+# starting with MARKER (the guest's "POWERCUT-NOW"). VM_CUTTER: that watcher, to wait for.
+vm_cut_power_on()
+{
+	(
+		while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q "^$1" "$VM_WORK/vm.log"; do
+			sleep 1
+		done
+		kill -KILL "$(cat "$VM_WORK/qemu.pid")"
+	) &
+	VM_CUTTER=$!
+}

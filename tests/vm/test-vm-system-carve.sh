@@ -41,16 +41,10 @@ mkfs.ext4 -q -F -L fdw-state "$state"
 # 1. list, the plan, then encrypt cut inside the move of /boot: fdewiz dies at the test
 # point and the host kills QEMU as soon as the guest says so.
 pidfile=$VM_WORK/qemu.pid
-(
-	while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q '^system-carve: POWERCUT-NOW' "$VM_WORK/vm.log"; do
-		sleep 1
-	done
-	kill -KILL "$(cat "$pidfile")"
-) &
-killer=$!
+vm_cut_power_on 'system-carve: POWERCUT-NOW'
 FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 1800 --keep-going-on-kill --disk "$img" \
 	--disk "$state" "$VM_HERE/guest/system-carve.sh" "$FDEWIZ" "$VM_WORK" cut
-wait "$killer" 2>/dev/null || true
+wait "$VM_CUTTER" 2>/dev/null || true
 phase "list-plan-then-power-cut-in-the-move"
 vm_check "the live VM was cut inside the move of /boot (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "fdewiz had reached the partition table step" grep -q '^system-carve: POWERCUT-NOW' "$VM_LOG"
@@ -69,20 +63,10 @@ vm_check "the cut came after the table had the new partition" \
 cp "$VM_LOG" "$VM_WORK/cut.log"
 
 # 2. resume finishes the move; encrypt converts the root and is cut before its boot step.
-cut_when_told() # the guest says POWERCUT-NOW: QEMU is killed, as a power cut would
-{
-	(
-		while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q '^system-carve: POWERCUT-NOW' "$VM_WORK/vm.log"; do
-			sleep 1
-		done
-		kill -KILL "$(cat "$pidfile")"
-	) &
-	killer=$!
-}
-cut_when_told
+vm_cut_power_on 'system-carve: POWERCUT-NOW'
 FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 2400 --keep-going-on-kill --disk "$img" \
 	--disk "$state" "$VM_HERE/guest/system-carve.sh" "$FDEWIZ" "$VM_WORK" resume
-wait "$killer" 2>/dev/null || true
+wait "$VM_CUTTER" 2>/dev/null || true
 phase "resume-move-then-encrypt-then-power-cut"
 vm_check "the second live VM was cut after the conversion (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "after the power cut the record still said shrunk" \

@@ -41,16 +41,10 @@ mkfs.ext4 -q -F -L fdw-state "$state"
 # 1. list, the plan, then encrypt cut inside the room-making: fdewiz dies at the test point
 # and the host kills QEMU as soon as the guest says so.
 pidfile=$VM_WORK/qemu.pid
-(
-	while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q '^system-lvm: POWERCUT-NOW' "$VM_WORK/vm.log"; do
-		sleep 1
-	done
-	kill -KILL "$(cat "$pidfile")"
-) &
-killer=$!
+vm_cut_power_on 'system-lvm: POWERCUT-NOW'
 FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 1800 --keep-going-on-kill --disk "$img" \
 	--disk "$state" "$VM_HERE/guest/system-lvm.sh" "$FDEWIZ" "$VM_WORK" cut "$srcdir"
-wait "$killer" 2>/dev/null || true
+wait "$VM_CUTTER" 2>/dev/null || true
 phase "list-plan-then-power-cut-in-the-room-making"
 vm_check "the live VM was cut inside the room-making (rc $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "fdewiz had shrunk the swap volume" grep -q '^system-lvm: POWERCUT-NOW' "$VM_LOG"
