@@ -542,7 +542,7 @@ static int resume_boot_move(struct fdw_resume *r, const char *address)
 		printf(_("%s: making /boot a partition of its own was cut short; going on...\n"),
 		       cli_safe(address));
 	fflush(stdout);
-	if (fdw_resume_boot_move(r, why, sizeof(why)) != 0) {
+	if (fdw_resume_layout_step(r, why, sizeof(why)) != 0) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}

@@ -230,7 +230,7 @@ struct fdw_resume {
 	bool boot_only;			/* converted; only an installed system's boot step
 					 * is left (fdw_system_boot_finish) */
 	bool boot_move_only;		/* not converted; a move of its /boot out of the
-					 * root was cut short (fdw_resume_boot_move) */
+					 * root was cut short (fdw_resume_layout_step) */
 	bool lvm_room_only;		/* not converted; making the header's room at its
 					 * LVM PV's end was cut short (the same call) */
 	struct fdw_target target;
@@ -249,7 +249,7 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
  * system then starts unencrypted as before, and the root can be encrypted. Needs no
  * passphrase. 0, or -errno with @why.
  */
-int fdw_resume_boot_move(struct fdw_resume *r, char *why, size_t len);
+int fdw_resume_layout_step(struct fdw_resume *r, char *why, size_t len);
 /* 0 when @pass opens the volume; -EPERM with @why when it is wrong. */
 int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
 				char *why, size_t len);

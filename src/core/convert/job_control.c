@@ -230,7 +230,7 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	return fdw_holders_check(&r->target, r->job.active_name, why, len);
 }
 
-int fdw_resume_boot_move(struct fdw_resume *r, char *why, size_t len)
+int fdw_resume_layout_step(struct fdw_resume *r, char *why, size_t len)
 {
 	int rc = r->lvm_room_only ? fdw_lvm_room_run(&r->target, why, len)
 				  : fdw_boot_move_run(&r->target, why, len);

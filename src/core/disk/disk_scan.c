@@ -147,8 +147,8 @@ static void look_inside_open_luks(struct fdw_partition *p)
 		type = blkid_get_tag_value(NULL, "TYPE", via);
 		uuid = blkid_get_tag_value(NULL, "UUID", via);
 		label = blkid_get_tag_value(NULL, "LABEL", via);
-		if (fdw_fstype_is_ext(type) && fdw_installed_os_probe(via, 0, uuid, label, &p->os) == 0 &&
-		    p->os.found)
+		if (fdw_fstype_is_ext(type) &&
+		    fdw_installed_os_probe(via, 0, uuid, label, &p->os) == 0 && p->os.found)
 			snprintf(p->os.via, sizeof(p->os.via), "%s", via);
 		else
 			memset(&p->os, 0, sizeof(p->os));
@@ -198,8 +198,8 @@ static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
 	char dev[PATH_MAX + 32];
 	uint64_t min;
 
-	if (!fdw_fstype_is_ext(p->fstype) || p->fs_block_size <= 0 || p->n_mountpoints || p->n_holders ||
-	    fdw_has_free_tail(p))
+	if (!fdw_fstype_is_ext(p->fstype) || p->fs_block_size <= 0 || p->n_mountpoints ||
+	    p->n_holders || fdw_has_free_tail(p))
 		return;
 	/* A node of its own, or the disk with e2fsprogs' "?offset=" (no '?' in the name). */
 	if (p->node && access(p->node, F_OK) == 0)
