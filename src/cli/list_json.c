@@ -61,6 +61,8 @@ static struct json_object *installed_os_json(const struct fdw_installed_os *os)
 	o = json_object_new_object();
 	json_object_object_add(o, "name", nullable_string(*os->name ? os->name : NULL));
 	json_object_object_add(o, "fstab_names_it", json_object_new_boolean(os->fstab_names_it));
+	json_object_object_add(o, "root_subvolume",
+			       nullable_string(*os->root_subvol ? os->root_subvol : NULL));
 	json_object_object_add(o, "boot_separate", json_object_new_boolean(os->boot_separate));
 	json_object_object_add(o, "usr_separate", json_object_new_boolean(os->usr_separate));
 	json_object_object_add(o, "home_separate", json_object_new_boolean(os->home_separate));

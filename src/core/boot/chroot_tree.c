@@ -12,6 +12,12 @@
 int fdw_tree_mount(struct fdw_tree *t, const char *src, const char *sub, const char *type,
 		   unsigned long flags)
 {
+	return fdw_tree_mount_data(t, src, sub, type, flags, NULL);
+}
+
+int fdw_tree_mount_data(struct fdw_tree *t, const char *src, const char *sub,
+			const char *type, unsigned long flags, const char *data)
+{
 	char *dst;
 	size_t n = strlen(t->root);
 
@@ -22,7 +28,7 @@ int fdw_tree_mount(struct fdw_tree *t, const char *src, const char *sub, const c
 		return -ENAMETOOLONG;
 	memcpy(dst, t->root, n);
 	strcpy(dst + n, sub);
-	if (mount(src, dst, type, flags, NULL) != 0) {
+	if (mount(src, dst, type, flags, data) != 0) {
 		int err = -errno;
 
 		fdw_log(FDW_LOG_ERROR, "system boot: cannot mount %s on %s: %s", src, dst,

@@ -16,6 +16,9 @@ struct fdw_tree {
  * logged. */
 int fdw_tree_mount(struct fdw_tree *t, const char *src, const char *sub, const char *type,
 		   unsigned long flags);
+/* The same with the filesystem's own options (@data: "subvol=@rootfs"), or NULL. */
+int fdw_tree_mount_data(struct fdw_tree *t, const char *src, const char *sub,
+			const char *type, unsigned long flags, const char *data);
 /* The live system's /dev, /proc, /sys and /run, bound inside: what the tools of the
  * system (update-initramfs, grub-install) need to find its disks. */
 int fdw_tree_bind_system(struct fdw_tree *t);

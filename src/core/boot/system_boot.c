@@ -288,6 +288,9 @@ int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job
 	r.initramfs = t->part->os.initramfs;
 	r.loader = t->part->os.loader;
 	r.swap = fdw_system_boot_swap_planned(&t->part->os);
+	snprintf(r.root_subvol, sizeof(r.root_subvol), "%s", t->part->os.root_subvol);
+	snprintf(r.root_fstype, sizeof(r.root_fstype), "%s",
+		 t->part->fstype ? t->part->fstype : "");
 	if (t->part->verdict.lvm_system) {
 		const struct fdw_lvm_lv *lv = &t->part->lvm.lvs[t->part->lvm.root_lv];
 
@@ -336,9 +339,10 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 
 	n = snprintf(text, sizeof(text),
 		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\n"
-		     "vg=%s\nroot_dev=%s\nroot_fstype=%s\ndone=%d\n%s",
+		     "vg=%s\nroot_dev=%s\nroot_fstype=%s\nroot_subvol=%s\ndone=%d\n%s",
 		     r->name, r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader,
-		     r->swap ? 1 : 0, r->vg, r->root_dev, r->root_fstype, r->done ? 1 : 0,
+		     r->swap ? 1 : 0, r->vg, r->root_dev, r->root_fstype, r->root_subvol,
+		     r->done ? 1 : 0,
 		     r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
@@ -371,6 +375,8 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 			snprintf(r->root_dev, sizeof(r->root_dev), "%.191s", line + 9);
 		else if (!strncmp(line, "root_fstype=", 12))
 			snprintf(r->root_fstype, sizeof(r->root_fstype), "%.15s", line + 12);
+		else if (!strncmp(line, "root_subvol=", 12))
+			snprintf(r->root_subvol, sizeof(r->root_subvol), "%.63s", line + 12);
 		else if (sscanf(line, "initramfs=%d", &v) == 1)
 			r->initramfs = (enum fdw_initramfs_kind)v;
 		else if (sscanf(line, "loader=%d", &v) == 1)

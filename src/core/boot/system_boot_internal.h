@@ -15,11 +15,13 @@ struct fdw_sysboot_record {
 	enum fdw_initramfs_kind initramfs;
 	enum fdw_boot_loader loader;
 	bool swap;			/* encrypt its swap with a random key */
-	/* Its root on a logical volume of the encrypted PV: the volume group, the root's
-	 * device (/dev/mapper/VG-LV) and filesystem type; "" for a root on the volume. */
+	/* Its root on a logical volume of the encrypted PV: the volume group and the root's
+	 * device (/dev/mapper/VG-LV); "" for a root on the volume. The root's filesystem type
+	 * either way. */
 	char vg[128];
 	char root_dev[192];
 	char root_fstype[16];
+	char root_subvol[64];		/* the btrfs subvolume the root is in, or "" */
 	bool done;
 	char changed[2048];		/* "changed=PATH backup=PATH" lines */
 };

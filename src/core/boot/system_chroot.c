@@ -133,6 +133,10 @@ static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_
 			/* The root's volume group is opened after the LUKS volume: by lvm. */
 			fdw_log(FDW_LOG_ERROR, "system boot: %s has no lvm inside", inside);
 			rc = -ENOEXEC;
+		} else if (!strcmp(r->root_fstype, "btrfs") && !strstr(buf, "btrfs")) {
+			/* Its root is mounted from the initramfs: btrfs must be there. */
+			fdw_log(FDW_LOG_ERROR, "system boot: %s has no btrfs inside", inside);
+			rc = -ENOEXEC;
 		}
 		n++;
 	}
@@ -211,11 +215,16 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	snprintf(t.root, sizeof(t.root), "%s/jobs/%s.root", fdw_state_dir(), job->id);
 	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
 		return -errno;
-	if (r->vg[0])
+	if (r->vg[0]) {
 		rc = fdw_tree_mount(&t, r->root_dev, "", r->root_fstype, MS_NOATIME);
-	else
-		rc = fdw_tree_mount(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4",
-				    MS_NOATIME);
+	} else {
+		char subvol[96];
+
+		/* A root in a btrfs subvolume: the tree is that subvolume, as at its boot. */
+		snprintf(subvol, sizeof(subvol), "subvol=%s", r->root_subvol);
+		rc = fdw_tree_mount_data(&t, mapper, "", job->fstype[0] ? job->fstype : "ext4",
+					 MS_NOATIME, r->root_subvol[0] ? subvol : NULL);
+	}
 	if (rc)
 		return rc;
 	rc = fdw_system_boot_find_boot(r->boot_spec, bootdev, sizeof(bootdev));

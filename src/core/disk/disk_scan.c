@@ -21,6 +21,7 @@
 #include "detached.h"
 #include "fsresize.h"
 #include "holders.h"
+#include "system_peek.h"
 #include "base/log.h"
 #include "base/sysstate.h"
 
@@ -99,13 +100,23 @@ static void usage_from_mount(struct fdw_partition *p)
 }
 
 /*
- * An installed system inside @p? Read from the disk (or image) at the partition's offset,
- * never mounted. Only ext2/3/4 can be read without mounting; a failure to look is logged
- * and leaves it "not found", as before this check existed.
+ * An installed system inside @p? An ext2/3/4 is read from the disk (or image) at the
+ * partition's offset, never mounted. A btrfs, which nothing reads unmounted, is mounted
+ * read-only where only a child of fdewiz sees it, when it is not in use (a mounted one is
+ * no system fdewiz converts offline). A failure to look is logged and leaves it "not
+ * found".
  */
 static void look_for_installed_os(const struct fdw_disk *d, struct fdw_partition *p)
 {
-	if (fdw_installed_os_probe(d->path, p->start, p->uuid, p->label, &p->os) != 0)
+	int rc = -ENOENT;
+
+	if (fdw_fstype_is_ext(p->fstype))
+		rc = fdw_installed_os_probe(d->path, p->start, p->uuid, p->label, &p->os);
+	else if (p->fstype && !strcmp(p->fstype, "btrfs") && !p->n_mountpoints && !p->n_holders)
+		rc = fdw_system_peek_os(&(const struct fdw_peek_where){
+			.device = p->node, .file = d->path, .offset = p->start, .size = p->size,
+			.fstype = p->fstype, .uuid = p->uuid, .label = p->label }, &p->os);
+	if (rc != 0)
 		memset(&p->os, 0, sizeof(p->os));
 }
 
@@ -249,8 +260,6 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 			return rc;
 		probe_unrecognised(d, fd, p);
 	}
-	if (fdw_fstype_is_ext(p->fstype))
-		look_for_installed_os(d, p);
 	if (d->kind == FDW_DISK_BLOCK && p->number == 0)
 		rdev = disk_rdev;
 	else if (p->node && !is_block_node(p->node, &rdev))
@@ -260,6 +269,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		return rc;
 	if (p->n_mountpoints)
 		usage_from_mount(p);
+	look_for_installed_os(d, p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
 	look_into_pv(d, fd, p);

@@ -60,7 +60,7 @@ static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out
 	return 0;
 }
 
-/* The files whose presence tells the boot setup; asked in one run, by fixed names. */
+/* The files whose presence tells the boot setup; asked in one go, by fixed names. */
 static const char *const probes[] = {
 	"/etc/fstab",
 	"/usr/sbin/update-initramfs",				/* initramfs-tools */
@@ -75,8 +75,8 @@ static const char *const probes[] = {
 enum { P_FSTAB, P_ITOOLS, P_CRYPTROOT, P_DRACUT, P_DRACUT_CRYPT, P_GRUB_PC, P_GRUB_EFI,
        P_SDBOOT, P__COUNT };
 
-/* Which of probes[] exist, from debugfs's "debugfs: stat NAME" echo and "Inode:" lines. */
-static void parse_stats(const char *out, bool found[P__COUNT])
+/* Which of @paths exist, from debugfs's "debugfs: stat NAME" echo and "Inode:" lines. */
+static void parse_stats(const char *out, const char *const *paths, int n_paths, bool *found)
 {
 	int cur = -1;
 
@@ -86,14 +86,71 @@ static void parse_stats(const char *out, bool found[P__COUNT])
 
 		if (!strncmp(line, "debugfs: stat ", 14)) {
 			cur = -1;
-			for (int i = 0; i < P__COUNT; i++)
-				if (n - 14 == strlen(probes[i]) && !strncmp(line + 14, probes[i], n - 14))
+			for (int i = 0; i < n_paths; i++)
+				if (n - 14 == strlen(paths[i]) && !strncmp(line + 14, paths[i], n - 14))
 					cur = i;
 		} else if (cur >= 0 && !strncmp(line, "Inode:", 6)) {
 			found[cur] = true;
 		}
 		line = nl ? nl + 1 : NULL;
 	}
+}
+
+/* The debugfs reader: one run per question, on the filesystem at an offset of a file. */
+struct debugfs_ctx {
+	int fd;
+	uint64_t offset;
+};
+
+/* "VERB PATH" lines for debugfs's stdin; -ENAMETOOLONG past its 1 KiB. */
+static int commands(const char *verb, const char *const *paths, int n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t used = strlen(buf);
+
+		if ((size_t)snprintf(buf + used, len - used, "%s %s\n", verb, paths[i]) >= len - used)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int debugfs_exist(void *ctx, const char *const *paths, int n, bool *found)
+{
+	struct debugfs_ctx *c = ctx;
+	char cmds[1024], *text;
+	int rc = commands("stat", paths, n, cmds, sizeof(cmds));
+
+	if (!rc)
+		rc = debugfs_run(c->fd, c->offset, cmds, &text);
+	if (rc)
+		return rc;
+	parse_stats(text, paths, n, found);
+	free(text);
+	return 0;
+}
+
+static int debugfs_cat(void *ctx, const char *const *paths, int n, char **text)
+{
+	struct debugfs_ctx *c = ctx;
+	char cmds[1024];
+	int rc = commands("cat", paths, n, cmds, sizeof(cmds));
+
+	return rc ? rc : debugfs_run(c->fd, c->offset, cmds, text);
+}
+
+/* Kernels: "vmlinuz-" entries in boot/ (debugfs "ls -p": /ino/mode/.../name/). */
+static bool debugfs_has_kernels(void *ctx)
+{
+	struct debugfs_ctx *c = ctx;
+	char *text;
+	bool yes;
+
+	if (debugfs_run(c->fd, c->offset, "ls -p /boot\n", &text))
+		return false;
+	yes = strstr(text, "/vmlinuz-") != NULL;
+	free(text);
+	return yes;
 }
 
 /* Does fstab @spec name the filesystem with @uuid and @label? */
@@ -150,6 +207,26 @@ static void add_entry(struct fdw_installed_os *out, const char *spec, const char
 	e->use = use;
 }
 
+/* The subvol= of an fstab line's options, without a leading '/': "" when none or too long. */
+static void subvol_option(const struct fdw_tab_line *l, char *buf, size_t len)
+{
+	char opts[512];
+
+	buf[0] = '\0';
+	if (!fdw_tab_field(l, 3, opts, sizeof(opts)))
+		return;
+	for (char *save = NULL, *o = strtok_r(opts, ",", &save); o;
+	     o = strtok_r(NULL, ",", &save)) {
+		if (strncmp(o, "subvol=", 7))
+			continue;
+		o += 7;
+		while (*o == '/')
+			o++;
+		if (strlen(o) < len)
+			snprintf(buf, len, "%s", o);
+	}
+}
+
 void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const char *label,
 				  struct fdw_installed_os *out)
 {
@@ -175,6 +252,7 @@ void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const c
 			out->found = true;
 			out->fstab_names_it |= spec_names(spec, fs_uuid, label);
 			snprintf(out->root_spec, sizeof(out->root_spec), "%s", spec);
+			subvol_option(&l, out->fstab_subvol, sizeof(out->fstab_subvol));
 		} else if (!strcmp(dir, "/boot")) {
 			out->boot_separate = true;
 			snprintf(out->boot_spec, sizeof(out->boot_spec), "%s", spec);
@@ -281,67 +359,47 @@ void fdw_installed_os_parse_os_release(const char *text, struct fdw_installed_os
 	}
 }
 
-/* Kernels on this filesystem: "vmlinuz-" entries in boot/ (debugfs "ls -p": /ino/mode/.../name/). */
-static bool has_kernels(const char *ls)
+/* One file (or the first of several) through @rd, parsed by @parse; none is no error. */
+static void read_one(const struct fdw_os_reader *rd, const char *const *paths, int n,
+		     void (*parse)(const char *, struct fdw_installed_os *),
+		     struct fdw_installed_os *out)
 {
-	return strstr(ls, "/vmlinuz-") != NULL;
+	char *text = NULL;
+
+	if (rd->cat(rd->ctx, paths, n, &text) == 0)
+		parse(text, out);
+	free(text);
 }
 
-int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
-			   const char *label, struct fdw_installed_os *out)
+int fdw_installed_os_read(const struct fdw_os_reader *rd, const char *fs_uuid,
+			  const char *label, struct fdw_installed_os *out)
 {
+	static const char *const fstab[] = { "/etc/fstab" };
+	/* /etc's is a link into /usr on current systems; debugfs reads no links. */
+	static const char *const os_release[] = { "/usr/lib/os-release", "/etc/os-release" };
+	static const char *const resume[] = { "/etc/initramfs-tools/conf.d/resume" };
+	static const char *const grub[] = { "/etc/default/grub" };
+	static const char *const crypttab[] = { "/etc/crypttab" };
 	bool found[P__COUNT] = { false };
-	char cmds[1024] = "", *text = NULL;
-	int fd, rc;
+	char *text = NULL;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (int i = 0; i < P__COUNT; i++)
-		snprintf(cmds + strlen(cmds), sizeof(cmds) - strlen(cmds), "stat %s\n", probes[i]);
-	rc = debugfs_run(fd, offset, cmds, &text);
+	rc = rd->exist(rd->ctx, probes, P__COUNT, found);
+	if (rc || !found[P_FSTAB])
+		return rc;	/* no fstab: a data filesystem */
+	rc = rd->cat(rd->ctx, fstab, 1, &text);
 	if (rc)
-		goto out;
-	parse_stats(text, found);
-	free(text);
-	text = NULL;
-	if (!found[P_FSTAB])
-		goto out;	/* no fstab: a data filesystem */
-
-	rc = debugfs_run(fd, offset, "cat /etc/fstab\n", &text);
-	if (rc)
-		goto out;
+		return rc;
 	fdw_installed_os_parse_fstab(text, fs_uuid, label, out);
 	free(text);
-	text = NULL;
 	if (!out->found)
-		goto out;
-	/* os-release: /etc's is a link into /usr on current systems; debugfs reads no links. */
-	rc = debugfs_run(fd, offset, "cat /usr/lib/os-release\ncat /etc/os-release\n", &text);
-	if (!rc)
-		fdw_installed_os_parse_os_release(text, out);
-	free(text);
-	text = NULL;
-	rc = debugfs_run(fd, offset, "ls -p /boot\n", &text);
-	if (!rc)
-		out->has_kernels = has_kernels(text);
-	free(text);
-	text = NULL;
-	rc = debugfs_run(fd, offset, "cat /etc/initramfs-tools/conf.d/resume\n", &text);
-	if (!rc)
-		fdw_installed_os_parse_resume(text, out);
-	free(text);
-	text = NULL;
-	rc = debugfs_run(fd, offset, "cat /etc/default/grub\n", &text);
-	if (!rc)
-		fdw_installed_os_parse_default_grub(text, out);
-	free(text);
-	text = NULL;
-	rc = debugfs_run(fd, offset, "cat /etc/crypttab\n", &text);
-	if (!rc)
-		fdw_installed_os_parse_crypttab(text, out);
-	rc = 0;
+		return 0;
+	read_one(rd, os_release, 2, fdw_installed_os_parse_os_release, out);
+	out->has_kernels = rd->has_kernels(rd->ctx);
+	read_one(rd, resume, 1, fdw_installed_os_parse_resume, out);
+	read_one(rd, grub, 1, fdw_installed_os_parse_default_grub, out);
+	read_one(rd, crypttab, 1, fdw_installed_os_parse_crypttab, out);
 
 	if (found[P_ITOOLS]) {
 		out->initramfs = FDW_INITRAMFS_TOOLS;
@@ -356,9 +414,22 @@ int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uui
 		out->loader = FDW_LOADER_GRUB_EFI;
 	else if (found[P_GRUB_PC])
 		out->loader = FDW_LOADER_GRUB_BIOS;
-out:
-	free(text);
-	close(fd);
+	return 0;
+}
+
+int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
+			   const char *label, struct fdw_installed_os *out)
+{
+	struct debugfs_ctx c = { .offset = offset };
+	const struct fdw_os_reader rd = { debugfs_exist, debugfs_cat, debugfs_has_kernels, &c };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	c.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c.fd < 0)
+		return -errno;
+	rc = fdw_installed_os_read(&rd, fs_uuid, label, out);
+	close(c.fd);
 	if (rc)
 		fdw_log(FDW_LOG_DEBUG, "%s: could not look for an installed system at %llu: %s",
 			path, (unsigned long long)offset, strerror(-rc));
@@ -410,7 +481,13 @@ size_t fdw_installed_os_describe(const struct fdw_installed_os *os, char *buf, s
 	const char *name = *os->name ? os->name : _("an installed Linux system");
 	int n;
 
-	if (os->boot_separate)
+	if (os->root_subvol[0] && os->boot_separate)
+		n = snprintf(buf, len, _("%s (/ in the subvolume %s; /boot on another partition)"),
+			     name, os->root_subvol);
+	else if (os->root_subvol[0])
+		n = snprintf(buf, len, _("%s (/ in the subvolume %s, /boot inside)"), name,
+			     os->root_subvol);
+	else if (os->boot_separate)
 		n = snprintf(buf, len, _("%s (/; /boot on another partition)"), name);
 	else
 		n = snprintf(buf, len, _("%s (/, /boot inside)"), name);

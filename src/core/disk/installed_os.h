@@ -44,6 +44,10 @@ struct fdw_installed_os {
 	bool found;			/* its etc/fstab mounts a filesystem at / */
 	bool fstab_names_it;		/* ... and names this very filesystem */
 	char root_spec[128];		/* how its fstab names / (outside text) */
+	/* The btrfs subvolume its root is ("@rootfs", "@", "root"; outside text), "" for a
+	 * filesystem's top: where the system was found, and its fstab's subvol= for /. */
+	char root_subvol[64];
+	char fstab_subvol[64];		/* subvol= of its fstab's / line, leading '/' dropped */
 	char name[128];			/* PRETTY_NAME of os-release (outside text), or "" */
 	bool boot_separate;		/* /boot is another filesystem */
 	char boot_spec[128];		/* its fstab spec (UUID=..., outside text), or "" */
@@ -77,6 +81,24 @@ struct fdw_installed_os {
  */
 int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
 			   const char *label, struct fdw_installed_os *out);
+
+/*
+ * How the files of a system are read: by debugfs from an unmounted ext filesystem, or
+ * from a mounted tree (system_peek.c). Paths are absolute inside the system.
+ */
+struct fdw_os_reader {
+	/* found[i]: does paths[i] exist (a link counts as what it is, not followed)? */
+	int (*exist)(void *ctx, const char *const *paths, int n, bool *found);
+	/* The files of @paths one after the other, missing ones left out, in a new string. */
+	int (*cat)(void *ctx, const char *const *paths, int n, char **text);
+	/* Is there a boot/vmlinuz-* ? */
+	bool (*has_kernels)(void *ctx);
+	void *ctx;
+};
+
+/* The system read through @rd, identified as in fdw_installed_os_probe(). 0 or -errno. */
+int fdw_installed_os_read(const struct fdw_os_reader *rd, const char *fs_uuid,
+			  const char *label, struct fdw_installed_os *out);
 
 /*
  * The parsers, apart so that they can be tested and fuzzed on any text: an fstab (which

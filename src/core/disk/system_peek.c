@@ -27,10 +27,11 @@
 /* What the looking child sends back. */
 struct peek_reply {
 	int rc;
-	bool found;
-	char name[128];
-	char where[64];
+	struct fdw_installed_os os;	/* os.found: a system is there */
 };
+
+/* Small text files of the system; more is not an fstab. */
+#define TEXT_MAX (256 * 1024)
 
 bool fdw_system_peek_needed(const char *fstype)
 {
@@ -43,94 +44,162 @@ static const char *no_replay_option(const char *fstype)
 	return !strcmp(fstype, "btrfs") ? "rescue=nologreplay" : "norecovery";
 }
 
-/* Is @top/@sub/etc/fstab a regular file (no link followed)? */
-static bool has_fstab(const char *top, const char *sub)
+/* Is @top/@sub/etc/fstab a regular file, with no link on the way? */
+static bool has_fstab(int top, const char *sub)
 {
-	char path[PATH_MAX];
+	int dir = openat(top, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), etc = -1;
+	struct stat st;
+	bool yes;
+
+	if (dir >= 0)
+		etc = openat(dir, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	yes = etc >= 0 && fstatat(etc, "fstab", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      S_ISREG(st.st_mode);
+	if (etc >= 0)
+		close(etc);
+	if (dir >= 0)
+		close(dir);
+	return yes;
+}
+
+/* The reader of a system the child has made its root (chroot): its links resolve
+ * inside it, as they do for the system itself. */
+static int tree_exist(void *ctx, const char *const *paths, int n, bool *found)
+{
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s/etc/fstab", top, sub);
-	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	(void)ctx;
+	for (int i = 0; i < n; i++)
+		found[i] = lstat(paths[i], &st) == 0;
+	return 0;
 }
 
-/* The system's PRETTY_NAME from @top/@sub/etc/os-release, or "". */
-static void system_name(const char *top, const char *sub, char *name, size_t len)
+static int tree_cat(void *ctx, const char *const *paths, int n, char **text)
 {
-	struct fdw_installed_os os = { 0 };
-	char path[PATH_MAX], *text;
+	(void)ctx;
+	*text = NULL;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s/etc/os-release", top, sub);
-	if (fdw_read_file(path, 64 * 1024, FDW_READ_NOFOLLOW | FDW_READ_TEXT, &text, NULL,
-			  NULL) == 0) {
-		fdw_installed_os_parse_os_release(text, &os);
-		free(text);
+		/* Only a regular file: a FIFO would block, a device is no text. */
+		if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    fdw_read_file(paths[i], TEXT_MAX, FDW_READ_TEXT, text, NULL, NULL) == 0)
+			return 0;
 	}
-	snprintf(name, len, "%s", os.name);
+	return -ENOENT;
 }
 
-/* Its top, then each folder of its top (btrfs subvolumes appear as folders). */
-static void look(const char *top, struct peek_reply *r)
+static bool tree_has_kernels(void *ctx)
 {
+	DIR *dir = opendir("/boot");
+	struct dirent *de;
+	bool yes = false;
+
+	(void)ctx;
+	while (dir && !yes && (de = readdir(dir)) != NULL)
+		yes = !strncmp(de->d_name, "vmlinuz-", 8);
+	if (dir)
+		closedir(dir);
+	return yes;
+}
+
+/* The folder at @top holding a system: "." itself, or one folder down (btrfs subvolumes
+ * appear as folders); "" when none. */
+static void find_system(const char *top, char *sub, size_t len)
+{
+	int fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir;
 	struct dirent *de;
 
-	if (has_fstab(top, ".")) {
-		r->found = true;
-		snprintf(r->where, sizeof(r->where), "/");
-		system_name(top, ".", r->name, sizeof(r->name));
+	sub[0] = '\0';
+	if (fd < 0)
+		return;
+	if (has_fstab(fd, ".")) {
+		snprintf(sub, len, ".");
+		close(fd);
 		return;
 	}
-	dir = opendir(top);
+	dir = fdopendir(fd);
 	while (dir && (de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.' || !has_fstab(top, de->d_name))
-			continue;
-		r->found = true;
-		snprintf(r->where, sizeof(r->where), "/%.62s", de->d_name);
-		system_name(top, de->d_name, r->name, sizeof(r->name));
-		break;
+		if (de->d_name[0] != '.' && strlen(de->d_name) < len &&
+		    has_fstab(dirfd(dir), de->d_name)) {
+			snprintf(sub, len, "%s", de->d_name);
+			break;
+		}
 	}
 	if (dir)
 		closedir(dir);
+	else
+		close(fd);
+}
+
+/* Read the system at @top/@sub as its own root would show it (chroot), then come back. */
+static void read_system(const char *top, const char *sub, const struct fdw_peek_where *w,
+			struct peek_reply *r)
+{
+	const struct fdw_os_reader rd = { tree_exist, tree_cat, tree_has_kernels, NULL };
+	int real_root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char root[PATH_MAX];
+
+	snprintf(root, sizeof(root), "%s/%s", top, sub);
+	if (real_root < 0 || chroot(root) != 0 || chdir("/") != 0) {
+		r->rc = -errno;
+	} else {
+		r->rc = fdw_installed_os_read(&rd, w->uuid, w->label, &r->os);
+		if (strcmp(sub, "."))
+			snprintf(r->os.root_subvol, sizeof(r->os.root_subvol), "%s", sub);
+	}
+	/* Back to the real root, so that the mount can be undone by its path. */
+	if (real_root >= 0 && (fchdir(real_root) != 0 || chroot(".") != 0 || chdir("/") != 0))
+		r->rc = r->rc ? r->rc : -errno;
+	if (real_root >= 0)
+		close(real_root);
 }
 
 static int peek_child(void *ctx, int fd, int status_fd)
 {
 	static struct peek_reply r;
-	struct fdw_target tg = *(const struct fdw_target *)ctx;	/* its own loop device */
-	const char *type = tg.part->fstype;
-	char top[128];
+	const struct fdw_peek_where *w = ctx;
+	const char *device = w->device;
+	char top[128], sub[64], loop[64];
+	int loop_fd = -1;
 
 	(void)status_fd;
 	r.rc = fdw_private_mount_dir("peek", top, sizeof(top));
-	if (!r.rc)
-		r.rc = fdw_target_attach(&tg);
-	if (!r.rc && mount(tg.device, top, type, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			   no_replay_option(type)) != 0)
+	if (!r.rc && !device) {
+		loop_fd = fdw_loop_attach(w->file, w->offset, w->size, loop, sizeof(loop));
+		r.rc = loop_fd < 0 ? loop_fd : 0;
+		device = loop;
+	}
+	if (!r.rc && mount(device, top, w->fstype, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			   no_replay_option(w->fstype)) != 0)
 		r.rc = -errno;
 	if (!r.rc) {
-		look(top, &r);
+		find_system(top, sub, sizeof(sub));
+		if (sub[0])
+			read_system(top, sub, w, &r);
 		umount2(top, MNT_DETACH);
 	}
 	/* Our own loop device (autoclear) goes with its last descriptor; wait until it has. */
-	if (tg.loop_attached && !((const struct fdw_target *)ctx)->loop_attached) {
-		close(tg.loop_fd);
-		fdw_loop_wait_detached(tg.device);
+	if (loop_fd >= 0) {
+		close(loop_fd);
+		fdw_loop_wait_detached(loop);
 	}
 	return fdw_child_send(fd, &r, sizeof(r)) ? 1 : 0;
 }
 
-int fdw_system_peek(const struct fdw_target *t, bool *found, char *name, size_t name_len,
-		    char *where, size_t where_len)
+int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *os)
 {
 	const struct fdw_child_opts o = { .parent_death_signal = SIGKILL };
-	struct peek_reply r = { .rc = -ECHILD };
+	static struct peek_reply r;
 	struct fdw_child c;
 	size_t got = 0;
 	ssize_t n;
 	int rc;
 
-	*found = false;
-	rc = fdw_child_start(&c, &o, peek_child, (void *)t);
+	memset(os, 0, sizeof(*os));
+	r.rc = -ECHILD;
+	rc = fdw_child_start(&c, &o, peek_child, (void *)w);
 	if (rc)
 		return rc;
 	while (got < sizeof(r) && ((n = read(c.reply_fd, (char *)&r + got, sizeof(r) - got)) > 0 ||
@@ -140,26 +209,29 @@ int fdw_system_peek(const struct fdw_target *t, bool *found, char *name, size_t 
 	if (got != sizeof(r))
 		return -ECHILD;
 	if (r.rc) {
-		fdw_log(FDW_LOG_WARN, "%s: cannot look inside its %s: %s", t->part->address,
-			t->part->fstype, strerror(-r.rc));
+		fdw_log(FDW_LOG_WARN, "%s: cannot look inside its %s: %s",
+			w->device ? w->device : w->file, w->fstype, strerror(-r.rc));
 		return r.rc;
 	}
-	*found = r.found;
-	r.name[sizeof(r.name) - 1] = r.where[sizeof(r.where) - 1] = '\0';
-	snprintf(name, name_len, "%s", r.name);
-	snprintf(where, where_len, "%s", r.where);
+	*os = r.os;
+	/* Outside text, sent back as bytes: terminated here whatever the child did. */
+	os->name[sizeof(os->name) - 1] = os->root_subvol[sizeof(os->root_subvol) - 1] = '\0';
 	return 0;
 }
 
 int fdw_system_peek_refusal(const struct fdw_target *t, char *why, size_t len)
 {
-	char name[128], where[64];
-	bool found;
+	const struct fdw_peek_where w = {
+		.device = t->device[0] ? t->device : NULL, .file = t->disk.path,
+		.offset = t->part->start, .size = t->part->size, .fstype = t->part->fstype,
+		.uuid = t->part->uuid, .label = t->part->label,
+	};
+	struct fdw_installed_os os;
 	int rc;
 
 	if (!fdw_system_peek_needed(t->part->fstype))
 		return 0;
-	rc = fdw_system_peek(t, &found, name, sizeof(name), where, sizeof(where));
+	rc = fdw_system_peek_os(&w, &os);
 	if (rc) {
 		snprintf(why, len, _("%s could not be looked inside (mounting its %s read-only "
 				     "failed: %s), so fdewiz cannot tell whether it holds an "
@@ -168,12 +240,13 @@ int fdw_system_peek_refusal(const struct fdw_target *t, char *why, size_t len)
 			 t->part->address, t->part->fstype, strerror(-rc));
 		return rc;
 	}
-	if (!found)
+	if (!os.found)
 		return 0;
-	snprintf(why, len, _("%s holds an installed system (%s, in %s of its %s): fdewiz sets "
-			     "up the boot of a system on ext4 only for now, and encrypting it "
-			     "would leave that system unable to start. Nothing was changed."),
-		 t->part->address, name[0] ? name : _("no name given"), where,
+	snprintf(why, len, _("%s holds an installed system (%s, in /%s of its %s): fdewiz sets "
+			     "up the boot of a system on ext4, or on btrfs on a disk, and "
+			     "encrypting it would leave that system unable to start. Nothing "
+			     "was changed."),
+		 t->part->address, os.name[0] ? os.name : _("no name given"), os.root_subvol,
 		 t->part->fstype);
 	return -EPERM;
 }

@@ -6,21 +6,31 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "installed_os.h"
 #include "target.h"
 
 /* Does fdewiz have to mount @fstype to look inside (no reader of its own for it)? */
 bool fdw_system_peek_needed(const char *fstype);
 
+/* Where a filesystem to look into lies, and what identifies it for its fstab's / line. */
+struct fdw_peek_where {
+	const char *device;		/* a block device covering just the filesystem, or NULL: */
+	const char *file;		/* ... then @size bytes at @offset of this image or disk */
+	uint64_t offset, size;
+	const char *fstype, *uuid, *label;
+};
+
 /*
- * Mount the filesystem of @t read-only and without replaying its log, in a child's own
- * mount namespace, and look for an installed system: etc/fstab at its top or one folder
- * down (a btrfs subvolume such as @ or root). 0 with *@found (and, when found, @name: its
- * PRETTY_NAME or "", and @where: "/" or the folder it is in), or -errno when it could not
+ * Mount the filesystem read-only and without replaying its log, in a child's own mount
+ * namespace (on a loop device of its own when there is no @device), and look for an
+ * installed system: etc/fstab at its top or one folder down (a btrfs subvolume such as
+ * @rootfs or root), read as that system's own root shows it. 0 with @os filled
+ * (os->found; os->root_subvol the folder, "" for the top), or -errno when it could not
  * look (then nobody can say it holds none).
  */
-int fdw_system_peek(const struct fdw_target *t, bool *found, char *name, size_t name_len,
-		    char *where, size_t where_len);
+int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *os);
 
 /*
  * For a conversion: 0 when @t's filesystem needs no look (fdewiz reads it) or holds no
