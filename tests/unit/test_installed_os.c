@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -203,6 +204,33 @@ static void test_describe(void **state)
 	os.name[0] = '\0';
 	fdw_installed_os_describe(&os, buf, sizeof(buf));
 	assert_string_equal(buf, "an installed Linux system (/; /boot on another partition)");
+	snprintf(os.root_subvol, sizeof(os.root_subvol), "@rootfs");
+	fdw_installed_os_describe(&os, buf, sizeof(buf));
+	assert_string_equal(buf, "an installed Linux system (/ in the subvolume @rootfs; /boot on "
+				 "another partition)");
+}
+
+/* A btrfs root's subvolume, as its fstab mounts it: a leading '/' or none, among options. */
+static void test_fstab_subvol(void **state)
+{
+	struct fdw_installed_os os;
+
+	(void)state;
+	os = fstab("UUID=" UUID " / btrfs defaults,subvol=@rootfs 0 0\n", NULL);
+	assert_true(os.fstab_names_it);
+	assert_string_equal(os.fstab_subvol, "@rootfs");
+	os = fstab("UUID=" UUID " / btrfs subvol=/root,compress=zstd:1 0 0\n", NULL);
+	assert_string_equal(os.fstab_subvol, "root");
+	os = fstab("UUID=" UUID " / btrfs defaults 0 0\n", NULL);
+	assert_string_equal(os.fstab_subvol, "");
+	/* Too long for the record: none, never a cut name that might be another one. */
+	os = fstab("UUID=" UUID " / btrfs subvol=@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 0 0\n",
+		   NULL);
+	assert_string_equal(os.fstab_subvol, "");
+	/* Only the / line's. */
+	os = fstab("UUID=" UUID " / ext4 defaults 0 1\nUUID=x /home btrfs subvol=@home 0 0\n",
+		   NULL);
+	assert_string_equal(os.fstab_subvol, "");
 }
 
 /* Every partition the system names, and what for: what the attribution works from. */
@@ -287,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_fstab),
 		cmocka_unit_test(test_os_release),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_fstab_subvol),
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_crypttab_and_resume),
 		cmocka_unit_test(test_resume_offset),

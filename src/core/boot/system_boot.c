@@ -118,6 +118,8 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 			     size_t len)
 {
 	const struct fdw_installed_os *os = &t->part->os;
+	char open_line[384];
+	const char *boot;
 	unsigned crypt_lines = 0;
 	size_t moved = 0;
 	int n;
@@ -133,9 +135,17 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 	}
 	if (t->part->verdict.lvm_system)
 		return moved + lvm_boot_steps(t, name, buf, len);
-	n = snprintf(buf, len,
+	boot = os->boot_spec[0] ? os->boot_spec : _("the new one");
+	if (os->root_subvol[0])
+		snprintf(open_line, sizeof(open_line),
+			 _("open the volume as /dev/mapper/%s and mount its subvolume %s with "
+			   "the system's /boot (%s)"), name, os->root_subvol, boot);
+	else
+		snprintf(open_line, sizeof(open_line),
 			 _("open the volume as /dev/mapper/%s and mount it with the system's "
-			   "/boot (%s)\n"
+			   "/boot (%s)"), name, boot);
+	n = snprintf(buf, len,
+			 _("%s\n"
 			   "add '%s' to its etc/crypttab and check its etc/fstab (the filesystem "
 			   "keeps its UUID)\n"
 			   "rebuild its initramfs in a chroot (%s) and check that it unlocks the "
@@ -143,8 +153,7 @@ size_t fdw_system_boot_steps(const struct fdw_target *t, const char *name, char 
 			   "%s: the kernel finds the root by its filesystem UUID, kept inside the "
 			   "volume\n"
 			   "every file changed is kept beside it as a backup (FILE.fdewiz-...bak)"),
-			 name, os->boot_spec[0] ? os->boot_spec : _("the new one"), name,
-			 os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
+			 open_line, name, os->initramfs == FDW_INITRAMFS_DRACUT ? "dracut" : "update-initramfs",
 			 fdw_boot_loader_text(os->loader));
 
 	if (n < 0 || (size_t)n >= len)

@@ -148,6 +148,11 @@ static void read_system(const char *top, const char *sub, const struct fdw_peek_
 		r->rc = fdw_installed_os_read(&rd, w->uuid, w->label, &r->os);
 		if (strcmp(sub, "."))
 			snprintf(r->os.root_subvol, sizeof(r->os.root_subvol), "%s", sub);
+		/* Its fstab mounts another subvolume at / (a snapshot found first, say): this
+		 * tree is not the root it boots from. */
+		if (strcmp(sub, ".") && r->os.fstab_subvol[0] &&
+		    strcmp(r->os.fstab_subvol, sub))
+			r->os.fstab_names_it = false;
 	}
 	/* Back to the real root, so that the mount can be undone by its path. */
 	if (real_root >= 0 && (fchdir(real_root) != 0 || chroot(".") != 0 || chdir("/") != 0))
