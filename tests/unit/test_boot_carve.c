@@ -116,6 +116,29 @@ static void test_unaligned_root(void **state)
 	assert_int_equal(parts[1].start + c.root_size, c.boot_start);
 }
 
+/* Ubuntu's layout on BIOS: GPT, a BIOS boot partition, the root (with /boot) after it.
+ * GRUB for BIOS is reinstalled into that partition; without one there is nowhere. */
+static void test_bios_on_gpt(void **state)
+{
+	struct fdw_boot_carve c;
+
+	(void)state;
+	parts[1].os.loader = FDW_LOADER_GRUB_BIOS;
+	assert_int_equal(fdw_boot_carve_plan(&disk, &parts[1], 120 * MIB, &c), -ENOENT);
+	assert_int_equal(c.refusal, FDW_CARVE_NO_BIOS_BOOT);
+	parts[0].flag_bios_boot = true;
+	assert_int_equal(fdw_boot_carve_plan(&disk, &parts[1], 120 * MIB, &c), 0);
+	assert_int_equal(c.refusal, FDW_CARVE_OK);
+	/* On an MBR GRUB for BIOS sits behind the MBR itself. */
+	parts[0].flag_bios_boot = false;
+	disk.table = "msdos";
+	assert_int_equal(fdw_boot_carve_plan(&disk, &parts[1], 120 * MIB, &c), 0);
+	/* GRUB for EFI needs no such partition. */
+	disk.table = "gpt";
+	parts[1].os.loader = FDW_LOADER_GRUB_EFI;
+	assert_int_equal(fdw_boot_carve_plan(&disk, &parts[1], 120 * MIB, &c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +148,7 @@ int main(void)
 		cmocka_unit_test_setup(test_msdos, setup),
 		cmocka_unit_test_setup(test_no_table, setup),
 		cmocka_unit_test_setup(test_unaligned_root, setup),
+		cmocka_unit_test_setup(test_bios_on_gpt, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,17 @@ static enum fdw_carve_slot find_slot(const struct fdw_disk *d, const struct fdw_
 	return primaries < 4 ? FDW_CARVE_SLOT_PRIMARY : FDW_CARVE_SLOT_NONE;
 }
 
+/* GRUB for BIOS on a GPT disk puts its core in a BIOS boot partition: is there one? */
+static bool bios_boot_missing(const struct fdw_disk *d, const struct fdw_partition *root)
+{
+	if (root->os.loader != FDW_LOADER_GRUB_BIOS || !d->table || strcmp(d->table, "gpt"))
+		return false;
+	for (size_t i = 0; i < d->n_parts; i++)
+		if (d->parts[i].number > 0 && d->parts[i].flag_bios_boot)
+			return false;
+	return true;
+}
+
 int fdw_boot_carve_plan(const struct fdw_disk *d, const struct fdw_partition *root,
 			uint64_t boot_used, struct fdw_boot_carve *out)
 {
@@ -59,6 +70,11 @@ int fdw_boot_carve_plan(const struct fdw_disk *d, const struct fdw_partition *ro
 	if (out->slot == FDW_CARVE_SLOT_NONE) {
 		out->refusal = d->table && (!strcmp(d->table, "gpt") || !strcmp(d->table, "msdos")) ?
 				       FDW_CARVE_NO_SLOT : FDW_CARVE_NO_TABLE;
+		return -ENOENT;
+	}
+	/* Checked before anything is planned: the move ends with grub-install. */
+	if (bios_boot_missing(d, root)) {
+		out->refusal = FDW_CARVE_NO_BIOS_BOOT;
 		return -ENOENT;
 	}
 	gap = out->slot == FDW_CARVE_SLOT_LOGICAL ? EBR_ROOM : 0;

@@ -25,6 +25,8 @@ enum fdw_carve_refusal {
 	FDW_CARVE_MIN_UNKNOWN,		/* how far the root can shrink was not measured */
 	FDW_CARVE_TOO_FULL,		/* the root cannot give up the new /boot and the header */
 	FDW_CARVE_TOO_SMALL,		/* the partition itself is smaller than what it needs */
+	FDW_CARVE_NO_BIOS_BOOT,		/* GRUB for BIOS on a GPT disk without a BIOS boot
+					 * partition: grub-install would have nowhere to go */
 	FDW_CARVE_NOT_A_DISK,		/* an image file: no disk to reinstall GRUB on (set by
 					 * the verdict, not by the plan) */
 };

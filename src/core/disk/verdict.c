@@ -404,6 +404,12 @@ static int explain_no_carve(const struct fdw_partition *p, const char *os, char 
 				_("Holds %s, whose /boot is inside this partition. Its partition "
 				  "table has no free entry for a /boot of its own (an MBR with four "
 				  "primary partitions): move /boot to another partition first."), os);
+	case FDW_CARVE_NO_BIOS_BOOT:
+		return snprintf(buf, len,
+				_("Holds %s, whose /boot is inside this partition. It starts with "
+				  "GRUB for BIOS, but this GPT disk has no BIOS boot partition for "
+				  "GRUB to be reinstalled in after /boot moves: move /boot to another "
+				  "partition first."), os);
 	case FDW_CARVE_NOT_A_DISK:
 		return snprintf(buf, len,
 				_("Holds %s, whose /boot is inside this partition. fdewiz makes a "
