@@ -61,8 +61,9 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# One of the boot tests goes to the host lane, after its tiers (see below).
+	# Two of the boot tests go to the host lane, after its tiers (see below).
 	tests/vm/test-vm-system-lvm.sh) echo vmsys2 ;;
+	tests/vm/test-vm-system-btrfs.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;

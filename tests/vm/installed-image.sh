@@ -10,7 +10,12 @@
 # "be_root_part=2", "be_swap_part=3", "be_root_mib=..."), then "image_lvm=PATH" and its
 # layout ("lv_esp_uuid=...", "lv_boot_uuid=...", "lv_root_uuid=...", "lv_swap_uuid=...",
 # "lv_vg=fdw-installed-vg", "lv_esp_part=1", "lv_boot_part=2", "lv_pv_part=3",
-# "lv_root_mib=...", "lv_swap_mib=128") on stdout; progress goes to stderr.
+# "lv_root_mib=...", "lv_swap_mib=128"), then "image_btrfs=PATH" and its layout
+# ("bt_esp_uuid=...", "bt_boot_uuid=...", "bt_root_uuid=..." (the btrfs file system's),
+# "bt_swap_uuid=...", "bt_esp_part=1", "bt_boot_part=2", "bt_root_part=3", "bt_swap_part=4",
+# "bt_subvol=@rootfs", "bt_root_mib=..."), then "image_ubuntu=PATH" and its layout
+# ("ub_root_uuid=...", "ub_biosboot_part=1", "ub_root_part=2", "ub_root_mib=...",
+# "ub_swap_file=/swap.img") on stdout; progress goes to stderr.
 #
 # The image (disk.img): an MBR with GRUB (i386-pc, for SeaBIOS) in front of partition 1,
 # which is /boot (ext4); partition 2 is / (ext4); partition 3 is swap. fstab names all
@@ -59,16 +64,46 @@
 # nothing of the host's LVM is read or written; the file systems are then copied with dd to
 # the extents the two LVs got, and the loop device is detached before the build goes on.
 #
+# The fifth image (disk-btrfs.img) is laid out as Debian's installer does on btrfs on EFI: a
+# GPT; partition 1 is the EFI system partition (FAT32, 64 MiB, esp flag), partition 2 is
+# /boot (ext4, 192 MiB, as the fourth image's), partition 3 is btrfs holding the root in the
+# subvolume @rootfs (the installer's name; the top level holds nothing else, and stays the
+# default subvolume), partition 4 is swap (128 MiB). fstab names / as "UUID=<btrfs> / btrfs
+# defaults,subvol=@rootfs 0 0", /boot, /boot/efi and the swap by UUID. Its system is a copy
+# of the third image's with btrfs-progs installed (its initramfs hook copies the btrfs tool)
+# and btrfs added to the initramfs' module list, made again; the other four systems never
+# get btrfs-progs. GRUB for EFI is made by hand as for the fourth image (it reads only
+# /boot), its kernel line naming the root by the btrfs UUID with rootflags=subvol=@rootfs,
+# as grub-mkconfig writes it for a root on a btrfs subvolume. The btrfs is made on this
+# machine (mkfs.btrfs on a file, mounted through a loop device, the subvolume made and the
+# tree copied in, unmounted and detached), checked (btrfs check), then copied with dd to
+# partition 3; it is as large as the first image's root plus 128 MiB, so that it keeps
+# room to be shrunk.
+#
+# The sixth image (disk-ubuntu.img) is laid out as Ubuntu's installer does on a BIOS
+# machine: a GPT; partition 1 is a BIOS boot partition (1 MiB, bios_grub flag) holding
+# GRUB's core.img, partition 2 is / (ext4) with /boot a folder inside it and a 64 MiB swap
+# file /swap.img (random bytes under its swap header, so that it has no holes); fstab names
+# / by UUID and the swap file, no /boot line. Its system is the second image's tree (GRUB
+# for BIOS), its root as large as the second's plus the swap file. GRUB is made by hand as
+# grub-install does it on a GPT: boot.img in the protective MBR's first 440 bytes, a
+# core.img reading (hd0,gpt2)/boot/grub written at sector 2048, the two linked by the
+# kernel sector in boot.img and the first block list entry in core.img (grub-mkimage
+# writes both for a core at sector 1; checked to say so before they are changed).
+#
 # All systems: Debian comes from mmdebstrap with the apt
 # mirror this machine already uses (read from /etc/apt/sources.list*), with
 # linux-image-amd64, cryptsetup-initramfs, systemd-sysv, grub-pc, e2fsprogs and zstd.
 # A few thousand files go into /srv/fdw-data; their sha256 list is
 # /var/lib/fdw-check/sums. The unit fdw-boot-check.service checks them at every boot,
-# reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...") and powers off.
+# reports on the serial console ("FDW-BOOT-OK ..." or "FDW-BOOT-FAIL ...", what / lies on,
+# its file system type and the subvolume mounted as / ("FDW-ROOT-FS fstype=btrfs
+# fsroot=/@rootfs"), the swap areas) and powers off.
 #
 # Cache: ${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/<hash of this
-# script>/disk.img, disk-bootinside.img, disk-efi-bootinside.img and disk-lvm.img (sparse),
-# with their layout files. A lock makes concurrent callers wait for one build.
+# script>/disk.img, disk-bootinside.img, disk-efi-bootinside.img, disk-lvm.img,
+# disk-btrfs.img and disk-ubuntu.img (sparse), with their layout files. A lock makes concurrent callers wait for
+# one build.
 set -euo pipefail
 
 cache=${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}
@@ -93,6 +128,8 @@ img=$dir/disk.img
 img_bi=$dir/disk-bootinside.img
 img_be=$dir/disk-efi-bootinside.img
 img_lv=$dir/disk-lvm.img
+img_ub=$dir/disk-ubuntu.img
+img_bt=$dir/disk-btrfs.img
 
 report()
 {
@@ -104,6 +141,10 @@ report()
 	cat "$dir/layout-efi-bootinside"
 	echo "image_lvm=$img_lv"
 	cat "$dir/layout-lvm"
+	echo "image_btrfs=$img_bt"
+	cat "$dir/layout-btrfs"
+	echo "image_ubuntu=$img_ub"
+	cat "$dir/layout-ubuntu"
 }
 
 mkdir -p "$cache"
@@ -111,13 +152,15 @@ exec 9>"$cache/.lock"
 flock 9
 if [ -s "$img" ] && [ -s "$dir/layout" ] && [ -s "$img_bi" ] && [ -s "$dir/layout-bootinside" ] &&
 	[ -s "$img_be" ] && [ -s "$dir/layout-efi-bootinside" ] &&
-	[ -s "$img_lv" ] && [ -s "$dir/layout-lvm" ]; then
+	[ -s "$img_lv" ] && [ -s "$dir/layout-lvm" ] &&
+	[ -s "$img_ub" ] && [ -s "$dir/layout-ubuntu" ] &&
+	[ -s "$img_bt" ] && [ -s "$dir/layout-btrfs" ]; then
 	report
 	exit 0
 fi
 
 need=()
-for p in mmdebstrap e2fsprogs parted dosfstools mtools lvm2; do
+for p in mmdebstrap e2fsprogs parted dosfstools mtools lvm2 btrfs-progs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -151,6 +194,9 @@ tmp=$(mktemp -d "$dir/build.XXXXXX")
 # The loop device the fourth image's LVM metadata is written or checked through, while
 # attached: detached on every way out, so that no VG stays visible to the host's LVM.
 lv_loop=
+# The loop device the fifth image's btrfs is mounted through while it is filled: detached
+# on every way out (after the unmount).
+bt_loop=
 # Never remove through a mount left inside the new root (/proc, /sys, /dev).
 cleanup()
 {
@@ -159,6 +205,7 @@ cleanup()
 	for m in $(findmnt -rn -o TARGET | grep -F "$tmp/" | sort -r); do
 		umount -l "$m" || true
 	done
+	[ -z "$bt_loop" ] || losetup -d "$bt_loop" || true
 	rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT
@@ -195,6 +242,7 @@ root_uuid=$(cat /proc/sys/kernel/random/uuid)
 swap_uuid=$(cat /proc/sys/kernel/random/uuid)
 bi_root_uuid=$(cat /proc/sys/kernel/random/uuid)
 bi_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+ub_root_uuid=$(cat /proc/sys/kernel/random/uuid)
 be_root_uuid=$(cat /proc/sys/kernel/random/uuid)
 be_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
 # A FAT volume ID, as blkid names it: XXXX-XXXX.
@@ -205,6 +253,13 @@ lv_root_uuid=$(cat /proc/sys/kernel/random/uuid)
 lv_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
 lv_esp_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')
 lv_esp_uuid=$(echo "${lv_esp_id:0:4}-${lv_esp_id:4:4}" | tr a-f A-F)
+bt_boot_uuid=$(cat /proc/sys/kernel/random/uuid)
+bt_root_uuid=$(cat /proc/sys/kernel/random/uuid)
+bt_swap_uuid=$(cat /proc/sys/kernel/random/uuid)
+bt_esp_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')
+bt_esp_uuid=$(echo "${bt_esp_id:0:4}-${bt_esp_id:4:4}" | tr a-f A-F)
+# The fifth image's root subvolume, named as Debian's installer names it.
+bt_subvol=@rootfs
 # The fourth image's VG, named as Debian's installer names it after the host name; in
 # device-mapper names each dash of a VG or LV name is doubled.
 lv_vg=fdw-installed-vg
@@ -258,10 +313,14 @@ else
 	sums="sums=bad files=$n bad=$(grep -c FAILED /run/fdw-sums.log)"
 fi
 src=$(findmnt -no SOURCE /)
+# On a btrfs subvolume findmnt names the subvolume after the device: /dev/X[/@rootfs].
+src=${src%%\[*}
 rtype=$(lsblk -ndo TYPE "$src" 2>/dev/null)
 echo "FDW-ROOT source=$src type=$rtype" >$out
 # What / lies on, down to the disk: "lvm,crypt,part,disk," for a root volume in a LUKS PV.
 echo "FDW-ROOT-CHAIN $(lsblk -snlo TYPE "$src" 2>/dev/null | tr '\n' ',')" >$out
+# Its file system and the folder of it mounted as / ("/@rootfs" for a btrfs subvolume).
+echo "FDW-ROOT-FS fstype=$(findmnt -no FSTYPE /) fsroot=$(findmnt -no FSROOT /)" >$out
 swapon --show=NAME,TYPE --noheadings | while read -r name type; do
 	echo "FDW-SWAP name=$name type=$type dmtype=$(lsblk -ndo TYPE "$name" 2>/dev/null)"
 done >$out
@@ -407,6 +466,57 @@ if [ -e "$efi_root/usr/sbin/lvm" ] || [ -e "$root/usr/sbin/lvm" ]; then
 	die "lvm2 got into a system other than the LVM one"
 fi
 
+# The fifth image's system: a copy of the EFI one (before GRUB goes into its /boot) with
+# btrfs-progs installed by apt, as Debian's installer adds it when the root is on btrfs; the
+# other four systems never get it. Its fstab is written first, and btrfs joins the
+# initramfs' module list (MODULES=list: btrfs-progs' hook copies the btrfs tool, not the
+# module), so that the initramfs btrfs-progs' trigger makes again can mount the root; made
+# again here if that trigger did not.
+say "a copy of the EFI system with btrfs-progs (fifth image)"
+bt_tree=$tmp/btrfs-root
+cp -a --reflink=auto "$efi_root" "$bt_tree"
+cat >"$bt_tree/etc/fstab" <<EOF
+# /etc/fstab: static file system information.
+UUID=$bt_root_uuid / btrfs defaults,subvol=$bt_subvol 0 0
+UUID=$bt_boot_uuid /boot ext4 defaults 0 2
+UUID=$bt_esp_uuid /boot/efi vfat umask=0077 0 1
+UUID=$bt_swap_uuid none swap sw 0 0
+EOF
+echo btrfs >>"$bt_tree/etc/initramfs-tools/modules"
+cp -L /etc/resolv.conf "$bt_tree/etc/resolv.conf" 2>/dev/null || true
+find "$debs" -name '*.deb' -exec cp -t "$bt_tree/var/cache/apt/archives" {} +
+# What the btrfs system's initramfs must hold to mount its root.
+bt_initrd_ok()
+{
+	local l
+	l=$(chroot "$bt_tree" lsinitramfs "/boot/initrd.img-$kver") || return 1
+	grep -q '/btrfs\.ko' <<<"$l" && grep -q 'bin/btrfs$' <<<"$l"
+}
+for m in proc sys dev dev/pts; do mount --bind "/$m" "$bt_tree/$m"; done
+set +e
+chroot "$bt_tree" apt-get update -qq >&2 &&
+	DEBIAN_FRONTEND=noninteractive chroot "$bt_tree" apt-get install -y -qq btrfs-progs >&2
+arc=$?
+if [ "$arc" = 0 ] && ! bt_initrd_ok; then
+	say "initramfs of the btrfs system (btrfs-progs' trigger did not make it again)"
+	chroot "$bt_tree" update-initramfs -u -k all >&2 && bt_initrd_ok
+	arc=$?
+fi
+set -e
+for m in dev/pts dev sys proc; do umount "$bt_tree/$m"; done
+[ "$arc" = 0 ] ||
+	die "apt-get could not install btrfs-progs in the btrfs system, or its initramfs lacks btrfs"
+find "$bt_tree/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
+chroot "$bt_tree" apt-get clean
+find "$bt_tree/var/lib/apt/lists" -maxdepth 1 -type f ! -name lock -delete
+rm -f "$bt_tree/etc/resolv.conf"
+for f in usr/bin/btrfs usr/sbin/grub-install usr/lib/grub/x86_64-efi/modinfo.sh; do
+	[ -e "$bt_tree/$f" ] || die "the btrfs system has no /$f"
+done
+for t in "$root" "$efi_root" "$lvm_tree"; do
+	[ ! -e "$t/usr/bin/btrfs" ] || die "btrfs-progs got into a system other than the btrfs one"
+done
+
 say "GRUB"
 grub_dir=$root/boot/grub
 mkdir -p "$grub_dir/i386-pc"
@@ -443,21 +553,28 @@ chroot "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/boot/gr
 mv "$root/tmp/core.img" "$tmp/core-bootinside.img"
 core_sectors=$((($(stat -c %s "$tmp/core-bootinside.img") + 511) / 512))
 [ "$core_sectors" -lt 2000 ] || die "core.img (/boot inside) does not fit before the first partition"
+# The Ubuntu-like image's: reading a GPT's partition 2, from its BIOS boot partition.
+chroot "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,gpt2)/boot/grub' \
+	biosdisk part_gpt ext2 search search_fs_uuid serial >&2
+mv "$root/tmp/core.img" "$tmp/core-ubuntu.img"
+[ $((($(stat -c %s "$tmp/core-ubuntu.img") + 511) / 512)) -lt 2048 ] ||
+	die "core.img (Ubuntu-like) does not fit in its 1 MiB BIOS boot partition"
 # What a tool changing that system's boot runs in it later.
 for f in usr/sbin/grub-install usr/sbin/update-grub usr/sbin/grub-mkconfig usr/sbin/grub-probe \
 	etc/grub.d/10_linux usr/lib/grub/i386-pc/modinfo.sh etc/default/grub; do
 	[ -e "$root/$f" ] || die "the new system has no /$f"
 done
 
-# efi_grub TREE UUID PREFIX ROOT ESP WHAT: GRUB for EFI in the system TREE, made by hand as
-# grub-install --no-nvram would: the modules in TREE/boot/grub/x86_64-efi, the menu beside
-# them (its kernel and initramfs read where PREFIX's file system has them, the kernel line
-# naming the root as ROOT; WHAT says where /boot is), and an image whose embedded config
+# efi_grub TREE UUID PREFIX ROOT ESP WHAT [ARGS]: GRUB for EFI in the system TREE, made by
+# hand as grub-install --no-nvram would: the modules in TREE/boot/grub/x86_64-efi, the menu
+# beside them (its kernel and initramfs read where PREFIX's file system has them, the kernel
+# line naming the root as ROOT, with ARGS after its "ro" as grub-mkconfig puts
+# rootflags=subvol=...; WHAT says where /boot is), and an image whose embedded config
 # finds the file system with UUID and reads PREFIX there, in the ESP tree ESP under Debian's
 # name and the removable path, with Debian's stub grub.cfg beside it. No firmware variables.
 efi_grub()
 {
-	local tree=$1 uuid=$2 prefix=$3 rootarg=$4 esp=$5 what=$6 kdir=${3%/grub}
+	local tree=$1 uuid=$2 prefix=$3 rootarg=$4 esp=$5 what=$6 args=${7:-} kdir=${3%/grub}
 
 	mkdir -p "$tree/boot/grub/x86_64-efi" "$tree/boot/efi"
 	cp "$tree"/usr/lib/grub/x86_64-efi/*.mod "$tree"/usr/lib/grub/x86_64-efi/*.lst \
@@ -476,7 +593,7 @@ menuentry 'Debian GNU/Linux' {
 	insmod part_gpt
 	insmod ext2
 	search --no-floppy --fs-uuid --set=root $uuid
-	linux $kdir/vmlinuz-$kver root=$rootarg ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	linux $kdir/vmlinuz-$kver root=$rootarg ro ${args:+$args }console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
 	initrd $kdir/initrd.img-$kver
 }
 EOF2
@@ -514,6 +631,12 @@ EOF2
 say "GRUB for EFI (fourth image)"
 efi_grub "$lvm_tree" "$lv_boot_uuid" /grub "$lv_mapper-root" "$tmp/lv-esp" \
 	"/boot a partition of its own"
+
+# The fifth image's, for a /boot of its own (GRUB reads nothing on the btrfs): the root by
+# the btrfs UUID, its subvolume in rootflags.
+say "GRUB for EFI (fifth image)"
+efi_grub "$bt_tree" "$bt_boot_uuid" /grub "UUID=$bt_root_uuid" "$tmp/bt-esp" \
+	"/boot a partition of its own" "rootflags=subvol=$bt_subvol"
 
 say "filesystems and the disk image"
 boot_mib=192
@@ -562,6 +685,46 @@ truncate -s "${swap_mib}M" "$tmp/bi-swap.fs"
 mkswap -q -U "$bi_swap_uuid" "$tmp/bi-swap.fs"
 e2fsck -fn "$tmp/bi-root.fs" >&2
 
+# The Ubuntu-like image's root: the second image's plus the swap file /swap.img (random
+# bytes under its swap header, so that mkfs writes every block: swapon takes no file with
+# holes), with its own fstab and GRUB menu (a GPT) for the time of its mkfs.
+ub_swap_mib=64
+ub_root_mib=$(((bi_root_mib + ub_swap_mib + 63) / 64 * 64))
+ub_disk_mib=$((2 + ub_root_mib + 1))
+mv "$root/etc/fstab" "$tmp/fstab"
+mv "$grub_dir/grub.cfg" "$tmp/grub.cfg"
+cat >"$root/etc/fstab" <<EOF
+# /etc/fstab: static file system information.
+UUID=$ub_root_uuid / ext4 errors=remount-ro 0 1
+/swap.img none swap sw 0 0
+EOF
+cat >"$grub_dir/grub.cfg" <<EOF
+# Written like grub-mkconfig's output for one kernel, /boot a folder of the root (GPT).
+serial --unit=0 --speed=115200
+terminal_input serial
+terminal_output serial
+set timeout=0
+set default=0
+insmod part_gpt
+insmod ext2
+search --fs-uuid --set=root $ub_root_uuid
+menuentry 'Debian GNU/Linux' {
+	insmod part_gpt
+	insmod ext2
+	search --fs-uuid --set=root $ub_root_uuid
+	linux /boot/vmlinuz-$kver root=UUID=$ub_root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	initrd /boot/initrd.img-$kver
+}
+EOF
+head -c "${ub_swap_mib}M" /dev/urandom >"$root/swap.img"
+chmod 0600 "$root/swap.img"
+mkswap -q "$root/swap.img" >&2
+mkfs.ext4 -q -F -b 4096 -U "$ub_root_uuid" -L root -d "$root" "$tmp/ub-root.fs" "${ub_root_mib}M" >&2
+rm -f "$root/swap.img"
+mv "$tmp/fstab" "$root/etc/fstab"
+mv "$tmp/grub.cfg" "$grub_dir/grub.cfg"
+e2fsck -fn "$tmp/ub-root.fs" >&2
+
 # esp_image TREE FILE ID UUID: a 64 MiB FAT32 ESP in FILE with volume ID ID, holding TREE's
 # EFI folder, filled with mtools (never mounted), checked to carry UUID and to be clean.
 esp_image()
@@ -607,6 +770,42 @@ e2fsck -fn "$tmp/lv-root.fs" >&2
 esp_image "$tmp/lv-esp" "$tmp/lv-esp.fs" "$lv_esp_id" "$lv_esp_uuid"
 truncate -s "${lv_swap_mib}M" "$tmp/lv-swap.fs"
 mkswap -q -U "$lv_swap_uuid" "$tmp/lv-swap.fs"
+
+# The fifth image: /boot from the btrfs system's boot tree, the ESP as the third image's, a
+# 128 MiB swap, and the btrfs: as large as the first image's root plus 128 MiB for btrfs'
+# own (metadata twice, chunks), with the tree in subvolume @rootfs of an otherwise empty
+# top level. It is filled on this machine through a loop device, then checked unmounted.
+bt_swap_mib=128
+bt_root_mib=$((root_mib + 128))
+mkdir -p "$tmp/bt-bootfs"
+mv "$bt_tree"/boot/* "$tmp/bt-bootfs/"
+mkfs.ext4 -q -F -b 4096 -U "$bt_boot_uuid" -L boot -d "$tmp/bt-bootfs" "$tmp/bt-boot.fs" "${boot_mib}M" >&2
+e2fsck -fn "$tmp/bt-boot.fs" >&2
+esp_image "$tmp/bt-esp" "$tmp/bt-esp.fs" "$bt_esp_id" "$bt_esp_uuid"
+truncate -s "${bt_swap_mib}M" "$tmp/bt-swap.fs"
+mkswap -q -U "$bt_swap_uuid" "$tmp/bt-swap.fs"
+truncate -s "${bt_root_mib}M" "$tmp/bt-root.fs"
+mkfs.btrfs -q -f -U "$bt_root_uuid" -L root "$tmp/bt-root.fs" >&2
+bt_loop=$(losetup -f --show "$tmp/bt-root.fs")
+mkdir -p "$tmp/bt-mnt"
+mount -t btrfs "$bt_loop" "$tmp/bt-mnt"
+btrfs -q subvolume create "$tmp/bt-mnt/$bt_subvol" >&2
+# cp -a keeps owners, modes, times, hard links and extended attributes (capabilities).
+cp -a "$bt_tree/." "$tmp/bt-mnt/$bt_subvol/"
+sync -f "$tmp/bt-mnt"
+btrfs filesystem usage -b "$tmp/bt-mnt" >"$tmp/bt-usage" 2>&1
+bt_free=$(awk '/Free \(estimated\):/ { print int($3 / 1048576) }' "$tmp/bt-usage")
+bt_subvols=$(btrfs subvolume list "$tmp/bt-mnt" | awk '{ print $NF }' | tr '\n' ' ')
+bt_top=$(find "$tmp/bt-mnt" -mindepth 1 -maxdepth 1 -printf '%f ')
+umount "$tmp/bt-mnt"
+losetup -d "$bt_loop"
+bt_loop=
+say "btrfs of the fifth image: ${bt_root_mib} MiB, ${bt_free:-?} MiB free; subvolumes: $bt_subvols"
+if [ "$bt_subvols" != "$bt_subvol " ] || [ "$bt_top" != "$bt_subvol " ]; then
+	die "the btrfs top level holds more than subvolume $bt_subvol: $bt_top"
+fi
+[ "${bt_free:-0}" -ge 150 ] || die "the btrfs has under 150 MiB free: it could not be shrunk"
+btrfs check --readonly "$tmp/bt-root.fs" >&2
 
 # Its PV, with lvm2's defaults as the installer's: the data area 1 MiB in, behind the one
 # metadata area, and 4 MiB extents (both asked for by name, since the partition's size is
@@ -723,6 +922,30 @@ dd if="$tmp/bi-swap.fs" of="$part_bi" bs=1M seek="$bi_p2" conv=notrunc status=no
 dd if="$tmp/boot.img" of="$part_bi" bs=440 count=1 conv=notrunc status=none
 dd if="$tmp/core-bootinside.img" of="$part_bi" bs=512 seek=1 conv=notrunc status=none
 
+# The Ubuntu-like image: boot.img in the protective MBR and core.img in the BIOS boot
+# partition (sector 2048), linked as grub-install links them: boot.img's kernel sector
+# (byte 0x5c) and the first block list entry of core.img's diskboot (byte 500: its start,
+# after the diskboot sector itself), both written by grub-mkimage for a core at sector 1.
+part_ub=$tmp/disk-ubuntu.img
+truncate -s "${ub_disk_mib}M" "$part_ub"
+parted -s "$part_ub" mklabel gpt \
+	mkpart bios 1MiB 2MiB \
+	mkpart root ext4 2MiB "$((2 + ub_root_mib))MiB" \
+	set 1 bios_grub on 2> >(grep -v 'udevadm: not found' >&2)
+dd if="$tmp/ub-root.fs" of="$part_ub" bs=1M seek=2 conv=notrunc,sparse status=none
+le64() { od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
+put_le64() # FILE OFFSET VALUE
+{
+	perl -e 'print pack("Q<", $ARGV[0])' "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+cp "$tmp/boot.img" "$tmp/boot-ubuntu.img"
+[ "$(le64 "$tmp/boot-ubuntu.img" 92)" = 1 ] && [ "$(le64 "$tmp/core-ubuntu.img" 500)" = 2 ] ||
+	die "boot.img or core.img does not say sector 1 and 2 where grub-install would change them"
+put_le64 "$tmp/boot-ubuntu.img" 92 2048
+put_le64 "$tmp/core-ubuntu.img" 500 2049
+dd if="$tmp/boot-ubuntu.img" of="$part_ub" bs=440 count=1 conv=notrunc status=none
+dd if="$tmp/core-ubuntu.img" of="$part_ub" bs=512 seek=2048 conv=notrunc status=none
+
 part_be=$tmp/disk-efi-bootinside.img
 truncate -s "${be_disk_mib}M" "$part_be"
 be_p1=1
@@ -779,6 +1002,35 @@ rm -f "$tmp/lv-check.fs"
 	-S $((lv_swap_ext * lv_extent)) -o value -s UUID "$part_lv")" = "$lv_swap_uuid" ] ||
 	die "the swap_1 LV read back has not the swap"
 
+part_bt=$tmp/disk-btrfs.img
+bt_disk_mib=$((1 + esp_mib + boot_mib + bt_root_mib + bt_swap_mib + 1))
+truncate -s "${bt_disk_mib}M" "$part_bt"
+bt_p1=1
+bt_p2=$((bt_p1 + esp_mib))
+bt_p3=$((bt_p2 + boot_mib))
+bt_p4=$((bt_p3 + bt_root_mib))
+parted -s "$part_bt" mklabel gpt \
+	mkpart EFI fat32 "${bt_p1}MiB" "${bt_p2}MiB" \
+	mkpart boot ext4 "${bt_p2}MiB" "${bt_p3}MiB" \
+	mkpart root btrfs "${bt_p3}MiB" "${bt_p4}MiB" \
+	mkpart swap linux-swap "${bt_p4}MiB" "$((bt_p4 + bt_swap_mib))MiB" \
+	set 1 esp on 2> >(grep -v 'udevadm: not found' >&2)
+dd if="$tmp/bt-esp.fs" of="$part_bt" bs=1M seek="$bt_p1" conv=notrunc,sparse status=none
+dd if="$tmp/bt-boot.fs" of="$part_bt" bs=1M seek="$bt_p2" conv=notrunc,sparse status=none
+dd if="$tmp/bt-root.fs" of="$part_bt" bs=1M seek="$bt_p3" conv=notrunc,sparse status=none
+dd if="$tmp/bt-swap.fs" of="$part_bt" bs=1M seek="$bt_p4" conv=notrunc status=none
+# Read back from the finished image where the GPT puts each partition.
+bt_part_off() { parted -s -m "$part_bt" unit B print | awk -F: -v n="$1" '$1 == n { sub("B", "", $2); print $2 }'; }
+bt_part_len() { parted -s -m "$part_bt" unit B print | awk -F: -v n="$1" '$1 == n { sub("B", "", $4); print $4 }'; }
+for n in 1:vfat:"$bt_esp_uuid" 2:ext4:"$bt_boot_uuid" 3:btrfs:"$bt_root_uuid" 4:swap:"$bt_swap_uuid"; do
+	IFS=: read -r pn pt pu <<<"$n"
+	got=$(blkid -p -O "$(bt_part_off "$pn")" -S "$(bt_part_len "$pn")" -o export "$part_bt" |
+		sed -n 's/^\(TYPE\|UUID\)=//p' | sort | tr '\n' ' ')
+	[ "$got" = "$(printf '%s\n' "$pt" "$pu" | sort | tr '\n' ' ')" ] ||
+		die "partition $pn of the btrfs image has not the $pt file system $pu: $got"
+done
+[ "$(bt_part_len 3)" = $((bt_root_mib * 1048576)) ] || die "partition 3 of the btrfs image is not as large as its btrfs"
+
 cat >"$tmp/layout" <<EOF
 kernel=$kver
 boot_uuid=$boot_uuid
@@ -817,7 +1069,30 @@ lv_pv_part=3
 lv_root_mib=$lv_root_mib
 lv_swap_mib=$lv_swap_mib
 EOF
-chmod 0444 "$part" "$part_bi" "$part_be" "$part_lv"
+cat >"$tmp/layout-btrfs" <<EOF
+bt_esp_uuid=$bt_esp_uuid
+bt_boot_uuid=$bt_boot_uuid
+bt_root_uuid=$bt_root_uuid
+bt_swap_uuid=$bt_swap_uuid
+bt_esp_part=1
+bt_boot_part=2
+bt_root_part=3
+bt_swap_part=4
+bt_subvol=$bt_subvol
+bt_root_mib=$bt_root_mib
+EOF
+cat >"$tmp/layout-ubuntu" <<EOF
+ub_root_uuid=$ub_root_uuid
+ub_biosboot_part=1
+ub_root_part=2
+ub_root_mib=$ub_root_mib
+ub_swap_file=/swap.img
+EOF
+chmod 0444 "$part_ub" "$part" "$part_bi" "$part_be" "$part_lv" "$part_bt"
+mv "$tmp/layout-btrfs" "$dir/layout-btrfs"
+mv "$part_bt" "$img_bt"
+mv "$tmp/layout-ubuntu" "$dir/layout-ubuntu"
+mv "$part_ub" "$img_ub"
 mv "$tmp/layout-lvm" "$dir/layout-lvm"
 mv "$part_lv" "$img_lv"
 mv "$tmp/layout-efi-bootinside" "$dir/layout-efi-bootinside"
@@ -829,5 +1104,7 @@ mv "$part" "$img"
 say "built $img (${disk_mib} MiB, root ${root_mib} MiB)"
 say "built $img_bi (${bi_disk_mib} MiB, root ${bi_root_mib} MiB)"
 say "built $img_be (${be_disk_mib} MiB, root ${be_root_mib} MiB)"
+say "built $img_ub (${ub_disk_mib} MiB, root ${ub_root_mib} MiB)"
 say "built $img_lv (${lv_disk_mib} MiB, root LV ${lv_root_mib} MiB)"
+say "built $img_bt (${bt_disk_mib} MiB, btrfs ${bt_root_mib} MiB)"
 report
