@@ -101,8 +101,9 @@
 # fsroot=/@rootfs"), the swap areas) and powers off.
 #
 # Cache: ${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/<hash of this
-# script>/disk.img, disk-bootinside.img, disk-efi-bootinside.img, disk-lvm.img,
-# disk-btrfs.img and disk-ubuntu.img (sparse), with their layout files. A lock makes concurrent callers wait for
+# script and installed-image-parts.sh, its functions>/disk.img, disk-bootinside.img,
+# disk-efi-bootinside.img, disk-lvm.img, disk-btrfs.img and disk-ubuntu.img (sparse), with
+# their layout files. A lock makes concurrent callers wait for
 # one build.
 set -euo pipefail
 
@@ -122,7 +123,10 @@ die()
 }
 
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot, ownership of the files)"
-key=$(sha256sum "$0" | cut -c1-16)
+here=$(dirname "$(readlink -f "$0")")
+. "$here/installed-image-parts.sh"
+# A change to either file is a new version of the images.
+key=$(cat "$0" "$here/installed-image-parts.sh" | sha256sum | cut -c1-16)
 dir=$cache/$key
 img=$dir/disk.img
 img_bi=$dir/disk-bootinside.img
@@ -168,23 +172,6 @@ if [ ${#need[@]} -gt 0 ]; then
 	apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
 fi
 
-# The mirror this machine uses for bookworm: the first deb822 URIs or one-line "deb" entry
-# whose suite is bookworm (not the security archive).
-mirror()
-{
-	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		case "$f" in
-		*.sources)
-			awk '/^URIs:/ {u=$2} /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") { print u; exit } }' "$f"
-			;;
-		*)
-			awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == "bookworm") { print ($2 ~ /^\[/ ? $3 : $2); exit } }' "$f"
-			;;
-		esac
-	done | head -n1
-}
 url=$(mirror)
 [ -n "$url" ] || die "no bookworm entry in /etc/apt/sources.list*: cannot tell which mirror to use"
 
@@ -302,50 +289,7 @@ done
 (cd "$root" && find srv/fdw-data -type f -print0 | sort -z | xargs -0 sha256sum) \
 	>"$root/var/lib/fdw-check/sums"
 
-install -m 0755 /dev/stdin "$root/usr/local/sbin/fdw-boot-check" <<'EOF'
-#!/bin/sh
-# Reports on the serial console what this boot found, then powers off.
-out=/dev/ttyS0
-n=$(wc -l </var/lib/fdw-check/sums)
-if (cd / && sha256sum --quiet -c /var/lib/fdw-check/sums) >/run/fdw-sums.log 2>&1; then
-	sums="sums=ok files=$n"
-else
-	sums="sums=bad files=$n bad=$(grep -c FAILED /run/fdw-sums.log)"
-fi
-src=$(findmnt -no SOURCE /)
-# On a btrfs subvolume findmnt names the subvolume after the device: /dev/X[/@rootfs].
-src=${src%%\[*}
-rtype=$(lsblk -ndo TYPE "$src" 2>/dev/null)
-echo "FDW-ROOT source=$src type=$rtype" >$out
-# What / lies on, down to the disk: "lvm,crypt,part,disk," for a root volume in a LUKS PV.
-echo "FDW-ROOT-CHAIN $(lsblk -snlo TYPE "$src" 2>/dev/null | tr '\n' ',')" >$out
-# Its file system and the folder of it mounted as / ("/@rootfs" for a btrfs subvolume).
-echo "FDW-ROOT-FS fstype=$(findmnt -no FSTYPE /) fsroot=$(findmnt -no FSROOT /)" >$out
-swapon --show=NAME,TYPE --noheadings | while read -r name type; do
-	echo "FDW-SWAP name=$name type=$type dmtype=$(lsblk -ndo TYPE "$name" 2>/dev/null)"
-done >$out
-echo "FDW-CMDLINE $(cat /proc/cmdline)" >$out
-case "$sums" in
-sums=ok*) echo "FDW-BOOT-OK $sums root=$rtype" >$out ;;
-*) echo "FDW-BOOT-FAIL $sums root=$rtype" >$out; head -n 5 /run/fdw-sums.log >$out ;;
-esac
-systemctl --no-block poweroff
-EOF
-cat >"$root/etc/systemd/system/fdw-boot-check.service" <<'EOF'
-[Unit]
-Description=fdewiz test: check the data files and report on the serial console
-After=local-fs.target swap.target
-Wants=swap.target
-
-[Service]
-Type=oneshot
-ExecStart=/usr/local/sbin/fdw-boot-check
-
-[Install]
-WantedBy=multi-user.target
-EOF
-chroot "$root" systemctl enable fdw-boot-check.service >&2
-chroot "$root" systemctl mask getty@tty1.service serial-getty@ttyS0.service >&2 || true
+boot_check_install "$root"
 
 say "initramfs"
 for m in proc sys dev; do mount --bind "/$m" "$root/$m"; done
@@ -431,14 +375,6 @@ find "$debs" -name '*.deb' -exec cp -t "$lvm_tree/var/cache/apt/archives" {} +
 mkdir -p "$lvm_tree/tmp/lvm-none"
 echo 'devices { filter = [ "r|.*|" ] use_devicesfile = 0 } global { activation = 0 }' \
 	>"$lvm_tree/tmp/lvm-none/lvm.conf"
-# What the LVM system's initramfs must hold to find its root and swap on the VG.
-lvm_initrd_ok()
-{
-	local l
-	l=$(chroot "$lvm_tree" lsinitramfs "/boot/initrd.img-$kver") || return 1
-	grep -q 'sbin/lvm$' <<<"$l" && grep -q '/dm-mod\.ko' <<<"$l" &&
-		grep -q '^conf/conf\.d/resume$' <<<"$l"
-}
 for m in proc sys dev dev/pts; do mount --bind "/$m" "$lvm_tree/$m"; done
 set +e
 chroot "$lvm_tree" apt-get update -qq >&2 &&
@@ -485,13 +421,6 @@ EOF
 echo btrfs >>"$bt_tree/etc/initramfs-tools/modules"
 cp -L /etc/resolv.conf "$bt_tree/etc/resolv.conf" 2>/dev/null || true
 find "$debs" -name '*.deb' -exec cp -t "$bt_tree/var/cache/apt/archives" {} +
-# What the btrfs system's initramfs must hold to mount its root.
-bt_initrd_ok()
-{
-	local l
-	l=$(chroot "$bt_tree" lsinitramfs "/boot/initrd.img-$kver") || return 1
-	grep -q '/btrfs\.ko' <<<"$l" && grep -q 'bin/btrfs$' <<<"$l"
-}
 for m in proc sys dev dev/pts; do mount --bind "/$m" "$bt_tree/$m"; done
 set +e
 chroot "$bt_tree" apt-get update -qq >&2 &&
@@ -564,56 +493,6 @@ for f in usr/sbin/grub-install usr/sbin/update-grub usr/sbin/grub-mkconfig usr/s
 	etc/grub.d/10_linux usr/lib/grub/i386-pc/modinfo.sh etc/default/grub; do
 	[ -e "$root/$f" ] || die "the new system has no /$f"
 done
-
-# efi_grub TREE UUID PREFIX ROOT ESP WHAT [ARGS]: GRUB for EFI in the system TREE, made by
-# hand as grub-install --no-nvram would: the modules in TREE/boot/grub/x86_64-efi, the menu
-# beside them (its kernel and initramfs read where PREFIX's file system has them, the kernel
-# line naming the root as ROOT, with ARGS after its "ro" as grub-mkconfig puts
-# rootflags=subvol=...; WHAT says where /boot is), and an image whose embedded config
-# finds the file system with UUID and reads PREFIX there, in the ESP tree ESP under Debian's
-# name and the removable path, with Debian's stub grub.cfg beside it. No firmware variables.
-efi_grub()
-{
-	local tree=$1 uuid=$2 prefix=$3 rootarg=$4 esp=$5 what=$6 args=${7:-} kdir=${3%/grub}
-
-	mkdir -p "$tree/boot/grub/x86_64-efi" "$tree/boot/efi"
-	cp "$tree"/usr/lib/grub/x86_64-efi/*.mod "$tree"/usr/lib/grub/x86_64-efi/*.lst \
-		"$tree/boot/grub/x86_64-efi/"
-	cat >"$tree/boot/grub/grub.cfg" <<EOF2
-# Written like grub-mkconfig's output for one kernel, $what.
-serial --unit=0 --speed=115200
-terminal_input serial
-terminal_output serial
-set timeout=0
-set default=0
-insmod part_gpt
-insmod ext2
-search --no-floppy --fs-uuid --set=root $uuid
-menuentry 'Debian GNU/Linux' {
-	insmod part_gpt
-	insmod ext2
-	search --no-floppy --fs-uuid --set=root $uuid
-	linux $kdir/vmlinuz-$kver root=$rootarg ro ${args:+$args }console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
-	initrd $kdir/initrd.img-$kver
-}
-EOF2
-	cat >"$tree/tmp/load.cfg" <<EOF2
-search --no-floppy --fs-uuid --set=root $uuid
-set prefix=(\$root)'$prefix'
-EOF2
-	chroot "$tree" grub-mkimage -O x86_64-efi -o /tmp/grubx64.efi -p "$prefix" -c /tmp/load.cfg \
-		part_gpt part_msdos fat ext2 search search_fs_uuid normal configfile linux boot echo \
-		test serial terminal all_video efi_gop efi_uga gzio >&2
-	mkdir -p "$esp/EFI/debian" "$esp/EFI/BOOT"
-	mv "$tree/tmp/grubx64.efi" "$esp/EFI/debian/grubx64.efi"
-	rm -f "$tree/tmp/load.cfg"
-	cp "$esp/EFI/debian/grubx64.efi" "$esp/EFI/BOOT/BOOTX64.EFI"
-	cat >"$esp/EFI/debian/grub.cfg" <<EOF2
-search.fs_uuid $uuid root hd0,gpt2
-set prefix=(\$root)'$prefix'
-configfile \$prefix/grub.cfg
-EOF2
-}
 
 # The third image's, for a /boot inside its root.
 say "GRUB for EFI (third image)"
@@ -725,17 +604,6 @@ mv "$tmp/fstab" "$root/etc/fstab"
 mv "$tmp/grub.cfg" "$grub_dir/grub.cfg"
 e2fsck -fn "$tmp/ub-root.fs" >&2
 
-# esp_image TREE FILE ID UUID: a 64 MiB FAT32 ESP in FILE with volume ID ID, holding TREE's
-# EFI folder, filled with mtools (never mounted), checked to carry UUID and to be clean.
-esp_image()
-{
-	truncate -s "${esp_mib}M" "$2"
-	mkfs.vfat -F 32 -n EFI -i "$3" "$2" >&2
-	MTOOLS_SKIP_CHECK=1 mcopy -s -i "$2" "$1/EFI" ::/
-	[ "$(blkid -o value -s UUID "$2")" = "$4" ] || die "the ESP $2's UUID is not $4"
-	fsck.vfat -n "$2" >&2
-}
-
 # The third image: its root as large as the second's (the same room to carve a /boot and
 # a header from its end), a 64 MiB FAT32 ESP filled with mtools (never mounted), swap.
 esp_mib=64
@@ -784,28 +652,7 @@ e2fsck -fn "$tmp/bt-boot.fs" >&2
 esp_image "$tmp/bt-esp" "$tmp/bt-esp.fs" "$bt_esp_id" "$bt_esp_uuid"
 truncate -s "${bt_swap_mib}M" "$tmp/bt-swap.fs"
 mkswap -q -U "$bt_swap_uuid" "$tmp/bt-swap.fs"
-truncate -s "${bt_root_mib}M" "$tmp/bt-root.fs"
-mkfs.btrfs -q -f -U "$bt_root_uuid" -L root "$tmp/bt-root.fs" >&2
-bt_loop=$(losetup -f --show "$tmp/bt-root.fs")
-mkdir -p "$tmp/bt-mnt"
-mount -t btrfs "$bt_loop" "$tmp/bt-mnt"
-btrfs -q subvolume create "$tmp/bt-mnt/$bt_subvol" >&2
-# cp -a keeps owners, modes, times, hard links and extended attributes (capabilities).
-cp -a "$bt_tree/." "$tmp/bt-mnt/$bt_subvol/"
-sync -f "$tmp/bt-mnt"
-btrfs filesystem usage -b "$tmp/bt-mnt" >"$tmp/bt-usage" 2>&1
-bt_free=$(awk '/Free \(estimated\):/ { print int($3 / 1048576) }' "$tmp/bt-usage")
-bt_subvols=$(btrfs subvolume list "$tmp/bt-mnt" | awk '{ print $NF }' | tr '\n' ' ')
-bt_top=$(find "$tmp/bt-mnt" -mindepth 1 -maxdepth 1 -printf '%f ')
-umount "$tmp/bt-mnt"
-losetup -d "$bt_loop"
-bt_loop=
-say "btrfs of the fifth image: ${bt_root_mib} MiB, ${bt_free:-?} MiB free; subvolumes: $bt_subvols"
-if [ "$bt_subvols" != "$bt_subvol " ] || [ "$bt_top" != "$bt_subvol " ]; then
-	die "the btrfs top level holds more than subvolume $bt_subvol: $bt_top"
-fi
-[ "${bt_free:-0}" -ge 150 ] || die "the btrfs has under 150 MiB free: it could not be shrunk"
-btrfs check --readonly "$tmp/bt-root.fs" >&2
+btrfs_root_fs
 
 # Its PV, with lvm2's defaults as the installer's: the data area 1 MiB in, behind the one
 # metadata area, and 4 MiB extents (both asked for by name, since the partition's size is
@@ -817,81 +664,7 @@ btrfs check --readonly "$tmp/bt-root.fs" >&2
 lv_pv_mib=$((1 + lv_root_mib + lv_swap_mib))
 lvm_dir=$tmp/lvm
 mkdir -p "$lvm_dir/lock"
-# lvm_conf DEVICE: the LVM configuration in $lvm_dir, which sees DEVICE alone: no devices
-# file, udev or hints to read, no device-mapper to activate in, no backups, archives or
-# locks of the host's to write.
-lvm_conf()
-{
-	cat >"$lvm_dir/lvm.conf" <<EOF
-devices {
-	use_devicesfile = 0
-	filter = [ "a|^$1\$|", "r|.*|" ]
-	obtain_device_list_from_udev = 0
-	external_device_info_source = "none"
-	hints = "none"
-}
-global {
-	activation = 0
-	use_lvmlockd = 0
-	event_activation = 0
-	locking_dir = "$lvm_dir/lock"
-}
-activation {
-	udev_sync = 0
-	udev_rules = 0
-	monitoring = 0
-}
-backup {
-	backup = 0
-	archive = 0
-}
-EOF
-}
-# lvm_run COMMAND...: an LVM command under that configuration, without its warnings that
-# activation is off, the LVs are not zeroed and the metadata is not backed up (all meant).
-lvm_run()
-{
-	LVM_SYSTEM_DIR=$lvm_dir LVM_SUPPRESS_FD_WARNINGS=1 "$@" \
-		2> >(grep -v -e 'Activation disabled' -e 'not zeroed' -e 'NOT backed up' >&2)
-}
-# lv_geometry: from the metadata on $lv_loop, the PV's data start and the extent size in
-# bytes (lv_pe_start, lv_extent) and the LVs' first extents (lv_root_first, lv_swap_first)
-# and lengths (lv_root_ext, lv_swap_ext). Fails unless root is at extent 0, swap_1 right
-# after it ends the PV, and the VG has no extent free.
-lv_geometry()
-{
-	local count free segs n r w
-	lv_pe_start=$(lvm_run pvs --noheadings --nosuffix --units b -o pe_start "$lv_loop" | tr -d ' ')
-	lv_extent=$(lvm_run vgs --noheadings --nosuffix --units b -o vg_extent_size "$lv_vg" | tr -d ' ')
-	read -r count free < <(lvm_run vgs --noheadings -o vg_extent_count,vg_free_count "$lv_vg")
-	segs=$(lvm_run pvs --noheadings --segments -o pvseg_start,pvseg_size,lv_name "$lv_loop" |
-		awk '{ printf "%s %s %s;", $1, $2, $3 }')
-	say "VG $lv_vg: PV data from byte ${lv_pe_start:-?}, extents of ${lv_extent:-?} bytes," \
-		"${count:-?} in all, ${free:-?} free; segments (first length LV): $segs"
-	for n in "$lv_pe_start" "$lv_extent" "$count" "$free"; do
-		case "$n" in
-		'' | *[!0-9]*) return 1 ;;
-		esac
-	done
-	[ "$lv_extent" -gt 0 ] || return 1
-	read -r lv_root_first lv_root_ext lv_swap_first lv_swap_ext < <(
-		awk -v RS=';' '$3 == "root" { r = $1 " " $2 } $3 == "swap_1" { w = $1 " " $2 }
-			END { print r, w }' <<<"$segs")
-	r=$((lv_root_mib * 1048576 / lv_extent))
-	w=$((lv_swap_mib * 1048576 / lv_extent))
-	[ "$segs" = "0 $r root;$r $w swap_1;" ] && [ "$free" = 0 ] &&
-		[ $((lv_swap_first + lv_swap_ext)) = "$count" ]
-}
-truncate -s "${lv_pv_mib}M" "$tmp/lv-pv.fs"
-lv_loop=$(losetup -f --show "$tmp/lv-pv.fs")
-lvm_conf "$lv_loop"
-lvm_run pvcreate --dataalignment 1m "$lv_loop" >&2
-lvm_run vgcreate -s 4m "$lv_vg" "$lv_loop" >&2
-lvm_run lvcreate --activate n --zero n --wipesignatures n -n root -L "${lv_root_mib}m" "$lv_vg" >&2
-lvm_run lvcreate --activate n --zero n --wipesignatures n -n swap_1 -L "${lv_swap_mib}m" "$lv_vg" >&2
-lv_geometry || die "the VG $lv_vg is not root then swap_1 filling its PV"
-losetup -d "$lv_loop"
-lv_loop=
+lvm_pv_make
 
 part=$tmp/disk.img
 truncate -s "${disk_mib}M" "$part"
@@ -922,10 +695,7 @@ dd if="$tmp/bi-swap.fs" of="$part_bi" bs=1M seek="$bi_p2" conv=notrunc status=no
 dd if="$tmp/boot.img" of="$part_bi" bs=440 count=1 conv=notrunc status=none
 dd if="$tmp/core-bootinside.img" of="$part_bi" bs=512 seek=1 conv=notrunc status=none
 
-# The Ubuntu-like image: boot.img in the protective MBR and core.img in the BIOS boot
-# partition (sector 2048), linked as grub-install links them: boot.img's kernel sector
-# (byte 0x5c) and the first block list entry of core.img's diskboot (byte 500: its start,
-# after the diskboot sector itself), both written by grub-mkimage for a core at sector 1.
+# The Ubuntu-like image: GRUB in the protective MBR and the BIOS boot partition.
 part_ub=$tmp/disk-ubuntu.img
 truncate -s "${ub_disk_mib}M" "$part_ub"
 parted -s "$part_ub" mklabel gpt \
@@ -933,18 +703,7 @@ parted -s "$part_ub" mklabel gpt \
 	mkpart root ext4 2MiB "$((2 + ub_root_mib))MiB" \
 	set 1 bios_grub on 2> >(grep -v 'udevadm: not found' >&2)
 dd if="$tmp/ub-root.fs" of="$part_ub" bs=1M seek=2 conv=notrunc,sparse status=none
-le64() { od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
-put_le64() # FILE OFFSET VALUE
-{
-	perl -e 'print pack("Q<", $ARGV[0])' "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-cp "$tmp/boot.img" "$tmp/boot-ubuntu.img"
-[ "$(le64 "$tmp/boot-ubuntu.img" 92)" = 1 ] && [ "$(le64 "$tmp/core-ubuntu.img" 500)" = 2 ] ||
-	die "boot.img or core.img does not say sector 1 and 2 where grub-install would change them"
-put_le64 "$tmp/boot-ubuntu.img" 92 2048
-put_le64 "$tmp/core-ubuntu.img" 500 2049
-dd if="$tmp/boot-ubuntu.img" of="$part_ub" bs=440 count=1 conv=notrunc status=none
-dd if="$tmp/core-ubuntu.img" of="$part_ub" bs=512 seek=2048 conv=notrunc status=none
+grub_bios_gpt "$part_ub" "$tmp/boot.img" "$tmp/core-ubuntu.img" 2048
 
 part_be=$tmp/disk-efi-bootinside.img
 truncate -s "${be_disk_mib}M" "$part_be"
@@ -978,29 +737,7 @@ dd if="$tmp/lv-root.fs" of="$part_lv" bs=1M oflag=seek_bytes conv=notrunc,sparse
 	seek=$((lv_p3 * 1048576 + lv_pe_start + lv_root_first * lv_extent))
 dd if="$tmp/lv-swap.fs" of="$part_lv" bs=1M oflag=seek_bytes conv=notrunc status=none \
 	seek=$((lv_p3 * 1048576 + lv_pe_start + lv_swap_first * lv_extent))
-# Read back from the finished image: the VG through a read-only loop device of partition 3
-# where the GPT puts it, then the root's file system and the swap from their extents.
-lv_pv_off=$(parted -s -m "$part_lv" unit B print | awk -F: '$1 == "3" { sub("B", "", $2); print $2 }')
-lv_pv_len=$(parted -s -m "$part_lv" unit B print | awk -F: '$1 == "3" { sub("B", "", $4); print $4 }')
-if [ "$lv_pv_off" != $((lv_p3 * 1048576)) ] || [ "$lv_pv_len" != $((lv_pv_mib * 1048576)) ]; then
-	die "partition 3 of the LVM image is not where its PV was written"
-fi
-lv_loop=$(losetup -f --show -r -o "$lv_pv_off" --sizelimit "$lv_pv_len" "$part_lv")
-lvm_conf "$lv_loop"
-lv_geometry || die "the LVM image's VG, read back, is not root then swap_1 filling its PV"
-lvm_run vgs -o vg_name,pv_count,lv_count,vg_size,vg_free,vg_free_count "$lv_vg" >&2
-lvm_run lvs -o lv_name,lv_size,seg_pe_ranges "$lv_vg" >&2
-losetup -d "$lv_loop"
-lv_loop=
-dd if="$part_lv" of="$tmp/lv-check.fs" bs=1M iflag=skip_bytes,count_bytes conv=sparse status=none \
-	skip=$((lv_pv_off + lv_pe_start + lv_root_first * lv_extent)) count=$((lv_root_ext * lv_extent))
-e2fsck -fn "$tmp/lv-check.fs" >&2
-[ "$(blkid -o value -s UUID "$tmp/lv-check.fs")" = "$lv_root_uuid" ] ||
-	die "the root LV read back has not the root's file system"
-rm -f "$tmp/lv-check.fs"
-[ "$(blkid -p -O $((lv_pv_off + lv_pe_start + lv_swap_first * lv_extent)) \
-	-S $((lv_swap_ext * lv_extent)) -o value -s UUID "$part_lv")" = "$lv_swap_uuid" ] ||
-	die "the swap_1 LV read back has not the swap"
+lvm_image_check
 
 part_bt=$tmp/disk-btrfs.img
 bt_disk_mib=$((1 + esp_mib + boot_mib + bt_root_mib + bt_swap_mib + 1))
@@ -1019,17 +756,7 @@ dd if="$tmp/bt-esp.fs" of="$part_bt" bs=1M seek="$bt_p1" conv=notrunc,sparse sta
 dd if="$tmp/bt-boot.fs" of="$part_bt" bs=1M seek="$bt_p2" conv=notrunc,sparse status=none
 dd if="$tmp/bt-root.fs" of="$part_bt" bs=1M seek="$bt_p3" conv=notrunc,sparse status=none
 dd if="$tmp/bt-swap.fs" of="$part_bt" bs=1M seek="$bt_p4" conv=notrunc status=none
-# Read back from the finished image where the GPT puts each partition.
-bt_part_off() { parted -s -m "$part_bt" unit B print | awk -F: -v n="$1" '$1 == n { sub("B", "", $2); print $2 }'; }
-bt_part_len() { parted -s -m "$part_bt" unit B print | awk -F: -v n="$1" '$1 == n { sub("B", "", $4); print $4 }'; }
-for n in 1:vfat:"$bt_esp_uuid" 2:ext4:"$bt_boot_uuid" 3:btrfs:"$bt_root_uuid" 4:swap:"$bt_swap_uuid"; do
-	IFS=: read -r pn pt pu <<<"$n"
-	got=$(blkid -p -O "$(bt_part_off "$pn")" -S "$(bt_part_len "$pn")" -o export "$part_bt" |
-		sed -n 's/^\(TYPE\|UUID\)=//p' | sort | tr '\n' ' ')
-	[ "$got" = "$(printf '%s\n' "$pt" "$pu" | sort | tr '\n' ' ')" ] ||
-		die "partition $pn of the btrfs image has not the $pt file system $pu: $got"
-done
-[ "$(bt_part_len 3)" = $((bt_root_mib * 1048576)) ] || die "partition 3 of the btrfs image is not as large as its btrfs"
+btrfs_image_check
 
 cat >"$tmp/layout" <<EOF
 kernel=$kver
