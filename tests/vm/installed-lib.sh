@@ -161,8 +161,11 @@ vm_home_result()
 # starting with MARKER (the guest's "POWERCUT-NOW"). VM_CUTTER: that watcher, to wait for.
 vm_cut_power_on()
 {
+	# The last run's log and pid are not this one's: a second cut in one test found the
+	# first's marker at once, killed a QEMU long gone and left the new one running.
+	rm -f "$VM_WORK/vm.log" "$VM_WORK/qemu.pid"
 	(
-		while [ ! -s "$VM_WORK/vm.log" ] || ! grep -q "^$1" "$VM_WORK/vm.log"; do
+		while ! grep -qs "^$1" "$VM_WORK/vm.log" || [ ! -s "$VM_WORK/qemu.pid" ]; do
 			sleep 1
 		done
 		kill -KILL "$(cat "$VM_WORK/qemu.pid")"
