@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/stopsig.h"
+#include "state/progress.h"
 #include "worker.h"
 
 int fdw_job_open_volume(const struct fdw_job *job, struct fdw_target *t,
@@ -91,6 +93,30 @@ static void worker_log_sink(enum fdw_log_level level, const char *msg, void *ctx
 		return;	/* a full disk must not stop the conversion */
 }
 
+/*
+ * Wait (at most 10 s) until the worker @pid has made the job's status record its own, so
+ * that a `status` right after `resume` says running, not the paused state it found: a
+ * watcher that read "paused" then stopped watching a conversion that was going on. A
+ * worker that ends before that (it failed to start) ends the wait too.
+ */
+static void wait_worker_published(const struct fdw_job *job, pid_t pid)
+{
+	char path[PATH_MAX];
+
+	fdw_job_status_path(job, path, sizeof(path));
+	for (int i = 0; i < 500; i++) {
+		struct fdw_progress p;
+
+		if (fdw_progress_read(path, &p) == 0 && p.pid == pid)
+			return;
+		if (kill(pid, 0) != 0)
+			return;
+		usleep(20000);
+	}
+	fdw_log(FDW_LOG_WARN, "the background worker %d has not recorded its start yet",
+		(int)pid);
+}
+
 pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 			    const struct fdw_secret *pass, const char *mount_at, char *why,
 			    size_t len)
@@ -118,6 +144,7 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 		/* The worker holds its own copy of the loop device's descriptor: the device
 		 * lives exactly as long as the worker (or the volume opened on it). */
 		t->loop_handed_over = true;
+		wait_worker_published(job, pid);
 		return pid;
 	}
 	/* The worker. Memory locks do not survive fork: lock the secret again. */
