@@ -17,18 +17,15 @@
 #include "base/spawn.h"
 #include "base/sysstate.h"
 
-/* Files an installed system is read from: small text; more is not an fstab. */
-#define TEXT_MAX (256 * 1024)
-
 /*
  * Run debugfs read-only ("-c": catastrophic mode, which also never writes) on the
  * filesystem at @offset of the file open as @fd, with @commands on its stdin; its stdout
- * (at most TEXT_MAX bytes) in a new string. The filesystem is named by the descriptor,
+ * (at most FDW_OS_TEXT_MAX bytes) in a new string. The filesystem is named by the descriptor,
  * so the path is opened once and no '?' in it can be taken for an option.
  */
 static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out)
 {
-	char spec[64], *buf = malloc(TEXT_MAX + 1);
+	char spec[64], *buf = malloc(FDW_OS_TEXT_MAX + 1);
 	char *argv[] = { "debugfs", "-c", "-f", "-", spec, NULL };
 	const struct fdw_spawn_opts o = {
 		.stdin_bytes = commands, .stdin_len = strlen(commands), .fd3 = fd,
@@ -48,7 +45,7 @@ static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out
 		free(buf);
 		return rc;
 	}
-	while ((n = read(op, buf + len, TEXT_MAX - len)) > 0)
+	while ((n = read(op, buf + len, FDW_OS_TEXT_MAX - len)) > 0)
 		len += (size_t)n;
 	close(op);
 	buf[len] = '\0';

@@ -82,6 +82,9 @@ struct fdw_installed_os {
 int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
 			   const char *label, struct fdw_installed_os *out);
 
+/* The most a reader returns of one of the system's files: small text; more is no fstab. */
+#define FDW_OS_TEXT_MAX (256 * 1024)
+
 /*
  * How the files of a system are read: by debugfs from an unmounted ext filesystem, or
  * from a mounted tree (system_peek.c). Paths are absolute inside the system.

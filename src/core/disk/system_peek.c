@@ -30,9 +30,6 @@ struct peek_reply {
 	struct fdw_installed_os os;	/* os.found: a system is there */
 };
 
-/* Small text files of the system; more is not an fstab. */
-#define TEXT_MAX (256 * 1024)
-
 bool fdw_system_peek_needed(const char *fstype)
 {
 	return fstype && (!strcmp(fstype, "btrfs") || !strcmp(fstype, "xfs"));
@@ -83,7 +80,7 @@ static int tree_cat(void *ctx, const char *const *paths, int n, char **text)
 
 		/* Only a regular file: a FIFO would block, a device is no text. */
 		if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) &&
-		    fdw_read_file(paths[i], TEXT_MAX, FDW_READ_TEXT, text, NULL, NULL) == 0)
+		    fdw_read_file(paths[i], FDW_OS_TEXT_MAX, FDW_READ_TEXT, text, NULL, NULL) == 0)
 			return 0;
 	}
 	return -ENOENT;
