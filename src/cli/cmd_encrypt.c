@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_restart.h"
 #include "core/bench/bench_api.h"
 #include "core/boot/boot_api.h"
 #include "core/convert/convert_api.h"
@@ -126,7 +127,7 @@ struct encrypt_opts {
 	struct fdw_boot_request boot;	/* --crypttab: root, name, discard */
 	bool crypttab, recovery_key;
 	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench, accept_weak;
-	bool allow_low_battery;
+	bool allow_low_battery, at_restart;
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -191,6 +192,9 @@ static void encrypt_usage(FILE *out)
 		       "  --name NAME           with --crypttab: the /dev/mapper name\n"
 		       "  --discard             with --crypttab: pass TRIM through\n"
 		       "  --work-dir DIR        where the temporary header lives (default: %s)\n"
+		       "  --at-restart          the running system's root: prepared now, begun\n"
+		       "                        at the next restart before the system starts,\n"
+		       "                        converted in the background after it\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
 		fdw_progname, fdw_state_dir(), FDW_BATTERY_START_PERCENT, fdw_state_dir());
 }
@@ -337,7 +341,7 @@ out:
 enum encrypt_option { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE, OPT_SECTOR,
        OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
        OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
-       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD,
+       OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD, OPT_AT_RESTART,
        OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY };
 
 /* Take option @c of encrypt into @o: -1, or the exit code when the command ends here. */
@@ -383,6 +387,7 @@ static int take_option(int c, struct encrypt_opts *o)
 	case OPT_ROOT: o->boot.root = optarg; break;
 	case OPT_NAME: o->boot.name = optarg; break;
 	case OPT_DISCARD: o->boot.discard = true; break;
+	case OPT_AT_RESTART: o->at_restart = true; break;
 	case OPT_BENCH_SCALE: {
 		enum fdw_bench_scale scale;
 
@@ -464,6 +469,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "discard", no_argument, NULL, OPT_DISCARD },
+		{ "at-restart", no_argument, NULL, OPT_AT_RESTART },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -479,9 +485,16 @@ int cmd_encrypt(int argc, char **argv)
 		encrypt_usage(stderr);
 		return FDW_EXIT_USAGE;
 	}
+	fdw_secret_harden_process();
+	if (o.at_restart) {
+		struct cli_restart_opts ro = { .key_file = o.key_file, .yes = o.yes,
+					       .accept_weak = o.accept_weak,
+					       .fast_pbkdf = o.fast_pbkdf, .dry_run = o.dry_run };
+
+		return cli_encrypt_at_restart(argv[optind], &ro);
+	}
 	rc = check_options(&o);
 	if (rc >= 0)
 		return rc;
-	fdw_secret_harden_process();
 	return do_encrypt(argv[optind], &o);
 }

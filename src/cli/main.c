@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_restart.h"
 #include "core/base/base_api.h"
 #include "tui/tui.h"
 
@@ -64,6 +65,7 @@ static void usage(FILE *out)
 		       "encrypted volume\n"
 		       "  crypttab [--root DIR] [--name NAME] [--discard] DEVICE|IMAGE:N   open it "
 		       "at boot\n"
+		       "  cancel   undo 'encrypt --at-restart' before the restart\n"
 		       "\n"
 		       "With no command, or with only devices or images, the wizard opens on "
 		       "them\n(all disks when none are named); when the output is not a "
@@ -142,6 +144,13 @@ int main(int argc, char **argv)
 		return cmd_erase_encrypt(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "crypttab"))
 		return cmd_crypttab(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "cancel"))
+		return cmd_cancel(argc, argv);
+	/* Not in the help: the initramfs's boot script and the service run these. */
+	if (argc > 0 && !strcmp(argv[0], "restart-step"))
+		return cmd_restart_step(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "restart-continue"))
+		return cmd_restart_continue(argc, argv);
 	if (argc > 0 && argv[0][0] != '/' && argv[0][0] != '.' && !strchr(argv[0], '/') &&
 	    !strchr(argv[0], '.')) {
 		fprintf(stderr, _("%s: unknown command '%s'. Nothing was changed. "

@@ -34,16 +34,32 @@ as_running_root "\"$FDEWIZ\" list --json \"$img\" >\"$IMG_TMP/list.json\""
 assert_json "$IMG_TMP/list.json" '.disks[0].partitions[0].verdict.reason' mounted-root
 assert_json "$IMG_TMP/list.json" '.disks[0].partitions[0].verdict.eligible' false
 assert_contains "list: says what to do" "$(jq -r '.disks[0].partitions[0].verdict.message' \
-	"$IMG_TMP/list.json")" "encrypt it from a live system instead"
+	"$IMG_TMP/list.json")" "encrypt it with one restart (fdewiz encrypt --at-restart), or from a live system."
 
 rc=0
 as_running_root "\"$FDEWIZ\" encrypt --yes --fast-pbkdf --no-bench --key-file \
 	\"$IMG_TMP/key\" \"$img:1\" >\"$IMG_TMP/enc.out\" 2>\"$IMG_TMP/enc.err\"" || rc=$?
 assert_eq "encrypt: refused" 1 "$rc"
 assert_contains "encrypt: says why and what to do" "$(cat "$IMG_TMP/enc.err")" \
-	"Holds the running system (mounted as /): encrypt it from a live system instead."
+	"Holds the running system (mounted as /): encrypt it with one restart"
 assert_contains "encrypt: says nothing was changed" "$(cat "$IMG_TMP/enc.err")" \
 	"Nothing was changed"
+
+# The restart's own refusals: a system starts only from a disk's partition, and nothing
+# was prepared to cancel. (test-vm-system-restart.sh does the restart itself.)
+rc=0
+as_running_root "\"$FDEWIZ\" encrypt --at-restart --yes --fast-pbkdf --key-file \
+	\"$IMG_TMP/key\" \"$img:1\" >\"$IMG_TMP/restart.out\" 2>\"$IMG_TMP/restart.err\"" || rc=$?
+assert_eq "encrypt --at-restart: refused" 1 "$rc"
+assert_contains "encrypt --at-restart: says why" "$(cat "$IMG_TMP/restart.err")" \
+	"is a partition of an image file; a system starts only from a disk's partition"
+assert_contains "encrypt --at-restart: says nothing was changed" \
+	"$(cat "$IMG_TMP/restart.err")" "Nothing was changed"
+rc=0
+"$FDEWIZ" cancel >"$IMG_TMP/cancel.out" 2>"$IMG_TMP/cancel.err" || rc=$?
+assert_eq "cancel with nothing prepared: refused" 1 "$rc"
+assert_contains "cancel: says there is nothing to undo" "$(cat "$IMG_TMP/cancel.err")" \
+	"no encryption is prepared for the next restart"
 
 rc=0
 as_running_root "\"$FDEWIZ\" erase-encrypt --yes --fast-pbkdf --key-file \"$IMG_TMP/key\" \

@@ -236,8 +236,8 @@ int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len)
 	return 0;
 }
 
-int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup, char *why,
-			    size_t len)
+int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
+			    bool state_moves_later, char *why, size_t len)
 {
 	const struct fdw_installed_os *os = &t->part->os;
 	char dev[4096];
@@ -256,7 +256,8 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 			 os->boot_spec);
 		return -ENODEV;
 	}
-	if (volatile_fs(fdw_state_dir()) || (header_backup && volatile_fs(header_backup))) {
+	if (!state_moves_later &&
+	    (volatile_fs(fdw_state_dir()) || (header_backup && volatile_fs(header_backup)))) {
 		snprintf(why, len, _("the state folder (%s) or the header backup (%s) is on a "
 				     "filesystem held in memory, which a power cut empties, and "
 				     "encrypting a system's root takes long: set FDEWIZ_STATE_DIR "

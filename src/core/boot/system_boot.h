@@ -26,11 +26,12 @@ bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os);
 
 /*
  * Before a byte changes: find the system's separate /boot, and refuse a state folder or
- * header backup on a filesystem a power cut empties (tmpfs, ramfs, an overlay). 0, or
- * -errno with @why (ending "Nothing was changed.").
+ * header backup on a filesystem a power cut empties (tmpfs, ramfs, an overlay), unless
+ * @state_moves_later (the initramfs at a restart: the booted system takes them to its
+ * disk). 0, or -errno with @why (ending "Nothing was changed.").
  */
-int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup, char *why,
-			    size_t len);
+int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
+			    bool state_moves_later, char *why, size_t len);
 
 /* The crypttab name for the root of @t ("root_crypt" when nothing better). */
 void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len);

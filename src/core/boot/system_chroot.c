@@ -17,6 +17,7 @@
 
 #include "base/child.h"
 #include "chroot_tree.h"
+#include "restart_files.h"
 #include "disk/lvm_room.h"
 #include "base/fileio.h"
 #include "luks2/convert.h"
@@ -247,6 +248,15 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 		rc = fdw_system_swap_step(t.root, r);
 		if (rc) {
 			fdw_log(FDW_LOG_ERROR, "system boot: swap: %s", strerror(-rc));
+			goto out;
+		}
+	}
+	/* A conversion begun at a restart: its step leaves the initramfs made now. */
+	if (fdw_restart_files_present(t.root)) {
+		rc = fdw_restart_files_remove(t.root);
+		if (rc) {
+			fdw_log(FDW_LOG_ERROR, "system boot: the restart step's files stay: %s",
+				strerror(-rc));
 			goto out;
 		}
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,6 +157,14 @@ static int wipe(const char *dev)
 	uint64_t size = 0, done = 0;
 	int fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC), rc = 0;
 
+	/*
+	 * The running system's own swap (its root converted after a restart): its pages come
+	 * back into memory first; the next start uses it with a random key.
+	 */
+	if (fd < 0 && errno == EBUSY && swapoff(dev) == 0) {
+		fdw_log(FDW_LOG_INFO, "system boot: swap %s turned off to be overwritten", dev);
+		fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, BLKGETSIZE64, &size) != 0)

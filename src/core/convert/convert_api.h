@@ -8,6 +8,7 @@
 #include "erase.h"
 #include "plan.h"
 #include "predict.h"
+#include "restart.h"
 #include "results.h"
 
 #endif

@@ -220,6 +220,10 @@ static void prepare_options(struct fdw_encrypt *e, const struct fdw_encrypt_opti
 	e->fast_pbkdf = o->fast_pbkdf;
 	e->allow_low_battery = o->allow_low_battery;
 	e->bench_baseline = o->bench_baseline;
+	if (o->prepared_header && o->prepared_uuid) {
+		snprintf(e->prepared_header, sizeof(e->prepared_header), "%s", o->prepared_header);
+		snprintf(e->prepared_uuid, sizeof(e->prepared_uuid), "%s", o->prepared_uuid);
+	}
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
 	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
 		fdw_log(FDW_LOG_WARN, "unknown benchmark scale '%s': quick instead", o->bench_scale);
@@ -347,7 +351,8 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 		rc = fdw_system_peek_refusal(&e->target, why, len);
 	/* An installed system's root: its /boot and a persistent state folder, checked now. */
 	if (!rc && e->target.part->os.found)
-		rc = fdw_system_boot_prepare(&e->target, e->header_backup, why, len);
+		rc = fdw_system_boot_prepare(&e->target, e->header_backup,
+					     e->prepared_header[0] != '\0', why, len);
 	/* Another system's /home: its tables are written after the conversion. */
 	if (!rc && fdw_system_data_applies(e->target.part))
 		rc = fdw_system_data_prepare(&e->target, e->plan.detached_header != NULL, why,
@@ -565,6 +570,7 @@ static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, ch
 	cp.header_backup = e->header_backup;
 	cp.fast_pbkdf = e->fast_pbkdf;
 	cp.recovery_key = e->recovery_key;
+	cp.prepared_header = e->prepared_header[0] ? e->prepared_header : NULL;
 	rc = fdw_convert_init(&cp, pass);
 	if (rc) {
 		snprintf(why, len, _("the LUKS2 header could not be written: %s. The data was not "
@@ -591,7 +597,9 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	rc = recheck(e, why, len);
 	if (rc)
 		return rc;
-	if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
+	if (e->prepared_uuid[0])
+		snprintf(job->id, sizeof(job->id), "%s", e->prepared_uuid);
+	else if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
 		return -EIO;
 	}

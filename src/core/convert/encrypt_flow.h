@@ -37,6 +37,10 @@ struct fdw_encrypt_options {
 	/* Start even on a battery below FDW_BATTERY_START_PERCENT (power.h); the worker
 	 * then does not pause for the battery either. */
 	bool allow_low_battery;
+	/* A header made before (fdw_convert_prepare_header), with its keyslots and the UUID
+	 * @prepared_uuid the job takes: the conversion that begins at a restart. */
+	const char *prepared_header;
+	const char *prepared_uuid;
 };
 
 /*

@@ -15,6 +15,8 @@ struct fdw_encrypt {
 	struct fdw_job job;		/* filled by begin */
 	char header_backup[PATH_MAX];	/* absolute */
 	char work_dir[PATH_MAX];
+	char prepared_header[PATH_MAX];	/* "" unless the header was made before */
+	char prepared_uuid[40];
 	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
 	char bench_scale[8];
 	/* set by fdw_encrypt_start only, while begin writes the header */

@@ -19,7 +19,8 @@ static const struct {
 } reasons[FDW_REASON__COUNT] = {
 	[FDW_REASON_OK] = { "ok", N_("Can be encrypted in place.") },
 	[FDW_REASON_MOUNTED_ROOT] = { "mounted-root",
-		N_("Holds the running system (mounted as /): encrypt it from a live system instead.") },
+		N_("Holds the running system (mounted as /): encrypt it with one restart "
+		   "(fdewiz encrypt --at-restart), or from a live system.") },
 	[FDW_REASON_MOUNTED] = { "mounted",
 		N_("Mounted: unmount it first; it is mounted again through the encrypted volume.") },
 	[FDW_REASON_ACTIVE_SWAP] = { "active-swap",

@@ -20,6 +20,7 @@
 #include "state/job.h"
 #include "base/log.h"
 #include "luks2_copy.h"
+#include "base/spawn.h"
 #include "base/testhook.h"
 
 /* The temporary header: a private file in the work directory, never on the device. */
@@ -71,6 +72,51 @@ static int format_with_keyslot(struct crypt_device *cd, const struct fdw_convert
 	return 0;
 }
 
+/* A copy of the prepared header in @tmp, loaded, and the keyslot @pass opens. */
+static int prepared_load(struct crypt_device **cd, const struct fdw_convert_params *p,
+			 const char *tmp, const struct fdw_secret *pass, int *keyslot)
+{
+	char *argv[] = { "cp", "--", (char *)p->prepared_header, (char *)tmp, NULL };
+	int rc = fdw_spawn(argv);
+
+	if (rc)
+		return rc > 0 ? -EIO : rc;
+	rc = fdw_crypt_load(cd, p->device, tmp);
+	if (rc)
+		return rc;
+	rc = crypt_activate_by_passphrase(*cd, NULL, CRYPT_ANY_SLOT, pass->data, pass->len, 0);
+	if (rc < 0)
+		return rc;
+	*keyslot = rc;
+	return 0;
+}
+
+int fdw_convert_prepare_header(const struct fdw_convert_params *p, const struct fdw_secret *pass,
+			       const char *path)
+{
+	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size ? p->sector_size : 512 };
+	struct crypt_device *cd = NULL;
+	int fd, keyslot, rc;
+
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
+	close(fd);
+	if (!rc)
+		rc = fdw_crypt_init(&cd, p->device, path);
+	if (!rc)
+		rc = crypt_set_data_offset(cd, FDW_DATA_SHIFT_BYTES / 2 / FDW_CRYPT_SECTOR);
+	if (!rc)
+		rc = format_with_keyslot(cd, p, pass, &luks2, &keyslot);
+	crypt_free(cd);
+	if (!rc)
+		rc = fdw_sync_path(path);
+	if (rc)
+		unlink(path);
+	return rc;
+}
+
 static int format_temp_header(const struct fdw_convert_params *p, const char *tmp,
 			      const struct fdw_secret *pass, int *keyslot)
 {
@@ -87,13 +133,18 @@ static int format_temp_header(const struct fdw_convert_params *p, const char *tm
 	struct crypt_device *cd = NULL;
 	int rc;
 
-	rc = fdw_crypt_init(&cd, p->device, tmp);
-	if (rc)
-		return rc;
-	/* The header takes the first half of the shift; the first data segment moves there. */
-	rc = crypt_set_data_offset(cd, FDW_DATA_SHIFT_BYTES / 2 / FDW_CRYPT_SECTOR);
-	if (!rc)
-		rc = format_with_keyslot(cd, p, pass, &luks2, keyslot);
+	if (p->prepared_header) {
+		rc = prepared_load(&cd, p, tmp, pass, keyslot);
+	} else {
+		rc = fdw_crypt_init(&cd, p->device, tmp);
+		if (rc)
+			return rc;
+		/* The header takes the first half of the shift; the first data segment moves
+		 * there. */
+		rc = crypt_set_data_offset(cd, FDW_DATA_SHIFT_BYTES / 2 / FDW_CRYPT_SECTOR);
+		if (!rc)
+			rc = format_with_keyslot(cd, p, pass, &luks2, keyslot);
+	}
 	if (!rc)
 		rc = crypt_reencrypt_init_by_passphrase(cd, NULL, pass->data, pass->len,
 							CRYPT_ANY_SLOT, *keyslot, p->cipher,
@@ -183,6 +234,15 @@ int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "could not write the header backup %s: %s", p->header_backup,
 			strerror(-rc));
+		goto out;
+	}
+	/*
+	 * The first data segment was copied to the device's end above; that copy must be on
+	 * the disk before the header overwrites the original, or a power cut loses both.
+	 */
+	rc = fdw_sync_path(p->device);
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "could not flush %s: %s", p->device, strerror(-rc));
 		goto out;
 	}
 	/* First write to the device: the header goes where the first data segment was. */

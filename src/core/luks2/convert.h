@@ -30,7 +30,19 @@ struct fdw_convert_params {
 	const char *header_backup;	/* written before any data moves */
 	bool fast_pbkdf;		/* tests only: a cheap PBKDF2, never for real use */
 	const struct fdw_secret *recovery_key;	/* a second keyslot, or NULL */
+	/* A header made earlier by fdw_convert_prepare_header (its keyslots, UUID, cipher
+	 * and sector size); NULL: one is formatted here. Datashift on @device only. */
+	const char *prepared_header;
 };
+
+/*
+ * Format a LUKS2 header for @p->device in the new file @path, with @pass's keyslot and the
+ * recovery key's, laid out for a later fdw_convert_init() with datashift; nothing on the
+ * device changes. For a conversion that begins where no person can read a recovery key
+ * (at the next restart): the keys are chosen and tested now.
+ */
+int fdw_convert_prepare_header(const struct fdw_convert_params *p, const struct fdw_secret *pass,
+			       const char *path);
 
 /*
  * Format a LUKS2 header in a temporary file, record an encryption with datashift in it,

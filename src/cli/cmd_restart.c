@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The running system's root encrypted with one restart: `encrypt --at-restart` prepares
+ * it, `cancel` undoes that, `restart-step` runs in the initramfs and `restart-continue`
+ * is the booted system's service. The engine decides everything (convert/restart.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd_restart.h"
+#include "conversion.h"
+#include "core/base/base_api.h"
+#include "core/convert/convert_api.h"
+#include "core/disk/disk_api.h"
+#include "passphrase.h"
+
+/* Exit status of restart-step for a wrong passphrase: the boot script asks again. */
+#define STEP_EXIT_WRONG_PASSPHRASE 3
+
+static void print_restart_plan(const struct fdw_restart_stage *st)
+{
+	printf(_("Plan for %s, the running system's root, with one restart:\n"),
+	       cli_safe(st->address));
+	printf(_("  1. now: the passphrase and a recovery key (shown once, tested); the LUKS2 "
+		 "header made in a file; a step added to the initramfs, which is made again\n"));
+	printf(_("  2. at the next restart, before the system starts: the passphrase at the "
+		 "usual prompt; the filesystem checked and shrunk by 32 MiB; the header written "
+		 "(the first 16 MiB of data move); usually under a minute, whatever the disk's "
+		 "size. If anything fails before the header is written, the system starts "
+		 "plain, unchanged\n"));
+	printf(_("  3. in the started system: the conversion runs in the background (fdewiz "
+		 "status); at its end crypttab names %s and the initramfs is made again "
+		 "without fdewiz's step\n"), cli_safe(st->name));
+	printf(_("  Without a restart nothing happens; 'fdewiz cancel' undoes this "
+		 "preparation.\n"));
+}
+
+static void say_armed(const struct fdw_restart_result *res)
+{
+	if (res->recovery)
+		cli_show_recovery_key(res->stage.address, res->recovery_slot, res->recovery);
+	printf(_("Prepared: %s carries fdewiz's step. Restart when you are ready; the "
+		 "passphrase is asked before the system starts.\n"), cli_safe(res->initrd));
+}
+
+int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o)
+{
+	struct fdw_restart_result res = { .recovery = NULL };
+	struct fdw_restart_stage st;
+	struct fdw_secret *pass = NULL;
+	char why[1024], exe[PATH_MAX];
+	ssize_t n;
+	int rc;
+
+	rc = fdw_restart_check(address, &st, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	print_restart_plan(&st);
+	if (o->dry_run) {
+		printf(_("Dry run: nothing was changed.\n"));
+		return FDW_EXIT_OK;
+	}
+	if (!o->yes && !cli_confirm_typed(_("Type YES to encrypt it at the next restart: "),
+					  _("YES"))) {
+		printf(_("Not confirmed. Nothing was changed.\n"));
+		return FDW_EXIT_ERROR;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		fprintf(stderr, _("%s: cannot tell where fdewiz itself is (%s). Nothing was "
+				  "changed.\n"), fdw_progname, strerror(errno));
+		return FDW_EXIT_ERROR;
+	}
+	exe[n] = '\0';
+	pass = passphrase_get(o->key_file, true);
+	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
+		fdw_secret_free(pass);
+		return FDW_EXIT_ERROR;
+	}
+	printf(_("Preparing (the header's key derivation and the initramfs take a while)...\n"));
+	fflush(stdout);
+	rc = fdw_restart_arm(address, pass, exe, o->fast_pbkdf, &res, why, sizeof(why));
+	fdw_secret_free(pass);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	say_armed(&res);
+	fdw_restart_result_wipe(&res);
+	return FDW_EXIT_OK;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	char why[1024] = "";
+
+	if (argc != 1 || geteuid() != 0) {
+		fprintf(stderr, argc != 1 ? _("Usage: %s cancel\nUndo the preparation of 'encrypt "
+					      "--at-restart' before the restart.\n") :
+			_("%s: cancel needs root; run it with sudo. Nothing was changed.\n"),
+			fdw_progname);
+		return argc != 1 ? FDW_EXIT_USAGE : FDW_EXIT_ERROR;
+	}
+	if (fdw_restart_cancel(why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	printf(_("Cancelled: the initramfs no longer carries fdewiz's step, the prepared "
+		 "header is removed; the system starts as before.\n"));
+	return FDW_EXIT_OK;
+}
+
+int cmd_restart_step(int argc, char **argv)
+{
+	struct fdw_secret *pass = NULL;
+	char why[1024] = "", mapper[128];
+	double start;
+	int rc;
+
+	if (argc != 2)
+		return FDW_EXIT_USAGE;
+	fdw_secret_harden_process();
+	rc = fdw_secret_new(&pass, 8192);
+	if (!rc)
+		rc = fdw_secret_read_file(pass, "-");
+	start = fdw_now_s();
+	if (!rc)
+		rc = fdw_restart_step(argv[1], pass, mapper, sizeof(mapper), why, sizeof(why));
+	fdw_secret_free(pass);
+	if (rc == -EPERM) {
+		fprintf(stderr, _("fdewiz: that passphrase does not open the prepared header; try "
+				  "again.\n"));
+		return STEP_EXIT_WRONG_PASSPHRASE;
+	}
+	if (rc) {
+		fprintf(stderr, "fdewiz: %s\n", why[0] ? why : strerror(-rc));
+		return FDW_EXIT_ERROR;
+	}
+	fprintf(stderr, _("fdewiz: the root is encrypted from here on (this step took %.0f s); "
+			  "it converts in the background once the system has started.\n"),
+		fdw_now_s() - start);
+	printf("%s\n", mapper);
+	return FDW_EXIT_OK;
+}
+
+int cmd_restart_continue(int argc, char **argv)
+{
+	struct fdw_restart_stage st;
+	struct fdw_secret *pass = NULL;
+	struct fdw_resume r;
+	char why[1024] = "", device[PATH_MAX];
+	int rc, exit_code = FDW_EXIT_ERROR;
+
+	(void)argv;
+	if (argc != 1)
+		return FDW_EXIT_USAGE;
+	fdw_secret_harden_process();
+	rc = fdw_restart_take_over(&st, &pass, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		/* Not begun: nothing failed here, it waits for the next restart. */
+		return rc == -EAGAIN ? FDW_EXIT_OK : FDW_EXIT_ERROR;
+	}
+	if (!realpath(st.device, device))
+		snprintf(device, sizeof(device), "%s", st.device);
+	rc = fdw_resume_prepare(&r, device, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+	} else {
+		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
+		if (exit_code == FDW_EXIT_OK)
+			fdw_restart_done(&st);
+	}
+	fdw_resume_close(&r);
+	fdw_secret_free(pass);
+	return exit_code;
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The initramfs hook, boot script and service of a conversion that begins at a restart. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/durable.h"
+#include "base/fileio.h"
+#include "base/i18n.h"
+#include "base/statedir.h"
+#include "restart_files.h"
+
+#define HOOK_PATH "/etc/initramfs-tools/hooks/" FDW_RESTART_NAME
+#define SCRIPT_PATH "/etc/initramfs-tools/scripts/local-top/" FDW_RESTART_NAME
+#define CONF_PATH "/etc/initramfs-tools/conf.d/" FDW_RESTART_NAME
+#define UNIT_PATH "/etc/systemd/system/" FDW_RESTART_NAME ".service"
+#define WANTS_PATH "/etc/systemd/system/multi-user.target.wants/" FDW_RESTART_NAME ".service"
+
+/* mkinitramfs runs it: fdewiz, what it runs in the initramfs, and the stage folder. */
+static const char hook_fmt[] =
+	"#!/bin/sh\n"
+	"# fdewiz: carries its step that encrypts the root at the next restart\n"
+	"# (written by 'fdewiz encrypt --at-restart'; 'fdewiz cancel' removes it).\n"
+	"PREREQ=\"\"\n"
+	"prereqs() { echo \"$PREREQ\"; }\n"
+	"case \"$1\" in prereqs) prereqs; exit 0 ;; esac\n"
+	". /usr/share/initramfs-tools/hook-functions\n"
+	"[ -f '%1$s/stage' ] || exit 0\n"
+	"copy_exec '%2$s' /sbin/fdewiz\n"
+	"for p in /sbin/e2fsck /sbin/resize2fs /sbin/debugfs /sbin/dumpe2fs "
+	"/lib/cryptsetup/askpass; do\n"
+	"\tcopy_exec \"$p\"\n"
+	"done\n"
+	"manual_add_modules dm_crypt\n"
+	"mkdir -p \"$DESTDIR" FDW_RESTART_INITRD_DIR "\"\n"
+	"cp '%1$s/stage' '%1$s/header' \"$DESTDIR" FDW_RESTART_INITRD_DIR "/\"\n";
+
+/*
+ * In local-top, before cryptroot (which then finds the volume open and leaves it): the
+ * passphrase at the usual prompt, three tries; fdewiz prints the mapping to mount.
+ * Whatever fails, the script ends normally: the boot goes on plain or encrypted, as the
+ * disk is, and fdewiz has said which.
+ */
+static const char script_text[] =
+	"#!/bin/sh\n"
+	"# fdewiz: encrypts the root before it is mounted, then the boot goes on from it.\n"
+	"PREREQ=\"\"\n"
+	"prereqs() { echo \"$PREREQ\"; }\n"
+	"case \"$1\" in prereqs) prereqs; exit 0 ;; esac\n"
+	"stage=" FDW_RESTART_INITRD_DIR "/stage\n"
+	"[ -f \"$stage\" ] || exit 0\n"
+	". /scripts/functions\n"
+	"modprobe -q dm_crypt\n"
+	"wait_for_udev 10\n"
+	"dev=$(sed -n 's/^device=//p' \"$stage\")\n"
+	"name=$(sed -n 's/^name=//p' \"$stage\")\n"
+	"i=0\n"
+	"while [ ! -b \"$dev\" ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done\n"
+	"tries=0\n"
+	"while [ $tries -lt 3 ]; do\n"
+	"\ttries=$((tries + 1))\n"
+	"\tout=$(/lib/cryptsetup/askpass \"Please unlock disk $name: \" |\n"
+	"\t\t/sbin/fdewiz restart-step \"$stage\")\n"
+	"\trc=$?\n"
+	"\t[ $rc = 3 ] && continue\n"
+	"\tbreak\n"
+	"done\n"
+	"if [ $rc = 0 ] && [ -b \"$out\" ]; then\n"
+	"\techo \"ROOT=$out\" >>/conf/param.conf\n"
+	"fi\n"
+	"exit 0\n";
+
+static const char conf_text[] =
+	"# fdewiz: the initramfs carries cryptsetup for the root being encrypted.\n"
+	"CRYPTSETUP=y\n";
+
+static const char unit_fmt[] =
+	"[Unit]\n"
+	"Description=fdewiz: encrypt the root in the background\n"
+	"Documentation=man:fdewiz(8)\n"
+	"After=local-fs.target\n"
+	"ConditionPathExists=%1$s/stage\n"
+	"\n"
+	"[Service]\n"
+	"Type=simple\n"
+	"ExecStart=%2$s restart-continue\n"
+	"# The passphrase typed at the restart waits in root's keyring.\n"
+	"KeyringMode=shared\n"
+	"Nice=10\n"
+	"# Not idle: the volume's hotzone is held while its own I/O waits.\n"
+	"IOSchedulingClass=best-effort\n"
+	"IOSchedulingPriority=7\n"
+	"# At shutdown it stops at the next safe point, after the hotzone in hand.\n"
+	"KillMode=mixed\n"
+	"TimeoutStopSec=300\n"
+	"\n"
+	"[Install]\n"
+	"WantedBy=multi-user.target\n";
+
+void fdw_restart_dir(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/restart", fdw_state_dir());
+}
+
+void fdw_restart_active_name(const char *uuid, char *buf, size_t len)
+{
+	snprintf(buf, len, "fdewiz-%.8s", uuid);
+}
+
+void fdw_restart_key_desc(const char *uuid, char *buf, size_t len)
+{
+	snprintf(buf, len, "fdewiz-restart:%s", uuid);
+}
+
+int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st)
+{
+	char text[1024];
+	int n = snprintf(text, sizeof(text),
+			 "# fdewiz: the root to encrypt at the next restart\n"
+			 "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\n", st->device,
+			 st->address, st->uuid, st->fs_uuid, st->name);
+
+	if (n < 0 || n >= (int)sizeof(text))
+		return -ENAMETOOLONG;
+	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
+}
+
+/* One "key=value" line's value into @out; the value has no control characters. */
+static int stage_field(const char *text, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			const char *v = p + klen + 1;
+			size_t n = strcspn(v, "\n");
+
+			if (!n || n >= len)
+				return -EINVAL;
+			for (size_t i = 0; i < n; i++)
+				if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+					return -EINVAL;
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -EINVAL;
+}
+
+int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
+{
+	char *text = NULL;
+	size_t n;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = fdw_read_file(path, 4096, FDW_READ_NOFOLLOW | FDW_READ_TEXT, &text, &n, NULL);
+	if (rc)
+		return rc;
+	rc = stage_field(text, "device", st->device, sizeof(st->device));
+	if (!rc)
+		rc = stage_field(text, "address", st->address, sizeof(st->address));
+	if (!rc)
+		rc = stage_field(text, "uuid", st->uuid, sizeof(st->uuid));
+	if (!rc)
+		rc = stage_field(text, "fs_uuid", st->fs_uuid, sizeof(st->fs_uuid));
+	if (!rc)
+		rc = stage_field(text, "name", st->name, sizeof(st->name));
+	free(text);
+	return rc;
+}
+
+static int put(const char *root, const char *path, const char *text, unsigned mode)
+{
+	char full[PATH_MAX];
+
+	if (snprintf(full, sizeof(full), "%s%s", strcmp(root, "/") ? root : "", path) >=
+	    (int)sizeof(full))
+		return -ENAMETOOLONG;
+	return fdw_write_file_atomic(full, text, strlen(text), mode);
+}
+
+/* Quotes would end the hook's single-quoted words. */
+static bool shell_safe(const char *s)
+{
+	return !strpbrk(s, "'\n\\");
+}
+
+int fdw_restart_files_install(const char *root, const char *exe, const char *stage_dir,
+			      char *why, size_t len)
+{
+	char text[4096], wants[PATH_MAX];
+	const char *failed = HOOK_PATH;
+	int rc;
+
+	if (!shell_safe(exe) || !shell_safe(stage_dir)) {
+		snprintf(why, len, _("the path of fdewiz or of its state folder has a quote or "
+				     "a newline in it. Nothing was changed."));
+		return -EINVAL;
+	}
+	snprintf(text, sizeof(text), hook_fmt, stage_dir, exe);
+	rc = put(root, HOOK_PATH, text, 0755);
+	if (!rc) {
+		failed = SCRIPT_PATH;
+		rc = put(root, SCRIPT_PATH, script_text, 0755);
+	}
+	if (!rc) {
+		failed = CONF_PATH;
+		rc = put(root, CONF_PATH, conf_text, 0644);
+	}
+	if (!rc) {
+		failed = UNIT_PATH;
+		snprintf(text, sizeof(text), unit_fmt, stage_dir, exe);
+		rc = put(root, UNIT_PATH, text, 0644);
+	}
+	if (!rc) {
+		failed = WANTS_PATH;
+		snprintf(wants, sizeof(wants), "%s%s", strcmp(root, "/") ? root : "", WANTS_PATH);
+		unlink(wants);
+		rc = symlink(UNIT_PATH, wants) ? -errno : 0;
+	}
+	if (rc) {
+		snprintf(why, len, _("%s could not be written (%s)."), failed, strerror(-rc));
+		fdw_restart_files_remove(root);
+	}
+	return rc;
+}
+
+int fdw_restart_files_remove(const char *root)
+{
+	static const char *const paths[] = { WANTS_PATH, UNIT_PATH, CONF_PATH, SCRIPT_PATH,
+					     HOOK_PATH };
+	char full[PATH_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(full, sizeof(full), "%s%s", strcmp(root, "/") ? root : "", paths[i]);
+		if (unlink(full) != 0 && errno != ENOENT && !rc)
+			rc = -errno;
+	}
+	return rc;
+}
+
+bool fdw_restart_files_present(const char *root)
+{
+	char full[PATH_MAX];
+	const char *r = strcmp(root, "/") ? root : "";
+
+	snprintf(full, sizeof(full), "%s%s", r, HOOK_PATH);
+	if (access(full, F_OK) == 0)
+		return true;
+	snprintf(full, sizeof(full), "%s%s", r, SCRIPT_PATH);
+	return access(full, F_OK) == 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The files that make the next restart encrypt the running system's root: the stage
+ * record, an initramfs-tools hook and boot script that run fdewiz before the root is
+ * mounted, and the service that goes on converting in the booted system.
+ */
+#ifndef FDW_RESTART_FILES_H
+#define FDW_RESTART_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Where the initramfs holds the stage record and the prepared header. */
+#define FDW_RESTART_INITRD_DIR "/fdewiz-restart"
+/* The boot script's and the service's name. */
+#define FDW_RESTART_NAME "fdewiz-restart"
+
+/* What the restart is to do, written before it and read in the initramfs. */
+struct fdw_restart_stage {
+	char device[256];	/* the root partition, by a name that survives a restart */
+	char address[256];	/* as the person named it (for messages) */
+	char uuid[40];		/* of the LUKS2 volume to be; the job's id */
+	char fs_uuid[40];	/* of the root filesystem, which the initramfs mounts */
+	char name[64];		/* crypttab name of the root volume once done */
+};
+
+/* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */
+void fdw_restart_dir(char *buf, size_t len);
+/* The mapping the volume is opened as while it converts: "fdewiz-" and 8 of its UUID. */
+void fdw_restart_active_name(const char *uuid, char *buf, size_t len);
+/* The kernel keyring's name for the passphrase handed to the booted system. */
+void fdw_restart_key_desc(const char *uuid, char *buf, size_t len);
+
+int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st);
+/* 0, -ENOENT when there is none, -EINVAL when a line is missing or malformed. */
+int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st);
+
+/*
+ * Install, under the system root @root ("/" for the running system), the initramfs
+ * hook (copies @exe, the e2fsprogs it runs, and @stage_dir), the boot script, a conf.d
+ * file that makes the initramfs carry cryptsetup, and the service (enabled). Each file
+ * written atomically; 0 or -errno with @why.
+ */
+int fdw_restart_files_install(const char *root, const char *exe, const char *stage_dir,
+			      char *why, size_t len);
+/* Remove what fdw_restart_files_install wrote; files already gone are fine. 0 or -errno. */
+int fdw_restart_files_remove(const char *root);
+/* Are the hook or the boot script there under @root? */
+bool fdw_restart_files_present(const char *root);
+
+#endif

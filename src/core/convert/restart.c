@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The running system's root encrypted with one restart: prepare, the initramfs step, take-over. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/durable.h"
+#include "base/fileio.h"
+#include "base/i18n.h"
+#include "base/keyring.h"
+#include "base/log.h"
+#include "base/spawn.h"
+#include "base/statedir.h"
+#include "base/uuid.h"
+#include "boot/system_boot.h"
+#include "disk/target.h"
+#include "disk/volume_id.h"
+#include "encrypt_flow.h"
+#include "luks2/convert.h"
+#include "luks2/luks2_peek.h"
+#include "luks2/recovery.h"
+#include "restart.h"
+#include "state/job.h"
+
+/* The initramfs's state folder: its /run is moved onto the booted system's. */
+#define INITRD_STATE "/run/" FDW_RESTART_NAME "/state"
+/* A header backup or record is never larger (the LUKS2 header is 16 MiB). */
+#define STATE_FILE_MAX (64u << 20)
+
+static void stage_paths(char *dir, size_t dlen, char *stage, char *header, size_t len)
+{
+	fdw_restart_dir(dir, dlen);
+	snprintf(stage, len, "%s/stage", dir);
+	snprintf(header, len, "%s/header", dir);
+}
+
+bool fdw_restart_pending(struct fdw_restart_stage *st)
+{
+	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16];
+
+	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
+	return fdw_restart_stage_read(stage, st) == 0;
+}
+
+/* Is the boot folder a filesystem of its own? The initramfs is read from it plain. */
+static bool boot_separate(void)
+{
+	struct stat root, boot;
+
+	return stat("/", &root) == 0 && stat("/boot", &boot) == 0 && root.st_dev != boot.st_dev;
+}
+
+static bool mounted_as_root(const struct fdw_partition *p)
+{
+	for (size_t i = 0; i < p->n_mountpoints; i++)
+		if (!strcmp(p->mountpoints[i], "/"))
+			return true;
+	return false;
+}
+
+/* What the system needs for the step, said as what to install. */
+static int system_ready(char *why, size_t len)
+{
+	if (access("/usr/sbin/update-initramfs", X_OK) != 0) {
+		snprintf(why, len, _("this system does not make its initramfs with "
+				     "initramfs-tools, which the step at the restart needs. "
+				     "Nothing was changed."));
+		return -EOPNOTSUPP;
+	}
+	if (access("/usr/share/initramfs-tools/hooks/cryptroot", F_OK) != 0) {
+		snprintf(why, len, _("the package cryptsetup-initramfs is not installed, and "
+				     "without it the encrypted root cannot be opened at boot: "
+				     "install it (apt install cryptsetup-initramfs), then try again. "
+				     "Nothing was changed."));
+		return -EOPNOTSUPP;
+	}
+	if (!boot_separate()) {
+		snprintf(why, len, _("/boot is inside the root filesystem; at a restart it "
+				     "cannot be moved out first. Encrypt it from a live system, "
+				     "which gives /boot a partition of its own. Nothing was "
+				     "changed."));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st, char *why,
+			size_t len)
+{
+	const struct fdw_partition *p = t->part;
+	struct fdw_volume_id id;
+
+	if (!p->node) {
+		snprintf(why, len, _("%s is a partition of an image file; a system starts only "
+				     "from a disk's partition. Nothing was changed."), p->address);
+		return -EINVAL;
+	}
+	if (!mounted_as_root(p)) {
+		snprintf(why, len, _("%s is not the running system's root; encrypt it as it "
+				     "is, without --at-restart. Nothing was changed."), p->address);
+		return -EINVAL;
+	}
+	if (!p->fstype || strncmp(p->fstype, "ext", 3) || strlen(p->fstype) != 4) {
+		snprintf(why, len, _("the root's filesystem is %s; at a restart fdewiz can shrink "
+				     "only ext2, ext3 and ext4. Nothing was changed."),
+			 p->fstype ? p->fstype : _("unknown"));
+		return -EOPNOTSUPP;
+	}
+	if (p->fs_free >= 0 && (uint64_t)p->fs_free < 4 * FDW_HEADER_ROOM) {
+		snprintf(why, len, _("the root filesystem has less than %llu MiB free; the "
+				     "header needs 32 MiB of it. Free some space. Nothing was "
+				     "changed."), (unsigned long long)(4 * FDW_HEADER_ROOM / FDW_MIB));
+		return -ENOSPC;
+	}
+	fdw_volume_id_of(&t->disk, p, &id);
+	if (id.partuuid[0])
+		snprintf(st->device, sizeof(st->device), "/dev/disk/by-partuuid/%s", id.partuuid);
+	else
+		snprintf(st->device, sizeof(st->device), "%s", p->node);
+	snprintf(st->address, sizeof(st->address), "%s", p->address);
+	snprintf(st->fs_uuid, sizeof(st->fs_uuid), "%s", p->uuid ? p->uuid : "");
+	fdw_system_boot_name(t, st->name, sizeof(st->name));
+	return 0;
+}
+
+int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *why,
+		      size_t len)
+{
+	struct fdw_target t;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (geteuid() != 0) {
+		snprintf(why, len, _("encrypting needs root; run it with sudo. Nothing was "
+				     "changed."));
+		return -EPERM;
+	}
+	if (fdw_restart_pending(&(struct fdw_restart_stage){ 0 })) {
+		snprintf(why, len, _("the encryption of the root is already prepared for the next "
+				     "restart. Restart, or undo it with: fdewiz cancel"));
+		return -EALREADY;
+	}
+	rc = fdw_target_open(address, &t);
+	if (rc) {
+		snprintf(why, len, _("%s cannot be opened: %s. Nothing was changed."), address,
+			 strerror(-rc));
+		return rc;
+	}
+	rc = check_target(&t, st, why, len);
+	fdw_target_close(&t);
+	if (!rc)
+		rc = system_ready(why, len);
+	return rc;
+}
+
+/* The running kernel's initramfs: made again, and checked to carry the step (or not). */
+static int initramfs_remake(bool want_step, char *initrd, size_t ilen, char *why, size_t len)
+{
+	char *mk[] = { "update-initramfs", "-u", "-k", "all", NULL };
+	char *ls[] = { "lsinitramfs", initrd, NULL };
+	static char listing[1 << 20];
+	struct utsname u;
+	bool has_stage, has_exe;
+	int rc;
+
+	if (uname(&u) != 0)
+		return -errno;
+	snprintf(initrd, ilen, "/boot/initrd.img-%s", u.release);
+	rc = fdw_spawn(mk);
+	if (rc) {
+		snprintf(why, len, _("update-initramfs failed (exit status %d; the log says "
+				     "more)."), rc);
+		return rc > 0 ? -EIO : rc;
+	}
+	rc = fdw_spawn_stdout(ls, listing, sizeof(listing));
+	if (rc) {
+		snprintf(why, len, _("%s could not be listed (exit status %d)."), initrd, rc);
+		return rc > 0 ? -EIO : rc;
+	}
+	has_stage = strstr(listing, "fdewiz-restart/stage\n") != NULL;
+	has_exe = strstr(listing, "sbin/fdewiz\n") != NULL;
+	if (want_step && !(has_stage && has_exe && strstr(listing, "sbin/resize2fs\n") &&
+			   strstr(listing, "local-top/" FDW_RESTART_NAME "\n"))) {
+		snprintf(why, len, _("%s was made again but does not carry fdewiz's step."),
+			 initrd);
+		return -ENOEXEC;
+	}
+	if (!want_step && has_stage) {
+		snprintf(why, len, _("%s still carries fdewiz's step."), initrd);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* The keys, made and tested in a header file: the initramfs cannot show a recovery key. */
+static int prepare_keys(const struct fdw_partition *p, const char *header,
+			const struct fdw_secret *pass, bool fast_pbkdf,
+			struct fdw_restart_result *res, char *why, size_t len)
+{
+	struct fdw_convert_params cp = {
+		.device = p->node, .uuid = res->stage.uuid, .cipher = "aes",
+		.cipher_mode = "xts-plain64", .key_bits = 512, .fast_pbkdf = fast_pbkdf,
+		.sector_size = p->fs_block_size >= 4096 ? 4096 : 512,
+	};
+	char twhy[256] = "";
+	int rc = fdw_recovery_key_generate(&res->recovery);
+
+	if (rc) {
+		snprintf(why, len, _("the recovery key could not be made (%s)."), strerror(-rc));
+		return rc;
+	}
+	cp.recovery_key = res->recovery;
+	rc = fdw_convert_prepare_header(&cp, pass, header);
+	if (rc) {
+		snprintf(why, len, _("the LUKS2 header could not be made in %s (%s)."), header,
+			 strerror(-rc));
+		return rc;
+	}
+	rc = fdw_recovery_key_test(p->node, header, res->recovery, &res->recovery_slot, twhy,
+				   sizeof(twhy));
+	if (rc) {
+		/* Never hand out a key that was not seen to open the header. */
+		snprintf(why, len, _("the recovery key did not pass its test (%s)."), twhy);
+		return rc;
+	}
+	return 0;
+}
+
+static void remove_stage_dir(const char *dir, const char *stage, const char *header)
+{
+	unlink(stage);
+	unlink(header);
+	rmdir(dir);
+}
+
+static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, const char *exe,
+		     bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len)
+{
+	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16];
+	int rc;
+
+	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
+	rc = fdw_state_dir_ensure();
+	if (!rc)
+		rc = fdw_private_dir_ensure(dir);
+	if (rc) {
+		snprintf(why, len, _("the folder %s could not be made (%s)."), dir, strerror(-rc));
+		return rc;
+	}
+	unlink(header);
+	rc = prepare_keys(t->part, header, pass, fast_pbkdf, res, why, len);
+	if (!rc) {
+		rc = fdw_restart_stage_write(stage, &res->stage);
+		if (rc)
+			snprintf(why, len, _("%s could not be written (%s)."), stage, strerror(-rc));
+	}
+	if (!rc)
+		rc = fdw_restart_files_install("/", exe, dir, why, len);
+	if (!rc)
+		rc = initramfs_remake(true, res->initrd, sizeof(res->initrd), why, len);
+	if (!rc)
+		return 0;
+	fdw_restart_files_remove("/");
+	remove_stage_dir(dir, stage, header);
+	if (initramfs_remake(false, res->initrd, sizeof(res->initrd), dir, sizeof(dir)) != 0)
+		fdw_log(FDW_LOG_ERROR, "the initramfs could not be made again without the step: %s",
+			dir);
+	return rc;
+}
+
+int fdw_restart_arm(const char *address, const struct fdw_secret *pass, const char *exe,
+		    bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len)
+{
+	struct fdw_target t;
+	char detail[512] = "";
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->recovery_slot = -1;
+	rc = fdw_restart_check(address, &res->stage, why, len);
+	if (rc)
+		return rc;
+	if (fdw_new_uuid(res->stage.uuid, sizeof(res->stage.uuid)) != 0) {
+		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
+		return -EIO;
+	}
+	rc = fdw_target_open(address, &t);
+	if (rc) {
+		snprintf(why, len, _("%s cannot be opened: %s. Nothing was changed."), address,
+			 strerror(-rc));
+		return rc;
+	}
+	res->fs_size = t.part->fs_size > 0 ? (uint64_t)t.part->fs_size : 0;
+	rc = arm_steps(&t, pass, exe, fast_pbkdf, res, detail, sizeof(detail));
+	fdw_target_close(&t);
+	if (rc) {
+		snprintf(why, len, _("the restart could not be prepared: %s Nothing is left of "
+				     "the preparation; the system starts as before."), detail);
+		fdw_restart_result_wipe(res);
+	}
+	return rc;
+}
+
+void fdw_restart_result_wipe(struct fdw_restart_result *res)
+{
+	fdw_secret_free(res->recovery);
+	res->recovery = NULL;
+}
+
+/* Does @device hold the LUKS2 header with @uuid (the conversion began)? */
+static bool header_on_device(const char *device, const char *uuid)
+{
+	struct fdw_luks2_peek pk;
+	bool same;
+
+	if (fdw_luks2_peek(device, 0, 0, &pk) != 0)
+		return false;
+	same = !strcmp(pk.uuid, uuid);
+	fdw_luks2_peek_release(&pk);
+	return same;
+}
+
+int fdw_restart_cancel(char *why, size_t len)
+{
+	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16], initrd[256];
+	struct fdw_restart_stage st;
+	int rc;
+
+	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
+	if (fdw_restart_stage_read(stage, &st) != 0) {
+		snprintf(why, len, _("no encryption is prepared for the next restart."));
+		return -ENOENT;
+	}
+	if (header_on_device(st.device, st.uuid)) {
+		snprintf(why, len, _("the encryption of %s has begun (at a restart) and cannot "
+				     "be undone; pause it with: fdewiz pause %s"), st.address,
+			 st.address);
+		return -EALREADY;
+	}
+	rc = fdw_restart_files_remove("/");
+	if (!rc)
+		rc = initramfs_remake(false, initrd, sizeof(initrd), why, len);
+	if (rc) {
+		if (!why[0])
+			snprintf(why, len, _("fdewiz's files could not be removed (%s)."),
+				 strerror(-rc));
+		return rc;
+	}
+	remove_stage_dir(dir, stage, header);
+	return 0;
+}
+
+/* A wrong passphrase changes nothing: it is tried on the prepared header first. */
+static int passphrase_opens(const char *device, const char *header,
+			    const struct fdw_secret *pass)
+{
+	struct fdw_volume v = { .device = device, .header = header };
+
+	return fdw_convert_check_passphrase(&v, pass);
+}
+
+/* The encryption flow, as from a live system, with the header made before the restart. */
+static int step_begin(const struct fdw_restart_stage *st, const char *device,
+		      const char *header, const struct fdw_secret *pass, char *why, size_t len)
+{
+	struct fdw_encrypt_options o = { 0 };
+	struct fdw_encrypt *e = fdw_encrypt_new();
+	int rc;
+
+	if (!e)
+		return -ENOMEM;
+	o.prepared_header = header;
+	o.prepared_uuid = st->uuid;
+	/* No charger question can be answered here; the booted system's worker asks. */
+	o.allow_low_battery = true;
+	rc = fdw_encrypt_prepare(e, device, &o, why, len);
+	if (!rc)
+		rc = fdw_encrypt_begin(e, pass, NULL, NULL, why, len);
+	fdw_encrypt_free(e);
+	return rc < 0 ? rc : 0;
+}
+
+int fdw_restart_step(const char *stage, const struct fdw_secret *pass, char *mapper,
+		     size_t mapper_len, char *why, size_t len)
+{
+	char header[PATH_MAX], device[PATH_MAX], name[64], desc[128], *copy;
+	struct fdw_restart_stage st;
+	struct fdw_volume v = { 0 };
+	bool begun;
+	int rc;
+
+	/* Records go to the initramfs's /run, which the booted system inherits. */
+	setenv("FDEWIZ_STATE_DIR", INITRD_STATE, 1);
+	if (mkdir("/run/" FDW_RESTART_NAME, 0700) != 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(why, len, _("/run/%s cannot be made (%s); the system starts plain, "
+				     "nothing was changed."), FDW_RESTART_NAME, strerror(-rc));
+		return rc;
+	}
+	rc = fdw_restart_stage_read(stage, &st);
+	if (rc) {
+		snprintf(why, len, _("its stage record %s cannot be read (%s); the system starts "
+				     "plain, nothing was changed."), stage, strerror(-rc));
+		return rc;
+	}
+	copy = strdup(stage);
+	if (!copy)
+		return -ENOMEM;
+	snprintf(header, sizeof(header), "%s/header", dirname(copy));
+	free(copy);
+	if (!realpath(st.device, device)) {
+		rc = -errno;
+		snprintf(why, len, _("the root partition %s was not found (%s); the system starts "
+				     "plain, nothing was changed."), st.device, strerror(-rc));
+		return rc;
+	}
+	begun = header_on_device(device, st.uuid);
+	rc = passphrase_opens(device, begun ? NULL : header, pass);
+	if (rc)
+		return rc == -EPERM || rc == -ENOENT ? -EPERM : rc;
+	if (!begun) {
+		fdw_log(FDW_LOG_INFO, "%s: making room and writing the header", device);
+		rc = step_begin(&st, device, header, pass, why, len);
+		if (rc && !header_on_device(device, st.uuid)) {
+			size_t n = strlen(why);
+
+			snprintf(why + n, len - n, _(" The system starts unencrypted, as before; the "
+						     "step is tried again at the next restart "
+						     "('fdewiz cancel' undoes it)."));
+			return rc;
+		}
+		if (rc)
+			fdw_log(FDW_LOG_WARN, "%s: the header is written, but: %s", device, why);
+	}
+	fdw_restart_active_name(st.uuid, name, sizeof(name));
+	v.device = device;
+	v.active_name = name;
+	rc = fdw_convert_activate(&v, pass);
+	if (rc) {
+		snprintf(why, len, _("the encrypted root could not be opened (%s). Its data is "
+				     "intact; start again and type the passphrase, or open it from "
+				     "a live system."), strerror(-rc));
+		return rc;
+	}
+	fdw_restart_key_desc(st.uuid, desc, sizeof(desc));
+	if (fdw_keyring_put(desc, pass) != 0)
+		fdw_log(FDW_LOG_WARN, "the passphrase could not be left for the booted system: "
+			"'fdewiz resume' will ask for it");
+	snprintf(mapper, mapper_len, "/dev/mapper/%s", name);
+	return 0;
+}
+
+/* Copy @from to @to (atomically), then remove @from. */
+static int move_file(const char *from, const char *to)
+{
+	char *data = NULL;
+	size_t n;
+	int rc = fdw_read_file(from, STATE_FILE_MAX, FDW_READ_NOFOLLOW, &data, &n, NULL);
+
+	if (!rc)
+		rc = fdw_write_file_atomic(to, data, n, 0600);
+	free(data);
+	if (!rc)
+		unlink(from);
+	return rc;
+}
+
+/* The job record and its header backup, from the initramfs's state folder to this one's. */
+static int take_job(const char *id)
+{
+	char from[PATH_MAX], to[PATH_MAX], *base;
+	struct fdw_job job;
+	int rc;
+
+	snprintf(from, sizeof(from), "%s/jobs/%s.json", INITRD_STATE, id);
+	rc = fdw_job_load_file(from, &job);
+	if (rc)
+		return rc;
+	if (job.header_backup[0] && !strncmp(job.header_backup, INITRD_STATE "/", 
+					     strlen(INITRD_STATE) + 1)) {
+		base = strrchr(job.header_backup, '/') + 1;
+		snprintf(to, sizeof(to), "%s/%s", fdw_state_dir(), base);
+		rc = move_file(job.header_backup, to);
+		if (rc)
+			return rc;
+		snprintf(job.header_backup, sizeof(job.header_backup), "%s", to);
+	}
+	snprintf(from, sizeof(from), "%s/jobs/%s.system", INITRD_STATE, id);
+	snprintf(to, sizeof(to), "%s/jobs/%s.system", fdw_state_dir(), id);
+	if (access(from, F_OK) == 0) {
+		rc = move_file(from, to);
+		if (rc)
+			return rc;
+	}
+	rc = fdw_job_save(&job);
+	if (!rc) {
+		snprintf(from, sizeof(from), "%s/jobs/%s.json", INITRD_STATE, id);
+		unlink(from);
+	}
+	return rc;
+}
+
+int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass, char *why,
+			  size_t len)
+{
+	char desc[128], jobs[PATH_MAX], dev[PATH_MAX];
+	int rc;
+
+	*pass = NULL;
+	/*
+	 * The conversion runs under the root it converts: while a hotzone is suspended, a
+	 * page of this program read back from that root would wait for it forever. Not
+	 * MCL_FUTURE: the key derivation's memory (up to 1 GiB) must stay free to page.
+	 */
+	if (mlockall(MCL_CURRENT) != 0)
+		fdw_log(FDW_LOG_WARN, "mlockall: %s; a page fault could stall the conversion",
+			strerror(errno));
+	if (!fdw_restart_pending(st)) {
+		snprintf(why, len, _("no encryption of the root was prepared for a restart."));
+		return -ENOENT;
+	}
+	if (!realpath(st->device, dev) || !header_on_device(dev, st->uuid)) {
+		snprintf(why, len, _("the step at the restart did not encrypt %s (its messages "
+				     "were shown before the system started); it stays prepared for "
+				     "the next restart ('fdewiz cancel' undoes it)."), st->address);
+		return -EAGAIN;
+	}
+	snprintf(jobs, sizeof(jobs), "%s/jobs/%s.json", INITRD_STATE, st->uuid);
+	rc = fdw_state_dir_ensure();
+	if (!rc && access(jobs, F_OK) == 0)
+		rc = take_job(st->uuid);
+	if (rc) {
+		snprintf(why, len, _("the records the restart left in %s could not be kept (%s)."),
+			 INITRD_STATE, strerror(-rc));
+		return rc;
+	}
+	fdw_restart_key_desc(st->uuid, desc, sizeof(desc));
+	rc = fdw_keyring_get(desc, pass);
+	if (rc)
+		snprintf(why, len, _("the passphrase typed at the restart is not in the kernel's "
+				     "keyring (%s): go on with 'fdewiz resume %s'."), strerror(-rc),
+			 st->address);
+	return rc;
+}
+
+void fdw_restart_done(const struct fdw_restart_stage *st)
+{
+	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16], desc[128];
+
+	fdw_restart_key_desc(st->uuid, desc, sizeof(desc));
+	fdw_keyring_drop(desc);
+	fdw_restart_files_remove("/");
+	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
+	remove_stage_dir(dir, stage, header);
+}

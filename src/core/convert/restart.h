@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Encrypting the running system's root with one restart: prepared here (the passphrase,
+ * the recovery key shown and tested, the header made in a file, the initramfs taught the
+ * step), begun in the initramfs before the root is mounted (room, header, the volume
+ * opened), and converted online in the booted system, which then sets up the boot.
+ */
+#ifndef FDW_RESTART_H
+#define FDW_RESTART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/secret.h"
+#include "boot/restart_files.h"
+
+struct fdw_restart_result {
+	struct fdw_restart_stage stage;
+	struct fdw_secret *recovery;	/* shown once; NULL when it could not be trusted */
+	int recovery_slot;
+	char initrd[256];		/* the initramfs checked to carry the step */
+	uint64_t fs_size;		/* of the root filesystem, for the plan's words */
+};
+
+/*
+ * In the running system: may @address (the partition mounted as /) be encrypted at the
+ * next restart? 0 with @st filled, or -errno with @why (nothing changed).
+ */
+int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *why,
+		      size_t len);
+
+/*
+ * Prepare it: the header with @pass's keyslot and a recovery key's (tested) in the state
+ * folder, the stage record, the initramfs hook, boot script and service, the initramfs
+ * made again and checked. @exe: fdewiz's own path, which the initramfs carries. On
+ * failure everything written is removed again. 0, or -errno with @why.
+ */
+int fdw_restart_arm(const char *address, const struct fdw_secret *pass, const char *exe,
+		    bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len);
+void fdw_restart_result_wipe(struct fdw_restart_result *res);
+
+/*
+ * Undo a preparation whose restart has not happened yet. -EALREADY with @why when the
+ * conversion has begun (it can be paused, not undone); -ENOENT when nothing is prepared.
+ */
+int fdw_restart_cancel(char *why, size_t len);
+
+/* Is a restart prepared on this system (the stage record there)? */
+bool fdw_restart_pending(struct fdw_restart_stage *st);
+
+/*
+ * In the initramfs, before the root is mounted (@stage: its copy there): begin the
+ * conversion, or open a volume a previous restart began, as @mapper; and leave @pass in
+ * the kernel keyring for the booted system. 0; -EPERM for a wrong passphrase (nothing
+ * changed); or -errno with @why saying whether the system now boots plain or encrypted.
+ */
+int fdw_restart_step(const char *stage, const struct fdw_secret *pass, char *mapper,
+		     size_t mapper_len, char *why, size_t len);
+
+/*
+ * In the booted system: take the records the initramfs left in /run to the state folder,
+ * and the passphrase from the keyring (*@pass). 0, or -errno with @why.
+ */
+int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass, char *why,
+			  size_t len);
+/* After the conversion and its boot step: the stage, the key and the service go. */
+void fdw_restart_done(const struct fdw_restart_stage *st);
+
+#endif

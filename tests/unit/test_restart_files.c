@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests for the restart's stage record and the files it puts into a system. */
+#include "unit.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/base/fileio.h"
+#include "core/boot/restart_files.h"
+
+static char root[PATH_MAX];
+
+static int make_root(void **state)
+{
+	static const char *const dirs[] = { "/etc", "/etc/initramfs-tools",
+					    "/etc/initramfs-tools/hooks",
+					    "/etc/initramfs-tools/scripts",
+					    "/etc/initramfs-tools/scripts/local-top",
+					    "/etc/initramfs-tools/conf.d", "/etc/systemd",
+					    "/etc/systemd/system",
+					    "/etc/systemd/system/multi-user.target.wants" };
+	char d[PATH_MAX + 64];
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/fdw-restart-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(d, sizeof(d), "%s%s", root, dirs[i]);
+		assert_int_equal(mkdir(d, 0755), 0);
+	}
+	return 0;
+}
+
+static int remove_root(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static char *slurp(const char *rel)
+{
+	char path[PATH_MAX + 128], *text = NULL;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	if (fdw_read_file(path, 1 << 16, 0, &text, &n, NULL) != 0)
+		return NULL;
+	return text;
+}
+
+static void test_stage_round_trip(void **state)
+{
+	struct fdw_restart_stage st = { 0 }, back;
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(st.device, sizeof(st.device), "/dev/disk/by-partuuid/1234-02");
+	snprintf(st.address, sizeof(st.address), "/dev/vda2");
+	snprintf(st.uuid, sizeof(st.uuid), "0b7e3a55-1f2d-4c8e-9a61-5d2f8e4c7b10");
+	snprintf(st.fs_uuid, sizeof(st.fs_uuid), "f00dcafe-0000-4000-8000-123456789abc");
+	snprintf(st.name, sizeof(st.name), "vda2_crypt");
+	snprintf(path, sizeof(path), "%s/stage", root);
+	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
+	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
+	assert_memory_equal(&st, &back, sizeof(st));
+}
+
+static void test_stage_refused(void **state)
+{
+	static const char *const bad[] = {
+		"device=/dev/vda2\naddress=/dev/vda2\nuuid=u\nfs_uuid=f\n",	/* no name */
+		"device=/dev/vda2\naddress=a\x1b[2J\nuuid=u\nfs_uuid=f\nname=n\n",
+		"device=\naddress=a\nuuid=u\nfs_uuid=f\nname=n\n",
+		"",
+	};
+	struct fdw_restart_stage st;
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad", root);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(bad[i], f);
+		fclose(f);
+		assert_int_equal(fdw_restart_stage_read(path, &st), -EINVAL);
+	}
+	unlink(path);
+	assert_int_equal(fdw_restart_stage_read(path, &st), -ENOENT);
+}
+
+static void test_install_and_remove(void **state)
+{
+	char why[256] = "", *hook, *unit, *script, link[PATH_MAX + 128], target[256];
+	ssize_t n;
+
+	(void)state;
+	assert_false(fdw_restart_files_present(root));
+	assert_int_equal(fdw_restart_files_install(root, "/usr/sbin/fdewiz", "/var/lib/fdewiz/restart",
+						   why, sizeof(why)), 0);
+	assert_true(fdw_restart_files_present(root));
+	hook = slurp("/etc/initramfs-tools/hooks/fdewiz-restart");
+	assert_non_null(hook);
+	assert_non_null(strstr(hook, "copy_exec '/usr/sbin/fdewiz' /sbin/fdewiz\n"));
+	assert_non_null(strstr(hook, "cp '/var/lib/fdewiz/restart/stage' "
+				     "'/var/lib/fdewiz/restart/header'"));
+	script = slurp("/etc/initramfs-tools/scripts/local-top/fdewiz-restart");
+	assert_non_null(script);
+	assert_non_null(strstr(script, "/sbin/fdewiz restart-step"));
+	assert_non_null(strstr(script, "echo \"ROOT=$out\" >>/conf/param.conf"));
+	unit = slurp("/etc/systemd/system/fdewiz-restart.service");
+	assert_non_null(unit);
+	assert_non_null(strstr(unit, "ExecStart=/usr/sbin/fdewiz restart-continue\n"));
+	assert_non_null(strstr(unit, "ConditionPathExists=/var/lib/fdewiz/restart/stage\n"));
+	snprintf(link, sizeof(link), "%s/etc/systemd/system/multi-user.target.wants/"
+		 "fdewiz-restart.service", root);
+	n = readlink(link, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, "/etc/systemd/system/fdewiz-restart.service");
+	free(hook);
+	free(script);
+	free(unit);
+
+	assert_int_equal(fdw_restart_files_remove(root), 0);
+	assert_false(fdw_restart_files_present(root));
+	assert_int_equal(access(link, F_OK), -1);
+	/* Removing again is fine: a resumed step does it twice. */
+	assert_int_equal(fdw_restart_files_remove(root), 0);
+}
+
+static void test_quote_refused(void **state)
+{
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(fdw_restart_files_install(root, "/opt/it's/fdewiz", "/var/lib/fdewiz/restart",
+						   why, sizeof(why)), -EINVAL);
+	assert_true(why[0] != '\0');
+	assert_false(fdw_restart_files_present(root));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stage_round_trip),
+		cmocka_unit_test(test_stage_refused),
+		cmocka_unit_test(test_install_and_remove),
+		cmocka_unit_test(test_quote_refused),
+	};
+
+	return cmocka_run_group_tests(tests, make_root, remove_root);
+}

@@ -1,0 +1,111 @@
+#!/bin/bash
+# fdewiz VM tests: the running system's root encrypted with one restart, no live system.
+# installed-image.sh's disk.img (GRUB for BIOS, /boot on 1, / on 2, swap on 3) boots from
+# its own disk three times, each boot's own steps coming from a second disk
+# (guest/system-restart-drive.sh, run by the image's check unit):
+#   1. fdewiz is installed in it and runs there: 'encrypt --at-restart' of its own root
+#      (the plan, the recovery key shown, the initramfs made again carrying the step);
+#      'cancel' undoes it (an initramfs without the step), and it is prepared again;
+#   2. the restart: the passphrase typed once at the initramfs prompt, fdewiz's step
+#      shrinks the root and writes the header before the root is mounted, the system
+#      comes up on dm-crypt; files are written while the service converts in the
+#      background; it finishes with crypttab and an initramfs without fdewiz's step;
+#   3. Debian's own cryptroot opens the root (the passphrase typed once): every old file
+#      and every file written during the conversion checks out, the recovery key opens it;
+# then a live VM checks the filesystem in full (e2fsck -f).
+# Cost: three SeaBIOS boots and one live VM, about 8 minutes under TCG.
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-restart
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs mmdebstrap
+vm_find_fdewiz
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+drive_line() { tr -d '\r' <"$1" | grep -a "^FDW-DRIVE $2" | tail -n1; }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/disk.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'restart passphrase 27, typed once' >"$VM_WORK/key"
+
+# The drive: the guest's script, fdewiz, the passphrase, the phase.
+mkdir -p "$VM_WORK/drive"
+install -m 0755 "$VM_HERE/guest/system-restart-drive.sh" "$VM_WORK/drive/drive.sh"
+install -m 0755 "$FDEWIZ" "$VM_WORK/drive/fdewiz"
+cp "$VM_WORK/key" "$VM_WORK/drive/key"
+echo arm >"$VM_WORK/drive/phase"
+truncate -s 128M "$VM_WORK/drive.img"
+mkfs.ext4 -q -F -L fdw-drive -d "$VM_WORK/drive" "$VM_WORK/drive.img"
+export VM_BOOT_DISK2=$VM_WORK/drive.img
+
+# 1. Plain, its own fdewiz prepares the restart.
+vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
+phase "boot-1-prepare (${VM_BOOT_SECONDS}s in qemu)"
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|CANCEL\)' || true
+vm_check "the plan says the restart, the initramfs step and the background conversion" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*at the next restart, before the system starts'"
+vm_check "encrypt --at-restart prepared it" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" 'ARM ')"
+vm_check "a recovery key was shown" \
+	grep -q '^FDW-DRIVE RECOVERY-SHOWN 56$' <<<"$(drive_line "$VM_WORK/boot1.log" RECOVERY-SHOWN)"
+vm_check "the new initramfs carries fdewiz, its script, the stage and the header, resize2fs" \
+	grep -q '^FDW-DRIVE INITRD-STEP 5$' <<<"$(drive_line "$VM_WORK/boot1.log" INITRD-STEP)"
+vm_check "the service is enabled" \
+	grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(drive_line "$VM_WORK/boot1.log" 'SERVICE ')"
+vm_check "cancel succeeded" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" 'CANCEL ')"
+vm_check "after cancel the initramfs has no step, no file of it is left" \
+	bash -c "grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" CANCELLED-INITRD)' &&
+		grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" CANCELLED-FILES)'"
+vm_check "prepared again" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" 'ARM2 ')"
+vm_check "the prepared system still booted plain, all files good" \
+	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$(vm_boot_result "$VM_WORK/boot1.log")"
+
+# 2. The restart: the step in the initramfs, then the conversion in the background.
+vm_boot_installed "$img" "$VM_WORK/boot2.log" "$VM_WORK/key" 2400
+phase "boot-2-step-and-conversion (${VM_BOOT_SECONDS}s in qemu)"
+tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|STATUS\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\)' || true
+vm_check "the passphrase was asked once, before the root was mounted" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "fdewiz's step encrypted the root in the initramfs" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^fdewiz: the root is encrypted from here on'"
+vm_check "the system came up with / on dm-crypt (fdewiz's mapping)" \
+	grep -Eq 'root=/dev/mapper/fdewiz-[0-9a-f]{8} type=crypt$' <<<"$(drive_line "$VM_WORK/boot2.log" 'PHASE convert')"
+vm_check "the service finished the conversion" \
+	grep -q 'SERVICE-RESULT success' <<<"$(drive_line "$VM_WORK/boot2.log" SERVICE-RESULT)"
+vm_check "crypttab names the root volume by UUID" \
+	grep -q '^FDW-DRIVE CRYPTTAB vda2_crypt UUID=' <<<"$(drive_line "$VM_WORK/boot2.log" CRYPTTAB)"
+vm_check "the initramfs has Debian's cryptroot for it and no step of fdewiz" \
+	grep -q 'step=0 cryptroot=1$' <<<"$(drive_line "$VM_WORK/boot2.log" INITRD-AFTER)"
+vm_check "no stage, hook or service of the restart is left" \
+	grep -q '^FDW-DRIVE LEFT 0$' <<<"$(drive_line "$VM_WORK/boot2.log" LEFT)"
+vm_check "the files checked out on the converting system, with those written meanwhile" \
+	grep -Eq "^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$" <<<"$(vm_boot_result "$VM_WORK/boot2.log")"
+
+# 3. Debian's own boot of the encrypted root.
+vm_boot_installed "$img" "$VM_WORK/boot3.log" "$VM_WORK/key" 1200
+phase "boot-3-encrypted (${VM_BOOT_SECONDS}s in qemu)"
+res=$(vm_boot_result "$VM_WORK/boot3.log")
+echo "$VM_NAME: last boot: $res"
+vm_check "cryptroot asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+vm_check "every old file and every file written during the conversion checks out" \
+	grep -Eq '^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$' <<<"$res"
+vm_check "the root is opened under its crypttab name" \
+	grep -q '^FDW-DRIVE DMNAME vda2_crypt$' <<<"$(drive_line "$VM_WORK/boot3.log" DMNAME)"
+vm_check "the recovery key shown at the preparation opens it" \
+	grep -q 'yes$' <<<"$(drive_line "$VM_WORK/boot3.log" RECOVERY-OPENS)"
+
+# 4. The whole filesystem checked from a live VM.
+unset VM_BOOT_DISK2
+vm_run --timeout 600 --disk "$img" "$VM_HERE/guest/system-restart-fsck.sh" "$VM_WORK"
+phase "fsck-in-live-vm"
+vm_check "the conversion is complete (no reencryption left in the header)" \
+	grep -q '^system-restart: REENCRYPT-LEFT no$' "$VM_LOG"
+vm_check "e2fsck -f of the encrypted root is clean" grep -q '^system-restart: FSCK rc=0$' "$VM_LOG"
+if [ "$VM_FAILED" != 0 ]; then
+	for b in 2 3; do tr -d '\r' <"$VM_WORK/boot$b.log" | tail -n 60; done
+fi
+vm_finish
