@@ -513,7 +513,7 @@ int cmd_pause(int argc, char **argv)
 }
 
 /* The conversion is complete; an installed system's boot step is left. */
-static int resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
+int cli_resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
 {
 	struct fdw_system_boot_result res;
 	char why[1024];
@@ -613,7 +613,7 @@ int cmd_resume(int argc, char **argv)
 		if (fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
 			fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		else
-			exit_code = resume_boot_step(&r, pass);
+			exit_code = cli_resume_boot_step(&r, pass);
 	} else if (pass && !foreground)
 		exit_code = conversion_resume(&r, pass);
 	else if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)

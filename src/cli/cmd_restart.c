@@ -55,7 +55,7 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 	struct fdw_restart_result res = { .recovery = NULL };
 	struct fdw_restart_stage st;
 	struct fdw_secret *pass = NULL;
-	char why[1024], exe[PATH_MAX];
+	char why[1024], exe[PATH_MAX], prompt[256];
 	ssize_t n;
 	int rc;
 
@@ -69,8 +69,10 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 		printf(_("Dry run: nothing was changed.\n"));
 		return FDW_EXIT_OK;
 	}
-	if (!o->yes && !cli_confirm_typed(_("Type YES to encrypt it at the next restart: "),
-					  _("YES"))) {
+	/* TRANSLATORS: the word the user types to confirm; the same as in 'encrypt'. */
+	snprintf(prompt, sizeof(prompt), _("Type %s to encrypt it at the next restart: "),
+		 _("YES"));
+	if (!o->yes && !cli_confirm_typed(prompt, _("YES"))) {
 		printf(_("Not confirmed. Nothing was changed.\n"));
 		return FDW_EXIT_ERROR;
 	}
@@ -103,9 +105,15 @@ int cmd_cancel(int argc, char **argv)
 {
 	char why[1024] = "";
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf(_("Usage: %s cancel\nUndo the preparation of an encryption at the next "
+			 "restart, before that restart.\n"), fdw_progname);
+		return FDW_EXIT_OK;
+	}
 	if (argc != 1 || geteuid() != 0) {
-		fprintf(stderr, argc != 1 ? _("Usage: %s cancel\nUndo the preparation of 'encrypt "
-					      "--at-restart' before the restart.\n") :
+		fprintf(stderr, argc != 1 ? _("Usage: %s cancel\nUndo the preparation of an "
+					      "encryption at the next restart, before that "
+					      "restart.\n") :
 			_("%s: cancel needs root; run it with sudo. Nothing was changed.\n"),
 			fdw_progname);
 		return argc != 1 ? FDW_EXIT_USAGE : FDW_EXIT_ERROR;
@@ -117,6 +125,16 @@ int cmd_cancel(int argc, char **argv)
 	printf(_("Cancelled: the initramfs no longer carries fdewiz's step, the prepared "
 		 "header is removed; the system starts as before.\n"));
 	return FDW_EXIT_OK;
+}
+
+/* On the console before the system starts: what the step is doing, for the person waiting. */
+static void say_step_phase(enum fdw_phase phase, void *ctx)
+{
+	(void)ctx;
+	if (phase == FDW_PHASE_SHRINKING)
+		fprintf(stderr, _("fdewiz: checking and shrinking the root filesystem...\n"));
+	else if (phase == FDW_PHASE_INITIALISING)
+		fprintf(stderr, _("fdewiz: writing the LUKS2 header...\n"));
 }
 
 int cmd_restart_step(int argc, char **argv)
@@ -134,7 +152,8 @@ int cmd_restart_step(int argc, char **argv)
 		rc = fdw_secret_read_file(pass, "-");
 	start = fdw_now_s();
 	if (!rc)
-		rc = fdw_restart_step(argv[1], pass, mapper, sizeof(mapper), why, sizeof(why));
+		rc = fdw_restart_step(argv[1], pass, say_step_phase, NULL, mapper, sizeof(mapper), why,
+				      sizeof(why));
 	fdw_secret_free(pass);
 	if (rc == -EPERM) {
 		fprintf(stderr, _("fdewiz: that passphrase does not open the prepared header; try "
@@ -175,6 +194,11 @@ int cmd_restart_continue(int argc, char **argv)
 	rc = fdw_resume_prepare(&r, device, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+	} else if (r.boot_only) {
+		/* Converted; the power went while the boot was being set up. */
+		exit_code = cli_resume_boot_step(&r, pass);
+		if (exit_code == FDW_EXIT_OK)
+			fdw_restart_done(&st);
 	} else {
 		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
 		if (exit_code == FDW_EXIT_OK)

@@ -27,6 +27,8 @@ int conversion_foreground_started(struct fdw_encrypt *e, struct fdw_secret *pass
 
 /* Resume @r in the background through the engine's resume (passphrase checked first). */
 struct fdw_resume;
+/* The conversion of @r is complete; the installed system's boot step is done here. */
+int cli_resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass);
 int conversion_resume(struct fdw_resume *r, const struct fdw_secret *pass);
 
 /* After a complete conversion of an installed system's root: what its boot step changed,

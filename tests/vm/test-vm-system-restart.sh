@@ -10,10 +10,12 @@
 #      shrinks the root and writes the header before the root is mounted, the system
 #      comes up on dm-crypt; files are written while the service converts in the
 #      background; it finishes with crypttab and an initramfs without fdewiz's step;
+#      the power is cut five times on the way (below), each boot after it goes on;
 #   3. Debian's own cryptroot opens the root (the passphrase typed once): every old file
 #      and every file written during the conversion checks out, the recovery key opens it;
 # then a live VM checks the filesystem in full (e2fsck -f).
-# Cost: three SeaBIOS boots and one live VM, about 8 minutes under TCG.
+# Cost: eight SeaBIOS boots (five of them cut short) and one live VM, about 12 minutes
+# under TCG.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -65,12 +67,57 @@ vm_check "prepared again" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" '
 vm_check "the prepared system still booted plain, all files good" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$(vm_boot_result "$VM_WORK/boot1.log")"
 
-# 2. The restart: the step in the initramfs, then the conversion in the background.
+# 2. The restart, with the power cut five times on the way: three times inside fdewiz's
+# step in the initramfs (while it shrinks the root, while it writes the header, right after
+# it opened the volume), once during the online conversion, once while the service sets up
+# the boot; each at a random moment after its mark on the console. Every boot after a cut
+# asks for the passphrase and goes on by itself.
+cuts=0
+# cut_on N LOG PATTERN TENTHS: kill this image's QEMU as a power cut would, once LOG shows
+# PATTERN, after a random delay of up to TENTHS tenths of a second; only while boot N runs
+# (the file "booting" says which), and said in the file cut-N.
+cut_on()
+{
+	(
+		while ! grep -aqs "$3" "$2"; do sleep 0.2; done
+		local d=$((RANDOM % ($4 + 1)))
+		sleep "$((d / 10)).$((d % 10))"
+		[ "$(cat "$VM_WORK/booting")" = "$1" ] &&
+			pkill -KILL -f "file=$img,format=raw,if=virtio" &&
+			echo "power cut $((d / 10)).$((d % 10)) s after '$3'" >"$VM_WORK/cut-$1"
+	) &
+	CUTTER=$!
+}
+# boot_cut N PATTERN TENTHS: boot with the passphrase typed, cut as cut_on says.
+boot_cut()
+{
+	local log=$VM_WORK/boot2$1.log
+	echo "$1" >"$VM_WORK/booting"
+	cut_on "$1" "$log" "$2" "$3"
+	vm_boot_installed "$img" "$log" "$VM_WORK/key" 1200
+	echo none >"$VM_WORK/booting"
+	kill "$CUTTER" 2>/dev/null || true
+	phase "boot-2$1-cut (${VM_BOOT_SECONDS}s in qemu)"
+	tr -d '\r' <"$log" | grep -a '^fdewiz: ' || true
+	if [ -s "$VM_WORK/cut-$1" ]; then
+		echo "$VM_NAME: boot 2$1: $(cat "$VM_WORK/cut-$1")"
+		cuts=$((cuts + 1))
+	else
+		vm_fail "boot 2$1: the power was not cut at '$2'"
+		tr -d '\r' <"$log" | tail -n 30
+	fi
+}
+boot_cut a '^fdewiz: checking and shrinking' 10
+boot_cut b '^fdewiz: writing the LUKS2 header' 15
+boot_cut c '^fdewiz: the root is encrypted from here on' 5
+boot_cut d '^FDW-DRIVE STATUS /dev/vda2 running.* [1-8][0-9]\.[0-9]%' 20
+boot_cut e '^FDW-DRIVE STATUS /dev/vda2 running (setting up the boot)' 150
+vm_check "the power was cut five times: three in the initramfs step, two after it" [ "$cuts" = 5 ]
 vm_boot_installed "$img" "$VM_WORK/boot2.log" "$VM_WORK/key" 2400
-phase "boot-2-step-and-conversion (${VM_BOOT_SECONDS}s in qemu)"
-tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|STATUS\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\)' || true
+phase "boot-2-completes (${VM_BOOT_SECONDS}s in qemu)"
+tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\|WORK\)' || true
 vm_check "the passphrase was asked once, before the root was mounted" [ "$VM_BOOT_PROMPTS" = 1 ]
-vm_check "fdewiz's step encrypted the root in the initramfs" \
+vm_check "fdewiz's step opened the root in the initramfs" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^fdewiz: the root is encrypted from here on'"
 vm_check "the system came up with / on dm-crypt (fdewiz's mapping)" \
 	grep -Eq 'root=/dev/mapper/fdewiz-[0-9a-f]{8} type=crypt$' <<<"$(drive_line "$VM_WORK/boot2.log" 'PHASE convert')"

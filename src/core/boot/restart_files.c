@@ -237,19 +237,29 @@ int fdw_restart_files_install(const char *root, const char *exe, const char *sta
 	return rc;
 }
 
-int fdw_restart_files_remove(const char *root)
+static int remove_from(const char *root, size_t first)
 {
 	static const char *const paths[] = { WANTS_PATH, UNIT_PATH, CONF_PATH, SCRIPT_PATH,
 					     HOOK_PATH };
 	char full[PATH_MAX];
 	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+	for (size_t i = first; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		snprintf(full, sizeof(full), "%s%s", strcmp(root, "/") ? root : "", paths[i]);
 		if (unlink(full) != 0 && errno != ENOENT && !rc)
 			rc = -errno;
 	}
 	return rc;
+}
+
+int fdw_restart_files_remove(const char *root)
+{
+	return remove_from(root, 0);
+}
+
+int fdw_restart_files_remove_initramfs(const char *root)
+{
+	return remove_from(root, 2);
 }
 
 bool fdw_restart_files_present(const char *root)

@@ -45,6 +45,9 @@ int fdw_restart_files_install(const char *root, const char *exe, const char *sta
 			      char *why, size_t len);
 /* Remove what fdw_restart_files_install wrote; files already gone are fine. 0 or -errno. */
 int fdw_restart_files_remove(const char *root);
+/* Only the initramfs's part (hook, boot script, conf.d): the service stays until its work
+ * is recorded done, so that a power cut before that has it go on at the next start. */
+int fdw_restart_files_remove_initramfs(const char *root);
 /* Are the hook or the boot script there under @root? */
 bool fdw_restart_files_present(const char *root);
 

@@ -253,7 +253,7 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	}
 	/* A conversion begun at a restart: its step leaves the initramfs made now. */
 	if (fdw_restart_files_present(t.root)) {
-		rc = fdw_restart_files_remove(t.root);
+		rc = fdw_restart_files_remove_initramfs(t.root);
 		if (rc) {
 			fdw_log(FDW_LOG_ERROR, "system boot: the restart step's files stay: %s",
 				strerror(-rc));

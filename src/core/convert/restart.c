@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/durable.h"
@@ -22,11 +23,13 @@
 #include "base/spawn.h"
 #include "base/statedir.h"
 #include "base/uuid.h"
+#include "boot/restart_initrd.h"
 #include "boot/system_boot.h"
 #include "disk/target.h"
 #include "disk/volume_id.h"
 #include "encrypt_flow.h"
 #include "luks2/convert.h"
+#include "luks2/first_segment.h"
 #include "luks2/luks2_peek.h"
 #include "luks2/recovery.h"
 #include "restart.h"
@@ -163,45 +166,6 @@ int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *w
 	return rc;
 }
 
-/* The running kernel's initramfs: made again, and checked to carry the step (or not). */
-static int initramfs_remake(bool want_step, char *initrd, size_t ilen, char *why, size_t len)
-{
-	char *mk[] = { "update-initramfs", "-u", "-k", "all", NULL };
-	char *ls[] = { "lsinitramfs", initrd, NULL };
-	static char listing[1 << 20];
-	struct utsname u;
-	bool has_stage, has_exe;
-	int rc;
-
-	if (uname(&u) != 0)
-		return -errno;
-	snprintf(initrd, ilen, "/boot/initrd.img-%s", u.release);
-	rc = fdw_spawn(mk);
-	if (rc) {
-		snprintf(why, len, _("update-initramfs failed (exit status %d; the log says "
-				     "more)."), rc);
-		return rc > 0 ? -EIO : rc;
-	}
-	rc = fdw_spawn_stdout(ls, listing, sizeof(listing));
-	if (rc) {
-		snprintf(why, len, _("%s could not be listed (exit status %d)."), initrd, rc);
-		return rc > 0 ? -EIO : rc;
-	}
-	has_stage = strstr(listing, "fdewiz-restart/stage\n") != NULL;
-	has_exe = strstr(listing, "sbin/fdewiz\n") != NULL;
-	if (want_step && !(has_stage && has_exe && strstr(listing, "sbin/resize2fs\n") &&
-			   strstr(listing, "local-top/" FDW_RESTART_NAME "\n"))) {
-		snprintf(why, len, _("%s was made again but does not carry fdewiz's step."),
-			 initrd);
-		return -ENOEXEC;
-	}
-	if (!want_step && has_stage) {
-		snprintf(why, len, _("%s still carries fdewiz's step."), initrd);
-		return -EEXIST;
-	}
-	return 0;
-}
-
 /* The keys, made and tested in a header file: the initramfs cannot show a recovery key. */
 static int prepare_keys(const struct fdw_partition *p, const char *header,
 			const struct fdw_secret *pass, bool fast_pbkdf,
@@ -236,17 +200,91 @@ static int prepare_keys(const struct fdw_partition *p, const char *header,
 	return 0;
 }
 
+static void forget_fallback(const char *dir, const char *uuid)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/jobs/%s.json", dir, uuid);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/jobs/%s.system", dir, uuid);
+	unlink(path);
+}
+
 static void remove_stage_dir(const char *dir, const char *stage, const char *header)
 {
+	char jobs[PATH_MAX + 8];
+	struct fdw_restart_stage st;
+
+	if (fdw_restart_stage_read(stage, &st) == 0)
+		forget_fallback(dir, st.uuid);
+	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
+	rmdir(jobs);
+	fdw_restart_initrd_forget(dir);
 	unlink(stage);
 	unlink(header);
 	rmdir(dir);
 }
 
+/*
+ * The job's records as the step at the restart will make them, kept in @dir/jobs: the
+ * step's own go to the initramfs's /run, which a power cut right after the header went
+ * on empties, and without a record the service would take fdewiz's mapping for another
+ * program's.
+ */
+static int fallback_records(const struct fdw_target *t, const struct fdw_restart_stage *st,
+			    const char *dir, char *why, size_t len)
+{
+	char saved[PATH_MAX];
+	struct fdw_job job = { 0 };
+	int rc;
+
+	snprintf(saved, sizeof(saved), "%s", fdw_state_dir());
+	snprintf(job.id, sizeof(job.id), "%s", st->uuid);
+	snprintf(job.address, sizeof(job.address), "%s", t->part->address);
+	if (snprintf(job.header_backup, sizeof(job.header_backup), "%s/restart-%.8s.header", saved,
+		     st->uuid) >= (int)sizeof(job.header_backup))
+		return -ENAMETOOLONG;
+	fdw_restart_active_name(st->uuid, job.active_name, sizeof(job.active_name));
+	snprintf(job.fs_to_grow, sizeof(job.fs_to_grow), "%s", t->part->fstype);
+	snprintf(job.fstype, sizeof(job.fstype), "%s", t->part->fstype);
+	snprintf(job.cipher, sizeof(job.cipher), "aes-xts-plain64, 512-bit key");
+	job.created = (int64_t)time(NULL);
+	fdw_volume_id_of(&t->disk, t->part, &job.ident);
+	/* The record functions write under the state folder: here, the restart's. */
+	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	rc = fdw_state_dir_ensure();
+	if (!rc)
+		rc = fdw_job_save(&job);
+	if (rc)
+		snprintf(why, len, _("the job record could not be kept in %s (%s)."), dir,
+			 strerror(-rc));
+	if (!rc && t->part->os.found)
+		rc = fdw_system_boot_record(t, &job, st->name, why, len);
+	setenv("FDEWIZ_STATE_DIR", saved, 1);
+	return rc;
+}
+
+/* The step's files gone, the initramfs as before: the kept one put back, else made again. */
+static int disarm(const char *dir, char *initrd, size_t ilen, char *why, size_t len)
+{
+	int rc = fdw_restart_files_remove("/");
+
+	if (rc) {
+		snprintf(why, len, _("fdewiz's files could not be removed (%s)."), strerror(-rc));
+		return rc;
+	}
+	rc = fdw_restart_initrd_restore(dir);
+	if (rc == 0)
+		return 0;
+	fdw_log(FDW_LOG_INFO, "the initramfs is made again without the step (%s)",
+		rc == -ESTALE ? "the kept one is not the system's now" : strerror(-rc));
+	return fdw_restart_initrd_remake(false, initrd, ilen, why, len);
+}
+
 static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, const char *exe,
 		     bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len)
 {
-	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16];
+	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16], undo[256];
 	int rc;
 
 	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
@@ -265,16 +303,24 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, 
 			snprintf(why, len, _("%s could not be written (%s)."), stage, strerror(-rc));
 	}
 	if (!rc)
+		rc = fallback_records(t, &res->stage, dir, why, len);
+	if (!rc) {
+		rc = fdw_restart_initrd_keep(dir);
+		if (rc)
+			snprintf(why, len, _("the initramfs could not be kept in %s (%s)."), dir,
+				 strerror(-rc));
+	}
+	if (!rc)
 		rc = fdw_restart_files_install("/", exe, dir, why, len);
 	if (!rc)
-		rc = initramfs_remake(true, res->initrd, sizeof(res->initrd), why, len);
+		rc = fdw_restart_initrd_remake(true, res->initrd, sizeof(res->initrd), why, len);
+	if (!rc)
+		rc = fdw_restart_initrd_mark(dir);
 	if (!rc)
 		return 0;
-	fdw_restart_files_remove("/");
+	if (disarm(dir, res->initrd, sizeof(res->initrd), undo, sizeof(undo)) != 0)
+		fdw_log(FDW_LOG_ERROR, "the preparation could not be undone: %s", undo);
 	remove_stage_dir(dir, stage, header);
-	if (initramfs_remake(false, res->initrd, sizeof(res->initrd), dir, sizeof(dir)) != 0)
-		fdw_log(FDW_LOG_ERROR, "the initramfs could not be made again without the step: %s",
-			dir);
 	return rc;
 }
 
@@ -347,15 +393,9 @@ int fdw_restart_cancel(char *why, size_t len)
 			 st.address);
 		return -EALREADY;
 	}
-	rc = fdw_restart_files_remove("/");
-	if (!rc)
-		rc = initramfs_remake(false, initrd, sizeof(initrd), why, len);
-	if (rc) {
-		if (!why[0])
-			snprintf(why, len, _("fdewiz's files could not be removed (%s)."),
-				 strerror(-rc));
+	rc = disarm(dir, initrd, sizeof(initrd), why, len);
+	if (rc)
 		return rc;
-	}
 	remove_stage_dir(dir, stage, header);
 	return 0;
 }
@@ -371,7 +411,8 @@ static int passphrase_opens(const char *device, const char *header,
 
 /* The encryption flow, as from a live system, with the header made before the restart. */
 static int step_begin(const struct fdw_restart_stage *st, const char *device,
-		      const char *header, const struct fdw_secret *pass, char *why, size_t len)
+		      const char *header, const struct fdw_secret *pass, fdw_phase_fn phase,
+		      void *ctx, char *why, size_t len)
 {
 	struct fdw_encrypt_options o = { 0 };
 	struct fdw_encrypt *e = fdw_encrypt_new();
@@ -385,18 +426,18 @@ static int step_begin(const struct fdw_restart_stage *st, const char *device,
 	o.allow_low_battery = true;
 	rc = fdw_encrypt_prepare(e, device, &o, why, len);
 	if (!rc)
-		rc = fdw_encrypt_begin(e, pass, NULL, NULL, why, len);
+		rc = fdw_encrypt_begin(e, pass, phase, ctx, why, len);
 	fdw_encrypt_free(e);
 	return rc < 0 ? rc : 0;
 }
 
-int fdw_restart_step(const char *stage, const struct fdw_secret *pass, char *mapper,
-		     size_t mapper_len, char *why, size_t len)
+int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
+		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len)
 {
 	char header[PATH_MAX], device[PATH_MAX], name[64], desc[128], *copy;
 	struct fdw_restart_stage st;
 	struct fdw_volume v = { 0 };
-	bool begun;
+	bool begun, repaired;
 	int rc;
 
 	/* Records go to the initramfs's /run, which the booted system inherits. */
@@ -424,13 +465,23 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, char *map
 				     "plain, nothing was changed."), st.device, strerror(-rc));
 		return rc;
 	}
+	rc = fdw_first_segment_repair(device, st.uuid, &repaired);
+	if (rc) {
+		snprintf(why, len, _("the start of %s cannot be checked (%s); the system starts "
+				     "plain, nothing was changed."), device, strerror(-rc));
+		return rc;
+	}
+	/* The last restart lost its power while it wrote the header: as before it, now. */
+	if (repaired)
+		fdw_log(FDW_LOG_WARN, "%s: a header cut short by a power cut; the start of the "
+			"filesystem was written back from its copy", device);
 	begun = header_on_device(device, st.uuid);
 	rc = passphrase_opens(device, begun ? NULL : header, pass);
 	if (rc)
 		return rc == -EPERM || rc == -ENOENT ? -EPERM : rc;
 	if (!begun) {
 		fdw_log(FDW_LOG_INFO, "%s: making room and writing the header", device);
-		rc = step_begin(&st, device, header, pass, why, len);
+		rc = step_begin(&st, device, header, pass, phase, ctx, why, len);
 		if (rc && !header_on_device(device, st.uuid)) {
 			size_t n = strlen(why);
 
@@ -475,19 +526,23 @@ static int move_file(const char *from, const char *to)
 	return rc;
 }
 
-/* The job record and its header backup, from the initramfs's state folder to this one's. */
-static int take_job(const char *id)
+/*
+ * The job record (with its header backup) and the boot step's record, from the state
+ * folder @from (the initramfs's, or the preparation's) to this one's.
+ */
+static int take_job(const char *from_dir, const char *id)
 {
 	char from[PATH_MAX], to[PATH_MAX], *base;
 	struct fdw_job job;
+	size_t flen = strlen(from_dir);
 	int rc;
 
-	snprintf(from, sizeof(from), "%s/jobs/%s.json", INITRD_STATE, id);
+	snprintf(from, sizeof(from), "%s/jobs/%s.json", from_dir, id);
 	rc = fdw_job_load_file(from, &job);
 	if (rc)
 		return rc;
-	if (job.header_backup[0] && !strncmp(job.header_backup, INITRD_STATE "/", 
-					     strlen(INITRD_STATE) + 1)) {
+	if (!strncmp(job.header_backup, from_dir, flen) && job.header_backup[flen] == '/' &&
+	    access(job.header_backup, F_OK) == 0) {
 		base = strrchr(job.header_backup, '/') + 1;
 		snprintf(to, sizeof(to), "%s/%s", fdw_state_dir(), base);
 		rc = move_file(job.header_backup, to);
@@ -495,7 +550,7 @@ static int take_job(const char *id)
 			return rc;
 		snprintf(job.header_backup, sizeof(job.header_backup), "%s", to);
 	}
-	snprintf(from, sizeof(from), "%s/jobs/%s.system", INITRD_STATE, id);
+	snprintf(from, sizeof(from), "%s/jobs/%s.system", from_dir, id);
 	snprintf(to, sizeof(to), "%s/jobs/%s.system", fdw_state_dir(), id);
 	if (access(from, F_OK) == 0) {
 		rc = move_file(from, to);
@@ -504,16 +559,34 @@ static int take_job(const char *id)
 	}
 	rc = fdw_job_save(&job);
 	if (!rc) {
-		snprintf(from, sizeof(from), "%s/jobs/%s.json", INITRD_STATE, id);
+		snprintf(from, sizeof(from), "%s/jobs/%s.json", from_dir, id);
 		unlink(from);
 	}
 	return rc;
 }
 
+/* The records of @uuid: the step's when /run still has them, else the preparation's. */
+static int take_records(const char *uuid)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/jobs/%s.json", INITRD_STATE, uuid);
+	if (access(path, F_OK) == 0)
+		return take_job(INITRD_STATE, uuid);
+	snprintf(path, sizeof(path), "%s/jobs/%s.json", fdw_state_dir(), uuid);
+	if (access(path, F_OK) == 0)
+		return 0;
+	/* A power cut took /run with the step's records. */
+	fdw_restart_dir(dir, sizeof(dir));
+	fdw_log(FDW_LOG_INFO, "the records of the restart's step are gone; the preparation's "
+		"are used");
+	return take_job(dir, uuid);
+}
+
 int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass, char *why,
 			  size_t len)
 {
-	char desc[128], jobs[PATH_MAX], dev[PATH_MAX];
+	char desc[128], dev[PATH_MAX];
 	int rc;
 
 	*pass = NULL;
@@ -535,10 +608,9 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 				     "the next restart ('fdewiz cancel' undoes it)."), st->address);
 		return -EAGAIN;
 	}
-	snprintf(jobs, sizeof(jobs), "%s/jobs/%s.json", INITRD_STATE, st->uuid);
 	rc = fdw_state_dir_ensure();
-	if (!rc && access(jobs, F_OK) == 0)
-		rc = take_job(st->uuid);
+	if (!rc)
+		rc = take_records(st->uuid);
 	if (rc) {
 		snprintf(why, len, _("the records the restart left in %s could not be kept (%s)."),
 			 INITRD_STATE, strerror(-rc));

@@ -13,6 +13,7 @@
 
 #include "base/secret.h"
 #include "boot/restart_files.h"
+#include "encrypt_flow.h"
 
 struct fdw_restart_result {
 	struct fdw_restart_stage stage;
@@ -54,8 +55,8 @@ bool fdw_restart_pending(struct fdw_restart_stage *st);
  * the kernel keyring for the booted system. 0; -EPERM for a wrong passphrase (nothing
  * changed); or -errno with @why saying whether the system now boots plain or encrypted.
  */
-int fdw_restart_step(const char *stage, const struct fdw_secret *pass, char *mapper,
-		     size_t mapper_len, char *why, size_t len);
+int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
+		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len);
 
 /*
  * In the booted system: take the records the initramfs left in /run to the state folder,

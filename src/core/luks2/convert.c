@@ -17,6 +17,7 @@
 #include "cryptglue.h"
 #include "base/durable.h"
 #include "final_window.h"
+#include "first_segment.h"
 #include "state/job.h"
 #include "base/log.h"
 #include "luks2_copy.h"
@@ -241,10 +242,14 @@ int fdw_convert_init(const struct fdw_convert_params *p, const struct fdw_secret
 	 * the disk before the header overwrites the original, or a power cut loses both.
 	 */
 	rc = fdw_sync_path(p->device);
+	/* And said so, beside it: a header cut short is put right from that copy. */
+	if (!rc)
+		rc = fdw_first_segment_mark(p->device);
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "could not flush %s: %s", p->device, strerror(-rc));
 		goto out;
 	}
+	fdw_test_point("first-segment-marked");
 	/* First write to the device: the header goes where the first data segment was. */
 	rc = fdw_crypt_init(&cd, p->device, NULL);
 	if (!rc)

@@ -12,15 +12,21 @@ root_src=$(findmnt -no SOURCE /)
 say "PHASE $(cat $d/phase) root=$root_src type=$(lsblk -ndo TYPE "$root_src")"
 initrd=/boot/initrd.img-$(uname -r)
 
-# WRITE N TAG: N files of 1 MiB, each flushed, into /var/lib/fdw-work; prints MiB/s.
+# write_files N TAG: N files of 1 MiB into /var/lib/fdw-work, each flushed and then its
+# sum kept on this disk (flushed too): a file whose sum was kept must survive a power cut.
+# Prints MiB/s.
+boot=$(cut -c1-8 /proc/sys/kernel/random/boot_id)
 write_files()
 {
 	mkdir -p /var/lib/fdw-work
 	t0=$(date +%s%N)
 	i=0
 	while [ $i -lt "$1" ]; do
-		head -c 1048576 /dev/urandom >"/var/lib/fdw-work/$2-$i"
-		sync "/var/lib/fdw-work/$2-$i"
+		f=var/lib/fdw-work/$2-$boot-$i
+		head -c "${3:-1048576}" /dev/urandom >"/$f"
+		sync "/$f"
+		(cd / && sha256sum "$f") >>$d/work-sums
+		sync $d/work-sums
 		i=$((i + 1))
 	done
 	t1=$(date +%s%N)
@@ -54,15 +60,25 @@ arm)
 	echo convert >$d/phase
 	;;
 convert)
+	# Runs again after each power cut of the test, until the service has finished.
+	# Its status every second, for the host's cuts at a point of the conversion.
+	(
+		while systemctl is-active -q fdewiz-restart.service ||
+			[ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ]; do
+			say "STATUS $(fdewiz status /dev/vda2 2>&1 | head -n1)"
+			sleep 1
+		done
+	) &
+	poller=$!
 	# The person's own I/O while the service converts, then the same once it is done.
 	busy=$(write_files 64 busy)
 	n=0
 	while systemctl is-active -q fdewiz-restart.service; do
-		[ $((n % 6)) = 0 ] && say "STATUS $(fdewiz status /dev/vda2 2>&1 | tr '\n' ' ' | tr -s ' ')"
-		head -c 262144 /dev/urandom >/var/lib/fdw-work/during-$n
+		write_files 1 during 262144 >/dev/null
 		n=$((n + 1))
-		sleep 5
+		sleep 2
 	done
+	wait $poller
 	say "SERVICE-RESULT $(systemctl show -p Result --value fdewiz-restart.service) files-during=$n"
 	journalctl -b -u fdewiz-restart.service -o cat | tail -n 30 | sed 's/^/FDW-DRIVE JOURNAL /'
 	idle=$(write_files 64 idle)
@@ -71,8 +87,9 @@ convert)
 	say "CRYPTTAB $(grep -v '^#' /etc/crypttab | tr '\n' ' ')"
 	say "INITRD-AFTER step=$(lsinitramfs "$initrd" | grep -c 'fdewiz-restart') cryptroot=$(lsinitramfs "$initrd" | grep -c 'cryptroot/crypttab$')"
 	say "LEFT $(ls /var/lib/fdewiz/restart /etc/initramfs-tools/hooks/fdewiz-restart /etc/systemd/system/fdewiz-restart.service 2>/dev/null | wc -l)"
-	# Every file written meanwhile is checked by the next boot's unit, with the 3000.
-	(cd / && find var/lib/fdw-work -type f -print0 | xargs -0 sha256sum) >>/var/lib/fdw-check/sums
+	# Every file written in these boots (cut or not) is checked by the next boot's unit.
+	say "WORK-FILES $(wc -l <$d/work-sums)"
+	cat $d/work-sums >>/var/lib/fdw-check/sums
 	sync
 	echo final >$d/phase
 	;;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The running system's initramfs around a restart's preparation: made again with or
+ * without fdewiz's step and checked, and the one it had before kept, so that 'cancel'
+ * puts it back instead of making it again.
+ */
+#ifndef FDW_RESTART_INITRD_H
+#define FDW_RESTART_INITRD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * update-initramfs for every kernel, then the running kernel's (its path in @initrd)
+ * listed: with @want_step it must carry fdewiz, its boot script, resize2fs and the
+ * stage folder's files; without, no stage. 0, or -errno with @why.
+ */
+int fdw_restart_initrd_remake(bool want_step, char *initrd, size_t ilen, char *why, size_t len);
+
+/* Before the preparation: a copy of the running kernel's initramfs in @dir. 0 or -errno. */
+int fdw_restart_initrd_keep(const char *dir);
+/* After it: what the initramfs made then looks like (size and time), in @dir. */
+int fdw_restart_initrd_mark(const char *dir);
+/*
+ * Put the kept copy back, when the system has exactly one initramfs and it is still the
+ * one the preparation made (no kernel update since). 0; -ESTALE when it is not (the
+ * caller makes it again); or -errno.
+ */
+int fdw_restart_initrd_restore(const char *dir);
+/* The kept copy and the mark go. */
+void fdw_restart_initrd_forget(const char *dir);
+
+#endif
