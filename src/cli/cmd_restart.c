@@ -175,6 +175,7 @@ int cmd_restart_continue(int argc, char **argv)
 {
 	struct fdw_restart_stage st;
 	struct fdw_secret *pass = NULL;
+	struct fdw_secret no_pass = { .data = (char *)"", .len = 0 };
 	struct fdw_resume r;
 	char why[1024] = "", device[PATH_MAX];
 	int rc, exit_code = FDW_EXIT_ERROR;
@@ -196,9 +197,13 @@ int cmd_restart_continue(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	} else if (r.boot_only) {
 		/* Converted; the power went while the boot was being set up. */
-		exit_code = cli_resume_boot_step(&r, pass);
+		exit_code = cli_resume_boot_step(&r, pass ? pass : &no_pass);
 		if (exit_code == FDW_EXIT_OK)
 			fdw_restart_done(&st);
+	} else if (!pass) {
+		fprintf(stderr, _("%s: the passphrase typed at this start is not in the kernel's "
+				  "keyring; go on with: fdewiz resume %s\n"), fdw_progname,
+			cli_safe(st.address));
 	} else {
 		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
 		if (exit_code == FDW_EXIT_OK)

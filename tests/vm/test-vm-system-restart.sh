@@ -107,11 +107,11 @@ boot_cut()
 		tr -d '\r' <"$log" | tail -n 30
 	fi
 }
-boot_cut a '^fdewiz: checking and shrinking' 10
+boot_cut a '^fdewiz: checking and shrinking' 5
 boot_cut b '^fdewiz: writing the LUKS2 header' 15
 boot_cut c '^fdewiz: the root is encrypted from here on' 5
-boot_cut d '^FDW-DRIVE STATUS /dev/vda2 running.* [1-8][0-9]\.[0-9]%' 20
-boot_cut e '^FDW-DRIVE STATUS /dev/vda2 running (setting up the boot)' 150
+boot_cut d 'FDW-DRIVE STATUS /dev/vda2 *running *[1-8][0-9]\.[0-9]%' 20
+boot_cut e 'FDW-DRIVE STATUS /dev/vda2 *running (setting up the boot)' 150
 vm_check "the power was cut five times: three in the initramfs step, two after it" [ "$cuts" = 5 ]
 vm_boot_installed "$img" "$VM_WORK/boot2.log" "$VM_WORK/key" 2400
 phase "boot-2-completes (${VM_BOOT_SECONDS}s in qemu)"
@@ -119,8 +119,8 @@ tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVI
 vm_check "the passphrase was asked once, before the root was mounted" [ "$VM_BOOT_PROMPTS" = 1 ]
 vm_check "fdewiz's step opened the root in the initramfs" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^fdewiz: the root is encrypted from here on'"
-vm_check "the system came up with / on dm-crypt (fdewiz's mapping)" \
-	grep -Eq 'root=/dev/mapper/fdewiz-[0-9a-f]{8} type=crypt$' <<<"$(drive_line "$VM_WORK/boot2.log" 'PHASE convert')"
+vm_check "the system came up with / on dm-crypt (opened under its crypttab name)" \
+	grep -Eq 'root=/dev/mapper/vda2_crypt type=crypt$' <<<"$(drive_line "$VM_WORK/boot2.log" 'PHASE convert')"
 vm_check "the service finished the conversion" \
 	grep -q 'SERVICE-RESULT success' <<<"$(drive_line "$VM_WORK/boot2.log" SERVICE-RESULT)"
 vm_check "crypttab names the root volume by UUID" \

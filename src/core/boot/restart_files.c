@@ -108,11 +108,6 @@ void fdw_restart_dir(char *buf, size_t len)
 	snprintf(buf, len, "%s/restart", fdw_state_dir());
 }
 
-void fdw_restart_active_name(const char *uuid, char *buf, size_t len)
-{
-	snprintf(buf, len, "fdewiz-%.8s", uuid);
-}
-
 void fdw_restart_key_desc(const char *uuid, char *buf, size_t len)
 {
 	snprintf(buf, len, "fdewiz-restart:%s", uuid);

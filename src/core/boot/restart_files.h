@@ -26,8 +26,6 @@ struct fdw_restart_stage {
 
 /* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */
 void fdw_restart_dir(char *buf, size_t len);
-/* The mapping the volume is opened as while it converts: "fdewiz-" and 8 of its UUID. */
-void fdw_restart_active_name(const char *uuid, char *buf, size_t len);
 /* The kernel keyring's name for the passphrase handed to the booted system. */
 void fdw_restart_key_desc(const char *uuid, char *buf, size_t len);
 

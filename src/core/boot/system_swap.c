@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <blkid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include "base/log.h"
 #include "base/tabfile.h"
 #include "crypttab.h"
+#include "luks2/convert.h"
 #include "system_boot_internal.h"
 #include "base/testhook.h"
 
@@ -150,6 +153,55 @@ static int find_swaps(const char *fstab, const char *crypttab, struct swap_part 
 	return n;
 }
 
+/* A sysfs attribute's first line; "" when it cannot be read. */
+static void sysfs_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f && fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The running system's own swap (its root converted after a restart) is in use: plain,
+ * or already through the random-key mapping of fdewiz's crypttab line, opened at a start
+ * that a power cut ended before this step was recorded. Its pages come back into memory
+ * and that mapping is closed; the next start opens it again with a new key. True when
+ * something was released.
+ */
+static bool release_running_swap(const char *dev)
+{
+	char real[PATH_MAX], dir[PATH_MAX + 32], attr[PATH_MAX + 300], node[300], line[160];
+	bool released = swapoff(dev) == 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (released || !realpath(dev, real))
+		return released;
+	snprintf(dir, sizeof(dir), "/sys/class/block/%s/holders", strrchr(real, '/') + 1);
+	d = opendir(dir);
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(attr, sizeof(attr), "/sys/class/block/%s/dm/uuid", de->d_name);
+		sysfs_line(attr, line, sizeof(line));
+		/* Only a plain (random-key) mapping: a LUKS volume is never closed here. */
+		if (strncmp(line, "CRYPT-PLAIN-", 12))
+			continue;
+		snprintf(node, sizeof(node), "/dev/%s", de->d_name);
+		snprintf(attr, sizeof(attr), "/sys/class/block/%s/dm/name", de->d_name);
+		sysfs_line(attr, line, sizeof(line));
+		if (swapoff(node) == 0 && line[0] && fdw_convert_deactivate(line) == 0)
+			released = true;
+	}
+	if (d)
+		closedir(d);
+	return released;
+}
+
 /* Overwrite the whole partition: plaintext swap may hold anything that was in memory. */
 static int wipe(const char *dev)
 {
@@ -157,11 +209,7 @@ static int wipe(const char *dev)
 	uint64_t size = 0, done = 0;
 	int fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC), rc = 0;
 
-	/*
-	 * The running system's own swap (its root converted after a restart): its pages come
-	 * back into memory first; the next start uses it with a random key.
-	 */
-	if (fd < 0 && errno == EBUSY && swapoff(dev) == 0) {
+	if (fd < 0 && errno == EBUSY && release_running_swap(dev)) {
 		fdw_log(FDW_LOG_INFO, "system boot: swap %s turned off to be overwritten", dev);
 		fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC);
 	}

@@ -224,6 +224,8 @@ static void prepare_options(struct fdw_encrypt *e, const struct fdw_encrypt_opti
 		snprintf(e->prepared_header, sizeof(e->prepared_header), "%s", o->prepared_header);
 		snprintf(e->prepared_uuid, sizeof(e->prepared_uuid), "%s", o->prepared_uuid);
 	}
+	if (o->active_name)
+		snprintf(e->active_name, sizeof(e->active_name), "%s", o->active_name);
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
 	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
 		fdw_log(FDW_LOG_WARN, "unknown benchmark scale '%s': quick instead", o->bench_scale);
@@ -650,7 +652,9 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	if (e->plan.strategy == FDW_STRATEGY_SHRINK)
 		snprintf(job->fs_to_grow, sizeof(job->fs_to_grow), "%s",
 			 e->target.part->fstype);
-	if (!fdw_encrypt_closed_why(e))
+	if (!fdw_encrypt_closed_why(e) && e->active_name[0])
+		snprintf(job->active_name, sizeof(job->active_name), "%s", e->active_name);
+	else if (!fdw_encrypt_closed_why(e))
 		snprintf(job->active_name, sizeof(job->active_name), "fdewiz-%.8s", job->id);
 	job->created = (int64_t)time(NULL);
 	/* The prediction made on the plan goes with the job: the results set it beside. */

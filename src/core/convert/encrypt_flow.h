@@ -41,6 +41,8 @@ struct fdw_encrypt_options {
 	 * @prepared_uuid the job takes: the conversion that begins at a restart. */
 	const char *prepared_header;
 	const char *prepared_uuid;
+	/* The mapping's name while it converts; NULL: fdewiz-<8 of the UUID>. */
+	const char *active_name;
 };
 
 /*

@@ -17,6 +17,7 @@ struct fdw_encrypt {
 	char work_dir[PATH_MAX];
 	char prepared_header[PATH_MAX];	/* "" unless the header was made before */
 	char prepared_uuid[40];
+	char active_name[64];		/* "" unless asked for */
 	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
 	char bench_scale[8];
 	/* set by fdw_encrypt_start only, while begin writes the header */

@@ -244,7 +244,9 @@ static int fallback_records(const struct fdw_target *t, const struct fdw_restart
 	if (snprintf(job.header_backup, sizeof(job.header_backup), "%s/restart-%.8s.header", saved,
 		     st->uuid) >= (int)sizeof(job.header_backup))
 		return -ENAMETOOLONG;
-	fdw_restart_active_name(st->uuid, job.active_name, sizeof(job.active_name));
+	/* Opened under its crypttab name from the start: systemd's crypttab unit then finds it
+	 * open, and the boot step has nothing to rename. */
+	snprintf(job.active_name, sizeof(job.active_name), "%s", st->name);
 	snprintf(job.fs_to_grow, sizeof(job.fs_to_grow), "%s", t->part->fstype);
 	snprintf(job.fstype, sizeof(job.fstype), "%s", t->part->fstype);
 	snprintf(job.cipher, sizeof(job.cipher), "aes-xts-plain64, 512-bit key");
@@ -422,6 +424,7 @@ static int step_begin(const struct fdw_restart_stage *st, const char *device,
 		return -ENOMEM;
 	o.prepared_header = header;
 	o.prepared_uuid = st->uuid;
+	o.active_name = st->name;
 	/* No charger question can be answered here; the booted system's worker asks. */
 	o.allow_low_battery = true;
 	rc = fdw_encrypt_prepare(e, device, &o, why, len);
@@ -434,7 +437,7 @@ static int step_begin(const struct fdw_restart_stage *st, const char *device,
 int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
 		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len)
 {
-	char header[PATH_MAX], device[PATH_MAX], name[64], desc[128], *copy;
+	char header[PATH_MAX], device[PATH_MAX], desc[128], *copy;
 	struct fdw_restart_stage st;
 	struct fdw_volume v = { 0 };
 	bool begun, repaired;
@@ -493,9 +496,8 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 		if (rc)
 			fdw_log(FDW_LOG_WARN, "%s: the header is written, but: %s", device, why);
 	}
-	fdw_restart_active_name(st.uuid, name, sizeof(name));
 	v.device = device;
-	v.active_name = name;
+	v.active_name = st.name;
 	rc = fdw_convert_activate(&v, pass);
 	if (rc) {
 		snprintf(why, len, _("the encrypted root could not be opened (%s). Its data is "
@@ -507,7 +509,7 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 	if (fdw_keyring_put(desc, pass) != 0)
 		fdw_log(FDW_LOG_WARN, "the passphrase could not be left for the booted system: "
 			"'fdewiz resume' will ask for it");
-	snprintf(mapper, mapper_len, "/dev/mapper/%s", name);
+	snprintf(mapper, mapper_len, "/dev/mapper/%s", st.name);
 	return 0;
 }
 
@@ -617,12 +619,11 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 		return rc;
 	}
 	fdw_restart_key_desc(st->uuid, desc, sizeof(desc));
-	rc = fdw_keyring_get(desc, pass);
-	if (rc)
-		snprintf(why, len, _("the passphrase typed at the restart is not in the kernel's "
-				     "keyring (%s): go on with 'fdewiz resume %s'."), strerror(-rc),
-			 st->address);
-	return rc;
+	/* Debian's cryptroot opened it (the initramfs was made again before a power cut):
+	 * no passphrase was left, and the boot step that is left needs none. */
+	if (fdw_keyring_get(desc, pass) != 0)
+		*pass = NULL;
+	return 0;
 }
 
 void fdw_restart_done(const struct fdw_restart_stage *st)

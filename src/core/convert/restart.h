@@ -60,7 +60,8 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 
 /*
  * In the booted system: take the records the initramfs left in /run to the state folder,
- * and the passphrase from the keyring (*@pass). 0, or -errno with @why.
+ * and the passphrase from the keyring (*@pass; NULL when fdewiz's step did not open the
+ * volume at this start). 0, or -errno with @why (-EAGAIN: the step has not begun it).
  */
 int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass, char *why,
 			  size_t len);

@@ -72,9 +72,10 @@ convert)
 	poller=$!
 	# The person's own I/O while the service converts, then the same once it is done.
 	busy=$(write_files 64 busy)
+	say "BUSY ${busy}MiB/s, then: $(fdewiz status /dev/vda2 2>&1 | head -n1 | tr -s ' ')"
 	n=0
 	while systemctl is-active -q fdewiz-restart.service; do
-		write_files 1 during 262144 >/dev/null
+		write_files 1 "during$n" 262144 >/dev/null
 		n=$((n + 1))
 		sleep 2
 	done
