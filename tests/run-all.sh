@@ -61,9 +61,8 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# Two of the boot tests go to the host lane, after its tiers (see below): the two
-	# longest but one, so that both lanes end together.
-	tests/vm/test-vm-system-lvm.sh) echo vmsys2 ;;
+	# The longest boot test goes to the host lane, after its tiers (see below), so that
+	# both lanes end together.
 	tests/vm/test-vm-system-restart.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
