@@ -136,10 +136,10 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 	return 0;
 }
 
-int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *why,
-		      size_t len)
+/* fdw_restart_check(), with @t left open for the caller when it says yes. */
+static int check_open(const char *address, struct fdw_restart_stage *st, struct fdw_target *t,
+		      char *why, size_t len)
 {
-	struct fdw_target t;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -153,16 +153,28 @@ int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *w
 				     "restart. Restart, or undo it with: fdewiz cancel"));
 		return -EALREADY;
 	}
-	rc = fdw_target_open(address, &t);
+	rc = fdw_target_open(address, t);
 	if (rc) {
 		snprintf(why, len, _("%s cannot be opened: %s. Nothing was changed."), address,
 			 strerror(-rc));
 		return rc;
 	}
-	rc = check_target(&t, st, why, len);
-	fdw_target_close(&t);
+	rc = check_target(t, st, why, len);
 	if (!rc)
 		rc = system_ready(why, len);
+	if (rc)
+		fdw_target_close(t);
+	return rc;
+}
+
+int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *why,
+		      size_t len)
+{
+	struct fdw_target t;
+	int rc = check_open(address, st, &t, why, len);
+
+	if (!rc)
+		fdw_target_close(&t);
 	return rc;
 }
 
@@ -335,20 +347,14 @@ int fdw_restart_arm(const char *address, const struct fdw_secret *pass, const ch
 
 	memset(res, 0, sizeof(*res));
 	res->recovery_slot = -1;
-	rc = fdw_restart_check(address, &res->stage, why, len);
+	rc = check_open(address, &res->stage, &t, why, len);
 	if (rc)
 		return rc;
 	if (fdw_new_uuid(res->stage.uuid, sizeof(res->stage.uuid)) != 0) {
 		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
+		fdw_target_close(&t);
 		return -EIO;
 	}
-	rc = fdw_target_open(address, &t);
-	if (rc) {
-		snprintf(why, len, _("%s cannot be opened: %s. Nothing was changed."), address,
-			 strerror(-rc));
-		return rc;
-	}
-	res->fs_size = t.part->fs_size > 0 ? (uint64_t)t.part->fs_size : 0;
 	rc = arm_steps(&t, pass, exe, fast_pbkdf, res, detail, sizeof(detail));
 	fdw_target_close(&t);
 	if (rc) {
@@ -365,19 +371,6 @@ void fdw_restart_result_wipe(struct fdw_restart_result *res)
 	res->recovery = NULL;
 }
 
-/* Does @device hold the LUKS2 header with @uuid (the conversion began)? */
-static bool header_on_device(const char *device, const char *uuid)
-{
-	struct fdw_luks2_peek pk;
-	bool same;
-
-	if (fdw_luks2_peek(device, 0, 0, &pk) != 0)
-		return false;
-	same = !strcmp(pk.uuid, uuid);
-	fdw_luks2_peek_release(&pk);
-	return same;
-}
-
 int fdw_restart_cancel(char *why, size_t len)
 {
 	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16], initrd[256];
@@ -389,7 +382,7 @@ int fdw_restart_cancel(char *why, size_t len)
 		snprintf(why, len, _("no encryption is prepared for the next restart."));
 		return -ENOENT;
 	}
-	if (header_on_device(st.device, st.uuid)) {
+	if (fdw_luks2_peek_has_uuid(st.device, st.uuid)) {
 		snprintf(why, len, _("the encryption of %s has begun (at a restart) and cannot "
 				     "be undone; pause it with: fdewiz pause %s"), st.address,
 			 st.address);
@@ -478,14 +471,14 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 	if (repaired)
 		fdw_log(FDW_LOG_WARN, "%s: a header cut short by a power cut; the start of the "
 			"filesystem was written back from its copy", device);
-	begun = header_on_device(device, st.uuid);
+	begun = fdw_luks2_peek_has_uuid(device, st.uuid);
 	rc = passphrase_opens(device, begun ? NULL : header, pass);
 	if (rc)
 		return rc == -EPERM || rc == -ENOENT ? -EPERM : rc;
 	if (!begun) {
 		fdw_log(FDW_LOG_INFO, "%s: making room and writing the header", device);
 		rc = step_begin(&st, device, header, pass, phase, ctx, why, len);
-		if (rc && !header_on_device(device, st.uuid)) {
+		if (rc && !fdw_luks2_peek_has_uuid(device, st.uuid)) {
 			size_t n = strlen(why);
 
 			snprintf(why + n, len - n, _(" The system starts unencrypted, as before; the "
@@ -604,7 +597,7 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 		snprintf(why, len, _("no encryption of the root was prepared for a restart."));
 		return -ENOENT;
 	}
-	if (!realpath(st->device, dev) || !header_on_device(dev, st->uuid)) {
+	if (!realpath(st->device, dev) || !fdw_luks2_peek_has_uuid(dev, st->uuid)) {
 		snprintf(why, len, _("the step at the restart did not encrypt %s (its messages "
 				     "were shown before the system started); it stays prepared for "
 				     "the next restart ('fdewiz cancel' undoes it)."), st->address);

@@ -20,7 +20,6 @@ struct fdw_restart_result {
 	struct fdw_secret *recovery;	/* shown once; NULL when it could not be trusted */
 	int recovery_slot;
 	char initrd[256];		/* the initramfs checked to carry the step */
-	uint64_t fs_size;		/* of the root filesystem, for the plan's words */
 };
 
 /*

@@ -97,15 +97,12 @@ int fdw_convert_prepare_header(const struct fdw_convert_params *p, const struct 
 {
 	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size ? p->sector_size : 512 };
 	struct crypt_device *cd = NULL;
-	int fd, keyslot, rc;
+	int keyslot, rc;
 
-	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
-	close(fd);
-	if (!rc)
-		rc = fdw_crypt_init(&cd, p->device, path);
+	rc = fdw_crypt_header_file_new(path);
+	if (rc)
+		return rc;
+	rc = fdw_crypt_init(&cd, p->device, path);
 	if (!rc)
 		rc = crypt_set_data_offset(cd, FDW_DATA_SHIFT_BYTES / 2 / FDW_CRYPT_SECTOR);
 	if (!rc)
@@ -172,15 +169,12 @@ static int init_detached(const struct fdw_convert_params *p, const struct fdw_se
 		.flags = CRYPT_REENCRYPT_INITIALIZE_ONLY,
 	};
 	struct crypt_device *cd = NULL;
-	int fd, keyslot, rc;
+	int keyslot, rc;
 
-	fd = open(p->detached_header, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
-	close(fd);
-	if (!rc)
-		rc = fdw_crypt_init(&cd, p->device, p->detached_header);
+	rc = fdw_crypt_header_file_new(p->detached_header);
+	if (rc)
+		return rc;
+	rc = fdw_crypt_init(&cd, p->device, p->detached_header);
 	if (!rc)
 		rc = crypt_set_data_offset(cd, 0);
 	if (!rc)

@@ -2,7 +2,10 @@
 /* The small pieces every caller of libcryptsetup needs: logging, opening, test PBKDF. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cryptglue.h"
 #include "base/log.h"
@@ -47,4 +50,18 @@ int fdw_crypt_use_fast_pbkdf(struct crypt_device *cd)
 					 .iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK };
 
 	return crypt_set_pbkdf_type(cd, &fast);
+}
+
+int fdw_crypt_header_file_new(const char *path)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
+	close(fd);
+	if (rc)
+		unlink(path);
+	return rc;
 }

@@ -14,6 +14,12 @@
  * Returns 0 or a negative errno from libcryptsetup.
  */
 int fdw_crypt_init(struct crypt_device **cd, const char *device, const char *header);
+/*
+ * A new, private file for a LUKS2 header at @path (it must not exist), one sector long:
+ * libcryptsetup wants that much to take a file for a device. 0, or -errno (nothing left
+ * behind).
+ */
+int fdw_crypt_header_file_new(const char *path);
 /* As fdw_crypt_init(), then load the LUKS2 header; *cd is NULL on failure. */
 int fdw_crypt_load(struct crypt_device **cd, const char *device, const char *header);
 /*

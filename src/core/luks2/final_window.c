@@ -133,14 +133,10 @@ static int final_window_build(struct crypt_device *cd, const char *path, const c
 	struct crypt_device *nd = NULL;
 	uint64_t md_size, ks_size;
 	const char *label;
-	int fd, rc;
+	int rc;
 
 	unlink(path);
-	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	rc = posix_fallocate(fd, 0, 4096) ? -ENOSPC : 0;
-	close(fd);
+	rc = fdw_crypt_header_file_new(path);
 	/* The same PBKDF and cost as the keyslot the passphrase opened, without a benchmark. */
 	if (!rc)
 		rc = crypt_keyslot_get_pbkdf(cd, slot, &pbkdf);

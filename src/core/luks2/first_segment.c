@@ -76,18 +76,6 @@ out:
 	return rc;
 }
 
-static bool has_header(const char *device, const char *uuid)
-{
-	struct fdw_luks2_peek pk;
-	bool ours;
-
-	if (fdw_luks2_peek(device, 0, 0, &pk) != 0)
-		return false;
-	ours = !strcmp(pk.uuid, uuid);
-	fdw_luks2_peek_release(&pk);
-	return ours;
-}
-
 /* With the marker read and its copy checked: the start put back when it differs. */
 static int put_back(int fd, unsigned char *copy, bool *repaired)
 {
@@ -117,7 +105,7 @@ int fdw_first_segment_repair(const char *device, const char *uuid, bool *repaire
 	int fd, rc;
 
 	*repaired = false;
-	if (has_header(device, uuid))
+	if (fdw_luks2_peek_has_uuid(device, uuid))
 		return 0;
 	fd = open(device, O_RDWR | O_CLOEXEC);
 	if (fd < 0)

@@ -185,3 +185,15 @@ void fdw_luks2_peek_release(struct fdw_luks2_peek *p)
 		json_object_put(p->json);
 	p->json = NULL;
 }
+
+bool fdw_luks2_peek_has_uuid(const char *path, const char *uuid)
+{
+	struct fdw_luks2_peek pk;
+	bool same;
+
+	if (fdw_luks2_peek(path, 0, 0, &pk) != 0)
+		return false;
+	same = !strcmp(pk.uuid, uuid);
+	fdw_luks2_peek_release(&pk);
+	return same;
+}

@@ -32,5 +32,7 @@ int fdw_luks2_peek(const char *path, uint64_t offset, uint64_t size, struct fdw_
 /* As fdw_luks2_peek(), once, over the @len bytes of a header area in @buf. */
 int fdw_luks2_peek_buf(const unsigned char *buf, size_t len, struct fdw_luks2_peek *out);
 void fdw_luks2_peek_release(struct fdw_luks2_peek *p);
+/* Does @path start with a valid LUKS2 header whose UUID is @uuid? */
+bool fdw_luks2_peek_has_uuid(const char *path, const char *uuid);
 
 #endif
