@@ -489,7 +489,9 @@ int cmd_encrypt(int argc, char **argv)
 	if (o.at_restart) {
 		struct cli_restart_opts ro = { .key_file = o.key_file, .yes = o.yes,
 					       .accept_weak = o.accept_weak,
-					       .fast_pbkdf = o.fast_pbkdf, .dry_run = o.dry_run };
+					       .fast_pbkdf = o.fast_pbkdf, .dry_run = o.dry_run,
+					       .no_bench = o.no_bench,
+					       .bench_scale = o.bench_scale };
 
 		return cli_encrypt_at_restart(argv[optind], &ro);
 	}

@@ -527,6 +527,11 @@ int cli_resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
 	}
 	if (res.loader_note[0])
 		printf("%s\n", cli_safe(res.loader_note));
+	if (r->job.bench_before[0] && !r->job.bench_after[0]) {
+		printf(_("Benchmarking the encrypted volume...\n"));
+		fflush(stdout);
+		fdw_resume_bench_after(&r->job);
+	}
 	return conversion_report_system(&r->job);
 }
 

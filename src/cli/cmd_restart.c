@@ -26,20 +26,23 @@
 
 static void print_restart_plan(const struct fdw_restart_stage *st)
 {
+	char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN];
+
 	printf(_("Plan for %s, the running system's root, with one restart:\n"),
 	       cli_safe(st->address));
-	printf(_("  1. now: the passphrase and a recovery key (shown once, tested); the LUKS2 "
-		 "header made in a file; a step added to the initramfs, which is made again\n"));
-	printf(_("  2. at the next restart, before the system starts: the passphrase at the "
-		 "usual prompt; the filesystem checked and shrunk by 32 MiB; the header written "
-		 "(the first 16 MiB of data move); usually under a minute, whatever the disk's "
-		 "size. If anything fails before the header is written, the system starts "
-		 "plain, unchanged\n"));
-	printf(_("  3. in the started system: the conversion runs in the background (fdewiz "
-		 "status); at its end crypttab names %s and the initramfs is made again "
-		 "without fdewiz's step\n"), cli_safe(st->name));
-	printf(_("  Without a restart nothing happens; 'fdewiz cancel' undoes this "
-		 "preparation.\n"));
+	fdw_restart_plan(st, steps);
+	for (int i = 0; i < FDW_RESTART_PLAN_STEPS; i++)
+		printf("  %d. %s\n", i + 1, cli_safe(steps[i]));
+}
+
+static void print_restart_bench(const struct cli_restart_opts *o)
+{
+	if (o->no_bench)
+		printf(_("  benchmark:       off\n"));
+	else
+		printf(_("  benchmark:       I/O and build benchmark (%s) of the plain root now, "
+			 "and of the encrypted one when done ('fdewiz status' shows the "
+			 "slowdown)\n"), o->bench_scale ? o->bench_scale : "quick");
 }
 
 static void say_armed(const struct fdw_restart_result *res)
@@ -52,11 +55,12 @@ static void say_armed(const struct fdw_restart_result *res)
 
 int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o)
 {
+	struct fdw_restart_options ro = { .fast_pbkdf = o->fast_pbkdf, .bench = !o->no_bench,
+					  .bench_scale = o->bench_scale };
 	struct fdw_restart_result res = { .recovery = NULL };
 	struct fdw_restart_stage st;
 	struct fdw_secret *pass = NULL;
-	char why[1024], exe[PATH_MAX], prompt[256];
-	ssize_t n;
+	char why[1024], prompt[256];
 	int rc;
 
 	rc = fdw_restart_check(address, &st, why, sizeof(why));
@@ -65,6 +69,7 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 		return FDW_EXIT_ERROR;
 	}
 	print_restart_plan(&st);
+	print_restart_bench(o);
 	if (o->dry_run) {
 		printf(_("Dry run: nothing was changed.\n"));
 		return FDW_EXIT_OK;
@@ -76,21 +81,16 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 		printf(_("Not confirmed. Nothing was changed.\n"));
 		return FDW_EXIT_ERROR;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		fprintf(stderr, _("%s: cannot tell where fdewiz itself is (%s). Nothing was "
-				  "changed.\n"), fdw_progname, strerror(errno));
-		return FDW_EXIT_ERROR;
-	}
-	exe[n] = '\0';
 	pass = passphrase_get(o->key_file, true);
 	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
 		fdw_secret_free(pass);
 		return FDW_EXIT_ERROR;
 	}
+	if (!o->no_bench)
+		printf(_("Benchmarking the plain root (--no-bench skips it)...\n"));
 	printf(_("Preparing (the header's key derivation and the initramfs take a while)...\n"));
 	fflush(stdout);
-	rc = fdw_restart_arm(address, pass, exe, o->fast_pbkdf, &res, why, sizeof(why));
+	rc = fdw_restart_arm(address, pass, &ro, &res, why, sizeof(why));
 	fdw_secret_free(pass);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
@@ -187,8 +187,8 @@ int cmd_restart_continue(int argc, char **argv)
 	rc = fdw_restart_take_over(&st, &pass, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-		/* Not begun: nothing failed here, it waits for the next restart. */
-		return rc == -EAGAIN ? FDW_EXIT_OK : FDW_EXIT_ERROR;
+		/* Not begun, or paused by the person: nothing failed here. */
+		return rc == -EAGAIN || rc == -EINTR ? FDW_EXIT_OK : FDW_EXIT_ERROR;
 	}
 	if (!realpath(st.device, device))
 		snprintf(device, sizeof(device), "%s", st.device);
@@ -198,16 +198,15 @@ int cmd_restart_continue(int argc, char **argv)
 	} else if (r.boot_only) {
 		/* Converted; the power went while the boot was being set up. */
 		exit_code = cli_resume_boot_step(&r, pass ? pass : &no_pass);
-		if (exit_code == FDW_EXIT_OK)
-			fdw_restart_done(&st);
 	} else if (!pass) {
 		fprintf(stderr, _("%s: the passphrase typed at this start is not in the kernel's "
 				  "keyring; go on with: fdewiz resume %s\n"), fdw_progname,
 			cli_safe(st.address));
 	} else {
 		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
-		if (exit_code == FDW_EXIT_OK)
-			fdw_restart_done(&st);
+		/* 'fdewiz pause' stopped it: the service ends without a failure. */
+		if (exit_code != FDW_EXIT_OK && fdw_restart_paused(&st))
+			exit_code = FDW_EXIT_OK;
 	}
 	fdw_resume_close(&r);
 	fdw_secret_free(pass);

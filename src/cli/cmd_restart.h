@@ -7,7 +7,8 @@
 
 struct cli_restart_opts {
 	const char *key_file;
-	bool yes, accept_weak, fast_pbkdf, dry_run;
+	const char *bench_scale;	/* NULL: quick */
+	bool yes, accept_weak, fast_pbkdf, dry_run, no_bench;
 };
 
 /* `encrypt --at-restart ADDRESS`: an exit code. */

@@ -338,6 +338,10 @@ static void disks_key(struct tui *t, struct tui_key k)
 		} else if (p->verdict.reason == FDW_REASON_ALREADY_LUKS ||
 			   p->verdict.reason == FDW_REASON_LUKS_UNFINISHED) {
 			open_conversion(t, p);
+		} else if (p->verdict.reason == FDW_REASON_MOUNTED_ROOT) {
+			/* The running system's root: at the next restart. */
+			snprintf(t->chosen, sizeof(t->chosen), "%s", p->address);
+			tui_go(t, TUI_RESTART);
 		} else if (!p->verdict.eligible) {
 			char why[512];
 

@@ -62,6 +62,18 @@ static void draw_weak(struct tui *t, int y)
 	tui_word_draw(t, &ps->word, y);
 }
 
+/* Erasing makes no recovery key, the restart always makes one: neither has the box. */
+static bool two_fields(const struct tui *t)
+{
+	return t->erasing || t->restarting;
+}
+
+/* Where a passphrase both fields agree on leads. */
+static enum tui_screen next_screen(const struct tui *t)
+{
+	return t->erasing ? TUI_ERASE_CONFIRM : t->restarting ? TUI_RESTART : TUI_CONFIRM;
+}
+
 static void pass_draw(struct tui *t)
 {
 	struct pass_state *ps = t->state[TUI_PASS];
@@ -113,8 +125,8 @@ static void pass_draw(struct tui *t)
 		tui_attr_off(t, TUI_C_BAD);
 	}
 	y += 2;
-	/* Erasing makes no recovery key: its box is not there. */
-	if (!t->erasing) {
+	/* Erasing makes no recovery key, the restart always one: no box for either. */
+	if (!two_fields(t)) {
 		if (ps->focus == 2)
 			tui_attr_on(t, TUI_C_SELECT);
 		tui_put(y, 2, 4, tui_checkbox(t->recovery_key), false);
@@ -160,7 +172,7 @@ static void validate(struct tui *t)
 		tui_word_clear(&ps->word);
 		return;
 	}
-	tui_go(t, t->erasing ? TUI_ERASE_CONFIRM : TUI_CONFIRM);
+	tui_go(t, next_screen(t));
 }
 
 static void weak_clear(struct pass_state *ps)
@@ -194,7 +206,7 @@ static void weak_key(struct tui *t, struct tui_key k)
 		}
 		weak_clear(ps);
 		ps->msg[0] = '\0';
-		tui_go(t, t->erasing ? TUI_ERASE_CONFIRM : TUI_CONFIRM);
+		tui_go(t, next_screen(t));
 	} else {
 		tui_word_key(&ps->word, k);
 	}
@@ -211,12 +223,12 @@ static void pass_key(struct tui *t, struct tui_key k)
 	if (k.kind == TUI_KEY_ESC) {
 		tui_wipe_passphrases(t);
 		ps->msg[0] = '\0';
-		tui_go(t, t->erasing ? TUI_ERASE : TUI_PLAN);
+		/* The restart's screen, with the passphrase wiped, shows its plan again. */
+		tui_go(t, t->erasing ? TUI_ERASE : t->restarting ? TUI_RESTART : TUI_PLAN);
 	} else if (k.kind == TUI_KEY_TAB || k.kind == TUI_KEY_DOWN) {
-		/* Erasing makes no recovery key: its box is not there. */
-		ps->focus = (ps->focus + 1) % (t->erasing ? 2 : 3);
+		ps->focus = (ps->focus + 1) % (two_fields(t) ? 2 : 3);
 	} else if (k.kind == TUI_KEY_BACKTAB || k.kind == TUI_KEY_UP) {
-		ps->focus = (ps->focus + (t->erasing ? 1 : 2)) % (t->erasing ? 2 : 3);
+		ps->focus = (ps->focus + (two_fields(t) ? 1 : 2)) % (two_fields(t) ? 2 : 3);
 	} else if (k.kind == TUI_KEY_ENTER) {
 		validate(t);
 	} else if (ps->focus == 2) {

@@ -16,7 +16,7 @@ struct recovery_state {
 
 static void recovery_draw(struct tui *t)
 {
-	const char *lines[] = {
+	const char *lines[4] = {
 		_("Write it down or print it now: it is shown only this once and is kept "
 		  "nowhere else."),
 		_("It opens the volume like the passphrase does; cryptsetup open accepts it "
@@ -25,6 +25,9 @@ static void recovery_draw(struct tui *t)
 		_("The conversion is already running in the background; it does not wait for "
 		  "this screen."),
 	};
+	/* The restart's key comes before anything on the disk changes. */
+	if (t->restarting)
+		lines[3] = _("Nothing on the disk changes before the restart.");
 	char line[PATH_MAX + 128];
 	int y = 2, kw, x, bottom, need = 0;
 	bool framed;
@@ -74,8 +77,10 @@ static void recovery_draw(struct tui *t)
 /* Without a key to show the screen is empty, hints included. */
 static const char *recovery_hint(const struct tui *t)
 {
-	return t->recovery ? N_("Enter: written down, go on  q: quit (the conversion goes on)") :
-			     NULL;
+	if (!t->recovery)
+		return NULL;
+	return t->restarting ? N_("Enter: written down, go on  q: quit (it stays prepared)") :
+			       N_("Enter: written down, go on  q: quit (the conversion goes on)");
 }
 
 static void recovery_key(struct tui *t, struct tui_key k)
@@ -83,7 +88,8 @@ static void recovery_key(struct tui *t, struct tui_key k)
 	struct recovery_state *rs = t->state[TUI_RECOVERY];
 
 	if (k.kind == TUI_KEY_ENTER) {
-		tui_go(t, TUI_PROGRESS);	/* which wipes the key */
+		/* Either wipes the key. */
+		tui_go(t, t->restarting ? TUI_RESTART : TUI_PROGRESS);
 	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {
 		if (!rs->quit_asked) {
 			rs->quit_asked = true;
@@ -92,9 +98,14 @@ static void recovery_key(struct tui *t, struct tui_key k)
 							 "is written down."));
 			return;
 		}
-		snprintf(t->farewell, sizeof(t->farewell),
-			 _("The conversion of %s continues in the background. Run fdewiz again "
-			   "(or fdewiz status) to see it."), t->job.address);
+		if (t->restarting)
+			snprintf(t->farewell, sizeof(t->farewell),
+				 _("%s is encrypted at the next restart; 'fdewiz cancel' undoes "
+				   "that."), t->address);
+		else
+			snprintf(t->farewell, sizeof(t->farewell),
+				 _("The conversion of %s continues in the background. Run fdewiz "
+				   "again (or fdewiz status) to see it."), t->job.address);
 		t->quit = true;
 	} else {
 		rs->quit_asked = false;

@@ -213,8 +213,14 @@ static void start_key(struct tui *t, struct tui_key k)
 /* The wizard opens on a running conversion's progress, the unfinished ones, or the disks. */
 static bool first_screen(struct tui *t, struct start_state *st)
 {
+	struct fdw_restart_stage prepared;
 	size_t running = 0, first = 0;
 
+	/* A restart prepared and not yet made: what it is, and how to undo it. */
+	if (fdw_restart_prepared(&prepared)) {
+		tui_go(t, TUI_RESTART);
+		return false;
+	}
 	for (size_t i = 0; i < st->n; i++)
 		if (st->progress[i].state == FDW_JOB_RUNNING && !running++)
 			first = i;

@@ -3,18 +3,26 @@
 # installed-image.sh's disk.img (GRUB for BIOS, /boot on 1, / on 2, swap on 3) boots from
 # its own disk three times, each boot's own steps coming from a second disk
 # (guest/system-restart-drive.sh, run by the image's check unit):
-#   1. fdewiz is installed in it and runs there: 'encrypt --at-restart' of its own root
-#      (the plan, the recovery key shown, the initramfs made again carrying the step);
-#      'cancel' undoes it (an initramfs without the step), and it is prepared again;
+#   1. fdewiz is installed in it and runs there: the wizard, in tmux, prepares the
+#      encryption of its own root at the next restart (the running root offered, the
+#      plan, the passphrase, the recovery key shown, the initramfs made again carrying
+#      the step); opened again it shows the preparation and cancels it (an initramfs
+#      without the step); then 'encrypt --at-restart' prepares it again, with the plain
+#      root's baseline benchmark;
 #   2. the restart: the passphrase typed once at the initramfs prompt, fdewiz's step
 #      shrinks the root and writes the header before the root is mounted, the system
 #      comes up on dm-crypt; files are written while the service converts in the
 #      background; it finishes with crypttab and an initramfs without fdewiz's step;
-#      the power is cut five times on the way (below), each boot after it goes on;
+#      the service's first run meets a battery at 10 % (fdewiz's power-supply test
+#      folder) and waits for the charger, goes on once it is plugged in, is paused with
+#      'fdewiz pause', stays paused across a restart, and 'fdewiz resume' goes on with it;
+#      the power is cut six times on the way (below), each boot after it goes on; the
+#      plain root's baseline benchmark (at the preparation) is compared with the
+#      encrypted one's at the end;
 #   3. Debian's own cryptroot opens the root (the passphrase typed once): every old file
 #      and every file written during the conversion checks out, the recovery key opens it;
 # then a live VM checks the filesystem in full (e2fsck -f).
-# Cost: eight SeaBIOS boots (five of them cut short) and one live VM, about 12 minutes
+# Cost: nine SeaBIOS boots (six of them cut short) and one live VM, about 14 minutes
 # under TCG.
 set -euo pipefail
 
@@ -39,6 +47,8 @@ printf 'restart passphrase 27, typed once' >"$VM_WORK/key"
 # The drive: the guest's script, fdewiz, the passphrase, the phase.
 mkdir -p "$VM_WORK/drive"
 install -m 0755 "$VM_HERE/guest/system-restart-drive.sh" "$VM_WORK/drive/drive.sh"
+install -m 0755 "$VM_HERE/guest/system-restart-wizard.sh" "$VM_WORK/drive/wizard.sh"
+install -m 0644 "$VM_HERE/../lib/tmux.sh" "$VM_WORK/drive/tmux.sh"
 install -m 0755 "$FDEWIZ" "$VM_WORK/drive/fdewiz"
 cp "$VM_WORK/key" "$VM_WORK/drive/key"
 echo arm >"$VM_WORK/drive/phase"
@@ -49,29 +59,41 @@ export VM_BOOT_DISK2=$VM_WORK/drive.img
 # 1. Plain, its own fdewiz prepares the restart.
 vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
 phase "boot-1-prepare (${VM_BOOT_SECONDS}s in qemu)"
-tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|CANCEL\)' || true
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|CAPTURE\|WIZ\)' || true
+for c in PLAN RECOVERY; do
+	tr -d '\r' <"$VM_WORK/boot1.log" | grep -a "^FDW-DRIVE CAPTURE-$c " >"$VM_WORK/capture-$c" || true
+done
 vm_check "the plan says the restart, the initramfs step and the background conversion" \
-	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*at the next restart, before the system starts'"
-vm_check "encrypt --at-restart prepared it" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" 'ARM ')"
+	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts'"
+vm_check "the wizard offered the running root and showed its plan at the next restart" \
+	bash -c "grep -q 'holds the running system' '$VM_WORK/capture-PLAN' &&
+		grep -q 'At the next restart, before the system starts' '$VM_WORK/capture-PLAN'"
+vm_check "the wizard prepared it and showed the recovery key once" \
+	grep -Eq '[A-Z0-9]{6}(-[A-Z0-9]{6}){7}' "$VM_WORK/capture-RECOVERY"
+vm_check "after the wizard the initramfs carries the step, the service is enabled, it quit with 0" \
+	bash -c "grep -q ' 5$' <<<'$(drive_line "$VM_WORK/boot1.log" WIZ-INITRD-STEP)' &&
+		grep -q ' enabled$' <<<'$(drive_line "$VM_WORK/boot1.log" WIZ-SERVICE)' &&
+		grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" WIZ-EXIT)'"
+vm_check "opened again, the wizard showed the preparation and cancelled it: no step, no file left" \
+	bash -c "grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" WIZ-CANCELLED-INITRD)' &&
+		grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" WIZ-CANCELLED-FILES)' &&
+		grep -q 'WIZ-DONE' <<<'$(drive_line "$VM_WORK/boot1.log" WIZ-DONE)'"
+vm_check "encrypt --at-restart prepared it again, with the plain root's baseline benchmark" \
+	grep -q 'rc=0 .*baseline=1$' <<<"$(drive_line "$VM_WORK/boot1.log" 'ARM ')"
 vm_check "a recovery key was shown" \
 	grep -q '^FDW-DRIVE RECOVERY-SHOWN 56$' <<<"$(drive_line "$VM_WORK/boot1.log" RECOVERY-SHOWN)"
 vm_check "the new initramfs carries fdewiz, its script, the stage and the header, resize2fs" \
 	grep -q '^FDW-DRIVE INITRD-STEP 5$' <<<"$(drive_line "$VM_WORK/boot1.log" INITRD-STEP)"
 vm_check "the service is enabled" \
 	grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(drive_line "$VM_WORK/boot1.log" 'SERVICE ')"
-vm_check "cancel succeeded" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" 'CANCEL ')"
-vm_check "after cancel the initramfs has no step, no file of it is left" \
-	bash -c "grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" CANCELLED-INITRD)' &&
-		grep -q ' 0$' <<<'$(drive_line "$VM_WORK/boot1.log" CANCELLED-FILES)'"
-vm_check "prepared again" grep -q 'rc=0' <<<"$(drive_line "$VM_WORK/boot1.log" 'ARM2 ')"
 vm_check "the prepared system still booted plain, all files good" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$(vm_boot_result "$VM_WORK/boot1.log")"
 
-# 2. The restart, with the power cut five times on the way: three times inside fdewiz's
+# 2. The restart, with the power cut six times on the way: three times inside fdewiz's
 # step in the initramfs (while it shrinks the root, while it writes the header, right after
-# it opened the volume), once during the online conversion, once while the service sets up
-# the boot; each at a random moment after its mark on the console. Every boot after a cut
-# asks for the passphrase and goes on by itself.
+# it opened the volume), once while the conversion is paused, once during the online
+# conversion, once while the boot is set up; each at a random moment after its mark on the
+# console. Every boot after a cut asks for the passphrase and goes on by itself.
 cuts=0
 # cut_on N LOG PATTERN TENTHS: kill this image's QEMU as a power cut would, once LOG shows
 # PATTERN, after a random delay of up to TENTHS tenths of a second; only while boot N runs
@@ -110,12 +132,27 @@ boot_cut()
 boot_cut a '^fdewiz: checking and shrinking' 5
 boot_cut b '^fdewiz: writing the LUKS2 header' 15
 boot_cut c '^fdewiz: the root is encrypted from here on' 5
-boot_cut d 'FDW-DRIVE STATUS /dev/vda2 *running *[1-8][0-9]\.[0-9]%' 20
-boot_cut e 'FDW-DRIVE STATUS /dev/vda2 *running (setting up the boot)' 150
-vm_check "the power was cut five times: three in the initramfs step, two after it" [ "$cuts" = 5 ]
+boot_cut d '^FDW-DRIVE PAUSED-MARK' 30
+vm_check "on battery at 10 % the service waited for the charger at a safe point" \
+	grep -q 'waiting for the charger' <<<"$(drive_line "$VM_WORK/boot2d.log" GUARD-WAIT)"
+vm_check "nothing moved while it waited" \
+	grep -Eq '^FDW-DRIVE GUARD-HELD ([0-9.]+%) \1$' <<<"$(drive_line "$VM_WORK/boot2d.log" GUARD-HELD)"
+vm_check "the charger plugged in, it went on by itself" \
+	grep -q ' running ' <<<"$(drive_line "$VM_WORK/boot2d.log" GUARD-GOES-ON)"
+vm_check "'fdewiz pause' paused it, nothing moved, the service ended without a failure" \
+	grep -Eq '^FDW-DRIVE PAUSED rc=0 .* paused .* held=([0-9.]+%),\1 service=inactive,success$' \
+	<<<"$(drive_line "$VM_WORK/boot2d.log" 'PAUSED ')"
+vm_check "after a restart it stayed paused, and the service said so" \
+	grep -Eq '^FDW-DRIVE STILL-PAUSED .* paused .* held=([0-9.]+%),\1 service=success said=[1-9]' \
+	<<<"$(drive_line "$VM_WORK/boot2e.log" STILL-PAUSED)"
+vm_check "'fdewiz resume' went on with it in the background" \
+	grep -q '^FDW-DRIVE RESUMED rc=0 ' <<<"$(drive_line "$VM_WORK/boot2e.log" RESUMED)"
+boot_cut e 'FDW-DRIVE STATUS /dev/vda2 *running *[1-8][0-9]\.[0-9]%' 20
+boot_cut f 'FDW-DRIVE STATUS /dev/vda2 *running (setting up the boot)' 150
+vm_check "the power was cut six times: three in the initramfs step, three after it" [ "$cuts" = 6 ]
 vm_boot_installed "$img" "$VM_WORK/boot2.log" "$VM_WORK/key" 2400
 phase "boot-2-completes (${VM_BOOT_SECONDS}s in qemu)"
-tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\|WORK\)' || true
+tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\|WORK\|COMPARE\)' || true
 vm_check "the passphrase was asked once, before the root was mounted" [ "$VM_BOOT_PROMPTS" = 1 ]
 vm_check "fdewiz's step opened the root in the initramfs" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^fdewiz: the root is encrypted from here on'"
@@ -127,6 +164,8 @@ vm_check "crypttab names the root volume by UUID" \
 	grep -q '^FDW-DRIVE CRYPTTAB vda2_crypt UUID=' <<<"$(drive_line "$VM_WORK/boot2.log" CRYPTTAB)"
 vm_check "the initramfs has Debian's cryptroot for it and no step of fdewiz" \
 	grep -q 'step=0 cryptroot=1$' <<<"$(drive_line "$VM_WORK/boot2.log" INITRD-AFTER)"
+vm_check "the plain root's baseline (prepared with it) compares with the encrypted root" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -a '^FDW-DRIVE COMPARE SEQ1M Q1T1 read ' | grep -Eq '[0-9] MB/s +[0-9.]+ MB/s'"
 vm_check "no stage, hook or service of the restart is left" \
 	grep -q '^FDW-DRIVE LEFT 0$' <<<"$(drive_line "$VM_WORK/boot2.log" LEFT)"
 vm_check "the files checked out on the converting system, with those written meanwhile" \

@@ -225,6 +225,12 @@ int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foregroun
  */
 int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pass,
 			  struct fdw_system_boot_result *res, char *why, size_t len);
+/*
+ * After those steps: the after-benchmark the conversion's end could not run (a power cut
+ * came during the boot step), when the job has a baseline and its volume is open under
+ * the record's name. 0 when there is nothing to run or it ran (the record says how).
+ */
+int fdw_resume_bench_after(const struct fdw_job *job);
 /* The same for a partition of another installed system: that system's crypttab. */
 int fdw_system_data_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops);
 

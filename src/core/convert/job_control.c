@@ -23,6 +23,8 @@
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/procid.h"
+#include "bench/bench_flow.h"
+#include "restart.h"
 #include "disk/volume_id.h"
 
 /*
@@ -320,5 +322,21 @@ int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pa
 		rc = fdw_system_boot_finish(job, NULL, pass, res, why, len);
 	if (!rc && fdw_system_data_pending(job))
 		rc = fdw_system_data_finish(job, pass, &data, why, len);
+	if (!rc)
+		fdw_restart_conclude(job);
 	return rc;
+}
+
+int fdw_resume_bench_after(const struct fdw_job *job)
+{
+	static struct fdw_job rec;	/* large: off the stack */
+	char path[PATH_MAX];
+
+	if (fdw_job_find_id(job->id, &rec) != 0 || !rec.bench_before[0] || rec.bench_after[0] ||
+	    !rec.active_name[0])
+		return 0;
+	snprintf(path, sizeof(path), "/dev/mapper/%s", rec.active_name);
+	if (access(path, F_OK) != 0)
+		return 0;
+	return fdw_bench_after(&rec, rec.active_name, rec.fstype, NULL, NULL, NULL);
 }

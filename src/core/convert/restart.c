@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -34,6 +33,9 @@
 #include "luks2/recovery.h"
 #include "restart.h"
 #include "state/job.h"
+#include "disk/job_observe.h"
+#include "state/progress.h"
+#include "worker.h"
 
 /* The initramfs's state folder: its /run is moved onto the booted system's. */
 #define INITRD_STATE "/run/" FDW_RESTART_NAME "/state"
@@ -222,6 +224,17 @@ static void forget_fallback(const char *dir, const char *uuid)
 	unlink(path);
 }
 
+/* Cancelled: the baseline measured at the preparation compares with nothing now. */
+static void forget_baseline(const char *dir, const char *uuid)
+{
+	static struct fdw_job kept;	/* large: off the stack */
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/jobs/%s.json", dir, uuid);
+	if (fdw_job_load_file(path, &kept) == 0 && kept.bench_before[0])
+		unlink(kept.bench_before);
+}
+
 static void remove_stage_dir(const char *dir, const char *stage, const char *header)
 {
 	char jobs[PATH_MAX + 8];
@@ -244,7 +257,7 @@ static void remove_stage_dir(const char *dir, const char *stage, const char *hea
  * program's.
  */
 static int fallback_records(const struct fdw_target *t, const struct fdw_restart_stage *st,
-			    const char *dir, char *why, size_t len)
+			    const char *dir, const struct fdw_job *measured, char *why, size_t len)
 {
 	char saved[PATH_MAX];
 	struct fdw_job job = { 0 };
@@ -263,6 +276,9 @@ static int fallback_records(const struct fdw_target *t, const struct fdw_restart
 	snprintf(job.fstype, sizeof(job.fstype), "%s", t->part->fstype);
 	snprintf(job.cipher, sizeof(job.cipher), "aes-xts-plain64, 512-bit key");
 	job.created = (int64_t)time(NULL);
+	/* The end of the conversion compares with the baseline measured now. */
+	snprintf(job.bench_before, sizeof(job.bench_before), "%s", measured->bench_before);
+	snprintf(job.bench_scale, sizeof(job.bench_scale), "%s", measured->bench_scale);
 	fdw_volume_id_of(&t->disk, t->part, &job.ident);
 	/* The record functions write under the state folder: here, the restart's. */
 	setenv("FDEWIZ_STATE_DIR", dir, 1);
@@ -295,10 +311,37 @@ static int disarm(const char *dir, char *initrd, size_t ilen, char *why, size_t 
 	return fdw_restart_initrd_remake(false, initrd, ilen, why, len);
 }
 
-static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, const char *exe,
-		     bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len)
+/*
+ * The plain root measured now, mounted a second time privately (it is mounted as /):
+ * @measured's bench_before and bench_scale, for the record the end compares with.
+ */
+static int measure_baseline(const struct fdw_target *t, const struct fdw_restart_options *o,
+			    const char *uuid, struct fdw_job *measured, char *why, size_t len)
+{
+	char detail[1024];
+	int rc;
+
+	memset(measured, 0, sizeof(*measured));
+	if (!o->bench)
+		return 0;
+	snprintf(measured->id, sizeof(measured->id), "%s", uuid);
+	snprintf(measured->address, sizeof(measured->address), "%s", t->part->address);
+	snprintf(measured->bench_scale, sizeof(measured->bench_scale), "%s",
+		 o->bench_scale ? o->bench_scale : "quick");
+	rc = fdw_bench_before(measured, t->device, t->part->fstype, o->bench_status,
+			      o->bench_ctx, detail, sizeof(detail));
+	if (rc)
+		snprintf(why, len, _("the baseline benchmark could not run: %s To prepare "
+				     "without the benchmark, turn it off (--no-bench)."), detail);
+	return rc;
+}
+
+static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass,
+		     const struct fdw_restart_options *o, struct fdw_restart_result *res,
+		     char *why, size_t len)
 {
 	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16], undo[256];
+	static struct fdw_job measured;	/* large: off the stack */
 	int rc;
 
 	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
@@ -310,14 +353,16 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, 
 		return rc;
 	}
 	unlink(header);
-	rc = prepare_keys(t->part, header, pass, fast_pbkdf, res, why, len);
+	rc = measure_baseline(t, o, res->stage.uuid, &measured, why, len);
+	if (!rc)
+		rc = prepare_keys(t->part, header, pass, o->fast_pbkdf, res, why, len);
 	if (!rc) {
 		rc = fdw_restart_stage_write(stage, &res->stage);
 		if (rc)
 			snprintf(why, len, _("%s could not be written (%s)."), stage, strerror(-rc));
 	}
 	if (!rc)
-		rc = fallback_records(t, &res->stage, dir, why, len);
+		rc = fallback_records(t, &res->stage, dir, &measured, why, len);
 	if (!rc) {
 		rc = fdw_restart_initrd_keep(dir);
 		if (rc)
@@ -325,7 +370,7 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, 
 				 strerror(-rc));
 	}
 	if (!rc)
-		rc = fdw_restart_files_install("/", exe, dir, why, len);
+		rc = fdw_restart_files_install("/", o->exe, dir, why, len);
 	if (!rc)
 		rc = fdw_restart_initrd_remake(true, res->initrd, sizeof(res->initrd), why, len);
 	if (!rc)
@@ -335,18 +380,35 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass, 
 	if (disarm(dir, res->initrd, sizeof(res->initrd), undo, sizeof(undo)) != 0)
 		fdw_log(FDW_LOG_ERROR, "the preparation could not be undone: %s", undo);
 	remove_stage_dir(dir, stage, header);
+	if (measured.bench_before[0])
+		unlink(measured.bench_before);
 	return rc;
 }
 
-int fdw_restart_arm(const char *address, const struct fdw_secret *pass, const char *exe,
-		    bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len)
+int fdw_restart_arm(const char *address, const struct fdw_secret *pass,
+		    const struct fdw_restart_options *o, struct fdw_restart_result *res,
+		    char *why, size_t len)
 {
+	struct fdw_restart_options local;
 	struct fdw_target t;
-	char detail[512] = "";
+	char detail[512] = "", exe[PATH_MAX];
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	res->recovery_slot = -1;
+	if (!o->exe) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n <= 0) {
+			snprintf(why, len, _("cannot tell where fdewiz itself is (%s). Nothing was "
+					     "changed."), strerror(errno));
+			return -EIO;
+		}
+		exe[n] = '\0';
+		local = *o;
+		local.exe = exe;
+		o = &local;
+	}
 	rc = check_open(address, &res->stage, &t, why, len);
 	if (rc)
 		return rc;
@@ -355,7 +417,7 @@ int fdw_restart_arm(const char *address, const struct fdw_secret *pass, const ch
 		fdw_target_close(&t);
 		return -EIO;
 	}
-	rc = arm_steps(&t, pass, exe, fast_pbkdf, res, detail, sizeof(detail));
+	rc = arm_steps(&t, pass, o, res, detail, sizeof(detail));
 	fdw_target_close(&t);
 	if (rc) {
 		snprintf(why, len, _("the restart could not be prepared: %s Nothing is left of "
@@ -391,6 +453,7 @@ int fdw_restart_cancel(char *why, size_t len)
 	rc = disarm(dir, initrd, sizeof(initrd), why, len);
 	if (rc)
 		return rc;
+	forget_baseline(dir, st.uuid);
 	remove_stage_dir(dir, stage, header);
 	return 0;
 }
@@ -560,14 +623,42 @@ static int take_job(const char *from_dir, const char *id)
 	return rc;
 }
 
+bool fdw_restart_paused(const struct fdw_restart_stage *st)
+{
+	struct fdw_progress p;
+	struct fdw_job job;
+
+	return fdw_job_find_id(st->uuid, &job) == 0 && fdw_job_observe(&job, &p) == 0 &&
+	       p.state == FDW_JOB_PAUSED;
+}
+
+/* The step's record knows nothing of the baseline benchmark the preparation measured. */
+static int carry_baseline(const char *uuid)
+{
+	static struct fdw_job job, kept;	/* large: off the stack */
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+
+	fdw_restart_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/jobs/%s.json", dir, uuid);
+	if (fdw_job_load_file(path, &kept) != 0 || !kept.bench_before[0] ||
+	    fdw_job_find_id(uuid, &job) != 0 || job.bench_before[0])
+		return 0;
+	snprintf(job.bench_before, sizeof(job.bench_before), "%s", kept.bench_before);
+	snprintf(job.bench_scale, sizeof(job.bench_scale), "%s", kept.bench_scale);
+	return fdw_job_save(&job);
+}
+
 /* The records of @uuid: the step's when /run still has them, else the preparation's. */
 static int take_records(const char *uuid)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/jobs/%s.json", INITRD_STATE, uuid);
-	if (access(path, F_OK) == 0)
-		return take_job(INITRD_STATE, uuid);
+	if (access(path, F_OK) == 0) {
+		rc = take_job(INITRD_STATE, uuid);
+		return rc ? rc : carry_baseline(uuid);
+	}
 	snprintf(path, sizeof(path), "%s/jobs/%s.json", fdw_state_dir(), uuid);
 	if (access(path, F_OK) == 0)
 		return 0;
@@ -585,14 +676,6 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 	int rc;
 
 	*pass = NULL;
-	/*
-	 * The conversion runs under the root it converts: while a hotzone is suspended, a
-	 * page of this program read back from that root would wait for it forever. Not
-	 * MCL_FUTURE: the key derivation's memory (up to 1 GiB) must stay free to page.
-	 */
-	if (mlockall(MCL_CURRENT) != 0)
-		fdw_log(FDW_LOG_WARN, "mlockall: %s; a page fault could stall the conversion",
-			strerror(errno));
 	if (!fdw_restart_pending(st)) {
 		snprintf(why, len, _("no encryption of the root was prepared for a restart."));
 		return -ENOENT;
@@ -616,7 +699,33 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 	 * no passphrase was left, and the boot step that is left needs none. */
 	if (fdw_keyring_get(desc, pass) != 0)
 		*pass = NULL;
+	/* It stays only in this process from here on. */
+	fdw_keyring_drop(desc);
+	if (fdw_restart_paused(st)) {
+		fdw_secret_free(*pass);
+		*pass = NULL;
+		snprintf(why, len, _("the encryption of %s was paused ('fdewiz pause') and stays "
+				     "paused across restarts; the volume is open and the system "
+				     "works as usual. Continue with: fdewiz resume %s"), st->address,
+			 st->address);
+		return -EINTR;
+	}
+	/* Nobody here chose to run on a low battery: wait for the charger instead. */
+	fdw_worker_guard_battery_always();
 	return 0;
+}
+
+void fdw_restart_conclude(const struct fdw_job *job)
+{
+	struct fdw_restart_stage st;
+
+	/* A boot step that failed is left to 'resume': the service must stay for it. */
+	if (!fdw_restart_pending(&st) || strcmp(st.uuid, job->id) != 0 ||
+	    fdw_system_boot_pending(job))
+		return;
+	fdw_log(FDW_LOG_INFO, "%s: converted and its boot set up; the restart's stage, key and "
+		"service go", job->address);
+	fdw_restart_done(&st);
 }
 
 void fdw_restart_done(const struct fdw_restart_stage *st)

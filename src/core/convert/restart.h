@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/secret.h"
+#include "bench/bench_flow.h"
 #include "boot/restart_files.h"
 #include "encrypt_flow.h"
 
@@ -29,14 +30,25 @@ struct fdw_restart_result {
 int fdw_restart_check(const char *address, struct fdw_restart_stage *st, char *why,
 		      size_t len);
 
+struct fdw_restart_options {
+	const char *exe;		/* fdewiz's own path, which the initramfs carries;
+					 * NULL: this program's */
+	bool fast_pbkdf;		/* tests: a cheap key derivation */
+	bool bench;			/* the plain root measured now, the encrypted one at the end */
+	const char *bench_scale;	/* NULL: "quick" */
+	fdw_bench_status_fn bench_status;	/* may be NULL: hears the baseline's steps */
+	void *bench_ctx;
+};
+
 /*
- * Prepare it: the header with @pass's keyslot and a recovery key's (tested) in the state
- * folder, the stage record, the initramfs hook, boot script and service, the initramfs
- * made again and checked. @exe: fdewiz's own path, which the initramfs carries. On
+ * Prepare it: with @o->bench the plain root's baseline benchmark first; the header with
+ * @pass's keyslot and a recovery key's (tested) in the state folder, the stage record,
+ * the initramfs hook, boot script and service, the initramfs made again and checked. On
  * failure everything written is removed again. 0, or -errno with @why.
  */
-int fdw_restart_arm(const char *address, const struct fdw_secret *pass, const char *exe,
-		    bool fast_pbkdf, struct fdw_restart_result *res, char *why, size_t len);
+int fdw_restart_arm(const char *address, const struct fdw_secret *pass,
+		    const struct fdw_restart_options *o, struct fdw_restart_result *res,
+		    char *why, size_t len);
 void fdw_restart_result_wipe(struct fdw_restart_result *res);
 
 /*
@@ -47,6 +59,14 @@ int fdw_restart_cancel(char *why, size_t len);
 
 /* Is a restart prepared on this system (the stage record there)? */
 bool fdw_restart_pending(struct fdw_restart_stage *st);
+/* Prepared, and its restart has not begun the conversion yet ('cancel' still undoes it)? */
+bool fdw_restart_prepared(struct fdw_restart_stage *st);
+
+/* The plan in a few translated sentences, in order: now, at the restart, after it, else. */
+#define FDW_RESTART_PLAN_STEPS 4
+#define FDW_RESTART_PLAN_LEN 512
+void fdw_restart_plan(const struct fdw_restart_stage *st,
+		      char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN]);
 
 /*
  * In the initramfs, before the root is mounted (@stage: its copy there): begin the
@@ -60,11 +80,19 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 /*
  * In the booted system: take the records the initramfs left in /run to the state folder,
  * and the passphrase from the keyring (*@pass; NULL when fdewiz's step did not open the
- * volume at this start). 0, or -errno with @why (-EAGAIN: the step has not begun it).
+ * volume at this start). 0, or -errno with @why (-EAGAIN: the step has not begun it;
+ * -EINTR: the person paused it, and it stays paused).
  */
 int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass, char *why,
 			  size_t len);
+/* Stopped by 'fdewiz pause' (a power cut leaves it "interrupted" instead)? */
+bool fdw_restart_paused(const struct fdw_restart_stage *st);
 /* After the conversion and its boot step: the stage, the key and the service go. */
 void fdw_restart_done(const struct fdw_restart_stage *st);
+/*
+ * @job's conversion ended, by whichever run (the service, or 'resume' after a pause):
+ * when it is the restart's and its boot step is done, fdw_restart_done().
+ */
+void fdw_restart_conclude(const struct fdw_job *job);
 
 #endif

@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench/bench_flow.h"
+#include "restart.h"
 #include "base/clock.h"
 #include "luks2/convert.h"
 #include "luks2/final_window.h"
@@ -267,11 +269,20 @@ static void publish_start(struct publisher *pub, const struct fdw_job *job,
 		v->active_name ? " (online)" : "");
 }
 
+static bool guard_battery_always;
+
+void fdw_worker_guard_battery_always(void)
+{
+	guard_battery_always = true;
+}
+
 /* Started on a low battery by force: the person chose to run it on battery. */
 static bool power_guard_wanted(void)
 {
 	struct fdw_power pw;
 
+	if (guard_battery_always)
+		return true;
 	fdw_power_read(&pw);
 	return !fdw_power_low(&pw, FDW_BATTERY_START_PERCENT);
 }
@@ -406,6 +417,8 @@ static void after_conversion(const struct fdw_job *done, const struct fdw_volume
 		boot_setup(job, v, pass, pub);
 	if (fdw_system_data_pending(job))
 		data_setup(job, pass, pub);
+	/* Before the benchmark: a power cut during it must not leave the restart's service. */
+	fdw_restart_conclude(job);
 	if (job->bench_before[0]) {
 		struct fdw_job updated = *job;
 
@@ -440,6 +453,27 @@ static void publish_outcome(struct publisher *pub, const struct fdw_job *job, in
 	publish(pub);
 }
 
+/*
+ * The conversion runs under the root it converts (the restart's, from the service or
+ * 'resume'): while a hotzone is suspended, a page of this program read back from that
+ * root would wait for it forever. Not MCL_FUTURE: later allocations (the benchmark's)
+ * must stay free to page. Only then: locking all of a process is no small thing.
+ */
+static void lock_if_under_root(const struct fdw_volume *v)
+{
+	char path[PATH_MAX];
+	struct stat dev, root;
+
+	if (!v->active_name)
+		return;
+	snprintf(path, sizeof(path), "/dev/mapper/%s", v->active_name);
+	if (stat(path, &dev) != 0 || stat("/", &root) != 0 || dev.st_rdev != root.st_dev)
+		return;
+	if (mlockall(MCL_CURRENT) != 0)
+		fdw_log(FDW_LOG_WARN, "mlockall: %s; a page fault could stall the conversion",
+			strerror(errno));
+}
+
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		   struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx)
@@ -448,6 +482,7 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 				 .echo_ctx = echo_ctx, .lock = PTHREAD_MUTEX_INITIALIZER };
 	int rc;
 
+	lock_if_under_root(v);
 	publish_start(&pub, job, v);
 	pub.power_guard = power_guard_wanted();
 	rc = convert_on_power(v, pass, &pub);

@@ -2,7 +2,9 @@
 # Guest half of test-vm-system-restart.sh, run *inside* the installed Debian at each of its
 # boots by its check unit (from the disk labelled fdw-drive, mounted at /run/fdw-drive; its
 # output goes to the serial console). The file "phase" on that disk says which boot this
-# is: "arm" (fdewiz installed, then 'encrypt --at-restart' of this system's own root),
+# is: "arm" (fdewiz installed; the wizard prepares the encryption of this system's own
+# root at the next restart and cancels it, system-restart-wizard.sh; then 'encrypt
+# --at-restart' prepares it again, with the baseline benchmark),
 # "convert" (booted on dm-crypt after the restart: files written while the service
 # converts, until it has finished and set up the boot), "final" (booted by Debian's own
 # cryptroot: what is left of fdewiz's step). Each boot ends with the check unit's report.
@@ -33,39 +35,113 @@ write_files()
 	echo "$1 $(( (t1 - t0) / 1000000 ))" | awk '{ printf "%.1f", $1 / ($2 / 1000) }'
 }
 
+# The first line of fdewiz status, and its percent.
+status1() { fdewiz status /dev/vda2 2>&1 | head -n1 | tr -s ' '; }
+percent() { status1 | grep -o '[0-9.]*%' | head -n1; }
+# wait_status PATTERN SECONDS: until the status matches; the last status line.
+wait_status()
+{
+	w=0
+	while ! status1 | grep -q "$1" && [ $w -lt "$2" ]; do sleep 2; w=$((w + 2)); done
+	status1
+}
+# Converting: by the service, or by the worker 'fdewiz resume' started.
+converting()
+{
+	systemctl is-active -q fdewiz-restart.service ||
+		[ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
+		status1 | grep -q ' running'
+}
+power=/var/lib/fdw-power
+
 case $(cat $d/phase) in
 arm)
 	install -m 0755 $d/fdewiz /usr/local/sbin/fdewiz
-	fdewiz encrypt --at-restart --dry-run /dev/vda2 2>&1 | sed 's/^/FDW-DRIVE PLAN /'
+	# A laptop on battery at 10 % for the service's first run (the battery guard), via
+	# fdewiz's power-supply test folder; the charger is plugged in by the convert phase.
+	mkdir -p $power/AC $power/BAT0 /etc/systemd/system/fdewiz-restart.service.d
+	echo Mains >$power/AC/type
+	echo 0 >$power/AC/online
+	echo Battery >$power/BAT0/type
+	echo System >$power/BAT0/scope
+	echo 1 >$power/BAT0/present
+	echo Discharging >$power/BAT0/status
+	echo 10 >$power/BAT0/capacity
+	printf '[Service]\nEnvironment=FDEWIZ_TEST_POWER_SUPPLY=%s\n' $power \
+		>/etc/systemd/system/fdewiz-restart.service.d/test-power.conf
+	fdewiz encrypt --at-restart --dry-run --bench-scale tiny /dev/vda2 2>&1 |
+		sed 's/^/FDW-DRIVE PLAN /'
+	# The wizard prepares it first, and (opened again) cancels that preparation.
+	bash $d/wizard.sh
+	# The command line prepares it, with the baseline benchmark of the plain root.
 	t0=$(date +%s)
 	rc=0
-	fdewiz encrypt --at-restart --yes --fast-pbkdf --key-file $d/key /dev/vda2 \
-		>$d/arm.out 2>&1 || rc=$?
-	say "ARM rc=$rc seconds=$(($(date +%s) - t0))"
+	fdewiz encrypt --at-restart --yes --fast-pbkdf --key-file $d/key --bench-scale tiny \
+		/dev/vda2 >$d/arm.out 2>&1 || rc=$?
+	say "ARM rc=$rc seconds=$(($(date +%s) - t0)) baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
 	grep -v '[A-Z0-9]\{6\}-[A-Z0-9]\{6\}-' $d/arm.out | sed 's/^/FDW-DRIVE ARM-OUT /'
 	# The recovery key as shown: kept on this disk for the final boot's test.
 	grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
 	say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
 	say "INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$')"
 	say "SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
-	# Cancelled and prepared again: cancel must leave an initramfs without the step.
-	fdewiz cancel >$d/cancel.out 2>&1 && say "CANCEL rc=0" || say "CANCEL rc=$?"
-	say "CANCELLED-INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart')"
-	say "CANCELLED-FILES $(ls /var/lib/fdewiz/restart /etc/initramfs-tools/hooks/fdewiz-restart 2>/dev/null | wc -l)"
-	rc=0
-	fdewiz encrypt --at-restart --yes --fast-pbkdf --key-file $d/key /dev/vda2 \
-		>$d/arm.out 2>&1 || rc=$?
-	say "ARM2 rc=$rc"
-	grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
 	echo convert >$d/phase
 	;;
 convert)
-	# Runs again after each power cut of the test, until the service has finished.
+	if [ ! -e $d/guarded ]; then
+		# The service's first run: on battery at 10 % it waits for the charger at its
+		# first safe point, and nothing moves; plugged in, it goes on.
+		say "GUARD-WAIT $(wait_status 'waiting for the charger' 240)"
+		p1=$(percent)
+		sleep 8
+		say "GUARD-HELD $p1 $(percent)"
+		echo 1 >$power/AC/online
+		echo Charging >$power/BAT0/status
+		w=0
+		while [ "$(percent)" = "$p1" ] && [ $w -lt 120 ]; do sleep 2; w=$((w + 2)); done
+		say "GUARD-GOES-ON $(status1)"
+		# Paused by the person: the service ends without a failure, nothing moves.
+		rc=0
+		fdewiz pause /dev/vda2 >$d/pause.out 2>&1 || rc=$?
+		sed 's/^/FDW-DRIVE PAUSE-OUT /' $d/pause.out
+		w=0
+		while systemctl is-active -q fdewiz-restart.service && [ $w -lt 60 ]; do
+			sleep 1
+			w=$((w + 1))
+		done
+		p1=$(percent)
+		sleep 4
+		say "PAUSED rc=$rc $(status1) held=$p1,$(percent) service=$(systemctl is-active fdewiz-restart.service),$(systemctl show -p Result --value fdewiz-restart.service)"
+		touch $d/guarded
+		sync
+		# The host cuts the power while it is paused.
+		say "PAUSED-MARK"
+		sleep 600
+	fi
+	if [ ! -e $d/resumed ]; then
+		# Restarted while paused: the initramfs step opened the root, the service left
+		# the conversion paused.
+		w=0
+		while [ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
+			systemctl is-active -q fdewiz-restart.service; do
+			[ $w -lt 120 ] || break
+			sleep 1
+			w=$((w + 1))
+		done
+		p1=$(percent)
+		sleep 4
+		say "STILL-PAUSED $(status1) held=$p1,$(percent) service=$(systemctl show -p Result --value fdewiz-restart.service) said=$(journalctl -b -u fdewiz-restart.service -o cat | grep -c 'stays paused')"
+		rc=0
+		fdewiz resume --key-file $d/key /dev/vda2 >$d/resume.out 2>&1 || rc=$?
+		say "RESUMED rc=$rc $(status1)"
+		touch $d/resumed
+		sync
+	fi
+	# Runs again after each power cut of the test, until the conversion has finished.
 	# Its status every 2 s, for the host's cuts at a point of the conversion (a status
 	# takes a good part of a second of the emulated CPU: every second slowed it all).
 	(
-		while systemctl is-active -q fdewiz-restart.service ||
-			[ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ]; do
+		while converting; do
 			say "STATUS $(fdewiz status /dev/vda2 2>&1 | head -n1)"
 			sleep 2
 		done
@@ -75,7 +151,7 @@ convert)
 	busy=$(write_files 64 busy)
 	say "BUSY ${busy}MiB/s, then: $(fdewiz status /dev/vda2 2>&1 | head -n1 | tr -s ' ')"
 	n=0
-	while systemctl is-active -q fdewiz-restart.service; do
+	while converting; do
 		write_files 1 "during$n" 262144 >/dev/null
 		n=$((n + 1))
 		sleep 2
@@ -86,6 +162,9 @@ convert)
 	idle=$(write_files 64 idle)
 	say "THROUGHPUT busy=${busy}MiB/s idle=${idle}MiB/s"
 	say "STATUS-END $(fdewiz status /dev/vda2 2>&1 | tr '\n' ' ' | tr -s ' ')"
+	# The slowdown, the plain root measured at the preparation against the encrypted one.
+	fdewiz bench --compare /var/lib/fdewiz/bench/before-*.json /var/lib/fdewiz/bench/after-*.json \
+		2>&1 | sed 's/^/FDW-DRIVE COMPARE /' 
 	say "CRYPTTAB $(grep -v '^#' /etc/crypttab | tr '\n' ' ')"
 	say "INITRD-AFTER step=$(lsinitramfs "$initrd" | grep -c 'fdewiz-restart') cryptroot=$(lsinitramfs "$initrd" | grep -c 'cryptroot/crypttab$')"
 	say "LEFT $(ls /var/lib/fdewiz/restart /etc/initramfs-tools/hooks/fdewiz-restart /etc/systemd/system/fdewiz-restart.service 2>/dev/null | wc -l)"

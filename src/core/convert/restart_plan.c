@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The one-restart plan in sentences, and whether one is prepared: what both front-ends show. */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/i18n.h"
+#include "luks2/luks2_peek.h"
+#include "restart.h"
+
+void fdw_restart_plan(const struct fdw_restart_stage *st,
+		      char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN])
+{
+	snprintf(steps[0], FDW_RESTART_PLAN_LEN,
+		 _("Now: the passphrase and a recovery key (shown once, tested); the LUKS2 header "
+		   "made in a file; a step added to the initramfs, which is made again."));
+	snprintf(steps[1], FDW_RESTART_PLAN_LEN,
+		 _("At the next restart, before the system starts: the passphrase at the usual "
+		   "prompt; the filesystem checked and shrunk by 32 MiB; the header written (the "
+		   "first 16 MiB of data move); usually under a minute, whatever the disk's size. "
+		   "If anything fails before the header is written, the system starts plain, "
+		   "unchanged."));
+	snprintf(steps[2], FDW_RESTART_PLAN_LEN,
+		 _("In the started system: the conversion runs in the background (fdewiz status; "
+		   "pause and resume work on it); at its end crypttab names %s and the initramfs "
+		   "is made again without fdewiz's step."), st->name);
+	snprintf(steps[3], FDW_RESTART_PLAN_LEN,
+		 _("Without a restart nothing happens; 'fdewiz cancel' undoes this preparation."));
+}
+
+bool fdw_restart_prepared(struct fdw_restart_stage *st)
+{
+	char dev[PATH_MAX];
+
+	if (!fdw_restart_pending(st))
+		return false;
+	return !realpath(st->device, dev) || !fdw_luks2_peek_has_uuid(dev, st->uuid);
+}
