@@ -32,6 +32,7 @@ int cmd_pause(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_recovery_key(int argc, char **argv);
+int cmd_tpm(int argc, char **argv);
 int cmd_header_backup(int argc, char **argv);
 int cmd_header_restore(int argc, char **argv);
 int cmd_erase_encrypt(int argc, char **argv);

@@ -66,6 +66,8 @@ static void usage(FILE *out)
 		       "  crypttab [--root DIR] [--name NAME] [--discard] DEVICE|IMAGE:N   open it "
 		       "at boot\n"
 		       "  cancel   undo 'encrypt --at-restart' before the restart\n"
+		       "  tpm status|enrol|remove DEVICE|IMAGE:N   unlock with this computer's "
+		       "TPM 2.0\n"
 		       "\n"
 		       "With no command, or with only devices or images, the wizard opens on "
 		       "them\n(all disks when none are named); when the output is not a "
@@ -136,6 +138,8 @@ int main(int argc, char **argv)
 		return cmd_bench(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "recovery-key"))
 		return cmd_recovery_key(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "tpm"))
+		return cmd_tpm(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "header-backup"))
 		return cmd_header_backup(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "header-restore"))

@@ -80,6 +80,7 @@ int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *p
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	char prog[PATH_MAX];
+	char *env[] = { helper_env[0], helper_env[1], (char *)o->extra_env, NULL };
 
 	if (out_fd)
 		*out_fd = -1;
@@ -103,7 +104,7 @@ int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *p
 		posix_spawnattr_setpgroup(&attr, 0);
 	}
 	if (!rc)
-		rc = posix_spawn(pid, prog, &fa, &attr, argv, helper_env);
+		rc = posix_spawn(pid, prog, &fa, &attr, argv, o->extra_env ? env : helper_env);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (in[0] >= 0)
@@ -174,21 +175,20 @@ int fdw_spawn(char *const argv[])
 	return rc;
 }
 
-/* Run @argv in the C locale and keep what it prints (stdout and stderr) in @buf. */
-static int spawn_read(char *const argv[], bool stdout_only, char *buf, size_t len)
+int fdw_spawn_collect(char *const argv[], const struct fdw_spawn_opts *o, char *buf,
+		      size_t len)
 {
-	const struct fdw_spawn_opts o = { .fd3 = -1, .discard_stderr = stdout_only };
+	char chunk[512];
 	size_t used = 0;
 	int fd, rc;
 	pid_t pid;
 
 	if (len)
 		buf[0] = '\0';
-	rc = fdw_spawn_start(argv, &o, &pid, &fd);
+	rc = fdw_spawn_start(argv, o, &pid, &fd);
 	if (rc)
 		return rc;
 	for (;;) {
-		char chunk[512];
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
 		if (n < 0 && errno == EINTR)
@@ -198,10 +198,20 @@ static int spawn_read(char *const argv[], bool stdout_only, char *buf, size_t le
 		for (ssize_t i = 0; i < n && used + 1 < len; i++)
 			buf[used++] = chunk[i];
 	}
+	/* What it printed may be a secret (a key clevis unsealed): no copy stays here. */
+	explicit_bzero(chunk, sizeof(chunk));
 	if (len)
 		buf[used] = '\0';
 	close(fd);
 	return fdw_spawn_wait(pid, NULL);
+}
+
+/* Run @argv in the C locale and keep what it prints (stdout and stderr) in @buf. */
+static int spawn_read(char *const argv[], bool stdout_only, char *buf, size_t len)
+{
+	const struct fdw_spawn_opts o = { .fd3 = -1, .discard_stderr = stdout_only };
+
+	return fdw_spawn_collect(argv, &o, buf, len);
 }
 
 int fdw_spawn_output(char *const argv[], char *buf, size_t len)

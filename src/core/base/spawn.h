@@ -42,6 +42,7 @@ struct fdw_spawn_opts {
 	bool discard_stderr;		/* stderr to /dev/null (with the pipe: stdout only) */
 	bool own_pgroup;		/* its own process group: the terminal's Ctrl-C is
 					 * fdewiz's, which stops the group itself */
+	const char *extra_env;		/* one more "NAME=value" in its environment, or NULL */
 };
 /*
  * Start @argv as @o says. 0 with *@pid set and, when no output_file is given, *@out_fd the
@@ -49,6 +50,13 @@ struct fdw_spawn_opts {
  */
 int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *pid,
 		    int *out_fd);
+/*
+ * Run @argv as @o says (its output to a pipe) and keep what it prints in @buf (cut to
+ * @len - 1 bytes, always terminated); nothing of it stays elsewhere in this process.
+ * The exit status as fdw_spawn_wait() gives it, or -errno.
+ */
+int fdw_spawn_collect(char *const argv[], const struct fdw_spawn_opts *o, char *buf,
+		      size_t len);
 /*
  * Wait for @pid (through EINTR): its exit status 0..255, 128 + the signal that killed it,
  * or -errno. @usage (may be NULL) gets its resource usage and that of all it waited for.

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -96,4 +97,22 @@ const char *fdw_power_supply_root(void)
 	const char *root = getenv(FDW_TEST_POWER_ROOT_ENV);
 
 	return root && root[0] ? root : "/sys/class/power_supply";
+}
+
+const char *fdw_tpm_sysfs_root(void)
+{
+	const char *root = getenv(FDW_TEST_TPM_SYSFS_ENV);
+
+	return root && root[0] ? root : "/sys/class/tpm";
+}
+
+const char *fdw_tpm_tcti_env(void)
+{
+	static char env[512];
+	const char *tcti = getenv(FDW_TEST_TPM_TCTI_ENV);
+
+	if (!tcti || !tcti[0] || strlen(tcti) > 400)
+		return NULL;
+	snprintf(env, sizeof(env), "TPM2TOOLS_TCTI=%s", tcti);
+	return env;
 }

@@ -76,4 +76,16 @@ bool fdw_test_fail(const char *point);
 /* $FDEWIZ_TEST_POWER_SUPPLY, or /sys/class/power_supply. */
 const char *fdw_power_supply_root(void);
 
+/* Tests only: another folder to read as /sys/class/tpm (is there a TPM 2.0?). */
+#define FDW_TEST_TPM_SYSFS_ENV "FDEWIZ_TEST_TPM_SYSFS"
+/* $FDEWIZ_TEST_TPM_SYSFS, or /sys/class/tpm. */
+const char *fdw_tpm_sysfs_root(void);
+/*
+ * Tests only: the TPM the TPM helpers (clevis, tpm2-tools) talk to instead of the
+ * kernel's, as their TPM2TOOLS_TCTI (a software TPM: "swtpm:host=...,port=...").
+ */
+#define FDW_TEST_TPM_TCTI_ENV "FDEWIZ_TEST_TPM_TCTI"
+/* "TPM2TOOLS_TCTI=..." for the helpers' environment, or NULL: the kernel's TPM. */
+const char *fdw_tpm_tcti_env(void);
+
 #endif

@@ -9,5 +9,6 @@
 #include "crypttab.h"
 #include "system_boot.h"
 #include "system_data.h"
+#include "tpm.h"
 
 #endif

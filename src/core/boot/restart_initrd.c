@@ -33,12 +33,11 @@ static int running_initrd(char *buf, size_t len)
 	return 0;
 }
 
-int fdw_restart_initrd_remake(bool want_step, char *initrd, size_t ilen, char *why, size_t len)
+int fdw_initrd_remake_running(char *initrd, size_t ilen, char *listing, size_t llen,
+			      char *why, size_t len)
 {
 	char *mk[] = { "update-initramfs", "-u", "-k", "all", NULL };
 	char *ls[] = { "lsinitramfs", initrd, NULL };
-	static char listing[1 << 20];
-	bool has_stage, has_exe;
 	int rc = running_initrd(initrd, ilen);
 
 	if (rc)
@@ -49,11 +48,22 @@ int fdw_restart_initrd_remake(bool want_step, char *initrd, size_t ilen, char *w
 				     "more)."), rc);
 		return rc > 0 ? -EIO : rc;
 	}
-	rc = fdw_spawn_stdout(ls, listing, sizeof(listing));
+	rc = fdw_spawn_stdout(ls, listing, llen);
 	if (rc) {
 		snprintf(why, len, _("%s could not be listed (exit status %d)."), initrd, rc);
 		return rc > 0 ? -EIO : rc;
 	}
+	return 0;
+}
+
+int fdw_restart_initrd_remake(bool want_step, char *initrd, size_t ilen, char *why, size_t len)
+{
+	static char listing[1 << 20];
+	bool has_stage, has_exe;
+	int rc = fdw_initrd_remake_running(initrd, ilen, listing, sizeof(listing), why, len);
+
+	if (rc)
+		return rc;
 	has_stage = strstr(listing, "fdewiz-restart/stage\n") != NULL;
 	has_exe = strstr(listing, "sbin/fdewiz\n") != NULL;
 	if (want_step && !(has_stage && has_exe && strstr(listing, "sbin/resize2fs\n") &&

@@ -11,6 +11,12 @@
 #include <stddef.h>
 
 /*
+ * The running system's initramfs made again (update-initramfs -u -k all) and that of the
+ * running kernel (@initrd) listed into @listing (lsinitramfs). 0, or -errno with @why.
+ */
+int fdw_initrd_remake_running(char *initrd, size_t ilen, char *listing, size_t llen,
+			      char *why, size_t len);
+/*
  * update-initramfs for every kernel, then the running kernel's (its path in @initrd)
  * listed: with @want_step it must carry fdewiz, its boot script, resize2fs and the
  * stage folder's files; without, no stage. 0, or -errno with @why.
