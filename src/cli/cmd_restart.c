@@ -155,7 +155,7 @@ int cmd_restart_step(int argc, char **argv)
 		rc = fdw_restart_step(argv[1], pass, say_step_phase, NULL, mapper, sizeof(mapper), why,
 				      sizeof(why));
 	fdw_secret_free(pass);
-	if (rc == -EPERM) {
+	if (rc == -EKEYREJECTED) {
 		fprintf(stderr, _("fdewiz: that passphrase does not open the prepared header; try "
 				  "again.\n"));
 		return STEP_EXIT_WRONG_PASSPHRASE;

@@ -116,3 +116,10 @@ const char *fdw_tpm_tcti_env(void)
 	snprintf(env, sizeof(env), "TPM2TOOLS_TCTI=%s", tcti);
 	return env;
 }
+
+int fdw_test_bench_repeats(void)
+{
+	const char *v = getenv(FDW_TEST_BENCH_REPEATS_ENV);
+
+	return v && v[0] >= '1' && v[0] <= '9' && !v[1] ? v[0] - '0' : 0;
+}

@@ -76,6 +76,14 @@ bool fdw_test_fail(const char *point);
 /* $FDEWIZ_TEST_POWER_SUPPLY, or /sys/class/power_supply. */
 const char *fdw_power_supply_root(void);
 
+/*
+ * Tests only: how many times the before/after benchmark of a conversion repeats each test
+ * (1 to 9; unset: the benchmark's own choice), to keep emulated runs short.
+ */
+#define FDW_TEST_BENCH_REPEATS_ENV "FDEWIZ_TEST_BENCH_REPEATS"
+/* $FDEWIZ_TEST_BENCH_REPEATS when it is 1 to 9, else 0. */
+int fdw_test_bench_repeats(void);
+
 /* Tests only: another folder to read as /sys/class/tpm (is there a TPM 2.0?). */
 #define FDW_TEST_TPM_SYSFS_ENV "FDEWIZ_TEST_TPM_SYSFS"
 /* $FDEWIZ_TEST_TPM_SYSFS, or /sys/class/tpm. */

@@ -17,6 +17,7 @@
 
 #include "bench.h"
 #include "bench_flow.h"
+#include "base/testhook.h"
 #include "base/clock.h"
 #include "base/child.h"
 #include "base/i18n.h"
@@ -135,6 +136,7 @@ static int bench_in(const char *dir, const char *label, const struct fdw_job *jo
 
 	if (fdw_bench_scale_parse(job->bench_scale, &o.scale) != 0)
 		o.scale = FDW_BENCH_QUICK;
+	o.repeats = fdw_test_bench_repeats();
 
 	memset(&run, 0, sizeof(run));
 	snprintf(run.label, sizeof(run.label), "%s", label);

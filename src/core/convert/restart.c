@@ -24,6 +24,7 @@
 #include "base/uuid.h"
 #include "boot/restart_initrd.h"
 #include "boot/system_boot.h"
+#include "disk/fsresize.h"
 #include "disk/target.h"
 #include "disk/volume_id.h"
 #include "encrypt_flow.h"
@@ -537,7 +538,19 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 	begun = fdw_luks2_peek_has_uuid(device, st.uuid);
 	rc = passphrase_opens(device, begun ? NULL : header, pass);
 	if (rc)
-		return rc == -EPERM || rc == -ENOENT ? -EPERM : rc;
+		return rc == -EPERM || rc == -ENOENT ? -EKEYREJECTED : rc;
+	/*
+	 * A power cut during an earlier restart's shrink leaves a filesystem that resize2fs
+	 * will not measure before a full check (the plan needs that measure): checked first,
+	 * as the shrink itself would.
+	 */
+	if (!begun && fdw_ext_check(device) != 0) {
+		snprintf(why, len, _("the root filesystem on %s has errors that e2fsck -p does not "
+				     "fix (the log says which). The system starts unencrypted, as "
+				     "before; run 'e2fsck -f %s' from a live system, then restart "
+				     "('fdewiz cancel' undoes the preparation)."), device, device);
+		return -EUCLEAN;
+	}
 	if (!begun) {
 		fdw_log(FDW_LOG_INFO, "%s: making room and writing the header", device);
 		rc = step_begin(&st, device, header, pass, phase, ctx, why, len);

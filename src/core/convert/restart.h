@@ -71,8 +71,9 @@ void fdw_restart_plan(const struct fdw_restart_stage *st,
 /*
  * In the initramfs, before the root is mounted (@stage: its copy there): begin the
  * conversion, or open a volume a previous restart began, as @mapper; and leave @pass in
- * the kernel keyring for the booted system. 0; -EPERM for a wrong passphrase (nothing
- * changed); or -errno with @why saying whether the system now boots plain or encrypted.
+ * the kernel keyring for the booted system. 0; -EKEYREJECTED for a wrong passphrase
+ * (nothing changed); or -errno with @why saying whether the system now boots plain or
+ * encrypted.
  */
 int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
 		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len);

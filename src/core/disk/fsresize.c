@@ -73,7 +73,7 @@ int fdw_ext_min_size(const char *device, uint64_t block_size, uint64_t *bytes)
 }
 
 /* e2fsck exit codes 0 (clean) and 1 (safe fixes made) allow a resize; anything else not. */
-static int check(const char *device)
+int fdw_ext_check(const char *device)
 {
 	char *const argv[] = { "e2fsck", "-f", "-p", (char *)device, NULL };
 	int rc = fdw_spawn(argv);
@@ -98,7 +98,7 @@ int fdw_ext_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes)
 		return rc;
 	if (size <= max_bytes)
 		return 0;	/* already ends early enough */
-	rc = check(device);
+	rc = fdw_ext_check(device);
 	if (rc)
 		return rc;
 	/*
@@ -131,7 +131,7 @@ int fdw_ext_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes)
 int fdw_ext_grow(const char *device)
 {
 	char *const argv[] = { "resize2fs", (char *)device, NULL };
-	int rc = check(device);
+	int rc = fdw_ext_check(device);
 
 	if (rc)
 		return rc;

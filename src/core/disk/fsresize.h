@@ -6,6 +6,12 @@
 #include <stdint.h>
 
 /*
+ * e2fsck -f -p of the unmounted ext2/3/4 filesystem on @device: 0 when it is clean or
+ * only safe fixes were made (a resize may follow), -EUCLEAN when it has errors -p does
+ * not fix (logged), or -errno.
+ */
+int fdw_ext_check(const char *device);
+/*
  * Check (e2fsck -f -p) and shrink the ext2/3/4 filesystem on @device to at most
  * @max_bytes (fdw_fs_shrink then proves it from the superblock).
  * Returns 0, -EUCLEAN when the check finds errors it will not fix unattended,
