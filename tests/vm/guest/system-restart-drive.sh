@@ -142,8 +142,16 @@ convert)
 	# Its status every 2 s, for the host's cuts at a point of the conversion (a status
 	# takes a good part of a second of the emulated CPU: every second slowed it all).
 	(
+		i=0
 		while converting; do
 			say "STATUS $(fdewiz status /dev/vda2 2>&1 | head -n1)"
+			# Now and then what fdewiz's processes are doing, for a run that hangs.
+			if [ $((i % 30)) = 29 ]; then
+				ps -o pid,etime,stat,wchan:24,args -C fdewiz,update-initramfs,mkinitramfs |
+					sed 's/^/FDW-DRIVE PS /'
+				journalctl -b -u fdewiz-restart.service -n 3 -o cat | sed 's/^/FDW-DRIVE SVC /'
+			fi
+			i=$((i + 1))
 			sleep 2
 		done
 	) &
