@@ -136,3 +136,15 @@ int fdw_power_start_check(bool force, char *why, size_t len)
 			 FDW_BATTERY_START_PERCENT);
 	return -EAGAIN;
 }
+
+static bool guard_insisted;
+
+void fdw_power_guard_insist(void)
+{
+	guard_insisted = true;
+}
+
+bool fdw_power_guard_insisted(void)
+{
+	return guard_insisted;
+}

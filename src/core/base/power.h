@@ -33,4 +33,12 @@ bool fdw_power_low(const struct fdw_power *pw, int percent);
  */
 int fdw_power_start_check(bool force, char *why, size_t len);
 
+/*
+ * No one chose to run on battery in this process (a service started the run): a
+ * conversion here guards against a low battery even when it is low at its start, rather
+ * than take that as the person's choice. fdw_power_guard_insisted() says whether it was.
+ */
+void fdw_power_guard_insist(void);
+bool fdw_power_guard_insisted(void);
+
 #endif

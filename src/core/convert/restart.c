@@ -20,6 +20,7 @@
 #include "base/i18n.h"
 #include "base/keyring.h"
 #include "base/log.h"
+#include "base/power.h"
 #include "base/spawn.h"
 #include "base/statedir.h"
 #include "base/uuid.h"
@@ -37,7 +38,6 @@
 #include "state/job.h"
 #include "disk/job_observe.h"
 #include "state/progress.h"
-#include "worker.h"
 
 /* The initramfs's state folder: its /run is moved onto the booted system's. */
 #define INITRD_STATE "/run/" FDW_RESTART_NAME "/state"
@@ -734,7 +734,7 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 		return -EINTR;
 	}
 	/* Nobody here chose to run on a low battery: wait for the charger instead. */
-	fdw_worker_guard_battery_always();
+	fdw_power_guard_insist();
 	return 0;
 }
 

@@ -269,19 +269,12 @@ static void publish_start(struct publisher *pub, const struct fdw_job *job,
 		v->active_name ? " (online)" : "");
 }
 
-static bool guard_battery_always;
-
-void fdw_worker_guard_battery_always(void)
-{
-	guard_battery_always = true;
-}
-
 /* Started on a low battery by force: the person chose to run it on battery. */
 static bool power_guard_wanted(void)
 {
 	struct fdw_power pw;
 
-	if (guard_battery_always)
+	if (fdw_power_guard_insisted())
 		return true;
 	fdw_power_read(&pw);
 	return !fdw_power_low(&pw, FDW_BATTERY_START_PERCENT);

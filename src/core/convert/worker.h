@@ -22,10 +22,4 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 		   struct fdw_secret *pass,
 		   volatile sig_atomic_t *stop, fdw_convert_progress_fn echo, void *echo_ctx);
 
-/*
- * No one chose to run on battery (a service started the run): guard against a low battery
- * even when it is low at the start, rather than take that as a choice.
- */
-void fdw_worker_guard_battery_always(void);
-
 #endif
