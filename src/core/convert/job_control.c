@@ -311,6 +311,30 @@ int fdw_job_backup_replaced(const char *address, const char *file)
 	return rc;
 }
 
+/*
+ * The status record a power cut left saying "running" (the worker was setting up the
+ * boot): complete now, as the worker would have published it.
+ */
+static void mark_complete(const struct fdw_job *job)
+{
+	struct fdw_progress p;
+	char path[PATH_MAX];
+
+	fdw_job_status_path(job, path, sizeof(path));
+	if (fdw_progress_read(path, &p) != 0 || p.state == FDW_JOB_COMPLETE)
+		return;
+	p.state = FDW_JOB_COMPLETE;
+	p.pid = 0;
+	p.done = p.total;
+	p.phase = FDW_PHASE_DONE;
+	p.eta = 0;
+	p.speed = 0;
+	p.message[0] = '\0';
+	if (fdw_progress_write(path, &p) != 0)
+		fdw_log(FDW_LOG_WARN, "%s: the status record could not be marked complete",
+			job->address);
+}
+
 int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pass,
 			  struct fdw_system_boot_result *res, char *why, size_t len)
 {
@@ -322,8 +346,10 @@ int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pa
 		rc = fdw_system_boot_finish(job, NULL, pass, res, why, len);
 	if (!rc && fdw_system_data_pending(job))
 		rc = fdw_system_data_finish(job, pass, &data, why, len);
-	if (!rc)
+	if (!rc) {
+		mark_complete(job);
 		fdw_restart_conclude(job);
+	}
 	return rc;
 }
 
