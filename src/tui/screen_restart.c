@@ -67,7 +67,8 @@ static void *prepare_main(void *arg)
 
 static int draw_plan(struct tui *t, struct restart_state *rs, int y)
 {
-	char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN], line[FDW_RESTART_PLAN_LEN + 8];
+	char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN];
+	char line[sizeof(steps) + PATH_MAX];
 
 	snprintf(line, sizeof(line), _("%s holds the running system. It is encrypted with one "
 				       "restart:"), t->address);
