@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "secret.h"
 
 int fdw_secret_new(struct fdw_secret **out, size_t cap)
@@ -131,4 +132,11 @@ int fdw_secret_harden_process(void)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
 		return -errno;
 	return 0;
+}
+
+void fdw_process_lock_pages(void)
+{
+	if (mlockall(MCL_CURRENT) != 0)
+		fdw_log(FDW_LOG_WARN, "mlockall: %s; a page fault could stall the conversion",
+			strerror(errno));
 }

@@ -30,5 +30,12 @@ int fdw_secret_read_file(struct fdw_secret *s, const char *path);
 int fdw_secret_equal(const struct fdw_secret *a, const struct fdw_secret *b);
 /* Make this process unable to dump core or be ptraced by other users' tools. */
 int fdw_secret_harden_process(void);
+/*
+ * Lock every page this process has mapped now (mlockall MCL_CURRENT, not MCL_FUTURE:
+ * later large allocations stay free to page), for a process that works under the root
+ * it converts: a page read back from that root while its mapping is suspended would wait
+ * for it forever. Logs a warning when it cannot.
+ */
+void fdw_process_lock_pages(void);
 
 #endif

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -690,15 +689,9 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 	int rc;
 
 	*pass = NULL;
-	/*
-	 * The service runs under the root it converts: while a hotzone is suspended, or the
-	 * boot step that a power cut left works on that root's mapping, a page of this
-	 * program read back from that root could wait for it. Not MCL_FUTURE: the key
-	 * derivation's and the benchmark's memory must stay free to page.
-	 */
-	if (mlockall(MCL_CURRENT) != 0)
-		fdw_log(FDW_LOG_WARN, "mlockall: %s; a page fault could stall the conversion",
-			strerror(errno));
+	/* The service runs under the root it converts, in the conversion and in a boot step
+	 * a power cut left over alike. */
+	fdw_process_lock_pages();
 	if (!fdw_restart_pending(st)) {
 		snprintf(why, len, _("no encryption of the root was prepared for a restart."));
 		return -ENOENT;

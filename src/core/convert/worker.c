@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -25,6 +24,7 @@
 #include "base/log.h"
 #include "base/power.h"
 #include "base/procid.h"
+#include "base/secret.h"
 #include "state/progress.h"
 #include "base/units.h"
 #include "boot/system_boot.h"
@@ -448,9 +448,7 @@ static void publish_outcome(struct publisher *pub, const struct fdw_job *job, in
 
 /*
  * The conversion runs under the root it converts (the restart's, from the service or
- * 'resume'): while a hotzone is suspended, a page of this program read back from that
- * root would wait for it forever. Not MCL_FUTURE: later allocations (the benchmark's)
- * must stay free to page. Only then: locking all of a process is no small thing.
+ * 'resume'): its pages locked. Only then: locking all of a process is no small thing.
  */
 static void lock_if_under_root(const struct fdw_volume *v)
 {
@@ -462,9 +460,7 @@ static void lock_if_under_root(const struct fdw_volume *v)
 	snprintf(path, sizeof(path), "/dev/mapper/%s", v->active_name);
 	if (stat(path, &dev) != 0 || stat("/", &root) != 0 || dev.st_rdev != root.st_dev)
 		return;
-	if (mlockall(MCL_CURRENT) != 0)
-		fdw_log(FDW_LOG_WARN, "mlockall: %s; a page fault could stall the conversion",
-			strerror(errno));
+	fdw_process_lock_pages();
 }
 
 int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
