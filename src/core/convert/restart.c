@@ -215,13 +215,20 @@ static int prepare_keys(const struct fdw_partition *p, const char *header,
 	return 0;
 }
 
+/* A job's record in the state folder @dir: "<dir>/jobs/<id>.<kind>" (json, system). */
+static void record_path(char *buf, size_t len, const char *dir, const char *id,
+			const char *kind)
+{
+	snprintf(buf, len, "%s/jobs/%s.%s", dir, id, kind);
+}
+
 static void forget_fallback(const char *dir, const char *uuid)
 {
 	char path[PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "%s/jobs/%s.json", dir, uuid);
+	record_path(path, sizeof(path), dir, uuid, "json");
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/jobs/%s.system", dir, uuid);
+	record_path(path, sizeof(path), dir, uuid, "system");
 	unlink(path);
 }
 
@@ -231,7 +238,7 @@ static void forget_baseline(const char *dir, const char *uuid)
 	static struct fdw_job kept;	/* large: off the stack */
 	char path[PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "%s/jobs/%s.json", dir, uuid);
+	record_path(path, sizeof(path), dir, uuid, "json");
 	if (fdw_job_load_file(path, &kept) == 0 && kept.bench_before[0])
 		unlink(kept.bench_before);
 }
@@ -608,7 +615,7 @@ static int take_job(const char *from_dir, const char *id)
 	size_t flen = strlen(from_dir);
 	int rc;
 
-	snprintf(from, sizeof(from), "%s/jobs/%s.json", from_dir, id);
+	record_path(from, sizeof(from), from_dir, id, "json");
 	rc = fdw_job_load_file(from, &job);
 	if (rc)
 		return rc;
@@ -621,8 +628,8 @@ static int take_job(const char *from_dir, const char *id)
 			return rc;
 		snprintf(job.header_backup, sizeof(job.header_backup), "%s", to);
 	}
-	snprintf(from, sizeof(from), "%s/jobs/%s.system", from_dir, id);
-	snprintf(to, sizeof(to), "%s/jobs/%s.system", fdw_state_dir(), id);
+	record_path(from, sizeof(from), from_dir, id, "system");
+	record_path(to, sizeof(to), fdw_state_dir(), id, "system");
 	if (access(from, F_OK) == 0) {
 		rc = move_file(from, to);
 		if (rc)
@@ -630,7 +637,7 @@ static int take_job(const char *from_dir, const char *id)
 	}
 	rc = fdw_job_save(&job);
 	if (!rc) {
-		snprintf(from, sizeof(from), "%s/jobs/%s.json", from_dir, id);
+		record_path(from, sizeof(from), from_dir, id, "json");
 		unlink(from);
 	}
 	return rc;
@@ -652,7 +659,7 @@ static int carry_baseline(const char *uuid)
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 
 	fdw_restart_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/jobs/%s.json", dir, uuid);
+	record_path(path, sizeof(path), dir, uuid, "json");
 	if (fdw_job_load_file(path, &kept) != 0 || !kept.bench_before[0] ||
 	    fdw_job_find_id(uuid, &job) != 0 || job.bench_before[0])
 		return 0;
@@ -667,12 +674,12 @@ static int take_records(const char *uuid)
 	char path[PATH_MAX], dir[PATH_MAX];
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/jobs/%s.json", INITRD_STATE, uuid);
+	record_path(path, sizeof(path), INITRD_STATE, uuid, "json");
 	if (access(path, F_OK) == 0) {
 		rc = take_job(INITRD_STATE, uuid);
 		return rc ? rc : carry_baseline(uuid);
 	}
-	snprintf(path, sizeof(path), "%s/jobs/%s.json", fdw_state_dir(), uuid);
+	record_path(path, sizeof(path), fdw_state_dir(), uuid, "json");
 	if (access(path, F_OK) == 0)
 		return 0;
 	/* A power cut took /run with the step's records. */
