@@ -71,6 +71,8 @@ static struct json_object *installed_os_json(const struct fdw_installed_os *os)
 	json_object_object_add(o, "initramfs", nullable_string(fdw_initramfs_name(os->initramfs)));
 	json_object_object_add(o, "luks_in_initramfs",
 			       json_object_new_boolean(os->luks_in_initramfs));
+	json_object_object_add(o, "tpm_in_initramfs",
+			       json_object_new_boolean(os->tpm_in_initramfs));
 	json_object_object_add(o, "hibernates", json_object_new_boolean(os->hibernates));
 	json_object_object_add(o, "swaps", json_object_new_int((int)os->n_swaps));
 	json_object_object_add(o, "swap_files", json_object_new_int((int)os->n_swap_files));

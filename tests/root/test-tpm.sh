@@ -3,7 +3,8 @@
 # (clevis-luks, clevis-tpm2) and a real software TPM 2.0 (swtpm, reached through
 # FDEWIZ_TEST_TPM_TCTI; FDEWIZ_TEST_TPM_SYSFS stands for /sys/class/tpm):
 #  - refusals, each with the header unchanged (sha256): no TPM, a wrong passphrase, a PCR
-#    list that is not one, a partition that is not LUKS2;
+#    list that is not one, a partition that is not LUKS2; 'encrypt --tpm' of a partition
+#    that holds no installed system, and with --at-restart;
 #  - enrol: a keyslot and a clevis token (cryptsetup luksDump before and after), what the
 #    TPM unseals opens the volume, the passphrase still does; enrol again re-seals (one
 #    binding, in a new keyslot);
@@ -56,11 +57,12 @@ echo 2 >"$IMG_TMP/sys/tpm0/tpm_version_major"
 export FDEWIZ_TEST_TPM_SYSFS=$IMG_TMP/sys
 
 # The image: partition 1 a LUKS2 volume (made by cryptsetup: the subject here is the
-# volume's keys, not the conversion), partition 2 plain ext4.
-img_new "$img" 80
+# volume's keys, not the conversion), partition 2 plain ext4 (78 MiB: large enough to be
+# encrypted, so that what refuses "encrypt --tpm" there is the missing system).
+img_new "$img" 120
 img_gpt "$img"
 img_part "$img" vol 1 41
-img_part "$img" plain 41 79
+img_part "$img" plain 41 119
 dev=$(img_loop "$img" 1)
 cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
 	--key-file "$key" "$dev"
@@ -73,6 +75,11 @@ img_unloop "$dev2"
 # header_sum, data_sum: the LUKS2 header area (16 MiB) and everything after it.
 header_sum() { dd if="$img" bs=1M skip=1 count=16 status=none | sha256sum; }
 data_sum() { dd if="$img" bs=1M skip=17 count=24 status=none | sha256sum; }
+part2_sum()
+{
+	dd if="$img" iflag=skip_bytes,count_bytes bs=1M skip="$(img_part_offset "$img" 2)" \
+		count="$(img_part_size "$img" 2)" status=none | sha256sum
+}
 # dump: the keyslots and tokens, as cryptsetup shows them.
 dump()
 {
@@ -110,6 +117,16 @@ assert_contains "$STEP: a PCR list that is not one: says so" "$(cat "$res.err")"
 fdw tpm enrol --key-file "$key" "$img:2"
 assert_eq "$STEP: not LUKS2: exit status" 1 "$RUN_RC"
 assert_contains "$STEP: not LUKS2: says so" "$(cat "$res.err")" "is not a LUKS2 volume"
+p2=$(part2_sum)
+fdw encrypt --tpm --yes --fast-pbkdf --no-bench --key-file "$key" "$img:2"
+assert_eq "$STEP: encrypt --tpm, no installed system: exit status" 1 "$RUN_RC"
+assert_contains "$STEP: encrypt --tpm, no installed system: says so" "$(cat "$res.err")" \
+	"is for an installed system's root"
+fdw encrypt --tpm --at-restart --yes --key-file "$key" /
+assert_eq "$STEP: encrypt --tpm --at-restart: exit status" 2 "$RUN_RC"
+assert_contains "$STEP: encrypt --tpm --at-restart: says so" "$(cat "$res.err")" \
+	"does not go with --at-restart yet"
+assert_eq "$STEP: partition 2 unchanged (sha256)" "$p2" "$(part2_sum)"
 assert_eq "$STEP: the header is unchanged (sha256)" "$h0" "$(header_sum)"
 fdw tpm status "$img:1"
 assert_eq "$STEP: status: exit status" 0 "$RUN_RC"

@@ -19,6 +19,7 @@
 #include "disk/lvm_room.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
+#include "tpm.h"
 
 /* The move of a /boot inside the root (boot_move.c), one step a line. */
 static size_t move_steps(const struct fdw_target *t, char *buf, size_t len)
@@ -237,10 +238,11 @@ int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len)
 }
 
 int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
-			    bool state_moves_later, char *why, size_t len)
+			    bool state_moves_later, const char *tpm_pcrs, char *why, size_t len)
 {
 	const struct fdw_installed_os *os = &t->part->os;
 	char dev[4096];
+	int rc;
 
 	if (!t->part->node) {
 		snprintf(why, len, _("%s holds an installed system, but it is a partition of an "
@@ -266,7 +268,20 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 			 fdw_state_dir(), header_backup ? header_backup : "");
 		return -EROFS;
 	}
-	return 0;
+	if (!tpm_pcrs)
+		return 0;
+	/* This computer seals the key (from a live system: its clevis), the installed
+	 * system's initramfs unseals it at each start. */
+	rc = fdw_tpm_usable(tpm_pcrs, false, why, len);
+	if (!rc && (os->initramfs != FDW_INITRAMFS_TOOLS || !os->tpm_in_initramfs)) {
+		snprintf(why, len, _("the installed system cannot unlock with the TPM at its start: "
+				     "it needs initramfs-tools with clevis-tpm2 and "
+				     "clevis-initramfs (Debian 12: 'apt install clevis-tpm2 "
+				     "clevis-initramfs' in that system). Encrypt without the TPM, "
+				     "or install them there first. Nothing was changed."));
+		rc = -ENOPKG;
+	}
+	return rc;
 }
 
 void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len)
@@ -287,11 +302,12 @@ void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t le
 }
 
 int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job,
-			   const char *name, char *why, size_t len)
+			   const char *name, const char *tpm_pcrs, char *why, size_t len)
 {
-	struct fdw_sysboot_record r = { 0 };
+	struct fdw_sysboot_record r = { .tpm_slot = -1 };
 	int rc;
 
+	snprintf(r.tpm_pcrs, sizeof(r.tpm_pcrs), "%s", tpm_pcrs ? tpm_pcrs : "");
 	snprintf(r.name, sizeof(r.name), "%s", name);
 	snprintf(r.boot_spec, sizeof(r.boot_spec), "%s", t->part->os.boot_spec);
 	snprintf(r.fs_uuid, sizeof(r.fs_uuid), "%s", t->part->uuid ? t->part->uuid : "");
@@ -349,11 +365,11 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 
 	n = snprintf(text, sizeof(text),
 		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\n"
-		     "vg=%s\nroot_dev=%s\nroot_fstype=%s\nroot_subvol=%s\ndone=%d\n%s",
+		     "vg=%s\nroot_dev=%s\nroot_fstype=%s\nroot_subvol=%s\ndone=%d\n"
+		     "tpm=%s\ntpm_slot=%d\n%s",
 		     r->name, r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader,
 		     r->swap ? 1 : 0, r->vg, r->root_dev, r->root_fstype, r->root_subvol,
-		     r->done ? 1 : 0,
-		     r->changed);
+		     r->done ? 1 : 0, r->tpm_pcrs, r->tpm_slot, r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
 	fdw_system_boot_record_path(job, path, sizeof(path));
@@ -367,6 +383,7 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 	int v;
 
 	memset(r, 0, sizeof(*r));
+	r->tpm_slot = -1;
 	fdw_system_boot_record_path(job, path, sizeof(path));
 	f = fopen(path, "re");
 	if (!f)
@@ -395,6 +412,10 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 			r->swap = v == 1;
 		else if (sscanf(line, "done=%d", &v) == 1)
 			r->done = v == 1;
+		else if (!strncmp(line, "tpm=", 4))
+			snprintf(r->tpm_pcrs, sizeof(r->tpm_pcrs), "%.63s", line + 4);
+		else if (sscanf(line, "tpm_slot=%d", &v) == 1)
+			r->tpm_slot = v;
 		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))
 			strcat(strcat(r->changed, line), "\n");
 	}
@@ -413,5 +434,12 @@ int fdw_system_boot_status(const struct fdw_job *job, struct fdw_system_boot_res
 		return rc;
 	*done = r.done;
 	snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
+	snprintf(res->tpm_pcrs, sizeof(res->tpm_pcrs), "%s", r.tpm_pcrs);
+	res->tpm_slot = r.tpm_slot;
+	if (r.done && r.tpm_pcrs[0] && r.tpm_slot < 0)
+		snprintf(res->tpm_why, sizeof(res->tpm_why),
+			 _("unlocking with the TPM was not set up (the log says why): the system "
+			   "asks for its passphrase at each start; 'fdewiz tpm enrol %s' tries "
+			   "again."), job->address);
 	return 0;
 }

@@ -28,20 +28,24 @@ bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os);
  * Before a byte changes: find the system's separate /boot, and refuse a state folder or
  * header backup on a filesystem a power cut empties (tmpfs, ramfs, an overlay), unless
  * @state_moves_later (the initramfs at a restart: the booted system takes them to its
- * disk). 0, or -errno with @why (ending "Nothing was changed.").
+ * disk). With @tpm_pcrs (unlock with this computer's TPM, sealed to those PCRs): refuse
+ * when this computer cannot seal (fdw_tpm_usable) or the system's initramfs cannot
+ * unseal (clevis-initramfs, clevis-tpm2). 0, or -errno with @why (ending "Nothing was
+ * changed.").
  */
 int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
-			    bool state_moves_later, char *why, size_t len);
+			    bool state_moves_later, const char *tpm_pcrs, char *why, size_t len);
 
 /* The crypttab name for the root of @t ("root_crypt" when nothing better). */
 void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len);
 
 /*
  * Record, before the conversion starts, that @job's volume is an installed system's root
- * whose boot step is still to do (<state>/jobs/<id>.system). 0, or -errno with @why.
+ * whose boot step is still to do (<state>/jobs/<id>.system), with the PCRs a TPM binding
+ * is to be sealed to at its end (@tpm_pcrs; NULL: none). 0, or -errno with @why.
  */
 int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job,
-			   const char *name, char *why, size_t len);
+			   const char *name, const char *tpm_pcrs, char *why, size_t len);
 
 /* Is @job's boot step recorded and not done yet? */
 bool fdw_system_boot_pending(const struct fdw_job *job);
@@ -50,6 +54,11 @@ bool fdw_system_boot_pending(const struct fdw_job *job);
 struct fdw_system_boot_result {
 	char changed[2048];		/* "path (backup: path)\n" lines */
 	char loader_note[256];		/* what happened to the boot loader configuration */
+	/* Asked to unlock with the TPM too (tpm_pcrs not ""): the keyslot of its binding, or
+	 * -1 with tpm_why (the boot itself is set up; the passphrase is asked then). */
+	char tpm_pcrs[64];
+	int tpm_slot;
+	char tpm_why[512];
 };
 
 /*

@@ -23,6 +23,10 @@ struct fdw_sysboot_record {
 	char root_fstype[16];
 	char root_subvol[64];		/* the btrfs subvolume the root is in, or "" */
 	bool done;
+	/* Unlock it with this computer's TPM too: sealed to these PCRs ("7"), "" for no;
+	 * the keyslot of that binding once made, else -1. */
+	char tpm_pcrs[64];
+	int tpm_slot;
 	char changed[2048];		/* "changed=PATH backup=PATH" lines */
 };
 

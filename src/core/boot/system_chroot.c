@@ -28,6 +28,7 @@
 #include "base/spawn.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
+#include "tpm.h"
 
 static int copy_file(const char *from, const char *to)
 {
@@ -137,6 +138,12 @@ static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_
 		} else if (!strcmp(r->root_fstype, "btrfs") && !strstr(buf, "btrfs")) {
 			/* Its root is mounted from the initramfs: btrfs must be there. */
 			fdw_log(FDW_LOG_ERROR, "system boot: %s has no btrfs inside", inside);
+			rc = -ENOEXEC;
+		} else if (r->tpm_pcrs[0] && (!strstr(buf, "clevis-decrypt-tpm2") ||
+					      !strstr(buf, "tpm2_unseal"))) {
+			/* Asked to unlock with the TPM: clevis unseals from the initramfs. */
+			fdw_log(FDW_LOG_ERROR, "system boot: %s has no clevis for the TPM inside",
+				inside);
 			rc = -ENOEXEC;
 		}
 		n++;
@@ -382,6 +389,53 @@ static int open_volume(const struct fdw_job *job, const struct fdw_sysboot_recor
 	return rc;
 }
 
+/*
+ * Sealed to this computer's TPM after every other step, when asked: a failure here leaves
+ * a system that asks for its passphrase at each start, as it would without it.
+ */
+static void tpm_step(const struct fdw_job *job, struct fdw_sysboot_record *r,
+		     const struct fdw_secret *pass, struct fdw_system_boot_result *res)
+{
+	struct fdw_target t;
+	char why[512];
+	int rc, slot = -1;
+
+	snprintf(res->tpm_pcrs, sizeof(res->tpm_pcrs), "%s", r->tpm_pcrs);
+	res->tpm_slot = r->tpm_slot;
+	if (!r->tpm_pcrs[0] || r->tpm_slot >= 0)
+		return;
+	if (!pass || !pass->len) {
+		snprintf(res->tpm_why, sizeof(res->tpm_why),
+			 _("unlocking with the TPM is not set up yet: no passphrase was at hand to "
+			   "seal with. 'fdewiz tpm enrol %s' does it."), job->address);
+		return;
+	}
+	rc = fdw_job_locate(job, &t);
+	if (!rc) {
+		rc = fdw_target_attach(&t);
+		if (!rc)
+			rc = fdw_tpm_enrol(t.device, pass, r->tpm_pcrs, &slot, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", strerror(-rc));
+		fdw_target_close(&t);
+	} else {
+		snprintf(why, sizeof(why), "%s", strerror(-rc));
+	}
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "system boot: TPM: %s", why);
+		snprintf(res->tpm_why, sizeof(res->tpm_why),
+			 _("unlocking with the TPM was not set up: %s The system asks for its "
+			   "passphrase at each start; 'fdewiz tpm enrol %s' tries again."), why,
+			 job->address);
+		return;
+	}
+	r->tpm_slot = slot;
+	res->tpm_slot = slot;
+	if (fdw_system_boot_save(job, r) != 0)
+		fdw_log(FDW_LOG_WARN, "system boot: the TPM binding (keyslot %d) is not recorded",
+			slot);
+}
+
 int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 			   const struct fdw_secret *pass, struct fdw_system_boot_result *res,
 			   char *why, size_t len)
@@ -400,6 +454,7 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 	}
 	if (r.done) {
 		snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
+		tpm_step(job, &r, pass, res);
 		return 0;
 	}
 	fdw_log(FDW_LOG_INFO, "%s: setting up the installed system's boot", job->address);
@@ -445,5 +500,6 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 	if (fdw_system_boot_load(job, &r) == 0)
 		snprintf(res->changed, sizeof(res->changed), "%s", r.changed);
 	fdw_log(FDW_LOG_INFO, "%s: the installed system's boot is set up", job->address);
+	tpm_step(job, &r, pass, res);
 	return 0;
 }

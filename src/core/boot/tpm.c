@@ -222,11 +222,20 @@ bool fdw_tpm_in_system_crypttab(const char *device)
 	return found;
 }
 
-/* Why enrolling cannot begin; nothing changed then. */
-static int enrol_refusal(const char *device, const struct fdw_secret *pass, const char *pcrs,
-			 char *why, size_t len)
+void fdw_tpm_plan_text(const char *pcrs, char *buf, size_t len)
 {
-	struct fdw_volume v = { .device = device };
+	snprintf(buf, len, _("once it is encrypted, a key sealed to this computer's TPM 2.0 "
+			     "(PCR %s: the Secure Boot state) opens it at each start, with "
+			     "nothing typed. A stolen laptop or its disk taken out stays locked; "
+			     "someone who has the laptop itself can start it up to the login "
+			     "screen, so the login password matters. When the TPM refuses (the "
+			     "firmware or its Secure Boot settings changed, the TPM cleared) the "
+			     "passphrase is asked, and the recovery key works there too."),
+		 pcrs && pcrs[0] ? pcrs : FDW_TPM_DEFAULT_PCRS);
+}
+
+int fdw_tpm_usable(const char *pcrs, bool at_start, char *why, size_t len)
+{
 	struct fdw_tpm_info tpm;
 	char missing[128];
 
@@ -239,9 +248,7 @@ static int enrol_refusal(const char *device, const struct fdw_secret *pass, cons
 			   "turned off in the firmware settings. Nothing was changed."), tpm.version);
 		return -ENODEV;
 	}
-	/* A volume the initramfs opens needs clevis there too; any other, only the tools. */
-	if (!fdw_tpm_route_ready("/", fdw_tpm_in_system_crypttab(device), missing,
-				 sizeof(missing))) {
+	if (!fdw_tpm_route_ready("/", at_start, missing, sizeof(missing))) {
 		snprintf(why, len, _("this system lacks what unlocks with the TPM: install %s "
 				     "(apt install %s), then try again. Nothing was changed."),
 			 missing, missing);
@@ -252,6 +259,19 @@ static int enrol_refusal(const char *device, const struct fdw_secret *pass, cons
 				     "was changed."), pcrs);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Why enrolling cannot begin; nothing changed then. */
+static int enrol_refusal(const char *device, const struct fdw_secret *pass, const char *pcrs,
+			 char *why, size_t len)
+{
+	struct fdw_volume v = { .device = device };
+	/* A volume the initramfs opens needs clevis there too; any other, only the tools. */
+	int rc = fdw_tpm_usable(pcrs, fdw_tpm_in_system_crypttab(device), why, len);
+
+	if (rc)
+		return rc;
 	if (fdw_convert_check_passphrase(&v, pass) != 0) {
 		snprintf(why, len, _("that passphrase does not open %s. Nothing was changed."),
 			 device);

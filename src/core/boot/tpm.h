@@ -33,6 +33,20 @@ void fdw_tpm_detect(struct fdw_tpm_info *info);
  */
 bool fdw_tpm_route_ready(const char *root, bool at_start, char *missing, size_t len);
 
+/*
+ * Can this computer seal a key to its TPM now: a TPM 2.0, clevis-luks and clevis-tpm2 in
+ * this system (and clevis-initramfs with @at_start: this system's initramfs opens the
+ * volume), @pcrs a list like "7" or "0,7"? 0, or -ENODEV, -ENOPKG, -EINVAL with @why
+ * saying what to do (nothing was changed).
+ */
+int fdw_tpm_usable(const char *pcrs, bool at_start, char *why, size_t len);
+
+/*
+ * The plan's words for unlocking an installed system's root with the TPM, sealed to @pcrs:
+ * what happens, and what it protects against and what it does not.
+ */
+void fdw_tpm_plan_text(const char *pcrs, char *buf, size_t len);
+
 /* Is the LUKS2 volume @device named in this system's /etc/crypttab (by UUID or path)? */
 bool fdw_tpm_in_system_crypttab(const char *device);
 

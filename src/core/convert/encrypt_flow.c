@@ -226,6 +226,8 @@ static void prepare_options(struct fdw_encrypt *e, const struct fdw_encrypt_opti
 	}
 	if (o->active_name)
 		snprintf(e->active_name, sizeof(e->active_name), "%s", o->active_name);
+	if (o->tpm_pcrs)
+		snprintf(e->tpm_pcrs, sizeof(e->tpm_pcrs), "%s", o->tpm_pcrs);
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
 	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
 		fdw_log(FDW_LOG_WARN, "unknown benchmark scale '%s': quick instead", o->bench_scale);
@@ -354,7 +356,15 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	/* An installed system's root: its /boot and a persistent state folder, checked now. */
 	if (!rc && e->target.part->os.found)
 		rc = fdw_system_boot_prepare(&e->target, e->header_backup,
-					     e->prepared_header[0] != '\0', why, len);
+					     e->prepared_header[0] != '\0',
+					     e->tpm_pcrs[0] ? e->tpm_pcrs : NULL, why, len);
+	else if (!rc && e->tpm_pcrs[0]) {
+		snprintf(why, len, _("unlocking at the start with the TPM is for an installed "
+				     "system's root, and %s holds none: encrypt it without, then "
+				     "'fdewiz tpm enrol' binds any LUKS2 volume. Nothing was "
+				     "changed."), e->target.part->address);
+		rc = -EINVAL;
+	}
 	/* Another system's /home: its tables are written after the conversion. */
 	if (!rc && fdw_system_data_applies(e->target.part))
 		rc = fdw_system_data_prepare(&e->target, e->plan.detached_header != NULL, why,
@@ -617,7 +627,8 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 
 		/* Recorded before a byte changes: a power cut from here on leaves it to resume. */
 		fdw_system_boot_name(&e->target, name, sizeof(name));
-		rc = fdw_system_boot_record(&e->target, job, name, why, len);
+		rc = fdw_system_boot_record(&e->target, job, name,
+					    e->tpm_pcrs[0] ? e->tpm_pcrs : NULL, why, len);
 		if (rc)
 			return rc;
 	}

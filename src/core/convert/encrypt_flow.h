@@ -43,6 +43,9 @@ struct fdw_encrypt_options {
 	const char *prepared_uuid;
 	/* The mapping's name while it converts; NULL: fdewiz-<8 of the UUID>. */
 	const char *active_name;
+	/* An installed system's root that also unlocks with this computer's TPM 2.0 at its
+	 * start, sealed to these PCRs ("7") once the conversion is done; NULL: not. */
+	const char *tpm_pcrs;
 };
 
 /*

@@ -18,6 +18,7 @@ struct fdw_encrypt {
 	char prepared_header[PATH_MAX];	/* "" unless the header was made before */
 	char prepared_uuid[40];
 	char active_name[64];		/* "" unless asked for */
+	char tpm_pcrs[64];		/* unlock with the TPM, sealed to these; "" for no */
 	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
 	char bench_scale[8];
 	/* set by fdw_encrypt_start only, while begin writes the header */

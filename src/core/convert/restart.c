@@ -297,7 +297,7 @@ static int fallback_records(const struct fdw_target *t, const struct fdw_restart
 		snprintf(why, len, _("the job record could not be kept in %s (%s)."), dir,
 			 strerror(-rc));
 	if (!rc && t->part->os.found)
-		rc = fdw_system_boot_record(t, &job, st->name, why, len);
+		rc = fdw_system_boot_record(t, &job, st->name, NULL, why, len);
 	setenv("FDEWIZ_STATE_DIR", saved, 1);
 	return rc;
 }

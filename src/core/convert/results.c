@@ -150,9 +150,18 @@ bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t l
 			snprintf(files + strlen(files), sizeof(files) - strlen(files), "%s%.1000s",
 				 files[0] ? ", " : "", line);
 	}
-	snprintf(buf, len, _("The installed system's boot is set up: it asks for the passphrase "
-			     "at its next start. Files changed, each kept as a backup: %s."),
-		 files[0] ? files : _("none"));
+	if (res.tpm_slot >= 0)
+		snprintf(buf, len, _("The installed system's boot is set up: it unlocks with this "
+				     "computer's TPM at its next start (keyslot %d, sealed to PCR "
+				     "%s); when the TPM refuses it asks for the passphrase, and the "
+				     "recovery key works there too. Files changed, each kept as a "
+				     "backup: %s."), res.tpm_slot, res.tpm_pcrs,
+			 files[0] ? files : _("none"));
+	else
+		snprintf(buf, len, _("The installed system's boot is set up: it asks for the "
+				     "passphrase at its next start. Files changed, each kept as a "
+				     "backup: %s.%s%s"), files[0] ? files : _("none"),
+			 res.tpm_why[0] ? " " : "", res.tpm_why);
 	return true;
 }
 

@@ -67,10 +67,12 @@ static const char *const probes[] = {
 	"/usr/lib/grub/i386-pc",
 	"/usr/lib/grub/x86_64-efi",
 	"/usr/lib/systemd/boot/efi/systemd-bootx64.efi",
+	"/usr/share/initramfs-tools/hooks/clevis",		/* clevis-initramfs */
+	"/usr/bin/clevis-decrypt-tpm2",				/* clevis-tpm2 */
 };
 
 enum { P_FSTAB, P_ITOOLS, P_CRYPTROOT, P_DRACUT, P_DRACUT_CRYPT, P_GRUB_PC, P_GRUB_EFI,
-       P_SDBOOT, P__COUNT };
+       P_SDBOOT, P_CLEVIS_HOOK, P_CLEVIS_TPM2, P__COUNT };
 
 /* Which of @paths exist, from debugfs's "debugfs: stat NAME" echo and "Inode:" lines. */
 static void parse_stats(const char *out, const char *const *paths, int n_paths, bool *found)
@@ -401,6 +403,7 @@ int fdw_installed_os_read(const struct fdw_os_reader *rd, const char *fs_uuid,
 	if (found[P_ITOOLS]) {
 		out->initramfs = FDW_INITRAMFS_TOOLS;
 		out->luks_in_initramfs = found[P_CRYPTROOT];
+		out->tpm_in_initramfs = found[P_CLEVIS_HOOK] && found[P_CLEVIS_TPM2];
 	} else if (found[P_DRACUT]) {
 		out->initramfs = FDW_INITRAMFS_DRACUT;
 		out->luks_in_initramfs = found[P_DRACUT_CRYPT];

@@ -57,6 +57,8 @@ struct fdw_installed_os {
 	enum fdw_boot_loader loader;
 	enum fdw_initramfs_kind initramfs;
 	bool luks_in_initramfs;		/* cryptsetup-initramfs or dracut's crypt module */
+	/* clevis-initramfs and clevis-tpm2: its initramfs-tools can unlock with a TPM */
+	bool tpm_in_initramfs;
 	bool hibernates;		/* a resume device is configured */
 	unsigned n_swaps;		/* swap entries in its fstab */
 	unsigned n_swap_files;		/* ... of which files (/swap.img): inside a filesystem */
