@@ -225,6 +225,16 @@ bt_initrd_ok()
 	grep -q '/btrfs\.ko' <<<"$l" && grep -q 'bin/btrfs$' <<<"$l"
 }
 
+# What the EFI system's initramfs must hold to unlock its root with a TPM (clevis; Debian's
+# kernel has the TPM drivers built in).
+efi_clevis_initrd_ok()
+{
+	local l
+	l=$(chroot "$efi_root" lsinitramfs "/boot/initrd.img-$kver") || return 1
+	grep -q 'bin/clevis-decrypt-tpm2$' <<<"$l" && grep -q 'bin/tpm2_unseal$' <<<"$l" &&
+		grep -q 'bin/busybox$' <<<"$l"
+}
+
 # le64 FILE OFFSET: the little-endian 64-bit number at OFFSET; put_le64 FILE OFFSET VALUE
 # writes one there.
 le64() { od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }

@@ -33,7 +33,8 @@
 # The third image (disk-efi-bootinside.img) is laid out as Debian's installer does with
 # "all files in one partition" on EFI: a GPT; partition 1 is the EFI system partition
 # (FAT32, 64 MiB, esp flag), partition 2 is / (ext4, as large as the second image's root)
-# with /boot a folder inside it, partition 3 is swap. fstab names /, /boot/efi (vfat,
+# with /boot a folder inside it, partition 3 is swap; its system alone has clevis-tpm2 and
+# clevis-initramfs (TPM unlock from its initramfs). fstab names /, /boot/efi (vfat,
 # umask=0077) and the swap by UUID, no /boot line. Its system is a copy of the tree in
 # which grub-pc and grub-pc-bin were replaced by grub-efi-amd64 (and dosfstools, as an
 # installed EFI system has for its ESP's fsck), so it has /usr/lib/grub/x86_64-efi and no
@@ -445,6 +446,37 @@ for f in usr/bin/btrfs usr/sbin/grub-install usr/lib/grub/x86_64-efi/modinfo.sh;
 done
 for t in "$root" "$efi_root" "$lvm_tree"; do
 	[ ! -e "$t/usr/bin/btrfs" ] || die "btrfs-progs got into a system other than the btrfs one"
+done
+
+# The third image's system, and only it, then gets clevis for TPM unlock (clevis-tpm2,
+# clevis-initramfs), as a person who wants it installs it: taken after the LVM and btrfs
+# copies, so those never have it. With busybox, which initramfs-tools recommends and a
+# Debian install has: clevis' initramfs script finds the passphrase prompt with its ps.
+# Its initramfs, made again by their triggers, carries clevis and tpm2-tools; made again
+# here if it does not.
+say "clevis for TPM unlock in the EFI system (third image)"
+cp -L /etc/resolv.conf "$efi_root/etc/resolv.conf" 2>/dev/null || true
+find "$debs" -name '*.deb' -exec cp -t "$efi_root/var/cache/apt/archives" {} +
+for m in proc sys dev dev/pts; do mount --bind "/$m" "$efi_root/$m"; done
+set +e
+chroot "$efi_root" apt-get update -qq >&2 &&
+	DEBIAN_FRONTEND=noninteractive chroot "$efi_root" apt-get install -y -qq clevis-tpm2 \
+		clevis-initramfs busybox >&2
+arc=$?
+if [ "$arc" = 0 ] && ! efi_clevis_initrd_ok; then
+	say "initramfs of the EFI system (clevis' trigger did not make it again)"
+	chroot "$efi_root" update-initramfs -u -k all >&2 && efi_clevis_initrd_ok
+	arc=$?
+fi
+set -e
+for m in dev/pts dev sys proc; do umount "$efi_root/$m"; done
+[ "$arc" = 0 ] || die "apt-get could not install clevis in the EFI system, or its initramfs lacks it"
+find "$efi_root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$debs" {} +
+chroot "$efi_root" apt-get clean
+find "$efi_root/var/lib/apt/lists" -maxdepth 1 -type f ! -name lock -delete
+rm -f "$efi_root/etc/resolv.conf"
+for t in "$root" "$lvm_tree" "$bt_tree"; do
+	[ ! -e "$t/usr/bin/clevis" ] || die "clevis got into a system other than the EFI one"
 done
 
 say "GRUB"

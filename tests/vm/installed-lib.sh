@@ -11,6 +11,8 @@
 # there, through a FIFO on QEMU's stdin (never an argument). Returns when the system
 # reports FDW-BOOT-OK or FDW-BOOT-FAIL and powers off, or after TIMEOUT seconds (default
 # 900; qemu is killed). VM_BOOT_DISK2, when set, is a second disk (/dev/vdb there).
+# VM_BOOT_TPM, when set, is the socket of a TPM 2.0 emulator (vm_swtpm_start): the
+# machine gets a TPM (tpm-crb) with that state.
 # Sets VM_BOOT_SECONDS and VM_BOOT_PROMPTS (how many prompts were answered).
 vm_boot_installed()
 {
@@ -18,6 +20,11 @@ vm_boot_installed()
 	local fifo qpid start answered=0 prompts
 	local extra=() code vars=
 	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,cache=none")
+	if [ -n "${VM_BOOT_TPM:-}" ]; then
+		# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
+		extra+=(-chardev "socket,id=chrtpm,path=$VM_BOOT_TPM"
+			-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0)
+	fi
 	if [ "${VM_BOOT_EFI:-}" = 1 ]; then
 		vm_ovmf code vars || return 1
 		# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
@@ -82,6 +89,36 @@ vm_ovmf()
 	printf -v "$1" '%s' "$c"
 	printf -v "$2" '%s' "$(mktemp "$VM_WORK/ovmf-vars.XXXXXX")"
 	cp "$v" "${!2}"
+}
+
+# vm_swtpm_start STATEDIR: a TPM 2.0 emulator (swtpm) keeping its state in STATEDIR (made
+# if missing: a new, empty TPM), for one QEMU run; it ends when QEMU lets it go. Sets
+# VM_SWTPM_SOCK (its control socket, for vm-run.sh --tpm or VM_BOOT_TPM) and VM_SWTPM_PID.
+vm_swtpm_start()
+{
+	local dir=$1 i
+	command -v swtpm >/dev/null || vm_need_pkgs swtpm swtpm-tools
+	mkdir -p "$dir"
+	VM_SWTPM_SOCK=$VM_WORK/swtpm.sock
+	rm -f "$VM_SWTPM_SOCK"
+	swtpm socket --tpm2 --tpmstate "dir=$(realpath "$dir")" \
+		--ctrl "type=unixio,path=$VM_SWTPM_SOCK" --log "file=$VM_WORK/swtpm.log" &
+	VM_SWTPM_PID=$!
+	for i in $(seq 50); do
+		[ -S "$VM_SWTPM_SOCK" ] && return 0
+		sleep 0.1
+	done
+	echo "$VM_NAME: swtpm did not start (see $VM_WORK/swtpm.log)" >&2
+	return 1
+}
+
+# vm_swtpm_stop: the emulator gone (QEMU's end normally ends it already).
+vm_swtpm_stop()
+{
+	[ -n "${VM_SWTPM_PID:-}" ] || return 0
+	kill "$VM_SWTPM_PID" 2>/dev/null || true
+	wait "$VM_SWTPM_PID" 2>/dev/null || true
+	VM_SWTPM_PID=
 }
 
 # The line the image's check unit printed: "FDW-BOOT-OK sums=ok files=3000 root=crypt".

@@ -2,13 +2,16 @@
 # fdewiz VM tests: boot a throwaway VM on the host's root and run one script in it.
 #
 # Usage: vm-run.sh [--disk IMG]... [--mem MB] [--timeout SECONDS] [--keep-going-on-kill]
-#                  [--env NAME=VALUE]... SCRIPT [ARGS...]
+#                  [--efi] [--tpm SOCKET] [--env NAME=VALUE]... SCRIPT [ARGS...]
 #
 # SCRIPT (a host path) runs with bash as root in the guest, with FDEWIZ_IN_VM=1.  The
 # guest sees the host's root read-only (writes land in a tmpfs overlay and vanish), with
 # fresh tmpfs on /run and /tmp: host files under /tmp are NOT visible in the guest, except
 # this source tree, which is shared at its own path when it lives under /tmp.
 # Each IMG becomes /dev/vda, /dev/vdb... in order, with real partition nodes.
+# --efi: the firmware is OVMF (installed-lib.sh's vm_ovmf: a fresh copy of its empty
+# variables), which starts the same kernel; --tpm: a TPM 2.0 (tpm-crb) whose emulator
+# listens on SOCKET (swtpm socket --ctrl type=unixio,path=SOCKET), /dev/tpm0 in the guest.
 #
 # Exit status: the script's own exit status, or
 #   124  the timeout (default 600 s) expired; qemu was killed
@@ -45,6 +48,8 @@ envs=()
 mem=1024
 timeout=600
 keep_going_on_kill=0
+efi=0
+tpm_sock=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--disk) [ $# -ge 2 ] || usage; disks+=("$2"); shift 2 ;;
@@ -52,6 +57,8 @@ while [ $# -gt 0 ]; do
 	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
 	--env) [ $# -ge 2 ] || usage; envs+=("$2"); shift 2 ;;
 	--keep-going-on-kill) keep_going_on_kill=1; shift ;;
+	--efi) efi=1; shift ;;
+	--tpm) [ $# -ge 2 ] || usage; tpm_sock=$2; shift 2 ;;
 	--help|-h) sed -n '2,25p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -92,6 +99,8 @@ prep=$("$here/vm-prepare.sh" --quiet) || die "vm-prepare.sh failed"
 kernel=$(sed -n 's/^kernel=//p' <<<"$prep")
 initrd=$(sed -n 's/^initrd=//p' <<<"$prep")
 moddir=$(sed -n 's/^moddir=//p' <<<"$prep")
+# OVMF starts a kernel through its EFI stub: the bzImage, not the ELF vmlinux (PVH).
+[ "$efi" = 0 ] || kernel=${kernel%/vmlinux}/vmlinuz
 # The guest binds this (the full module tree) if it can see it; no spaces on a cmdline.
 case "$moddir" in *" "*|/tmp/*) moddir= ;; esac
 
@@ -157,6 +166,26 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -no-reboot
 if [ "$share_tree" = 1 ]; then
 	qemu+=(-fsdev "local,id=tree,path=$tree,security_model=none,readonly=on,multidevs=remap"
 		-device virtio-9p-pci,fsdev=tree,mount_tag=tree)
+fi
+if [ "$efi" = 1 ]; then
+	ovmf_code= ovmf_vars=
+	for c in OVMF_CODE_4M OVMF_CODE; do
+		[ -e "/usr/share/OVMF/$c.fd" ] || continue
+		ovmf_code=/usr/share/OVMF/$c.fd
+		ovmf_vars=/usr/share/OVMF/${c/CODE/VARS}.fd
+		break
+	done
+	[ -n "$ovmf_code" ] && [ -e "$ovmf_vars" ] || die "--efi: no OVMF in /usr/share/OVMF (apt-get install ovmf)"
+	cp "$ovmf_vars" "$work/ovmf-vars.fd"
+	# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
+	qemu+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf_code"
+		-drive "if=pflash,format=raw,unit=1,file=$work/ovmf-vars.fd")
+fi
+if [ -n "$tpm_sock" ]; then
+	[ -S "$tpm_sock" ] || die "--tpm: no emulator listens on $tpm_sock"
+	# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
+	qemu+=(-chardev "socket,id=chrtpm,path=$tpm_sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-crb,tpmdev=tpm0)
 fi
 for d in "${disks[@]}"; do
 	qemu+=(-drive "file=$d,format=raw,if=virtio,cache=${FDEWIZ_VM_DISK_CACHE:-none}")

@@ -2,8 +2,10 @@
 # Guest half of test-vm-system-carve-efi.sh, the "live" system: /dev/vda is an installed
 # Debian laid out as its installer does on an EFI machine with "all files in one
 # partition" (ESP on 1, / with /boot inside on 2, swap on 3), /dev/vdb a persistent disk
-# for fdewiz's state. One 'encrypt': the move of /boot (a partition of its own, GRUB for
-# EFI reinstalled in the ESP), the conversion, the boot step; then checked from here.
+# for fdewiz's state; the machine has a TPM 2.0 (swtpm) and OVMF, as the installed system
+# will when it boots. One 'encrypt --tpm --recovery-key': the move of /boot (a partition of
+# its own, GRUB for EFI reinstalled in the ESP), the conversion, the boot step, the key
+# sealed to the TPM; then checked from here.
 set -euo pipefail
 fdewiz=$1
 work=$2
@@ -22,15 +24,24 @@ say "VERDICT $(jq -c '.disks[0].partitions[] | select(.number == 2) | [.verdict.
 mount -o ro /dev/vda1 /mnt/esp
 esp_before=$(sha256sum /mnt/esp/EFI/debian/grubx64.efi /mnt/esp/EFI/BOOT/BOOTX64.EFI | cut -d' ' -f1)
 umount /mnt/esp
+# No udev here to load the TPM's driver as a booted system would.
+modprobe tpm_crb 2>/dev/null || true
+[ -e /dev/tpmrm0 ] || die "no TPM in the live VM"
+say "TPM version=$(cat /sys/class/tpm/tpm0/tpm_version_major) $(tpm2_pcrread sha256:7 2>&1 | grep -o '7 : 0x[0-9A-F]*')"
 phase listed
 rc=0
-"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground \
+"$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground --recovery-key --tpm \
 	--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
 	<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
 sed 's/^/system-carve-efi: encrypt: /' /run/encrypt.log
 say "ENCRYPT rc=$rc"
 [ "$rc" = 0 ] || die "encrypt"
 phase encrypted
+# The recovery key as shown, for the host's boot with a TPM that refuses (a test's key).
+say "RECOVERY $(grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' /run/encrypt.log | head -n1)"
+cryptsetup luksDump /dev/vda2 >/run/dump.txt
+say "LUKSDUMP keyslots=$(sed -n '/^Keyslots:/,/^Tokens:/p' /run/dump.txt | grep -c '^  [0-9]*: luks2') tokens=$(sed -n '/^Tokens:/,/^Digests:/p' /run/dump.txt | grep -c '^  [0-9]*: clevis')"
+clevis luks list -d /dev/vda2 | sed 's/^/system-carve-efi: CLEVIS /'
 say "RECORD $(jq -r .step /mnt/state/fdewiz/boot-move-*.json)"
 say "TABLE $(parted -s -m /dev/vda unit MiB print | tail -n +3 | tr '\n' ' ')"
 boot_uuid=$(jq -r .boot_uuid /mnt/state/fdewiz/boot-move-*.json)
