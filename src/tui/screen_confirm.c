@@ -78,6 +78,10 @@ static void confirm_draw(struct tui *t)
 	y += tui_wrap(y, 2, COLS - 4, 1, t->recovery_key ?
 		      _("- a recovery key is added in a second slot;") :
 		      _("- no recovery key;"));
+	if (t->tpm_unlock)
+		y += tui_wrap(y, 2, COLS - 4, 2,
+			      _("- once it is done, a key sealed to this computer's TPM opens it at "
+				"each start (the passphrase and the recovery key stay);"));
 	y += tui_wrap(y, 2, COLS - 4, 2, t->boot_entries ?
 		      _("- it opens at boot: an entry in /etc/crypttab, and /etc/fstab lines that "
 			"name the partition are changed (old files kept as backups);") :

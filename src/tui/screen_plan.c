@@ -166,8 +166,10 @@ static bool plan_enter(struct tui *t, const char *address)
 		return false;
 	}
 	t->enc_open = true;
-	/* Each plan starts with the boot box off: it changes this system's files. */
+	/* Each plan starts with the boot box off: it changes this system's files. Likewise
+	 * TPM unlock: a choice about what the laptop's owner must guard. */
 	t->boot_entries = false;
+	t->tpm_unlock = false;
 	s->focus = 0;
 	s->cipher_chosen = false;
 	recommend(t);
@@ -288,19 +290,49 @@ static const char *bench_text(const struct tui *t)
 	return text;
 }
 
-static const char *boot_text(void)
+/*
+ * An installed system's root on a disk: the second box unlocks it at its start with this
+ * computer's TPM (its crypttab is the boot step's, never this system's). Else the crypttab
+ * box. @why: what is missing for the TPM ("" when nothing).
+ */
+static bool tpm_box(const struct tui *t, char *why, size_t len)
 {
+	why[0] = '\0';
+	return t->enc_open && fdw_encrypt_tpm_offer(t->enc, why, len) != FDW_TPM_OFFER_NONE;
+}
+
+static const char *boot_text(const struct tui *t)
+{
+	char why[8];
+
+	if (tpm_box(t, why, sizeof(why)))
+		return _("Unlock it at each start with this computer's TPM, nothing typed (the "
+			 "passphrase and the recovery key stay)");
 	return _("Open this volume at boot (add it to /etc/crypttab and adjust /etc/fstab)");
 }
 
-/* Rows the two boxes take (with the reason the boot box is greyed out). */
+/* The line under the second box: why it is greyed out, or what TPM unlock means. */
+static const char *box_note(const struct tui *t, char *buf, size_t len)
+{
+	if (!tpm_box(t, buf, len))
+		return plan_boot_unavailable(t);
+	if (buf[0])
+		return buf;
+	if (!t->tpm_unlock)
+		return NULL;
+	fdw_tpm_plan_text(fdw_encrypt_tpm_pcrs(t->enc), buf, len);
+	return buf;
+}
+
+/* Rows the two boxes take (with the note under the second one). */
 static int boxes_height(const struct tui *t)
 {
-	const char *why = plan_boot_unavailable(t);
+	char buf[1024];
+	const char *note = box_note(t, buf, sizeof(buf));
 
 	return tui_wrap_count(COLS - 8, 2, bench_text(t)) +
-	       tui_wrap_count(COLS - 8, 2, boot_text()) +
-	       (why ? tui_wrap_count(COLS - 8, 2, why) : 0);
+	       tui_wrap_count(COLS - 8, 2, boot_text(t)) +
+	       (note ? tui_wrap_count(COLS - 8, 5, note) : 0);
 }
 
 /* One box at @y: "[x] text", the box highlighted when focused. Returns the rows used. */
@@ -323,18 +355,51 @@ static int draw_box_line(struct tui *t, int y, bool on, bool focus, bool grey, c
 
 static int draw_boxes(struct tui *t, int y0)
 {
-	const char *why = plan_boot_unavailable(t);
+	char buf[1024], tpm_why[8];
+	bool tpm = tpm_box(t, tpm_why, sizeof(tpm_why));
+	const char *note = box_note(t, buf, sizeof(buf));
+	/* Greyed out: the TPM box when something is missing, the crypttab box when refused. */
+	bool grey = tpm ? fdw_encrypt_tpm_offer(t->enc, tpm_why, sizeof(tpm_why)) !=
+				  FDW_TPM_OFFER_READY : note != NULL;
 	int y = y0;
 
 	y += draw_box_line(t, y, t->bench_baseline, st(t)->focus == 0,
 			   t->enc_open && !fdw_encrypt_can_bench(t->enc), bench_text(t));
-	y += draw_box_line(t, y, t->boot_entries, st(t)->focus == 1, why != NULL, boot_text());
-	if (why && y < LINES - 1) {
+	y += draw_box_line(t, y, tpm ? t->tpm_unlock : t->boot_entries, st(t)->focus == 1, grey,
+			   boot_text(t));
+	if (note && y < LINES - 1) {
+		char safe[2048];
+
 		tui_attr_on(t, TUI_C_DIM);
-		y += tui_wrap(y, 6, COLS - 8, LINES - 1 - y < 2 ? LINES - 1 - y : 2, why);
+		y += tui_wrap(y, 6, COLS - 8, LINES - 1 - y < 5 ? LINES - 1 - y : 5,
+			      fdw_text_safe(note, safe, sizeof(safe)));
 		tui_attr_off(t, TUI_C_DIM);
 	}
 	return y - y0;
+}
+
+/* Space on the second box: TPM unlock (checked by the engine) or the crypttab entry. */
+static void toggle_second_box(struct tui *t)
+{
+	char why[1024];
+
+	if (tpm_box(t, why, sizeof(why))) {
+		if (why[0]) {
+			t->tpm_unlock = false;
+			tui_set_status(t, false, "%s", why);
+		} else if (fdw_encrypt_set_tpm(t->enc, t->tpm_unlock ? NULL : FDW_TPM_DEFAULT_PCRS,
+					       why, sizeof(why)) != 0) {
+			t->tpm_unlock = false;
+			tui_set_status(t, false, "%s", why);
+		} else {
+			t->tpm_unlock = !t->tpm_unlock;
+		}
+	} else if (plan_boot_unavailable(t)) {
+		t->boot_entries = false;
+		tui_set_status(t, false, "%s", plan_boot_unavailable(t));
+	} else {
+		t->boot_entries = !t->boot_entries;
+	}
 }
 
 /* The engine's steps after the conversion, one a line: one flowing paragraph here. */
@@ -644,11 +709,8 @@ static void plan_key(struct tui *t, struct tui_key k)
 			fdw_encrypt_set_bench(t->enc, t->bench_baseline, NULL);
 		} else if (s->focus == 2) {
 			/* The cipher list is chosen with Up/Down; Space there ticks nothing. */
-		} else if (plan_boot_unavailable(t)) {
-			t->boot_entries = false;
-			tui_set_status(t, false, "%s", plan_boot_unavailable(t));
 		} else {
-			t->boot_entries = !t->boot_entries;
+			toggle_second_box(t);
 		}
 	} else if (s->focus == 2 && (k.kind == TUI_KEY_DOWN || k.kind == TUI_KEY_UP)) {
 		cipher_step(t, k.kind == TUI_KEY_DOWN ? 1 : -1);

@@ -92,6 +92,10 @@ vm_check "plan: the initramfs step" grep -qF "rebuild its initramfs in a chroot"
 vm_check "plan: the swap step" grep -qF "swap: a new random key at every boot" <(joined <<<"$plan")
 vm_check "plan: the key file for its other encrypted partitions" \
 	grep -qF "get a key file inside the encrypted root" <(joined <<<"$plan")
+vm_check "plan: TPM unlock is offered for the root, greyed out: this VM has no TPM" \
+	grep -qF "[-] Unlock it at each start with this computer's TPM" <<<"$plan"
+vm_check "plan: the greyed TPM box says what is missing" \
+	grep -qF "this computer has no TPM" <(joined <<<"$plan")
 vm_check "plan: no typed confirmation yet" test -z "$(grep -F "Type YES" <<<"$plan")"
 vm_check "the typed confirmation came after the plan" grep -qF "Type YES" <<<"$confirm"
 vm_check "progress: the boot step's phase is shown" grep -qF "setting up the boot" <<<"$bootstep"

@@ -242,7 +242,6 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 {
 	const struct fdw_installed_os *os = &t->part->os;
 	char dev[4096];
-	int rc;
 
 	if (!t->part->node) {
 		snprintf(why, len, _("%s holds an installed system, but it is a partition of an "
@@ -268,8 +267,15 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 			 fdw_state_dir(), header_backup ? header_backup : "");
 		return -EROFS;
 	}
-	if (!tpm_pcrs)
-		return 0;
+	return tpm_pcrs ? fdw_system_boot_tpm_check(t, tpm_pcrs, why, len) : 0;
+}
+
+int fdw_system_boot_tpm_check(const struct fdw_target *t, const char *tpm_pcrs, char *why,
+			      size_t len)
+{
+	const struct fdw_installed_os *os = &t->part->os;
+	int rc;
+
 	/* This computer seals the key (from a live system: its clevis), the installed
 	 * system's initramfs unseals it at each start. */
 	rc = fdw_tpm_usable(tpm_pcrs, false, why, len);

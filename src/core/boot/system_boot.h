@@ -36,6 +36,11 @@ bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os);
 int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
 			    bool state_moves_later, const char *tpm_pcrs, char *why, size_t len);
 
+/* The TPM part of fdw_system_boot_prepare(): can @t's system unlock with this computer's
+ * TPM, sealed to @tpm_pcrs? 0, or -errno with @why. */
+int fdw_system_boot_tpm_check(const struct fdw_target *t, const char *tpm_pcrs, char *why,
+			      size_t len);
+
 /* The crypttab name for the root of @t ("root_crypt" when nothing better). */
 void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len);
 

@@ -356,15 +356,9 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	/* An installed system's root: its /boot and a persistent state folder, checked now. */
 	if (!rc && e->target.part->os.found)
 		rc = fdw_system_boot_prepare(&e->target, e->header_backup,
-					     e->prepared_header[0] != '\0',
-					     e->tpm_pcrs[0] ? e->tpm_pcrs : NULL, why, len);
-	else if (!rc && e->tpm_pcrs[0]) {
-		snprintf(why, len, _("unlocking at the start with the TPM is for an installed "
-				     "system's root, and %s holds none: encrypt it without, then "
-				     "'fdewiz tpm enrol' binds any LUKS2 volume. Nothing was "
-				     "changed."), e->target.part->address);
-		rc = -EINVAL;
-	}
+					     e->prepared_header[0] != '\0', NULL, why, len);
+	if (!rc && e->tpm_pcrs[0])
+		rc = fdw_encrypt_set_tpm(e, e->tpm_pcrs, why, len);
 	/* Another system's /home: its tables are written after the conversion. */
 	if (!rc && fdw_system_data_applies(e->target.part))
 		rc = fdw_system_data_prepare(&e->target, e->plan.detached_header != NULL, why,

@@ -171,6 +171,22 @@ void fdw_start_result_wipe(struct fdw_start_result *res);
  */
 const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char *root);
 
+/* Unlocking an installed system's root at its start with this computer's TPM. */
+enum fdw_tpm_offer {
+	FDW_TPM_OFFER_NONE,		/* not an installed system's root on a disk: not offered */
+	FDW_TPM_OFFER_UNAVAILABLE,	/* offered, but @why says what is missing */
+	FDW_TPM_OFFER_READY,		/* can be chosen */
+};
+enum fdw_tpm_offer fdw_encrypt_tpm_offer(const struct fdw_encrypt *e, char *why, size_t len);
+
+/*
+ * After prepare: also seal to the TPM (to @pcrs, like "7"; NULL: not) once the conversion
+ * and the boot step are done. 0, or -errno with @why (then not); checked as begin would.
+ */
+int fdw_encrypt_set_tpm(struct fdw_encrypt *e, const char *pcrs, char *why, size_t len);
+/* The PCRs chosen, or NULL when TPM unlock is not. */
+const char *fdw_encrypt_tpm_pcrs(const struct fdw_encrypt *e);
+
 /* Launch the started conversion in a background worker: fdw_launch_background(). */
 pid_t fdw_encrypt_launch(struct fdw_encrypt *e, const struct fdw_secret *pass,
 			 const char *mount_at, char *why, size_t len);

@@ -15,7 +15,9 @@
 #include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "boot/system_boot.h"
 #include "boot/system_data.h"
+#include "boot/tpm.h"
 
 const char *fdw_encrypt_boot_unavailable(const struct fdw_encrypt *e, const char *root)
 {
@@ -152,4 +154,46 @@ const struct fdw_bench_run *fdw_encrypt_prediction(const struct fdw_encrypt *e)
 const struct fdw_job *fdw_encrypt_job(const struct fdw_encrypt *e)
 {
 	return &e->job;
+}
+
+enum fdw_tpm_offer fdw_encrypt_tpm_offer(const struct fdw_encrypt *e, char *why, size_t len)
+{
+	const struct fdw_target *tg = &e->target;
+
+	why[0] = '\0';
+	/* Only a root whose boot fdewiz sets up, on a disk of this computer. */
+	if (!e->target_open || !tg->part || !tg->part->os.found || !tg->part->node ||
+	    tg->disk.kind == FDW_DISK_IMAGE)
+		return FDW_TPM_OFFER_NONE;
+	return fdw_system_boot_tpm_check(tg, FDW_TPM_DEFAULT_PCRS, why, len) == 0 ?
+		FDW_TPM_OFFER_READY : FDW_TPM_OFFER_UNAVAILABLE;
+}
+
+int fdw_encrypt_set_tpm(struct fdw_encrypt *e, const char *pcrs, char *why, size_t len)
+{
+	const struct fdw_target *tg = &e->target;
+	int rc;
+
+	if (!pcrs) {
+		e->tpm_pcrs[0] = '\0';
+		return 0;
+	}
+	if (!e->target_open || !tg->part || !tg->part->os.found) {
+		snprintf(why, len, _("unlocking at the start with the TPM is for an installed "
+				     "system's root, and %s holds none: encrypt it without, then "
+				     "'fdewiz tpm enrol' binds any LUKS2 volume. Nothing was "
+				     "changed."), tg->part ? tg->part->address : "");
+		return -EINVAL;
+	}
+	rc = fdw_system_boot_tpm_check(tg, pcrs, why, len);
+	if (!rc && pcrs != e->tpm_pcrs)
+		snprintf(e->tpm_pcrs, sizeof(e->tpm_pcrs), "%s", pcrs);
+	if (rc)
+		e->tpm_pcrs[0] = '\0';
+	return rc;
+}
+
+const char *fdw_encrypt_tpm_pcrs(const struct fdw_encrypt *e)
+{
+	return e->tpm_pcrs[0] ? e->tpm_pcrs : NULL;
 }
