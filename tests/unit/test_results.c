@@ -142,6 +142,20 @@ static void test_system(void **state)
 			    "passphrase at its next start. Files changed, each kept as a backup: "
 			    "/etc/crypttab (/etc/crypttab.fdewiz-bak), "
 			    "/etc/initramfs-tools/conf.d/resume (new file).");
+	/* TPM unlock asked for: sealed (its keyslot and PCRs said), or not (what to do). */
+	snprintf(r.tpm_pcrs, sizeof(r.tpm_pcrs), "7");
+	r.tpm_slot = 2;
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "it unlocks with this computer's TPM at its next start "
+				    "(keyslot 2, sealed to PCR 7)"));
+	assert_non_null(strstr(buf, "the recovery key works there too"));
+	r.tpm_slot = -1;
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "it asks for the passphrase at its next start"));
+	assert_non_null(strstr(buf, "unlocking with the TPM was not set up (the log says why)"));
+	assert_non_null(strstr(buf, "'fdewiz tpm enrol /dev/vda2' tries again"));
 	snprintf(buf, sizeof(buf), "%s/%s.system", jobs, job.id);
 	unlink(buf);
 	rmdir(jobs);

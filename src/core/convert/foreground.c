@@ -130,7 +130,7 @@ int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foregroun
 			*nl = '\0';
 		say(ops, FDW_SAY_LIST_ITEM, "%s", line);
 	}
-	if (res.tpm_slot >= 0)
+	if (res.tpm_pcrs[0] && res.tpm_slot >= 0)
 		say(ops, FDW_SAY_INFO, _("It unlocks with this computer's TPM at its start (keyslot "
 					 "%d, sealed to PCR %s); when the TPM refuses it asks for "
 					 "the passphrase, and the recovery key works there too."),

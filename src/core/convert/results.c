@@ -150,7 +150,7 @@ bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t l
 			snprintf(files + strlen(files), sizeof(files) - strlen(files), "%s%.1000s",
 				 files[0] ? ", " : "", line);
 	}
-	if (res.tpm_slot >= 0)
+	if (res.tpm_pcrs[0] && res.tpm_slot >= 0)
 		snprintf(buf, len, _("The installed system's boot is set up: it unlocks with this "
 				     "computer's TPM at its next start (keyslot %d, sealed to PCR "
 				     "%s); when the TPM refuses it asks for the passphrase, and the "
