@@ -156,6 +156,13 @@ static void test_system(void **state)
 	assert_non_null(strstr(buf, "it asks for the passphrase at its next start"));
 	assert_non_null(strstr(buf, "unlocking with the TPM was not set up (the log says why)"));
 	assert_non_null(strstr(buf, "'fdewiz tpm enrol /dev/vda2' tries again"));
+	/* Its initramfs turned out to lack clevis: the passphrase starts it; what to install. */
+	r.tpm_unready = true;
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_true(ok);
+	assert_non_null(strstr(buf, "initramfs does not carry clevis's TPM unlock (install "
+				    "clevis-tpm2 and clevis-initramfs in it)"));
 	snprintf(buf, sizeof(buf), "%s/%s.system", jobs, job.id);
 	unlink(buf);
 	rmdir(jobs);

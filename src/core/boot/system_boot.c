@@ -372,10 +372,11 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 	n = snprintf(text, sizeof(text),
 		     "name=%s\nboot=%s\nfs_uuid=%s\ninitramfs=%d\nloader=%d\nswap=%d\n"
 		     "vg=%s\nroot_dev=%s\nroot_fstype=%s\nroot_subvol=%s\ndone=%d\n"
-		     "tpm=%s\ntpm_slot=%d\n%s",
+		     "tpm=%s\ntpm_slot=%d\ntpm_unready=%d\n%s",
 		     r->name, r->boot_spec, r->fs_uuid, (int)r->initramfs, (int)r->loader,
 		     r->swap ? 1 : 0, r->vg, r->root_dev, r->root_fstype, r->root_subvol,
-		     r->done ? 1 : 0, r->tpm_pcrs, r->tpm_slot, r->changed);
+		     r->done ? 1 : 0, r->tpm_pcrs, r->tpm_slot, r->tpm_unready ? 1 : 0,
+		     r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
 	fdw_system_boot_record_path(job, path, sizeof(path));
@@ -422,6 +423,8 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 			snprintf(r->tpm_pcrs, sizeof(r->tpm_pcrs), "%.63s", line + 4);
 		else if (sscanf(line, "tpm_slot=%d", &v) == 1)
 			r->tpm_slot = v;
+		else if (sscanf(line, "tpm_unready=%d", &v) == 1)
+			r->tpm_unready = v == 1;
 		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))
 			strcat(strcat(r->changed, line), "\n");
 	}
@@ -443,9 +446,21 @@ int fdw_system_boot_status(const struct fdw_job *job, struct fdw_system_boot_res
 	snprintf(res->tpm_pcrs, sizeof(res->tpm_pcrs), "%s", r.tpm_pcrs);
 	res->tpm_slot = r.tpm_slot;
 	if (r.done && r.tpm_pcrs[0] && r.tpm_slot < 0)
-		snprintf(res->tpm_why, sizeof(res->tpm_why),
-			 _("unlocking with the TPM was not set up (the log says why): the system "
-			   "asks for its passphrase at each start; 'fdewiz tpm enrol %s' tries "
-			   "again."), job->address);
+		fdw_system_boot_tpm_unset_why(&r, job->address, res->tpm_why, sizeof(res->tpm_why));
 	return 0;
+}
+
+void fdw_system_boot_tpm_unset_why(const struct fdw_sysboot_record *r, const char *address,
+				   char *buf, size_t len)
+{
+	if (r->tpm_unready)
+		snprintf(buf, len, _("unlocking with the TPM was not set up: the installed "
+				     "system's initramfs does not carry clevis's TPM unlock (install "
+				     "clevis-tpm2 and clevis-initramfs in it). It asks for its "
+				     "passphrase at each start; 'fdewiz tpm enrol %s', run in it "
+				     "after that, sets it up."), address);
+	else
+		snprintf(buf, len, _("unlocking with the TPM was not set up (the log says why): "
+				     "the system asks for its passphrase at each start; 'fdewiz tpm "
+				     "enrol %s' tries again."), address);
 }

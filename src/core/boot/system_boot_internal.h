@@ -27,9 +27,13 @@ struct fdw_sysboot_record {
 	 * the keyslot of that binding once made, else -1. */
 	char tpm_pcrs[64];
 	int tpm_slot;
+	bool tpm_unready;		/* its initramfs turned out to lack clevis's TPM unlock */
 	char changed[2048];		/* "changed=PATH backup=PATH" lines */
 };
 
+/* Why TPM unlock, asked for, is not set up (@r: its boot step done, no binding made). */
+void fdw_system_boot_tpm_unset_why(const struct fdw_sysboot_record *r, const char *address,
+				   char *buf, size_t len);
 void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t len);
 int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_record *r);
 int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r);

@@ -103,8 +103,9 @@ static int backup_initramfs(const struct fdw_tree *t, struct fdw_sysboot_record 
 	return rc ? rc : n ? 0 : -ENOENT;
 }
 
-/* Does every initramfs now carry the crypttab entry of the root? */
-static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_record *r)
+/* Does every initramfs now carry the crypttab entry of the root? (And clevis, when the TPM
+ * is to unlock it: else @r is marked so, and only the passphrase will.) */
+static int initramfs_unlocks(const struct fdw_tree *t, struct fdw_sysboot_record *r)
 {
 	char dir[PATH_MAX], inside[PATH_MAX + 8];
 	size_t cap = 4u << 20;
@@ -141,10 +142,11 @@ static int initramfs_unlocks(const struct fdw_tree *t, const struct fdw_sysboot_
 			rc = -ENOEXEC;
 		} else if (r->tpm_pcrs[0] && (!strstr(buf, "clevis-decrypt-tpm2") ||
 					      !strstr(buf, "tpm2_unseal"))) {
-			/* Asked to unlock with the TPM: clevis unseals from the initramfs. */
-			fdw_log(FDW_LOG_ERROR, "system boot: %s has no clevis for the TPM inside",
-				inside);
-			rc = -ENOEXEC;
+			/* Asked to unlock with the TPM: clevis unseals from the initramfs. Without
+			 * it the passphrase still starts the system: no key is sealed then. */
+			fdw_log(FDW_LOG_WARN, "system boot: %s has no clevis for the TPM inside; "
+				"no key is sealed", inside);
+			r->tpm_unready = true;
 		}
 		n++;
 	}
@@ -404,6 +406,10 @@ static void tpm_step(const struct fdw_job *job, struct fdw_sysboot_record *r,
 	res->tpm_slot = r->tpm_slot;
 	if (!r->tpm_pcrs[0] || r->tpm_slot >= 0)
 		return;
+	if (r->tpm_unready) {
+		fdw_system_boot_tpm_unset_why(r, job->address, res->tpm_why, sizeof(res->tpm_why));
+		return;
+	}
 	if (!pass || !pass->len) {
 		snprintf(res->tpm_why, sizeof(res->tpm_why),
 			 _("unlocking with the TPM is not set up yet: no passphrase was at hand to "
