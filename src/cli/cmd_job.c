@@ -446,13 +446,16 @@ static int simple_usage(const char *cmd, int c)
 			 "it.\n"), fdw_progname);
 	else
 		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] "
-			 "[--allow-low-battery] DEVICE|IMAGE:N\n"
+			 "[--allow-low-battery] [--tpm [--pcrs LIST]] DEVICE|IMAGE:N\n"
 			 "Continue an unfinished conversion (repairing it first after a crash), or\n"
 			 "the boot steps of an installed system's root left by a power cut.\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
 			 "  --foreground        convert in this process with a progress line\n"
 			 "  --allow-low-battery start even on a battery below %d %%, and do not\n"
-			 "                      pause when it runs low\n"),
+			 "                      pause when it runs low\n"
+			 "  --tpm               an installed system's root: also unlock it with\n"
+			 "                      this computer's TPM 2.0 at its start, once done\n"
+			 "  --pcrs LIST         with --tpm: the PCRs to seal to (default 7)\n"),
 		       fdw_progname, FDW_BATTERY_START_PERCENT);
 	return FDW_EXIT_OK;
 }
@@ -569,10 +572,12 @@ int cmd_resume(int argc, char **argv)
 		{ "key-file", required_argument, NULL, 'k' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "allow-low-battery", no_argument, NULL, 'b' },
+		{ "tpm", no_argument, NULL, 't' },
+		{ "pcrs", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *key_file = NULL, *address;
+	const char *key_file = NULL, *address, *tpm_pcrs = NULL;
 	bool foreground = false, low_battery = false;
 	struct fdw_secret *pass;
 	struct fdw_resume r;
@@ -586,6 +591,10 @@ int cmd_resume(int argc, char **argv)
 			foreground = true;
 		else if (c == 'b')
 			low_battery = true;
+		else if (c == 't')
+			tpm_pcrs = tpm_pcrs ? tpm_pcrs : FDW_TPM_DEFAULT_PCRS;
+		else if (c == 'p')
+			tpm_pcrs = optarg;
 		else
 			return simple_usage("resume", c);
 	}
@@ -602,6 +611,19 @@ int cmd_resume(int argc, char **argv)
 	else if (rc)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	if (rc) {
+		fdw_resume_close(&r);
+		return FDW_EXIT_ERROR;
+	}
+	/* Recorded before the passphrase is asked: the boot step, here or in the worker,
+	 * seals the key once the conversion is done. */
+	if (tpm_pcrs && (r.boot_move_only || r.lvm_room_only ||
+			 fdw_system_boot_want_tpm(&r.job, tpm_pcrs, why, sizeof(why)) != 0)) {
+		if (r.boot_move_only || r.lvm_room_only)
+			snprintf(why, sizeof(why), _("--tpm goes with the encryption of the root, "
+						     "which has not begun: 'fdewiz encrypt --tpm "
+						     "%s' after this. Nothing was changed."),
+				 address);
+		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
 	}

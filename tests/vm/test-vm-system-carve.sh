@@ -106,6 +106,10 @@ vm_check "after that crash fstab named the mapping" \
 vm_check "after that crash crypttab had the swap line" grep -q '^system-boot: SWAPCUT-CRYPTTAB 1$' "$VM_LOG"
 vm_check "after that crash the plain swap was still there" \
 	grep -q '^system-boot: SWAPCUT-SIGNATURE swap$' "$VM_LOG"
+vm_check "resume --tpm on this VM without a TPM is refused and says why" \
+	grep -q '^system-boot: RESUME-TPM rc=1 .*this computer has no TPM' "$VM_LOG"
+vm_check "that refusal left the boot step's record without TPM unlock" \
+	grep -q '^system-boot: RESUME-TPM-RECORD tpm-empty=1$' "$VM_LOG"
 vm_check "resume overwrote the plain swap: its signature is gone" \
 	grep -q '^system-boot: OLD-SWAP-SIGNATURE none$' "$VM_LOG"
 vm_check "resume overwrote the plain swap: zeros" grep -q '^system-boot: SWAP-ZEROS yes$' "$VM_LOG"

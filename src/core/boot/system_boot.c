@@ -464,3 +464,34 @@ void fdw_system_boot_tpm_unset_why(const struct fdw_sysboot_record *r, const cha
 				     "the system asks for its passphrase at each start; 'fdewiz tpm "
 				     "enrol %s' tries again."), address);
 }
+
+int fdw_system_boot_want_tpm(const struct fdw_job *job, const char *pcrs, char *why, size_t len)
+{
+	struct fdw_sysboot_record r;
+	int rc;
+
+	if (fdw_system_boot_load(job, &r) != 0) {
+		snprintf(why, len, _("unlocking at the start with the TPM is for an installed "
+				     "system's root, and %s holds none: 'fdewiz tpm enrol' binds "
+				     "any LUKS2 volume once it is done. Nothing was changed."),
+			 job->address);
+		return -EINVAL;
+	}
+	if (r.done && r.tpm_pcrs[0] && r.tpm_slot >= 0) {
+		snprintf(why, len, _("%s already unlocks with the TPM (keyslot %d): 'fdewiz tpm "
+				     "enrol' seals it again. Nothing was changed."), job->address,
+			 r.tpm_slot);
+		return -EALREADY;
+	}
+	rc = fdw_tpm_usable(pcrs, false, why, len);
+	if (rc)
+		return rc;
+	snprintf(r.tpm_pcrs, sizeof(r.tpm_pcrs), "%s", pcrs);
+	r.tpm_slot = -1;
+	r.tpm_unready = false;
+	rc = fdw_system_boot_save(job, &r);
+	if (rc)
+		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
+				     "Nothing was changed."), strerror(-rc));
+	return rc;
+}

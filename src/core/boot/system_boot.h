@@ -41,6 +41,13 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 int fdw_system_boot_tpm_check(const struct fdw_target *t, const char *tpm_pcrs, char *why,
 			      size_t len);
 
+/*
+ * Resume with TPM unlock: @job's installed system's root also gets a key sealed to the
+ * TPM (to @pcrs) when its boot step is done, or now when it is done already. 0, or -errno
+ * with @why (not a system's root, already sealed, no TPM or clevis here).
+ */
+int fdw_system_boot_want_tpm(const struct fdw_job *job, const char *pcrs, char *why, size_t len);
+
 /* The crypttab name for the root of @t ("root_crypt" when nothing better). */
 void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len);
 
