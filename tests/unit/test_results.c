@@ -112,17 +112,21 @@ static void test_summary(void **state)
 /* An installed system's root: the boot step said done (with its files) or left. */
 static void test_system(void **state)
 {
-	char dir[] = "/tmp/fdw-results-XXXXXX", jobs[64], buf[2600];
+	char dir[] = "/tmp/fdw-results-XXXXXX", jobs[64], tpm[64], buf[2600];
 	struct fdw_sysboot_record r = { .name = "vda2_crypt", .swap = true };
 	struct fdw_job job = { .id = "0f1e2d3c-4b5a-6978-8a9b-acbdcedf0011",
 			       .address = "/dev/vda2" };
 	bool ok = true;
+	FILE *f;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
 	assert_int_equal(mkdir(jobs, 0700), 0);
 	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	/* This machine's TPM, if any, is not the test's: a folder of its own stands for it. */
+	snprintf(tpm, sizeof(tpm), "%s/tpm-sys", dir);
+	setenv("FDEWIZ_TEST_TPM_SYSFS", tpm, 1);
 	/* A plain data partition: nothing to say. */
 	assert_false(fdw_results_system(&job, &ok, buf, sizeof(buf)));
 	assert_string_equal(buf, "");
@@ -163,11 +167,34 @@ static void test_system(void **state)
 	assert_true(ok);
 	assert_non_null(strstr(buf, "initramfs does not carry clevis's TPM unlock (install "
 				    "clevis-tpm2 and clevis-initramfs in it)"));
+	/* Not asked for on a computer with a TPM 2.0: how to have it. */
+	r.tpm_pcrs[0] = '\0';
+	r.tpm_unready = false;
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_null(strstr(buf, "has a TPM"));
+	assert_int_equal(mkdir(tpm, 0700), 0);
+	snprintf(buf, sizeof(buf), "%s/tpm0", tpm);
+	assert_int_equal(mkdir(buf, 0700), 0);
+	snprintf(buf, sizeof(buf), "%s/tpm0/tpm_version_major", tpm);
+	f = fopen(buf, "w");
+	assert_non_null(f);
+	fputs("2\n", f);
+	fclose(f);
+	assert_true(fdw_results_system(&job, &ok, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "This computer has a TPM 2.0: 'fdewiz tpm enrol /dev/vda2', "
+				    "run in that system, lets it start with nothing typed."));
+	snprintf(buf, sizeof(buf), "%s/tpm0/tpm_version_major", tpm);
+	unlink(buf);
+	snprintf(buf, sizeof(buf), "%s/tpm0", tpm);
+	rmdir(buf);
+	rmdir(tpm);
 	snprintf(buf, sizeof(buf), "%s/%s.system", jobs, job.id);
 	unlink(buf);
 	rmdir(jobs);
 	rmdir(dir);
 	unsetenv("FDEWIZ_STATE_DIR");
+	unsetenv("FDEWIZ_TEST_TPM_SYSFS");
 }
 
 /* A row of the results has a figure: the cipher recommendation kept in a run has none. */

@@ -7,7 +7,9 @@
 # its own (GRUB for EFI reinstalled in the ESP, under its own name and as the firmware's
 # fallback loader), converts the root, sets up its boot and seals a key to the TPM (PCR 7).
 # Then it boots from its own disk under OVMF:
-#   1. with the same TPM: nothing is typed, clevis unlocks it;
+# On that encrypted system, still in the live VM: 'tpm remove', then 'tpm enrol' (luksDump
+# before and after each). Then:
+#   1. with the same TPM: nothing is typed, clevis unlocks it (the binding enrolled again);
 #   2. with another TPM (a new swtpm state, as after a TPM clear): the prompt appears and
 #      the passphrase opens it;
 #   3. the same, and the recovery key opens it.
@@ -72,10 +74,18 @@ vm_check "the plan said what TPM unlock protects against" \
 vm_check "encrypt said the system unlocks with the TPM" \
 	grep -q "^system-carve-efi: encrypt: .*unlocks with this computer's TPM at its start (keyslot [0-9]*, sealed to PCR 7)" "$VM_LOG"
 vm_check "luksDump: the passphrase, the recovery key, the TPM's key; one clevis token" \
-	grep -q '^system-carve-efi: LUKSDUMP keyslots=3 tokens=1$' "$VM_LOG"
+	grep -q '^system-carve-efi: LUKSDUMP encrypted keyslots=3 tokens=1 slots=0,1,2,$' "$VM_LOG"
+vm_check "tpm remove on the encrypted system: exit 0" grep -q '^system-carve-efi: TPM-REMOVE rc=0$' "$VM_LOG"
+vm_check "after remove: the passphrase's and recovery key's keyslots, no token" \
+	grep -q '^system-carve-efi: LUKSDUMP removed keyslots=2 tokens=0 slots=0,1,$' "$VM_LOG"
+vm_check "tpm enrol again: exit 0" grep -q '^system-carve-efi: TPM-ENROL rc=0$' "$VM_LOG"
+vm_check "after enrol: a keyslot and a clevis token again" \
+	grep -q '^system-carve-efi: LUKSDUMP enrolled keyslots=3 tokens=1 slots=0,1,2,$' "$VM_LOG"
+vm_check "tpm status: the TPM unseals the binding now" \
+	grep -q '^system-carve-efi: tpm-status: .*the TPM unseals it now' "$VM_LOG"
 vm_check "clevis lists one binding, tpm2, sha256 bank, PCR 7" \
 	grep -q "^system-carve-efi: CLEVIS [0-9]*: tpm2 '.*\"pcr_bank\":\"sha256\".*\"pcr_ids\":\"7\"" "$VM_LOG"
-grep '^system-carve-efi: \(PHASE\|TABLE\|ESP\|GRUBCFG\|TPM\|LUKSDUMP\|CLEVIS\)' "$VM_LOG" || true
+grep '^system-carve-efi: \(PHASE\|TABLE\|ESP\|GRUBCFG\|TPM\|LUKSDUMP\|CLEVIS\|tpm-\)' "$VM_LOG" || true
 sed -n 's/^system-carve-efi: RECOVERY //p' "$VM_LOG" | tr -d '\n' >"$VM_WORK/recovery"
 vm_check "a recovery key was shown" grep -Eq '^[A-Z0-9]{6}(-[A-Z0-9]{6}){7}$' "$VM_WORK/recovery"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "boot/tpm.h"
 #include "results.h"
 #include "boot/system_boot.h"
 
@@ -124,6 +125,20 @@ void fdw_results_summary(const struct fdw_job *job, bool before, bool after, cha
 			 _("No benchmark was run for this conversion."));
 }
 
+/* Not asked for, but this computer has a TPM 2.0: say how to have it (after the rest). */
+static void tpm_offer(const struct fdw_job *job, char *buf, size_t len)
+{
+	struct fdw_tpm_info tpm;
+	size_t used = strlen(buf);
+
+	fdw_tpm_detect(&tpm);
+	if (!tpm.present || tpm.version != 2 || used + 1 >= len)
+		return;
+	snprintf(buf + used, len - used, _(" This computer has a TPM 2.0: 'fdewiz tpm enrol %s', "
+					   "run in that system, lets it start with nothing typed."),
+		 job->address);
+}
+
 bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t len)
 {
 	struct fdw_system_boot_result res;
@@ -162,6 +177,8 @@ bool fdw_results_system(const struct fdw_job *job, bool *ok, char *buf, size_t l
 				     "passphrase at its next start. Files changed, each kept as a "
 				     "backup: %s.%s%s"), files[0] ? files : _("none"),
 			 res.tpm_why[0] ? " " : "", res.tpm_why);
+	if (!res.tpm_pcrs[0])
+		tpm_offer(job, buf, len);
 	return true;
 }
 

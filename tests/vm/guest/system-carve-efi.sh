@@ -39,9 +39,27 @@ say "ENCRYPT rc=$rc"
 phase encrypted
 # The recovery key as shown, for the host's boot with a TPM that refuses (a test's key).
 say "RECOVERY $(grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' /run/encrypt.log | head -n1)"
-cryptsetup luksDump /dev/vda2 >/run/dump.txt
-say "LUKSDUMP keyslots=$(sed -n '/^Keyslots:/,/^Tokens:/p' /run/dump.txt | grep -c '^  [0-9]*: luks2') tokens=$(sed -n '/^Tokens:/,/^Digests:/p' /run/dump.txt | grep -c '^  [0-9]*: clevis')"
+# dump WHEN: the keyslots and clevis tokens, as luksDump shows them.
+dump()
+{
+	cryptsetup luksDump /dev/vda2 >/run/dump.txt
+	say "LUKSDUMP $1 keyslots=$(sed -n '/^Keyslots:/,/^Tokens:/p' /run/dump.txt | grep -c '^  [0-9]*: luks2') tokens=$(sed -n '/^Tokens:/,/^Digests:/p' /run/dump.txt | grep -c '^  [0-9]*: clevis') slots=$(sed -n '/^Keyslots:/,/^Tokens:/p' /run/dump.txt | sed -n 's/^  \([0-9]*\): luks2/\1/p' | tr '\n' ,)"
+}
+dump encrypted
 clevis luks list -d /dev/vda2 | sed 's/^/system-carve-efi: CLEVIS /'
+# On the encrypted system: remove the binding, then enrol again (the boots below use the
+# new one).
+rc=0
+"$fdewiz" tpm remove /dev/vda2 >/run/tpm-remove.log 2>&1 || rc=$?
+sed 's/^/system-carve-efi: tpm-remove: /' /run/tpm-remove.log
+say "TPM-REMOVE rc=$rc"
+dump removed
+rc=0
+"$fdewiz" tpm enrol --key-file "$work/key" /dev/vda2 >/run/tpm-enrol.log 2>&1 || rc=$?
+sed 's/^/system-carve-efi: tpm-enrol: /' /run/tpm-enrol.log
+say "TPM-ENROL rc=$rc"
+dump enrolled
+"$fdewiz" tpm status /dev/vda2 2>&1 | sed 's/^/system-carve-efi: tpm-status: /'
 say "RECORD $(jq -r .step /mnt/state/fdewiz/boot-move-*.json)"
 say "TABLE $(parted -s -m /dev/vda unit MiB print | tail -n +3 | tr '\n' ' ')"
 boot_uuid=$(jq -r .boot_uuid /mnt/state/fdewiz/boot-move-*.json)
