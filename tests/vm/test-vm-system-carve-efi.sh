@@ -2,8 +2,9 @@
 # fdewiz VM tests: an installed Debian 12 laid out as its installer does on an EFI machine
 # with "all files in one partition" (installed-image.sh's disk-efi-bootinside.img: GPT, the
 # ESP on 1, / with /boot inside on 2, swap on 3; GRUB for EFI; clevis-tpm2 and
-# clevis-initramfs installed), on a machine with OVMF and a TPM 2.0 (swtpm). From a live
-# VM on that machine one 'encrypt --tpm --recovery-key' moves its /boot to a partition of
+# clevis-initramfs installed), on a machine with OVMF and a TPM 2.0 (swtpm). In a live VM
+# on that machine the wizard's plan for the root offers TPM unlock (ticked, it says what it
+# protects against; then left, nothing changed), and one 'encrypt --tpm --recovery-key' moves its /boot to a partition of
 # its own (GRUB for EFI reinstalled in the ESP, under its own name and as the firmware's
 # fallback loader), converts the root, sets up its boot and seals a key to the TPM (PCR 7).
 # Then it boots from its own disk under OVMF:
@@ -16,16 +17,18 @@
 # Each boot: all 3000 files check out, / is on dm-crypt, the swap has a random key. (The
 # power cuts inside the move are test-vm-system-carve.sh's, on BIOS; enrol and remove on
 # an encrypted volume, with luksDump before and after, are tests/root/test-tpm.sh's.)
-# Cost: one live VM (about 2 min under TCG) and three OVMF boots (1-3 min each).
+# Cost: one live VM (about 4.5 min under TCG) and three OVMF boots (70-100 s each).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/installed-lib.sh"
 vm_init test-vm-system-carve-efi
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap ovmf swtpm swtpm-tools \
-	clevis clevis-luks clevis-tpm2 tpm2-tools
+	clevis clevis-luks clevis-tpm2 tpm2-tools tmux
 vm_find_fdewiz
 trap 'vm_swtpm_stop; vm_cleanup' EXIT
+# The wizard's tmux helpers, from the source tree (the guest sees the host's files).
+srcdir=$(realpath -m "${FDEWIZ_SRCDIR:-$VM_HERE/../..}")
 
 t0=$(date +%s)
 phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
@@ -45,7 +48,7 @@ mkfs.ext4 -q -F -L fdw-state "$state"
 # the TPM binding), on the machine's TPM.
 vm_swtpm_start "$VM_WORK/tpm-machine"
 vm_run --timeout 2400 --efi --tpm "$VM_SWTPM_SOCK" --disk "$img" --disk "$state" \
-	"$VM_HERE/guest/system-carve-efi.sh" "$FDEWIZ" "$VM_WORK"
+	"$VM_HERE/guest/system-carve-efi.sh" "$FDEWIZ" "$VM_WORK" "$srcdir"
 vm_swtpm_stop
 phase "move-encrypt-boot-step-tpm-in-live-vm"
 vm_check "the live VM finished (rc $VM_RC)" [ "$VM_RC" = 0 ]
@@ -69,6 +72,8 @@ vm_check "crypttab gives the swap a random key" \
 	grep -q '^system-carve-efi: CRYPTTAB cryptswap1 PARTUUID=[0-9a-f-]* /dev/urandom swap,' "$VM_LOG"
 vm_check "fstab mounts /, then /boot, then /boot/efi" \
 	grep -q '^system-carve-efi: FSTAB / /boot /boot/efi none $' "$VM_LOG"
+vm_check "the wizard's plan offered TPM unlock; ticked, it said what it protects against" \
+	grep -q "^system-carve-efi: WIZARD-TPM once it is encrypted, a key sealed to this computer's TPM 2.0 (PCR 7: .*stays locked" "$VM_LOG"
 vm_check "the plan said what TPM unlock protects against" \
 	grep -q '^system-carve-efi: encrypt: .*TPM unlock: .*stolen laptop' "$VM_LOG"
 vm_check "encrypt said the system unlocks with the TPM" \

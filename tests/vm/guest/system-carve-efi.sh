@@ -9,6 +9,7 @@
 set -euo pipefail
 fdewiz=$1
 work=$2
+srcdir=$3
 say() { echo "system-carve-efi: $*"; }
 die() { echo "system-carve-efi: FAIL: $*"; exit 1; }
 t0=$(date +%s)
@@ -28,6 +29,32 @@ umount /mnt/esp
 modprobe tpm_crb 2>/dev/null || true
 [ -e /dev/tpmrm0 ] || die "no TPM in the live VM"
 say "TPM version=$(cat /sys/class/tpm/tpm0/tpm_version_major) $(tpm2_pcrread sha256:7 2>&1 | grep -o '7 : 0x[0-9A-F]*')"
+
+# The wizard's plan for that root, on this machine, offers TPM unlock; ticked, it says what
+# it protects against. Left with Esc and q, nothing changed: the encryption below is the
+# command line's.
+export TMUX_TMPDIR=/run/tmux TUI_TERM=xterm-256color LANG=C.UTF-8
+mkdir -p /run/tmux /run/cryptsetup
+# shellcheck disable=SC1091 # the source tree is an argument
+. "$srcdir/tests/lib/tmux.sh"
+srv=fdewiz-vm-tpm-plan
+trap 'tmux_stop "$srv"' EXIT
+tui_wait() { tmux_wait_for "$srv" "$1" "$2" || { tmux_capture "$srv"; die "'$1' did not appear"; }; }
+tmux_start "$srv" 120 45 env FDEWIZ_STATE_DIR=/mnt/state/fdewiz DM_DISABLE_UDEV=1 "$fdewiz" /dev/vda
+tui_wait "Choose a partition" 180
+tmux_select "$srv" ' 2 .*yes \(' || die "partition 2 is not offered in the wizard"
+tmux_send "$srv" Enter
+tui_wait "Plan for /dev/vda2" 300
+tui_wait "[ ] Unlock it at each start with this computer's TPM" 60
+tmux_send "$srv" Tab
+tmux_send "$srv" Space
+tui_wait "[x] Unlock it at each start with this computer's TPM" 30
+say "WIZARD-TPM $(tmux_capture "$srv" -J | tr '\n' ' ' | tr -s ' ' | grep -o 'once it is encrypted, a key sealed[^;]*stays locked' | head -n1)"
+tmux_send "$srv" Escape
+tui_wait "Choose a partition" 60
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 30 || die "the wizard did not quit"
+tmux_stop "$srv"
 phase listed
 rc=0
 "$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground --recovery-key --tpm \
