@@ -78,7 +78,7 @@ static void confirm_draw(struct tui *t)
 	y += tui_wrap(y, 2, COLS - 4, 1, t->recovery_key ?
 		      _("- a recovery key is added in a second slot;") :
 		      _("- no recovery key;"));
-	if (t->tpm_unlock)
+	if (fdw_encrypt_tpm_pcrs(t->enc))
 		y += tui_wrap(y, 2, COLS - 4, 2,
 			      _("- once it is done, a key sealed to this computer's TPM opens it at "
 				"each start (the passphrase and the recovery key stay);"));

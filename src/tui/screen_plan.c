@@ -29,9 +29,18 @@ struct plan_state {
 	char failed[512];		/* why there is no measurement */
 	int recommended;		/* index in fdw_cipher_choices(), or -1 */
 	bool cipher_chosen;		/* the person moved the selection */
+	/* TPM unlock for this plan, asked of the engine once when it is made (the TPM and the
+	 * packages do not change while it is shown), and what is missing for it. */
+	enum fdw_tpm_offer tpm;
+	char tpm_why[512];
 };
 
 static struct plan_state *st(struct tui *t)
+{
+	return t->state[TUI_PLAN];
+}
+
+static const struct plan_state *cst(const struct tui *t)
 {
 	return t->state[TUI_PLAN];
 }
@@ -166,10 +175,11 @@ static bool plan_enter(struct tui *t, const char *address)
 		return false;
 	}
 	t->enc_open = true;
-	/* Each plan starts with the boot box off: it changes this system's files. Likewise
-	 * TPM unlock: a choice about what the laptop's owner must guard. */
+	/* Each plan starts with the boot box off: it changes this system's files. TPM unlock
+	 * starts off too (none was asked of the prepare): a choice about what the laptop's
+	 * owner must guard. */
 	t->boot_entries = false;
-	t->tpm_unlock = false;
+	s->tpm = fdw_encrypt_tpm_offer(t->enc, s->tpm_why, sizeof(s->tpm_why));
 	s->focus = 0;
 	s->cipher_chosen = false;
 	recommend(t);
@@ -293,19 +303,22 @@ static const char *bench_text(const struct tui *t)
 /*
  * An installed system's root on a disk: the second box unlocks it at its start with this
  * computer's TPM (its crypttab is the boot step's, never this system's). Else the crypttab
- * box. @why: what is missing for the TPM ("" when nothing).
+ * box.
  */
-static bool tpm_box(const struct tui *t, char *why, size_t len)
+static bool tpm_box(const struct tui *t)
 {
-	why[0] = '\0';
-	return t->enc_open && fdw_encrypt_tpm_offer(t->enc, why, len) != FDW_TPM_OFFER_NONE;
+	return t->enc_open && cst(t)->tpm != FDW_TPM_OFFER_NONE;
+}
+
+/* Is TPM unlock chosen? The engine holds the choice. */
+static bool tpm_chosen(const struct tui *t)
+{
+	return t->enc_open && fdw_encrypt_tpm_pcrs(t->enc) != NULL;
 }
 
 static const char *boot_text(const struct tui *t)
 {
-	char why[8];
-
-	if (tpm_box(t, why, sizeof(why)))
+	if (tpm_box(t))
 		return _("Unlock it at each start with this computer's TPM, nothing typed (the "
 			 "passphrase and the recovery key stay)");
 	return _("Open this volume at boot (add it to /etc/crypttab and adjust /etc/fstab)");
@@ -314,11 +327,11 @@ static const char *boot_text(const struct tui *t)
 /* The line under the second box: why it is greyed out, or what TPM unlock means. */
 static const char *box_note(const struct tui *t, char *buf, size_t len)
 {
-	if (!tpm_box(t, buf, len))
+	if (!tpm_box(t))
 		return plan_boot_unavailable(t);
-	if (buf[0])
-		return buf;
-	if (!t->tpm_unlock)
+	if (cst(t)->tpm == FDW_TPM_OFFER_UNAVAILABLE)
+		return cst(t)->tpm_why;
+	if (!tpm_chosen(t))
 		return NULL;
 	fdw_tpm_plan_text(fdw_encrypt_tpm_pcrs(t->enc), buf, len);
 	return buf;
@@ -355,17 +368,16 @@ static int draw_box_line(struct tui *t, int y, bool on, bool focus, bool grey, c
 
 static int draw_boxes(struct tui *t, int y0)
 {
-	char buf[1024], tpm_why[8];
-	bool tpm = tpm_box(t, tpm_why, sizeof(tpm_why));
+	char buf[1024];
+	bool tpm = tpm_box(t);
 	const char *note = box_note(t, buf, sizeof(buf));
 	/* Greyed out: the TPM box when something is missing, the crypttab box when refused. */
-	bool grey = tpm ? fdw_encrypt_tpm_offer(t->enc, tpm_why, sizeof(tpm_why)) !=
-				  FDW_TPM_OFFER_READY : note != NULL;
+	bool grey = tpm ? st(t)->tpm != FDW_TPM_OFFER_READY : note != NULL;
 	int y = y0;
 
 	y += draw_box_line(t, y, t->bench_baseline, st(t)->focus == 0,
 			   t->enc_open && !fdw_encrypt_can_bench(t->enc), bench_text(t));
-	y += draw_box_line(t, y, tpm ? t->tpm_unlock : t->boot_entries, st(t)->focus == 1, grey,
+	y += draw_box_line(t, y, tpm ? tpm_chosen(t) : t->boot_entries, st(t)->focus == 1, grey,
 			   boot_text(t));
 	if (note && y < LINES - 1) {
 		char safe[2048];
@@ -383,17 +395,12 @@ static void toggle_second_box(struct tui *t)
 {
 	char why[1024];
 
-	if (tpm_box(t, why, sizeof(why))) {
-		if (why[0]) {
-			t->tpm_unlock = false;
+	if (tpm_box(t)) {
+		if (st(t)->tpm == FDW_TPM_OFFER_UNAVAILABLE)
+			tui_set_status(t, false, "%s", st(t)->tpm_why);
+		else if (fdw_encrypt_set_tpm(t->enc, tpm_chosen(t) ? NULL : FDW_TPM_DEFAULT_PCRS,
+					     why, sizeof(why)) != 0)
 			tui_set_status(t, false, "%s", why);
-		} else if (fdw_encrypt_set_tpm(t->enc, t->tpm_unlock ? NULL : FDW_TPM_DEFAULT_PCRS,
-					       why, sizeof(why)) != 0) {
-			t->tpm_unlock = false;
-			tui_set_status(t, false, "%s", why);
-		} else {
-			t->tpm_unlock = !t->tpm_unlock;
-		}
 	} else if (plan_boot_unavailable(t)) {
 		t->boot_entries = false;
 		tui_set_status(t, false, "%s", plan_boot_unavailable(t));

@@ -110,7 +110,6 @@ struct tui {
 	bool bench_baseline;
 	bool fast_pbkdf;
 	bool boot_entries;		/* crypttab (and fstab) entries once the header is on */
-	bool tpm_unlock;		/* an installed system's root: also sealed to the TPM */
 
 	/* Passphrase. */
 	struct fdw_secret *pass[2];

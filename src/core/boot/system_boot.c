@@ -238,7 +238,7 @@ int fdw_system_boot_find_boot(const char *spec, char *dev, size_t len)
 }
 
 int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
-			    bool state_moves_later, const char *tpm_pcrs, char *why, size_t len)
+			    bool state_moves_later, char *why, size_t len)
 {
 	const struct fdw_installed_os *os = &t->part->os;
 	char dev[4096];
@@ -267,7 +267,7 @@ int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backu
 			 fdw_state_dir(), header_backup ? header_backup : "");
 		return -EROFS;
 	}
-	return tpm_pcrs ? fdw_system_boot_tpm_check(t, tpm_pcrs, why, len) : 0;
+	return 0;
 }
 
 int fdw_system_boot_tpm_check(const struct fdw_target *t, const char *tpm_pcrs, char *why,
@@ -307,11 +307,22 @@ void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t le
 	snprintf(buf, len, "%s/jobs/%s.system", fdw_state_dir(), job->id);
 }
 
+/* The record saved before anything changes, or why not in @why. */
+static int save_or_say(const struct fdw_job *job, const struct fdw_sysboot_record *r, char *why,
+		       size_t len)
+{
+	int rc = fdw_system_boot_save(job, r);
+
+	if (rc)
+		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
+				     "Nothing was changed."), strerror(-rc));
+	return rc;
+}
+
 int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job,
 			   const char *name, const char *tpm_pcrs, char *why, size_t len)
 {
 	struct fdw_sysboot_record r = { .tpm_slot = -1 };
-	int rc;
 
 	snprintf(r.tpm_pcrs, sizeof(r.tpm_pcrs), "%s", tpm_pcrs ? tpm_pcrs : "");
 	snprintf(r.name, sizeof(r.name), "%s", name);
@@ -332,11 +343,7 @@ int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job
 		/* Its swap volumes are inside the encrypted PV already. */
 		r.swap = false;
 	}
-	rc = fdw_system_boot_save(job, &r);
-	if (rc)
-		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
-				     "Nothing was changed."), strerror(-rc));
-	return rc;
+	return save_or_say(job, &r, why, len);
 }
 
 bool fdw_system_boot_pending(const struct fdw_job *job)
@@ -489,9 +496,5 @@ int fdw_system_boot_want_tpm(const struct fdw_job *job, const char *pcrs, char *
 	snprintf(r.tpm_pcrs, sizeof(r.tpm_pcrs), "%s", pcrs);
 	r.tpm_slot = -1;
 	r.tpm_unready = false;
-	rc = fdw_system_boot_save(job, &r);
-	if (rc)
-		snprintf(why, len, _("cannot record the boot steps in the state folder (%s). "
-				     "Nothing was changed."), strerror(-rc));
-	return rc;
+	return save_or_say(job, &r, why, len);
 }

@@ -28,16 +28,14 @@ bool fdw_system_boot_swap_planned(const struct fdw_installed_os *os);
  * Before a byte changes: find the system's separate /boot, and refuse a state folder or
  * header backup on a filesystem a power cut empties (tmpfs, ramfs, an overlay), unless
  * @state_moves_later (the initramfs at a restart: the booted system takes them to its
- * disk). With @tpm_pcrs (unlock with this computer's TPM, sealed to those PCRs): refuse
- * when this computer cannot seal (fdw_tpm_usable) or the system's initramfs cannot
- * unseal (clevis-initramfs, clevis-tpm2). 0, or -errno with @why (ending "Nothing was
- * changed.").
+ * disk). 0, or -errno with @why (ending "Nothing was changed.").
  */
 int fdw_system_boot_prepare(const struct fdw_target *t, const char *header_backup,
-			    bool state_moves_later, const char *tpm_pcrs, char *why, size_t len);
+			    bool state_moves_later, char *why, size_t len);
 
-/* The TPM part of fdw_system_boot_prepare(): can @t's system unlock with this computer's
- * TPM, sealed to @tpm_pcrs? 0, or -errno with @why. */
+/* Before a byte changes, for TPM unlock: can this computer seal (fdw_tpm_usable) and @t's
+ * system unseal from its initramfs (clevis-initramfs, clevis-tpm2), to @tpm_pcrs? 0, or
+ * -errno with @why (ending "Nothing was changed."). */
 int fdw_system_boot_tpm_check(const struct fdw_target *t, const char *tpm_pcrs, char *why,
 			      size_t len);
 

@@ -356,7 +356,7 @@ static int prepare_steps(struct fdw_encrypt *e, const char *address,
 	/* An installed system's root: its /boot and a persistent state folder, checked now. */
 	if (!rc && e->target.part->os.found)
 		rc = fdw_system_boot_prepare(&e->target, e->header_backup,
-					     e->prepared_header[0] != '\0', NULL, why, len);
+					     e->prepared_header[0] != '\0', why, len);
 	if (!rc && e->tpm_pcrs[0])
 		rc = fdw_encrypt_set_tpm(e, e->tpm_pcrs, why, len);
 	/* Another system's /home: its tables are written after the conversion. */
