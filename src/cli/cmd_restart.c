@@ -7,10 +7,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -131,10 +133,47 @@ int cmd_cancel(int argc, char **argv)
 static void say_step_phase(enum fdw_phase phase, void *ctx)
 {
 	(void)ctx;
-	if (phase == FDW_PHASE_SHRINKING)
+	if (phase == FDW_PHASE_MOVING_BOOT)
+		fprintf(stderr, _("fdewiz: making /boot a partition of its own (the root shrunk, "
+				  "/boot copied, GRUB reinstalled)...\n"));
+	else if (phase == FDW_PHASE_SHRINKING)
 		fprintf(stderr, _("fdewiz: checking and shrinking the root filesystem...\n"));
 	else if (phase == FDW_PHASE_INITIALISING)
 		fprintf(stderr, _("fdewiz: writing the LUKS2 header...\n"));
+}
+
+/*
+ * In the initramfs everything the engine logs goes to the step's log (the started system
+ * keeps it in /run), warnings and errors to the console too, as everywhere.
+ */
+static FILE *step_log;
+
+static void step_log_sink(enum fdw_log_level level, const char *msg, void *ctx)
+{
+	static const char *const prefix[] = { "debug", "info", "warning", "error" };
+
+	(void)ctx;
+	if (step_log) {
+		fprintf(step_log, "%s: %s\n", prefix[level], cli_safe(msg));
+		fflush(step_log);
+	}
+	if (level >= FDW_LOG_WARN)
+		fprintf(stderr, "%s: %s: %s\n", fdw_progname, prefix[level], cli_safe(msg));
+}
+
+static void step_log_open(void)
+{
+	int fd;
+
+	if (mkdir("/run/" FDW_RESTART_NAME, 0700) != 0 && errno != EEXIST)
+		return;
+	fd = open(FDW_RESTART_STEP_LOG, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	step_log = fd < 0 ? NULL : fdopen(fd, "a");
+	if (fd >= 0 && !step_log)
+		close(fd);
+	if (step_log)
+		fdw_log_set_sink(step_log_sink, NULL);
 }
 
 int cmd_restart_step(int argc, char **argv)
@@ -147,6 +186,7 @@ int cmd_restart_step(int argc, char **argv)
 	if (argc != 2)
 		return FDW_EXIT_USAGE;
 	fdw_secret_harden_process();
+	step_log_open();
 	rc = fdw_secret_new(&pass, 8192);
 	if (!rc)
 		rc = fdw_secret_read_file(pass, "-");
@@ -162,6 +202,9 @@ int cmd_restart_step(int argc, char **argv)
 	}
 	if (rc) {
 		fprintf(stderr, "fdewiz: %s\n", why[0] ? why : strerror(-rc));
+		if (step_log)
+			fprintf(stderr, _("fdewiz: its log, kept until the next restart: %s\n"),
+				FDW_RESTART_STEP_LOG);
 		return FDW_EXIT_ERROR;
 	}
 	fprintf(stderr, _("fdewiz: the root is encrypted from here on (this step took %.0f s); "

@@ -12,6 +12,7 @@
 
 #include "core/base/fileio.h"
 #include "core/boot/restart_files.h"
+#include "core/convert/restart.h"
 
 static char root[PATH_MAX];
 
@@ -71,6 +72,46 @@ static void test_stage_round_trip(void **state)
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
 	assert_memory_equal(&st, &back, sizeof(st));
+	/* A /boot inside the root to be carved first. */
+	st.boot_mib = 512;
+	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
+	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
+	assert_int_equal(back.boot_mib, 512);
+}
+
+/* A stage of an earlier fdewiz has no boot_mib line: no /boot to move. */
+static void test_stage_without_boot_line(void **state)
+{
+	struct fdw_restart_stage st;
+	char path[PATH_MAX + 16];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/old", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("device=/dev/vda2\naddress=/dev/vda2\nuuid=u\nfs_uuid=f\nname=n\n", f);
+	fclose(f);
+	assert_int_equal(fdw_restart_stage_read(path, &st), 0);
+	assert_int_equal(st.boot_mib, 0);
+	unlink(path);
+}
+
+/* The plan's restart step says the move of /boot and its size when one is planned. */
+static void test_plan_says_boot_move(void **state)
+{
+	char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN];
+	struct fdw_restart_stage st = { .name = "vda1_crypt" };
+
+	(void)state;
+	fdw_restart_plan(&st, steps);
+	assert_non_null(strstr(steps[1], "shrunk by 32 MiB"));
+	assert_null(strstr(steps[1], "/boot"));
+	st.boot_mib = 640;
+	fdw_restart_plan(&st, steps);
+	assert_non_null(strstr(steps[1], "/boot made a partition of its own (640 MiB"));
+	assert_non_null(strstr(steps[1], "GRUB reinstalled"));
+	assert_non_null(strstr(steps[2], "vda1_crypt"));
 }
 
 static void test_stage_refused(void **state)
@@ -79,6 +120,10 @@ static void test_stage_refused(void **state)
 		"device=/dev/vda2\naddress=/dev/vda2\nuuid=u\nfs_uuid=f\n",	/* no name */
 		"device=/dev/vda2\naddress=a\x1b[2J\nuuid=u\nfs_uuid=f\nname=n\n",
 		"device=\naddress=a\nuuid=u\nfs_uuid=f\nname=n\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=12x\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=-1\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=99999999999999999\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=\n",
 		"",
 	};
 	struct fdw_restart_stage st;
@@ -114,6 +159,11 @@ static void test_install_and_remove(void **state)
 	assert_non_null(strstr(hook, "copy_exec '/usr/sbin/fdewiz' /sbin/fdewiz\n"));
 	assert_non_null(strstr(hook, "cp '/var/lib/fdewiz/restart/stage' "
 				     "'/var/lib/fdewiz/restart/header'"));
+	/* A planned move of /boot: its record, and mke2fs, cp and chroot for the move. */
+	assert_non_null(strstr(hook, "for f in '/var/lib/fdewiz/restart'/boot-move-*.json; do"));
+	assert_non_null(strstr(hook, "copy_exec /sbin/mke2fs /usr/sbin/mke2fs\n"));
+	assert_non_null(strstr(hook, "copy_exec /bin/cp /usr/sbin/cp\n"));
+	assert_non_null(strstr(hook, "copy_exec /usr/sbin/chroot /usr/sbin/chroot\n"));
 	script = slurp("/etc/initramfs-tools/scripts/local-top/fdewiz-restart");
 	assert_non_null(script);
 	assert_non_null(strstr(script, "/sbin/fdewiz restart-step"));
@@ -158,6 +208,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stage_round_trip),
 		cmocka_unit_test(test_stage_refused),
+		cmocka_unit_test(test_stage_without_boot_line),
+		cmocka_unit_test(test_plan_says_boot_move),
 		cmocka_unit_test(test_install_and_remove),
 		cmocka_unit_test(test_quote_refused),
 	};

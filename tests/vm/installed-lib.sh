@@ -209,3 +209,35 @@ vm_cut_power_on()
 	) &
 	VM_CUTTER=$!
 }
+
+# vm_boot_cut TAG IMG KEY PATTERN TENTHS: boot IMG from its own disk with the passphrase in
+# KEY typed, into $VM_WORK/boot-TAG.log, and cut its power (kill -9 of its QEMU) once that
+# log shows PATTERN, after a random delay of up to TENTHS tenths of a second; the cut is
+# said in $VM_WORK/cut-TAG. Adds one to VM_CUTS when it was cut; a boot not cut is a failure.
+VM_CUTS=0
+vm_boot_cut()
+{
+	local tag=$1 img=$2 key=$3 pattern=$4 tenths=$5 log=$VM_WORK/boot-$1.log cutter
+	echo "$tag" >"$VM_WORK/booting"
+	(
+		while ! grep -aqs "$pattern" "$log"; do sleep 0.2; done
+		local d=$((RANDOM % (tenths + 1)))
+		sleep "$((d / 10)).$((d % 10))"
+		[ "$(cat "$VM_WORK/booting")" = "$tag" ] &&
+			pkill -KILL -f "file=$img,format=raw,if=virtio" &&
+			echo "power cut $((d / 10)).$((d % 10)) s after '$pattern'" >"$VM_WORK/cut-$tag"
+	) &
+	cutter=$!
+	vm_boot_installed "$img" "$log" "$key" 1200
+	echo none >"$VM_WORK/booting"
+	kill "$cutter" 2>/dev/null || true
+	echo "$VM_NAME: TIMING boot-$tag-cut ${VM_BOOT_SECONDS}s in qemu"
+	tr -d '\r' <"$log" | grep -a '^fdewiz: ' || true
+	if [ -s "$VM_WORK/cut-$tag" ]; then
+		echo "$VM_NAME: boot $tag: $(cat "$VM_WORK/cut-$tag")"
+		VM_CUTS=$((VM_CUTS + 1))
+	else
+		vm_fail "boot $tag: the power was not cut at '$pattern'"
+		tr -d '\r' <"$log" | tail -n 30
+	fi
+}

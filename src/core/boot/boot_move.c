@@ -411,13 +411,12 @@ static int grub_main(void *ctx, char *note, size_t len)
 
 /* ---- the steps, in the parent ---- */
 
-/* The plan, from what /boot holds now, recorded before anything changes. */
-static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size_t len)
+/* The plan for @part (@t's, or a copy with its minimum guessed) and a /boot folder of @used
+ * bytes, in @r. */
+static int plan_for(const struct fdw_target *t, const struct fdw_partition *part, uint64_t used,
+		    struct move_record *r, char *why, size_t len)
 {
-	struct move_child c = { .r = r, .root_dev = t->device };
 	struct fdw_boot_carve plan;
-	char note[64] = "";
-	uint64_t used;
 	int rc;
 
 	if (t->disk.kind != FDW_DISK_BLOCK) {
@@ -425,14 +424,7 @@ static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size
 				     "from, not inside an image file. Nothing was changed."));
 		return -ENOTBLK;
 	}
-	rc = fdw_child_run(measure_main, &c, note, sizeof(note));
-	used = strtoull(note, NULL, 10);
-	if (rc || !used) {
-		snprintf(why, len, _("the /boot folder of the system could not be measured (%s). "
-				     "Nothing was changed."), strerror(rc ? -rc : EIO));
-		return rc ? rc : -EIO;
-	}
-	rc = fdw_boot_carve_plan(&t->disk, t->part, used, &plan);
+	rc = fdw_boot_carve_plan(&t->disk, part, used, &plan);
 	if (rc) {
 		snprintf(why, len, _("its /boot holds %llu MiB, and a /boot of its own of %llu MiB "
 				     "does not fit at the end of the partition (%llu MiB short). "
@@ -442,17 +434,18 @@ static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size
 			 (unsigned long long)((plan.short_by + FDW_MIB - 1) / FDW_MIB));
 		return rc;
 	}
-	snprintf(r->fs_uuid, sizeof(r->fs_uuid), "%s", t->part->uuid);
+	memset(r, 0, sizeof(*r));
+	snprintf(r->fs_uuid, sizeof(r->fs_uuid), "%s", part->uuid);
 	snprintf(r->disk, sizeof(r->disk), "%s", t->disk.path);
-	r->number = t->part->number;
+	r->number = part->number;
 	r->logical = plan.slot == FDW_CARVE_SLOT_LOGICAL;
 	r->boot_start = plan.boot_start;
 	r->boot_size = plan.boot_size;
 	r->root_size = plan.root_size;
 	r->root_fs_max = plan.root_fs_max;
 	r->step = STEP_PLANNED;
-	if (t->part->os.loader == FDW_LOADER_GRUB_EFI) {
-		const char *esp = fdw_installed_os_esp_spec(&t->part->os);
+	if (part->os.loader == FDW_LOADER_GRUB_EFI) {
+		const char *esp = fdw_installed_os_esp_spec(&part->os);
 
 		if (!esp) {
 			snprintf(why, len, _("its GRUB for EFI has no EFI system partition at "
@@ -460,18 +453,81 @@ static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size
 			return -ENODEV;
 		}
 		snprintf(r->esp_spec, sizeof(r->esp_spec), "%s", esp);
+	} else if (part->os.loader != FDW_LOADER_GRUB_BIOS) {
+		snprintf(why, len, _("it does not start with GRUB, which fdewiz reinstalls to read "
+				     "a new /boot. Nothing was changed."));
+		return -EOPNOTSUPP;
 	}
 	rc = fdw_new_uuid(r->boot_uuid, sizeof(r->boot_uuid));
-	if (!rc)
-		rc = record_save(r);
+	if (rc)
+		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
+	return rc;
+}
+
+static int record_or_say(const struct move_record *r, char *why, size_t len)
+{
+	int rc = record_save(r);
+
 	if (rc)
 		snprintf(why, len, _("the plan of the new /boot could not be recorded in %s (%s). "
 				     "Nothing was changed."), fdw_state_dir(), strerror(-rc));
-	fdw_log(FDW_LOG_INFO, "boot move: /boot holds %llu MiB; new /boot of %llu MiB at byte "
-		"%llu of %s", (unsigned long long)(used / FDW_MIB),
+	fdw_log(FDW_LOG_INFO, "boot move: new /boot of %llu MiB at byte %llu of %s",
 		(unsigned long long)(r->boot_size / FDW_MIB), (unsigned long long)r->boot_start,
 		r->disk);
 	return rc;
+}
+
+/* The plan, from what /boot holds now, recorded before anything changes. */
+static int plan_new(struct fdw_target *t, struct move_record *r, char *why, size_t len)
+{
+	struct move_child c = { .r = r, .root_dev = t->device };
+	char note[64] = "";
+	uint64_t used;
+	int rc;
+
+	if (t->disk.kind != FDW_DISK_BLOCK)
+		return plan_for(t, t->part, 0, r, why, len);
+	rc = fdw_child_run(measure_main, &c, note, sizeof(note));
+	used = strtoull(note, NULL, 10);
+	if (rc || !used) {
+		snprintf(why, len, _("the /boot folder of the system could not be measured (%s). "
+				     "Nothing was changed."), strerror(rc ? -rc : EIO));
+		return rc ? rc : -EIO;
+	}
+	fdw_log(FDW_LOG_INFO, "boot move: /boot holds %llu MiB", (unsigned long long)(used / FDW_MIB));
+	rc = plan_for(t, t->part, used, r, why, len);
+	return rc ? rc : record_or_say(r, why, len);
+}
+
+int fdw_boot_move_plan_running(const struct fdw_target *t, uint64_t fs_min_guess, bool record,
+			       struct fdw_boot_move_ahead *out, char *why, size_t len)
+{
+	struct fdw_partition guessed = *t->part;
+	struct move_record r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->part->uuid || !fdw_uuid_valid(t->part->uuid)) {
+		snprintf(why, len, _("the root filesystem has no UUID. Nothing was changed."));
+		return -EINVAL;
+	}
+	/* Mounted as /: its /boot folder measured in place, not crossing into the ESP. */
+	used_bytes = 0;
+	if (nftw("/boot", add_used, 16, FTW_PHYS | FTW_MOUNT) != 0 || !used_bytes) {
+		snprintf(why, len, _("the /boot folder of the system could not be measured (%s). "
+				     "Nothing was changed."), strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	guessed.fs_min_size = (int64_t)fs_min_guess;
+	rc = plan_for(t, &guessed, used_bytes, &r, why, len);
+	if (!rc && record)
+		rc = record_or_say(&r, why, len);
+	if (rc)
+		return rc;
+	out->boot_size = r.boot_size;
+	out->root_fs_max = r.root_fs_max;
+	snprintf(out->boot_uuid, sizeof(out->boot_uuid), "%s", r.boot_uuid);
+	return 0;
 }
 
 /* Open @address again after the table changed; the device attached. */
@@ -571,6 +627,10 @@ static int run_steps(struct fdw_target *t, struct move_record *r, char *why, siz
 		rc = fdw_partition_split_end(r->disk, r->number, r->root_size, r->boot_start,
 					     r->logical, &r->boot_number);
 		if (!rc)
+			rc = fdw_partition_node_settle(r->disk, r->number);
+		if (!rc)
+			rc = fdw_partition_node_settle(r->disk, r->boot_number);
+		if (!rc)
 			rc = step_done(r, STEP_SPLIT, "boot-move-split");
 		if (!rc)
 			rc = reopen(t, address);
@@ -614,9 +674,8 @@ static int run_steps(struct fdw_target *t, struct move_record *r, char *why, siz
 	}
 	return reopen(t, address);
 fail:
-	snprintf(why, len, _("making a /boot of its own stopped: %s. %s Nothing is encrypted; "
-			     "'fdewiz resume %s' goes on from this step."), note,
-		 state_after(r->step), address);
+	snprintf(why, len, _("making a /boot of its own stopped: %s. %s Nothing is encrypted."),
+		 note, state_after(r->step));
 	return rc;
 }
 

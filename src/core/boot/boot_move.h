@@ -10,8 +10,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fdw_target;
+
+/* A move planned ahead, for a step at the next restart. */
+struct fdw_boot_move_ahead {
+	uint64_t boot_size;		/* the new /boot partition's */
+	uint64_t root_fs_max;		/* what the root filesystem keeps */
+	char boot_uuid[40];		/* the new /boot filesystem's, chosen now */
+};
+
+/*
+ * For the running system's root @t (mounted as /, its /boot a folder inside): plan the
+ * move from what /boot holds now, with @fs_min_guess for how far the root can shrink (it
+ * cannot be measured mounted; the step measures it again before anything moves). With
+ * @record, the plan is recorded in the state folder, where fdw_boot_move_run() finds it
+ * (the step at the restart carries it). 0 with @out, or -errno with @why (nothing
+ * changed).
+ */
+int fdw_boot_move_plan_running(const struct fdw_target *t, uint64_t fs_min_guess, bool record,
+			       struct fdw_boot_move_ahead *out, char *why, size_t len);
 
 /* Is a move of @t's /boot recorded and unfinished (a crash inside it)? */
 bool fdw_boot_move_unfinished(const struct fdw_target *t);

@@ -2,6 +2,7 @@
 /* The initramfs hook, boot script and service of a conversion that begins at a restart. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -39,7 +40,21 @@ static const char hook_fmt[] =
 	"done\n"
 	"manual_add_modules dm_crypt\n"
 	"mkdir -p \"$DESTDIR" FDW_RESTART_INITRD_DIR "\"\n"
-	"cp '%1$s/stage' '%1$s/header' \"$DESTDIR" FDW_RESTART_INITRD_DIR "/\"\n";
+	"cp '%1$s/stage' '%1$s/header' \"$DESTDIR" FDW_RESTART_INITRD_DIR "/\"\n"
+	"# A /boot inside the root moves to a partition of its own first: its planned record,\n"
+	"# and the real programs the move runs, in place of busybox's applets of those names\n"
+	"# (whichever hook ran first; coreutils' cp where fdewiz looks before /usr/bin).\n"
+	"for f in '%1$s'/boot-move-*.json; do\n"
+	"\t[ -f \"$f\" ] || continue\n"
+	"\tcp \"$f\" \"$DESTDIR" FDW_RESTART_INITRD_DIR "/\"\n"
+	"\trm -f \"$DESTDIR/usr/sbin/mke2fs\" \"$DESTDIR/usr/sbin/mkfs.ext4\" \\\n"
+	"\t\t\"$DESTDIR/usr/sbin/chroot\" \"$DESTDIR/usr/sbin/cp\"\n"
+	"\tcopy_exec /sbin/mke2fs /usr/sbin/mke2fs\n"
+	"\tln -s mke2fs \"$DESTDIR/usr/sbin/mkfs.ext4\"\n"
+	"\tcopy_exec /usr/sbin/chroot /usr/sbin/chroot\n"
+	"\tcopy_exec /bin/cp /usr/sbin/cp\n"
+	"\tcopy_file config /etc/mke2fs.conf || :\n"
+	"done\n";
 
 /*
  * In local-top, before cryptroot (which then finds the volume open and leaves it): the
@@ -118,15 +133,16 @@ int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st
 	char text[1024];
 	int n = snprintf(text, sizeof(text),
 			 "# fdewiz: the root to encrypt at the next restart\n"
-			 "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\n", st->device,
-			 st->address, st->uuid, st->fs_uuid, st->name);
+			 "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n",
+			 st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib);
 
 	if (n < 0 || n >= (int)sizeof(text))
 		return -ENAMETOOLONG;
 	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
 }
 
-/* One "key=value" line's value into @out; the value has no control characters. */
+/* One "key=value" line's value into @out; the value has no control characters. -ENOENT
+ * when there is no such line, -EINVAL when it is malformed. */
 static int stage_field(const char *text, const char *key, char *out, size_t len)
 {
 	size_t klen = strlen(key);
@@ -150,12 +166,12 @@ static int stage_field(const char *text, const char *key, char *out, size_t len)
 		if (p)
 			p++;
 	}
-	return -EINVAL;
+	return -ENOENT;
 }
 
 int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
 {
-	char *text = NULL;
+	char *text = NULL, mib[16];
 	size_t n;
 	int rc;
 
@@ -172,6 +188,20 @@ int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
 		rc = stage_field(text, "fs_uuid", st->fs_uuid, sizeof(st->fs_uuid));
 	if (!rc)
 		rc = stage_field(text, "name", st->name, sizeof(st->name));
+	if (rc == -ENOENT)
+		rc = -EINVAL;
+	/* Optional: a stage without it moves no /boot. */
+	if (!rc) {
+		int mrc = stage_field(text, "boot_mib", mib, sizeof(mib));
+		char *end = mib;
+		unsigned long v = mrc ? 0 : strtoul(mib, &end, 10);
+
+		if (mrc == -EINVAL || (!mrc && (*end || !isdigit((unsigned char)mib[0]) ||
+						v > 1u << 20)))
+			rc = -EINVAL;
+		else
+			st->boot_mib = (unsigned)v;
+	}
 	free(text);
 	return rc;
 }

@@ -22,6 +22,8 @@ struct fdw_restart_stage {
 	char uuid[40];		/* of the LUKS2 volume to be; the job's id */
 	char fs_uuid[40];	/* of the root filesystem, which the initramfs mounts */
 	char name[64];		/* crypttab name of the root volume once done */
+	unsigned boot_mib;	/* /boot is inside the root: the size of the partition of its
+				 * own the step carves first (boot/boot_move.h); 0: none */
 };
 
 /* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */

@@ -4,7 +4,9 @@
  * end of its LVM physical volume (disk/lvm_room.c). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "boot/boot_move.h"
@@ -24,15 +26,23 @@ static int layout_step(struct fdw_encrypt *e, bool lvm, fdw_phase_fn phase, void
 	struct fdw_plan_request rq = { .sector_size = e->plan.sector_size,
 				       .key_bits = e->plan.key_bits };
 	const char *plan_why = "";
-	char spec[72];
+	char spec[72], address[PATH_MAX];
 	int rc;
 
+	snprintf(address, sizeof(address), "%s", e->target.part->address);
 	fdw_encrypt_excl_drop(e);
 	if (phase)
 		phase(lvm ? FDW_PHASE_LVM_ROOM : FDW_PHASE_MOVING_BOOT, ctx);
 	rc = lvm ? fdw_lvm_room_run(&e->target, why, len)
 		 : fdw_boot_move_run(&e->target, why, len);
 	e->target_open = e->target.part != NULL;
+	/* At a restart the step's caller says what happens next; elsewhere, resume. */
+	if (rc && !lvm && !e->prepared_header[0]) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, len - n, _(" 'fdewiz resume %s' goes on from this step."),
+			 address);
+	}
 	if (rc)
 		return rc;
 	snprintf(spec, sizeof(spec), "%s-%s", e->plan.cipher, e->plan.cipher_mode);

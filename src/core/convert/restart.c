@@ -23,9 +23,11 @@
 #include "base/spawn.h"
 #include "base/statedir.h"
 #include "base/uuid.h"
+#include "boot/boot_move.h"
 #include "boot/restart_initrd.h"
 #include "boot/system_boot.h"
 #include "disk/fsresize.h"
+#include "disk/os_support.h"
 #include "disk/target.h"
 #include "disk/volume_id.h"
 #include "encrypt_flow.h"
@@ -90,14 +92,57 @@ static int system_ready(char *why, size_t len)
 				     "Nothing was changed."));
 		return -EOPNOTSUPP;
 	}
-	if (!boot_separate()) {
-		snprintf(why, len, _("/boot is inside the root filesystem; at a restart it "
-				     "cannot be moved out first. Encrypt it from a live system, "
-				     "which gives /boot a partition of its own. Nothing was "
-				     "changed."));
+	return 0;
+}
+
+/*
+ * How far the mounted root could shrink, guessed from what it holds (resize2fs measures
+ * only an unmounted one): a tenth more for the metadata that moves with the data, and
+ * 256 MiB. The step measures it again before anything moves and refuses below it.
+ */
+static int fs_min_guess(const struct fdw_partition *p, uint64_t *guess)
+{
+	uint64_t used;
+
+	if (p->fs_size <= 0 || p->fs_free < 0 || p->fs_free > p->fs_size)
+		return -ENODATA;
+	used = (uint64_t)(p->fs_size - p->fs_free);
+	*guess = used + used / 10 + 256 * FDW_MIB;
+	return 0;
+}
+
+/*
+ * /boot inside the root: the step first makes it a partition of its own (boot/boot_move.h),
+ * planned now; with @record, the plan kept in the state folder for the step. 0 with
+ * @ahead, or -errno with @why.
+ */
+static int boot_move_ahead(const struct fdw_target *t, bool record,
+			   struct fdw_boot_move_ahead *ahead, char *why, size_t len)
+{
+	const struct fdw_installed_os *os = &t->part->os;
+	enum fdw_sysboot_refusal r = fdw_os_support_check(os);
+	char detail[512] = "";
+	uint64_t guess;
+	int rc;
+
+	if (!os->found || r != FDW_SYSBOOT_BOOT_INSIDE) {
+		snprintf(why, len, _("/boot is inside the root filesystem, and this system cannot "
+				     "be given a /boot of its own: %s Nothing was changed."),
+			 os->found && r != FDW_SYSBOOT_OK ? fdw_os_support_refusal_text(r)
+							  : _("its installed system was not "
+							      "recognised."));
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	if (fs_min_guess(t->part, &guess) != 0) {
+		snprintf(why, len, _("the root filesystem's use could not be measured. Nothing was "
+				     "changed."));
+		return -ENODATA;
+	}
+	rc = fdw_boot_move_plan_running(t, guess, record, ahead, detail, sizeof(detail));
+	if (rc)
+		snprintf(why, len, _("/boot is inside the root filesystem, and the restart's step "
+				     "would first make it a partition of its own: %s"), detail);
+	return rc;
 }
 
 static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st, char *why,
@@ -127,6 +172,14 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 				     "header needs 32 MiB of it. Free some space. Nothing was "
 				     "changed."), (unsigned long long)(4 * FDW_HEADER_ROOM / FDW_MIB));
 		return -ENOSPC;
+	}
+	if (!boot_separate()) {
+		struct fdw_boot_move_ahead ahead;
+		int rc = boot_move_ahead(t, false, &ahead, why, len);
+
+		if (rc)
+			return rc;
+		st->boot_mib = (unsigned)(ahead.boot_size / FDW_MIB);
 	}
 	fdw_volume_id_of(&t->disk, p, &id);
 	if (id.partuuid[0])
@@ -248,8 +301,15 @@ static void remove_stage_dir(const char *dir, const char *stage, const char *hea
 	char jobs[PATH_MAX + 8];
 	struct fdw_restart_stage st;
 
-	if (fdw_restart_stage_read(stage, &st) == 0)
+	if (fdw_restart_stage_read(stage, &st) == 0) {
 		forget_fallback(dir, st.uuid);
+		if (fdw_uuid_valid(st.fs_uuid)) {
+			char move[PATH_MAX + 64];
+
+			snprintf(move, sizeof(move), "%s/boot-move-%s.json", dir, st.fs_uuid);
+			unlink(move);
+		}
+	}
 	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
 	rmdir(jobs);
 	fdw_restart_initrd_forget(dir);
@@ -265,8 +325,12 @@ static void remove_stage_dir(const char *dir, const char *stage, const char *hea
  * program's.
  */
 static int fallback_records(const struct fdw_target *t, const struct fdw_restart_stage *st,
-			    const char *dir, const struct fdw_job *measured, char *why, size_t len)
+			    const char *dir, const struct fdw_job *measured, const char *boot_uuid,
+			    char *why, size_t len)
 {
+	/* The boot is set up for the system as the step leaves it: with its new /boot. */
+	struct fdw_partition after = *t->part;
+	struct fdw_target moved = *t;
 	char saved[PATH_MAX];
 	struct fdw_job job = { 0 };
 	int rc;
@@ -296,8 +360,28 @@ static int fallback_records(const struct fdw_target *t, const struct fdw_restart
 	if (rc)
 		snprintf(why, len, _("the job record could not be kept in %s (%s)."), dir,
 			 strerror(-rc));
+	if (!rc && boot_uuid[0]) {
+		snprintf(after.os.boot_spec, sizeof(after.os.boot_spec), "UUID=%s", boot_uuid);
+		after.os.boot_separate = true;
+		moved.part = &after;
+		t = &moved;
+	}
 	if (!rc && t->part->os.found)
 		rc = fdw_system_boot_record(t, &job, st->name, NULL, why, len);
+	setenv("FDEWIZ_STATE_DIR", saved, 1);
+	return rc;
+}
+
+/* The move of /boot planned into the restart's folder @dir, which the initramfs carries. */
+static int plan_move_in(const char *dir, const struct fdw_target *t,
+			struct fdw_boot_move_ahead *ahead, char *why, size_t len)
+{
+	char saved[PATH_MAX];
+	int rc;
+
+	snprintf(saved, sizeof(saved), "%s", fdw_state_dir());
+	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	rc = boot_move_ahead(t, true, ahead, why, len);
 	setenv("FDEWIZ_STATE_DIR", saved, 1);
 	return rc;
 }
@@ -350,6 +434,7 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass,
 {
 	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16], undo[256];
 	static struct fdw_job measured;	/* large: off the stack */
+	struct fdw_boot_move_ahead ahead = { 0 };
 	int rc;
 
 	stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
@@ -369,8 +454,10 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass,
 		if (rc)
 			snprintf(why, len, _("%s could not be written (%s)."), stage, strerror(-rc));
 	}
+	if (!rc && res->stage.boot_mib)
+		rc = plan_move_in(dir, t, &ahead, why, len);
 	if (!rc)
-		rc = fallback_records(t, &res->stage, dir, &measured, why, len);
+		rc = fallback_records(t, &res->stage, dir, &measured, ahead.boot_uuid, why, len);
 	if (!rc) {
 		rc = fdw_restart_initrd_keep(dir);
 		if (rc)
@@ -466,6 +553,37 @@ int fdw_restart_cancel(char *why, size_t len)
 	return 0;
 }
 
+/*
+ * The move of /boot as planned before the restart, from the initramfs's copy into its state
+ * folder, afresh at each restart until the header is written: a power cut empties /run, and
+ * each step of the move can be done again (boot/boot_move.c), so the move starts over from
+ * the same plan. The old GRUB keeps starting the system until the new one is installed.
+ */
+static int carry_move_plan(const char *stage, const struct fdw_restart_stage *st)
+{
+	char from[PATH_MAX + 64], to[PATH_MAX + 64], *copy = strdup(stage);
+	char *data = NULL;
+	size_t n;
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	if (!fdw_uuid_valid(st->fs_uuid)) {
+		free(copy);
+		return -EINVAL;
+	}
+	snprintf(from, sizeof(from), "%s/boot-move-%s.json", dirname(copy), st->fs_uuid);
+	free(copy);
+	snprintf(to, sizeof(to), "%s/boot-move-%s.json", fdw_state_dir(), st->fs_uuid);
+	rc = fdw_state_dir_ensure();
+	if (!rc)
+		rc = fdw_read_file(from, 1u << 20, FDW_READ_NOFOLLOW, &data, &n, NULL);
+	if (!rc)
+		rc = fdw_write_file_atomic(to, data, n, 0600);
+	free(data);
+	return rc;
+}
+
 /* A wrong passphrase changes nothing: it is tried on the prepared header first. */
 static int passphrase_opens(const char *device, const char *header,
 			    const struct fdw_secret *pass)
@@ -557,6 +675,15 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 				     "before; run 'e2fsck -f %s' from a live system, then restart "
 				     "('fdewiz cancel' undoes the preparation)."), device, device);
 		return -EUCLEAN;
+	}
+	if (!begun && st.boot_mib) {
+		rc = carry_move_plan(stage, &st);
+		if (rc) {
+			snprintf(why, len, _("the plan of the new /boot that the initramfs carries "
+					     "cannot be used (%s); the system starts plain, nothing "
+					     "was changed."), strerror(-rc));
+			return rc;
+		}
 	}
 	if (!begun) {
 		fdw_log(FDW_LOG_INFO, "%s: making room and writing the header", device);

@@ -68,6 +68,9 @@ bool fdw_restart_prepared(struct fdw_restart_stage *st);
 void fdw_restart_plan(const struct fdw_restart_stage *st,
 		      char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN]);
 
+/* The step's full log in the initramfs's /run, which the started system keeps. */
+#define FDW_RESTART_STEP_LOG "/run/" FDW_RESTART_NAME "/step.log"
+
 /*
  * In the initramfs, before the root is mounted (@stage: its copy there): begin the
  * conversion, or open a volume a previous restart began, as @mapper; and leave @pass in

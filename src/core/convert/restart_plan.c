@@ -16,12 +16,23 @@ void fdw_restart_plan(const struct fdw_restart_stage *st,
 	snprintf(steps[0], FDW_RESTART_PLAN_LEN,
 		 _("Now: the passphrase and a recovery key (shown once, tested); the LUKS2 header "
 		   "made in a file; a step added to the initramfs, which is made again."));
-	snprintf(steps[1], FDW_RESTART_PLAN_LEN,
-		 _("At the next restart, before the system starts: the passphrase at the usual "
-		   "prompt; the filesystem checked and shrunk by 32 MiB; the header written (the "
-		   "first 16 MiB of data move); usually under a minute, whatever the disk's size. "
-		   "If anything fails before the header is written, the system starts plain, "
-		   "unchanged."));
+	if (st->boot_mib)
+		snprintf(steps[1], FDW_RESTART_PLAN_LEN,
+			 _("At the next restart, before the system starts: the passphrase at the "
+			   "usual prompt; /boot made a partition of its own (%u MiB from the "
+			   "root's end: the filesystem checked and shrunk, /boot copied, named in "
+			   "fstab, GRUB reinstalled); the header written (the first 16 MiB of data "
+			   "move); a few minutes, whatever the disk's size. If anything fails "
+			   "before the header is written, the system starts plain, from the old or "
+			   "the new /boot, and the step is tried again at the next restart."),
+			 st->boot_mib);
+	else
+		snprintf(steps[1], FDW_RESTART_PLAN_LEN,
+			 _("At the next restart, before the system starts: the passphrase at the "
+			   "usual prompt; the filesystem checked and shrunk by 32 MiB; the header "
+			   "written (the first 16 MiB of data move); usually under a minute, "
+			   "whatever the disk's size. If anything fails before the header is "
+			   "written, the system starts plain, unchanged."));
 	snprintf(steps[2], FDW_RESTART_PLAN_LEN,
 		 _("In the started system: the conversion runs in the background (fdewiz status; "
 		   "pause and resume work on it); at its end crypttab names %s and the initramfs "

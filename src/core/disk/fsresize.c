@@ -61,7 +61,9 @@ int fdw_ext_min_size(const char *device, uint64_t block_size, uint64_t *bytes)
 		return rc;
 	at = strstr(out, key);
 	if (rc != 0 || !at) {
-		fdw_log(FDW_LOG_WARN, "resize2fs -P %s (exit %d): %.200s", device, rc, out);
+		/* Expected in a scan (a filesystem not checked since it was made or mounted):
+		 * its minimum is then unknown, and a shrink refuses by its return. */
+		fdw_log(FDW_LOG_INFO, "resize2fs -P %s (exit %d): %.200s", device, rc, out);
 		return -EIO;
 	}
 	errno = 0;
@@ -106,8 +108,10 @@ int fdw_ext_shrink(const char *device, uint64_t max_bytes, uint64_t *min_bytes)
 	 * resize2fs would refuse below it, so refuse first, before anything moves.
 	 */
 	rc = fdw_ext_min_size(device, bs, &min);
-	if (rc)
+	if (rc) {
+		fdw_log(FDW_LOG_ERROR, "resize2fs could not measure how far %s can shrink", device);
 		return rc;
+	}
 	if (min_bytes)
 		*min_bytes = min;
 	if (min > max_bytes / bs * bs) {

@@ -2,10 +2,17 @@
 /* Splits the end off a partition into a new one through libparted. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <parted/parted.h>
 
 #include "base/log.h"
+#include "base/spawn.h"
 #include "partsplit.h"
 #include "parted_quiet.h"
 
@@ -105,4 +112,47 @@ out:
 		ped_disk_destroy(disk);
 	ped_device_destroy(dev);
 	return rc;
+}
+
+/* udevadm in the helpers' folders, as fdw_spawn() would find it, or NULL. */
+static bool have_udevadm(void)
+{
+	char path[64];
+	const char *dir = FDW_HELPER_PATH, *end;
+
+	while (*dir) {
+		end = strchr(dir, ':');
+		snprintf(path, sizeof(path), "%.*s/udevadm", (int)(end ? end - dir : (int)strlen(dir)),
+			 dir);
+		if (access(path, X_OK) == 0)
+			return true;
+		if (!end)
+			break;
+		dir = end + 1;
+	}
+	return false;
+}
+
+int fdw_partition_node_settle(const char *disk_path, int number)
+{
+	char node[PATH_MAX + 16];
+	size_t n = strlen(disk_path);
+	struct stat st;
+
+	if (have_udevadm()) {
+		char *const argv[] = { "udevadm", "settle", "--timeout=10", NULL };
+
+		if (fdw_spawn(argv) != 0)
+			fdw_log(FDW_LOG_INFO, "udevadm settle did not end cleanly; going on");
+	}
+	/* /dev/sda3, but /dev/nvme0n1p3 and /dev/mmcblk0p3. */
+	snprintf(node, sizeof(node), "%s%s%d", disk_path,
+		 n && isdigit((unsigned char)disk_path[n - 1]) ? "p" : "", number);
+	for (int i = 0; i < 100; i++) {
+		if (stat(node, &st) == 0 && S_ISBLK(st.st_mode))
+			return 0;
+		usleep(100 * 1000);
+	}
+	fdw_log(FDW_LOG_ERROR, "%s did not appear after the partition table changed", node);
+	return -ENOENT;
 }

@@ -18,4 +18,12 @@
 int fdw_partition_split_end(const char *disk_path, int number, uint64_t new_size,
 			    uint64_t new_start, bool logical, int *new_number);
 
+/*
+ * After a table change the kernel drops and adds the partitions' nodes, and a udev that
+ * runs (an initramfs's) is still probing them: wait for its queue to empty (`udevadm
+ * settle`, where there is one) and for the node of partition @number of @disk_path to
+ * exist, up to ten seconds. 0, or -ENOENT when it never came.
+ */
+int fdw_partition_node_settle(const char *disk_path, int number);
+
 #endif

@@ -8,10 +8,18 @@
 # "convert" (booted on dm-crypt after the restart: files written while the service
 # converts, until it has finished and set up the boot), "final" (booted by Debian's own
 # cryptroot: what is left of fdewiz's step). Each boot ends with the check unit's report.
+# The file "root" names the root partition (default /dev/vda2); with the file "lean" (the
+# restart of a /boot inside the root, test-vm-system-restart-carve.sh) the wizard, the
+# battery guard and the pause are left to the first test.
 d=/run/fdw-drive
+rootdev=$(cat $d/root 2>/dev/null || echo /dev/vda2)
+lean=0
+[ ! -e $d/lean ] || lean=1
 say() { echo "FDW-DRIVE $*"; }
 root_src=$(findmnt -no SOURCE /)
 say "PHASE $(cat $d/phase) root=$root_src type=$(lsblk -ndo TYPE "$root_src")"
+# What fdewiz's step in the initramfs logged at this start, if it ran.
+[ ! -f /run/fdewiz-restart/step.log ] || sed 's/^/FDW-DRIVE STEPLOG /' /run/fdewiz-restart/step.log
 initrd=/boot/initrd.img-$(uname -r)
 
 # write_files N TAG: N files of 1 MiB into /var/lib/fdw-work, each flushed and then its
@@ -36,7 +44,7 @@ write_files()
 }
 
 # The first line of fdewiz status, and its percent.
-status1() { fdewiz status /dev/vda2 2>&1 | head -n1 | tr -s ' '; }
+status1() { fdewiz status $rootdev 2>&1 | head -n1 | tr -s ' '; }
 percent() { status1 | grep -o '[0-9.]*%' | head -n1; }
 # wait_status PATTERN SECONDS: until the status matches; the last status line.
 wait_status()
@@ -51,30 +59,38 @@ converting()
 {
 	systemctl is-active -q fdewiz-restart.service ||
 		[ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
-		status1 | grep -q '^/dev/vda2 running '
+		status1 | grep -q "^$rootdev running "
 }
 power=/var/lib/fdw-power
 
 case $(cat $d/phase) in
 arm)
 	install -m 0755 $d/fdewiz /usr/local/sbin/fdewiz
+	say "BOOT-BEFORE $(findmnt -no SOURCE /boot || echo inside) parts=$(ls /sys/block/vda | grep -c '^vda[0-9]')"
+	[ $lean = 0 ] || touch $d/guarded $d/resumed
 	# A laptop on battery at 10 % for the service's first run (the battery guard), via
 	# fdewiz's power-supply test folder; the charger is plugged in by the convert phase.
+	# Lean: on mains (a charger online, the battery full).
 	mkdir -p $power/AC $power/BAT0 /etc/systemd/system/fdewiz-restart.service.d
 	echo Mains >$power/AC/type
-	echo 0 >$power/AC/online
+	echo $lean >$power/AC/online
 	echo Battery >$power/BAT0/type
 	echo System >$power/BAT0/scope
 	echo 1 >$power/BAT0/present
-	echo Discharging >$power/BAT0/status
-	echo 10 >$power/BAT0/capacity
+	if [ $lean = 1 ]; then
+		echo Full >$power/BAT0/status
+		echo 100 >$power/BAT0/capacity
+	else
+		echo Discharging >$power/BAT0/status
+		echo 10 >$power/BAT0/capacity
+	fi
 	# The benchmarks once each, not three times: seconds of emulated CPU each.
 	printf '[Service]\nEnvironment=FDEWIZ_TEST_POWER_SUPPLY=%s FDEWIZ_TEST_BENCH_REPEATS=1\n' \
 		$power >/etc/systemd/system/fdewiz-restart.service.d/test.conf
-	fdewiz encrypt --at-restart --dry-run --bench-scale tiny /dev/vda2 2>&1 |
+	fdewiz encrypt --at-restart --dry-run --bench-scale tiny $rootdev 2>&1 |
 		sed 's/^/FDW-DRIVE PLAN /'
 	# The wizard prepares it first, and (opened again) cancels that preparation.
-	bash $d/wizard.sh
+	[ $lean = 1 ] || bash $d/wizard.sh
 	# The command line prepares it; with the baseline benchmark of the plain root when
 	# the host asks (the file "bench": minutes more under emulation, at both ends).
 	bench=--no-bench
@@ -83,13 +99,14 @@ arm)
 	rc=0
 	# shellcheck disable=SC2086 # $bench is one or two words
 	FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz encrypt --at-restart --yes --fast-pbkdf \
-		--key-file $d/key $bench /dev/vda2 >$d/arm.out 2>&1 || rc=$?
+		--key-file $d/key $bench $rootdev >$d/arm.out 2>&1 || rc=$?
 	say "ARM rc=$rc seconds=$(($(date +%s) - t0)) baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
 	grep -v '[A-Z0-9]\{6\}-[A-Z0-9]\{6\}-' $d/arm.out | sed 's/^/FDW-DRIVE ARM-OUT /'
 	# The recovery key as shown: kept on this disk for the final boot's test.
 	grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
 	say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
 	say "INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$')"
+	say "INITRD-MOVE $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/boot-move-.*\.json$\|sbin/mke2fs$\|usr/sbin/cp$\|sbin/chroot$')"
 	say "SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
 	echo convert >$d/phase
 	;;
@@ -108,7 +125,7 @@ convert)
 		say "GUARD-GOES-ON $(status1)"
 		# Paused by the person: the service ends without a failure, nothing moves.
 		rc=0
-		fdewiz pause /dev/vda2 >$d/pause.out 2>&1 || rc=$?
+		fdewiz pause $rootdev >$d/pause.out 2>&1 || rc=$?
 		sed 's/^/FDW-DRIVE PAUSE-OUT /' $d/pause.out
 		w=0
 		while systemctl is-active -q fdewiz-restart.service && [ $w -lt 60 ]; do
@@ -138,7 +155,7 @@ convert)
 		sleep 4
 		say "STILL-PAUSED $(status1) held=$p1,$(percent) service=$(systemctl show -p Result --value fdewiz-restart.service) said=$(journalctl -b -u fdewiz-restart.service -o cat | grep -c 'stays paused')"
 		rc=0
-		FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz resume --key-file $d/key /dev/vda2 >$d/resume.out 2>&1 || rc=$?
+		FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz resume --key-file $d/key $rootdev >$d/resume.out 2>&1 || rc=$?
 		say "RESUMED rc=$rc $(status1)"
 		touch $d/resumed
 		sync
@@ -149,7 +166,7 @@ convert)
 	(
 		i=0
 		while converting; do
-			say "STATUS $(fdewiz status /dev/vda2 2>&1 | head -n1)"
+			say "STATUS $(fdewiz status $rootdev 2>&1 | head -n1)"
 			# Now and then what the service last said, for a run that hangs.
 			if [ $((i % 30)) = 29 ]; then
 				journalctl -b -u fdewiz-restart.service -n 3 -o cat | sed 's/^/FDW-DRIVE SVC /'
@@ -161,7 +178,7 @@ convert)
 	poller=$!
 	# The person's own I/O while the service converts, then the same once it is done.
 	busy=$(write_files 64 busy)
-	say "BUSY ${busy}MiB/s, then: $(fdewiz status /dev/vda2 2>&1 | head -n1 | tr -s ' ')"
+	say "BUSY ${busy}MiB/s, then: $(fdewiz status $rootdev 2>&1 | head -n1 | tr -s ' ')"
 	n=0
 	while converting; do
 		write_files 1 "during$n" 262144 >/dev/null
@@ -173,7 +190,7 @@ convert)
 	journalctl -b -u fdewiz-restart.service -o cat | tail -n 30 | sed 's/^/FDW-DRIVE JOURNAL /'
 	idle=$(write_files 64 idle)
 	say "THROUGHPUT busy=${busy}MiB/s idle=${idle}MiB/s"
-	say "STATUS-END $(fdewiz status /dev/vda2 2>&1 | tr '\n' ' ' | tr -s ' ')"
+	say "STATUS-END $(fdewiz status $rootdev 2>&1 | tr '\n' ' ' | tr -s ' ')"
 	# The slowdown, the plain root measured at the preparation against the encrypted one.
 	if [ -e $d/bench ]; then
 		fdewiz bench --compare /var/lib/fdewiz/bench/before-*.json \
@@ -189,9 +206,10 @@ convert)
 	echo final >$d/phase
 	;;
 final)
+	say "BOOT-FROM $(findmnt -no SOURCE /boot || echo inside) $(grep -o 'BOOT_IMAGE=[^ ]*' /proc/cmdline)"
 	say "DMNAME $(dmsetup info -c --noheadings -o name "$root_src" 2>/dev/null)"
 	printf '%s' "$(cat $d/recovery)" >/run/rk
-	cryptsetup open --test-passphrase --key-file /run/rk /dev/vda2 && say "RECOVERY-OPENS yes" ||
+	cryptsetup open --test-passphrase --key-file /run/rk $rootdev && say "RECOVERY-OPENS yes" ||
 		say "RECOVERY-OPENS no"
 	rm -f /run/rk
 	echo done >$d/phase
