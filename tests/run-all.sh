@@ -61,10 +61,11 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# The longest boot test, and the BIOS carve test, go to the host lane, after its tiers
-	# (see below), so that both lanes end together (measured: VM lane about 3000 s, host
-	# lane about 3250 s, with the three TPM boots of the EFI carve test).
-	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh) echo vmsys2 ;;
+	# The two one-restart boot tests and the btrfs one go to the host lane, after its
+	# tiers (see below), so that both lanes end together (the BIOS carve test, which was
+	# here, went to the VM lane when the second restart test came).
+	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-restart-carve.sh | \
+		tests/vm/test-vm-system-btrfs.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;

@@ -54,6 +54,8 @@ static const char hook_fmt[] =
 	"\tcopy_exec /usr/sbin/chroot /usr/sbin/chroot\n"
 	"\tcopy_exec /bin/cp /usr/sbin/cp\n"
 	"\tcopy_file config /etc/mke2fs.conf || :\n"
+	"\t# GRUB for EFI is reinstalled into the EFI system partition.\n"
+	"\tmanual_add_modules vfat nls_cp437 nls_ascii nls_utf8 nls_iso8859-1 || :\n"
 	"done\n";
 
 /*

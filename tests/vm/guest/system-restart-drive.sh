@@ -207,6 +207,7 @@ convert)
 	;;
 final)
 	say "BOOT-FROM $(findmnt -no SOURCE /boot || echo inside) $(grep -o 'BOOT_IMAGE=[^ ]*' /proc/cmdline)"
+	say "PARTS $(ls /sys/block/vda | grep -c '^vda[0-9]')"
 	say "DMNAME $(dmsetup info -c --noheadings -o name "$root_src" 2>/dev/null)"
 	printf '%s' "$(cat $d/recovery)" >/run/rk
 	cryptsetup open --test-passphrase --key-file /run/rk $rootdev && say "RECOVERY-OPENS yes" ||
