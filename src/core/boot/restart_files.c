@@ -8,13 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/child.h"
 #include "base/durable.h"
 #include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/statedir.h"
+#include "disk/private_mount.h"
 #include "restart_files.h"
 
 #define HOOK_PATH "/etc/initramfs-tools/hooks/" FDW_RESTART_NAME
@@ -135,8 +138,9 @@ int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st
 	char text[1024];
 	int n = snprintf(text, sizeof(text),
 			 "# fdewiz: the root to encrypt at the next restart\n"
-			 "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n",
-			 st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib);
+			 "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n%s%s%s",
+			 st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib,
+			 st->home[0] ? "home=" : "", st->home, st->home[0] ? "\n" : "");
 
 	if (n < 0 || n >= (int)sizeof(text))
 		return -ENAMETOOLONG;
@@ -203,6 +207,13 @@ int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
 			rc = -EINVAL;
 		else
 			st->boot_mib = (unsigned)v;
+	}
+	/* Optional too: an absolute path, or the check against the system is skipped. */
+	if (!rc) {
+		int hrc = stage_field(text, "home", st->home, sizeof(st->home));
+
+		if (hrc == -EINVAL || (!hrc && (st->home[0] != '/' || strstr(st->home, "/.."))))
+			rc = -EINVAL;
 	}
 	free(text);
 	return rc;
@@ -299,4 +310,41 @@ bool fdw_restart_files_present(const char *root)
 		return true;
 	snprintf(full, sizeof(full), "%s%s", r, SCRIPT_PATH);
 	return access(full, F_OK) == 0;
+}
+
+/* In a child: the system's root mounted read-only, its stage record read. */
+static int stage_in_root_main(void *ctx, char *note, size_t len)
+{
+	const struct fdw_restart_stage *st = ctx;
+	char top[PATH_MAX], path[PATH_MAX + 300];
+	struct fdw_restart_stage found;
+	int rc = fdw_private_mount_dir("restart-check", top, sizeof(top));
+
+	(void)note;
+	(void)len;
+	if (rc)
+		return rc;
+	/* No journal replay: nothing is written; ext4's driver reads ext2 and ext3 too. */
+	if (mount(st->device, top, "ext4", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "noload") != 0)
+		return -errno;
+	snprintf(path, sizeof(path), "%s%s/stage", top, st->home);
+	rc = fdw_restart_stage_read(path, &found);
+	umount2(top, MNT_DETACH);
+	if (rc == -ENOENT || (!rc && strcmp(found.uuid, st->uuid)))
+		return -ENOENT;
+	return rc;
+}
+
+int fdw_restart_stage_in_root(const char *device, const struct fdw_restart_stage *st)
+{
+	struct fdw_restart_stage at = *st;
+	char note[8];
+	int rc;
+
+	if (!st->home[0])
+		return 1;
+	snprintf(at.device, sizeof(at.device), "%s", device);
+	rc = fdw_child_run(stage_in_root_main, &at, note, sizeof(note));
+	return rc == 0 ? 1 : rc == -ENOENT ? 0 : rc;
 }

@@ -24,6 +24,7 @@ struct fdw_restart_stage {
 	char name[64];		/* crypttab name of the root volume once done */
 	unsigned boot_mib;	/* /boot is inside the root: the size of the partition of its
 				 * own the step carves first (boot/boot_move.h); 0: none */
+	char home[256];		/* the stage folder's path in the system; "" when unknown */
 };
 
 /* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */
@@ -32,6 +33,15 @@ void fdw_restart_dir(char *buf, size_t len);
 void fdw_restart_key_desc(const char *uuid, char *buf, size_t len);
 
 int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st);
+/*
+ * In the initramfs: is the preparation still there in the system whose root filesystem
+ * (ext2/3/4, unmounted) is @device, i.e. @st's stage record in its folder @st->home, with
+ * the same UUID? Mounted read-only in a child for a moment. 1 yes (or @st does not say
+ * where: a stage of an earlier fdewiz), 0 no ('fdewiz cancel' removed it and this
+ * initramfs is a stale copy), -errno when it cannot be told.
+ */
+int fdw_restart_stage_in_root(const char *device, const struct fdw_restart_stage *st);
+
 /* 0, -ENOENT when there is none, -EINVAL when a line is missing or malformed. */
 int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st);
 

@@ -446,6 +446,9 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass,
 		return rc;
 	}
 	unlink(header);
+	/* The step checks that the preparation is still there (not cancelled) by this path. */
+	if (strlen(dir) < sizeof(res->stage.home))
+		snprintf(res->stage.home, sizeof(res->stage.home), "%s", dir);
 	rc = measure_baseline(t, o, res->stage.uuid, &measured, why, len);
 	if (!rc)
 		rc = prepare_keys(t->part, header, pass, o->fast_pbkdf, res, why, len);
@@ -616,6 +619,50 @@ static int step_begin(const struct fdw_restart_stage *st, const char *device,
 	return rc < 0 ? rc : 0;
 }
 
+/* Before the step begins: its preparation still in the system, the filesystem checked,
+ * the move of /boot's plan at hand. 0, or -errno with @why (nothing changed). */
+static int step_checks(const char *stage, const struct fdw_restart_stage *st,
+		       const char *device, char *why, size_t len)
+{
+	int there = fdw_restart_stage_in_root(device, st);
+
+	/* Before anything writes (e2fsck does): a stale copy after a cancel changes nothing. */
+	if (there == 0) {
+		snprintf(why, len, _("the encryption was cancelled in the system ('fdewiz "
+				     "cancel'), and this initramfs is an old copy that still "
+				     "carries fdewiz's step. The system starts unencrypted, "
+				     "nothing was changed; make its initramfs again "
+				     "(update-initramfs -u) to remove the step."));
+		return -ECANCELED;
+	}
+	if (there < 0)
+		fdw_log(FDW_LOG_WARN, "%s: whether the preparation is still in the system cannot "
+			"be told (%s); going on", device, strerror(-there));
+	/*
+	 * A power cut during an earlier restart's shrink leaves a filesystem that resize2fs
+	 * will not measure before a full check (the plan needs that measure): checked first,
+	 * as the shrink itself would.
+	 */
+	if (fdw_ext_check(device) != 0) {
+		snprintf(why, len, _("the root filesystem on %s has errors that e2fsck -p does not "
+				     "fix (the log says which). The system starts unencrypted, as "
+				     "before; run 'e2fsck -f %s' from a live system, then restart "
+				     "('fdewiz cancel' undoes the preparation)."), device, device);
+		return -EUCLEAN;
+	}
+	if (st->boot_mib) {
+		int rc = carry_move_plan(stage, st);
+
+		if (rc) {
+			snprintf(why, len, _("the plan of the new /boot that the initramfs carries "
+					     "cannot be used (%s); the system starts plain, nothing "
+					     "was changed."), strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
 		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len)
 {
@@ -664,26 +711,10 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 	rc = passphrase_opens(device, begun ? NULL : header, pass);
 	if (rc)
 		return rc == -EPERM || rc == -ENOENT ? -EKEYREJECTED : rc;
-	/*
-	 * A power cut during an earlier restart's shrink leaves a filesystem that resize2fs
-	 * will not measure before a full check (the plan needs that measure): checked first,
-	 * as the shrink itself would.
-	 */
-	if (!begun && fdw_ext_check(device) != 0) {
-		snprintf(why, len, _("the root filesystem on %s has errors that e2fsck -p does not "
-				     "fix (the log says which). The system starts unencrypted, as "
-				     "before; run 'e2fsck -f %s' from a live system, then restart "
-				     "('fdewiz cancel' undoes the preparation)."), device, device);
-		return -EUCLEAN;
-	}
-	if (!begun && st.boot_mib) {
-		rc = carry_move_plan(stage, &st);
-		if (rc) {
-			snprintf(why, len, _("the plan of the new /boot that the initramfs carries "
-					     "cannot be used (%s); the system starts plain, nothing "
-					     "was changed."), strerror(-rc));
+	if (!begun) {
+		rc = step_checks(stage, &st, device, why, len);
+		if (rc)
 			return rc;
-		}
 	}
 	if (!begun) {
 		fdw_log(FDW_LOG_INFO, "%s: making room and writing the header", device);

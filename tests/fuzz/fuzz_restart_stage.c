@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Fuzz the reader of the restart's stage record (the state folder's restart/stage, and its
+ * copy in the initramfs, which the step trusts before the root is mounted). */
+#include "fuzz_common.h"
+
+#include <string.h>
+
+#include "core/boot/restart_files.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	struct fdw_restart_stage st;
+	FILE *f;
+
+	/* A real file: the reader refuses a link (O_NOFOLLOW), and fuzz_file's path is one. */
+	snprintf(path, sizeof(path), "/tmp/fuzz-restart-stage.%d", (int)getpid());
+	f = fopen(path, "w");
+	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+		abort();
+	if (fdw_restart_stage_read(path, &st) == 0) {
+		/* What it accepts is terminated and free of control characters. */
+		const char *fields[] = { st.device, st.address, st.uuid, st.fs_uuid, st.name };
+
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			for (const char *c = fields[i]; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					__builtin_trap();
+		if (st.boot_mib > 1u << 20)
+			__builtin_trap();
+	}
+	unlink(path);
+	return 0;
+}
