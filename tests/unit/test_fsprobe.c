@@ -58,6 +58,35 @@ static void test_ext4(void **state)
 	assert_int_equal(fdw_ext_usage(sb, sizeof(sb), &u), -EINVAL);
 }
 
+/* Checked since last mounted, clean: what resize2fs asks (and so may skip a second e2fsck). */
+static void test_ext_checked_clean(void **state)
+{
+	unsigned char sb[1024] = { 0 };
+
+	(void)state;
+	sb[56] = 0x53;
+	sb[57] = 0xEF;
+	put_le32(sb + 44, 1000);	/* mounted */
+	put_le32(sb + 64, 2000);	/* checked after */
+	sb[58] = 1;			/* valid */
+	assert_true(fdw_ext_checked_clean(sb, sizeof(sb)));
+	put_le32(sb + 64, 999);		/* checked before it was last mounted */
+	assert_false(fdw_ext_checked_clean(sb, sizeof(sb)));
+	put_le32(sb + 64, 1000);
+	assert_true(fdw_ext_checked_clean(sb, sizeof(sb)));
+	sb[58] = 3;			/* an error recorded */
+	assert_false(fdw_ext_checked_clean(sb, sizeof(sb)));
+	sb[58] = 0;			/* not cleanly unmounted */
+	assert_false(fdw_ext_checked_clean(sb, sizeof(sb)));
+	sb[58] = 1;
+	put_le32(sb + 96, 4);		/* a journal to replay */
+	assert_false(fdw_ext_checked_clean(sb, sizeof(sb)));
+	put_le32(sb + 96, 0);
+	assert_false(fdw_ext_checked_clean(sb, 0x100));	/* cut short */
+	sb[56] = 0;
+	assert_false(fdw_ext_checked_clean(sb, sizeof(sb)));
+}
+
 static void test_xfs(void **state)
 {
 	unsigned char sb[512] = { 0 };
@@ -186,6 +215,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ext4),
+		cmocka_unit_test(test_ext_checked_clean),
 		cmocka_unit_test(test_xfs),
 		cmocka_unit_test(test_vfat),
 		cmocka_unit_test(test_btrfs),

@@ -241,3 +241,78 @@ vm_boot_cut()
 		tr -d '\r' <"$log" | tail -n 30
 	fi
 }
+
+# The restart tests' own (test-vm-system-restart.sh and test-vm-system-restart-carve.sh),
+# on what guest/system-restart-drive.sh prints at each boot.
+
+# vm_drive_line LOG TAG: the last "FDW-DRIVE TAG..." line of a boot's console log.
+vm_drive_line()
+{
+	tr -d '\r' <"$1" | grep -a "^FDW-DRIVE $2" | tail -n1
+}
+
+# vm_restart_converts IMG KEY NAME BENCH: the boot after the restart's cuts, into
+# $VM_WORK/boot2.log: the passphrase typed once, fdewiz's step opens the root (its
+# crypttab name NAME), the service converts it while files are written, sets up the boot
+# and goes; with BENCH (not 0) the baseline compares with the encrypted root.
+vm_restart_converts()
+{
+	local img=$1 key=$2 name=$3 bench=$4 log=$VM_WORK/boot2.log
+	vm_boot_installed "$img" "$log" "$key" 2400
+	echo "$VM_NAME: TIMING boot-2-completes ${VM_BOOT_SECONDS}s in qemu"
+	tr -d '\r' <"$log" |
+		grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\|WORK\|COMPARE\)' || true
+	vm_check "the passphrase was asked once, before the root was mounted" [ "$VM_BOOT_PROMPTS" = 1 ]
+	vm_check "fdewiz's step opened the root in the initramfs" \
+		bash -c "tr -d '\r' <'$log' | grep -aq '^fdewiz: the root is encrypted from here on'"
+	vm_check "the system came up with / on dm-crypt (opened under its crypttab name)" \
+		grep -Eq "root=/dev/mapper/$name type=crypt\$" <<<"$(vm_drive_line "$log" 'PHASE convert')"
+	vm_check "the service finished the conversion" \
+		grep -q 'SERVICE-RESULT success' <<<"$(vm_drive_line "$log" SERVICE-RESULT)"
+	vm_check "crypttab names the root volume by UUID" \
+		grep -q "^FDW-DRIVE CRYPTTAB $name UUID=" <<<"$(vm_drive_line "$log" CRYPTTAB)"
+	vm_check "the initramfs has Debian's cryptroot for it and no step of fdewiz" \
+		grep -q 'step=0 cryptroot=1$' <<<"$(vm_drive_line "$log" INITRD-AFTER)"
+	[ "$bench" = 0 ] ||
+		vm_check "the plain root's baseline (prepared with it) compares with the encrypted root" \
+			bash -c "tr -d '\r' <'$log' | grep -a '^FDW-DRIVE COMPARE SEQ1M Q1T1 read ' | grep -Eq '[0-9] MB/s +[0-9.]+ MB/s'"
+	vm_check "no stage, hook or service of the restart is left" \
+		grep -q '^FDW-DRIVE LEFT 0$' <<<"$(vm_drive_line "$log" LEFT)"
+	vm_check "the files checked out on the converting system, with those written meanwhile" \
+		grep -Eq "^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$" <<<"$(vm_boot_result "$log")"
+}
+
+# vm_restart_final IMG KEY NAME: Debian's own boot of the encrypted root, into
+# $VM_WORK/boot3.log: cryptroot asks once, every file checks out, the volume has its
+# crypttab name NAME, the recovery key shown at the preparation opens it.
+vm_restart_final()
+{
+	local img=$1 key=$2 name=$3 log=$VM_WORK/boot3.log res
+	vm_boot_installed "$img" "$log" "$key" 1200
+	echo "$VM_NAME: TIMING boot-3-encrypted ${VM_BOOT_SECONDS}s in qemu"
+	res=$(vm_boot_result "$log")
+	echo "$VM_NAME: last boot: $res"
+	vm_check "cryptroot asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+	vm_check "every old file and every file written during the conversion checks out" \
+		grep -Eq '^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$' <<<"$res"
+	vm_check "the root is opened under its crypttab name" \
+		grep -q "^FDW-DRIVE DMNAME $name\$" <<<"$(vm_drive_line "$log" DMNAME)"
+	vm_check "the recovery key shown at the preparation opens it" \
+		grep -q 'yes$' <<<"$(vm_drive_line "$log" RECOVERY-OPENS)"
+}
+
+# vm_restart_fsck IMG ROOT [BOOT]: from a live VM, the conversion complete and the root
+# (opened with $VM_WORK/key) checked in full; and BOOT's filesystem when given.
+vm_restart_fsck()
+{
+	unset VM_BOOT_DISK2
+	vm_run --timeout 600 --disk "$1" "$VM_HERE/guest/system-restart-fsck.sh" "$VM_WORK" "$2" \
+		${3:+"$3"}
+	echo "$VM_NAME: TIMING fsck-in-live-vm"
+	vm_check "the conversion is complete (no reencryption left in the header)" \
+		grep -q '^system-restart: REENCRYPT-LEFT no$' "$VM_LOG"
+	vm_check "e2fsck -f of the encrypted root is clean" grep -q '^system-restart: FSCK rc=0$' "$VM_LOG"
+	[ -z "${3:-}" ] ||
+		vm_check "e2fsck -f of the new /boot is clean" \
+			grep -q '^system-restart: FSCK-BOOT rc=0$' "$VM_LOG"
+}

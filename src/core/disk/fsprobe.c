@@ -43,6 +43,19 @@ int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 	return 0;
 }
 
+bool fdw_ext_checked_clean(const unsigned char *sb, size_t len)
+{
+	uint16_t state;
+
+	if (len < 0x160 || fdw_le16(sb + 56) != 0xEF53)
+		return false;
+	state = fdw_le16(sb + 58);
+	/* s_lastcheck (64) against s_mtime (44); s_state VALID (1), not ERROR (2);
+	 * INCOMPAT_RECOVER (4) would mean a journal still to replay. */
+	return fdw_le32(sb + 64) >= fdw_le32(sb + 44) && (state & 1) && !(state & 2) &&
+	       !(fdw_le32(sb + 96) & 4);
+}
+
 /* @sb points at the XFS primary superblock (byte 0), big-endian. */
 int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u)
 {

@@ -27,6 +27,12 @@ struct fdw_fs_usage {
 	int64_t devices, allocated;
 };
 int fdw_ext_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
+/*
+ * Has the ext2/3/4 filesystem whose superblock is @sb been checked in full since it was
+ * last mounted, and found clean: checked no earlier than mounted, valid, no error
+ * recorded, no journal to replay? What resize2fs asks before it shrinks one.
+ */
+bool fdw_ext_checked_clean(const unsigned char *sb, size_t len);
 int fdw_xfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
 int fdw_btrfs_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);
 int fdw_vfat_usage(const unsigned char *sb, size_t len, struct fdw_fs_usage *u);

@@ -74,18 +74,65 @@ int fdw_ext_min_size(const char *device, uint64_t block_size, uint64_t *bytes)
 	return 0;
 }
 
+/*
+ * The superblock this process saw right after its last full check that found the
+ * filesystem clean, and where: the restart's step checks before it plans, and the shrink
+ * would check again seconds later (a full e2fsck takes minutes on a large disk). Any
+ * mount, write or check in between changes the superblock (its write time at least), and
+ * then it is checked again.
+ */
+static char checked_device[4096];
+static unsigned char checked_sb[1024];
+
+static bool read_sb(const char *device, unsigned char *sb)
+{
+	int fd;
+	bool ok;
+
+	if (strchr(device, '?'))	/* e2fsprogs' "file?offset=N": always checked */
+		return false;
+	fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = pread(fd, sb, 1024, 1024) == 1024;
+	close(fd);
+	return ok;
+}
+
+static bool checked_already(const char *device)
+{
+	unsigned char sb[1024];
+
+	return checked_device[0] && !strcmp(checked_device, device) && read_sb(device, sb) &&
+	       !memcmp(sb, checked_sb, sizeof(sb)) && fdw_ext_checked_clean(sb, sizeof(sb));
+}
+
+static void remember_checked(const char *device)
+{
+	checked_device[0] = '\0';
+	if (strlen(device) < sizeof(checked_device) && read_sb(device, checked_sb))
+		snprintf(checked_device, sizeof(checked_device), "%s", device);
+}
+
 /* e2fsck exit codes 0 (clean) and 1 (safe fixes made) allow a resize; anything else not. */
 int fdw_ext_check(const char *device)
 {
 	char *const argv[] = { "e2fsck", "-f", "-p", (char *)device, NULL };
-	int rc = fdw_spawn(argv);
+	int rc;
 
+	if (checked_already(device)) {
+		fdw_log(FDW_LOG_INFO, "%s: checked in full a moment ago, unchanged since; not again",
+			device);
+		return 0;
+	}
+	rc = fdw_spawn(argv);
 	if (rc < 0)
 		return rc;
 	if (rc > 1) {
 		fdw_log(FDW_LOG_ERROR, "e2fsck found problems on %s (exit %d)", device, rc);
 		return -EUCLEAN;
 	}
+	remember_checked(device);
 	return 0;
 }
 
