@@ -112,6 +112,9 @@ static void test_plan_says_boot_move(void **state)
 	assert_non_null(strstr(steps[1], "/boot made a partition of its own (640 MiB"));
 	assert_non_null(strstr(steps[1], "GRUB reinstalled"));
 	assert_non_null(strstr(steps[2], "vda1_crypt"));
+	/* Its Russian took 885 bytes where 512 were kept: three bytes a letter must fit. */
+	for (int i = 0; i < FDW_RESTART_PLAN_STEPS; i++)
+		assert_true(strlen(steps[i]) * 3 < FDW_RESTART_PLAN_LEN);
 }
 
 static void test_stage_refused(void **state)

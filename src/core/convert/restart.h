@@ -64,7 +64,8 @@ bool fdw_restart_prepared(struct fdw_restart_stage *st);
 
 /* The plan in a few translated sentences, in order: now, at the restart, after it, else. */
 #define FDW_RESTART_PLAN_STEPS 4
-#define FDW_RESTART_PLAN_LEN 512
+/* Room for a translation: Russian takes two bytes a letter, Japanese three. */
+#define FDW_RESTART_PLAN_LEN 2048
 void fdw_restart_plan(const struct fdw_restart_stage *st,
 		      char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN]);
 
