@@ -241,6 +241,8 @@ tmux_send "$srv" Space
 tmux_wait_for "$srv" "Выберите раздел для шифрования на месте" 10
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "План для $img:2" 30
+# The title comes first; the plan's body once it is made (seconds, under load).
+tmux_wait_for "$srv" "Пока ничего не изменено." 30
 save ru-3-plan
 s=$(cat "$cap")
 assert_contains "ru plan: volume" "$s" "Зашифрованный том"
@@ -327,6 +329,7 @@ tmux_send "$srv" Space
 tmux_wait_for "$srv" "その場で暗号化するパーティションを選んでください" 10
 tmux_send "$srv" Enter
 tmux_wait_for "$srv" "$img:2 の計画" 30
+tmux_wait_for "$srv" "まだ何も変更していません。" 30
 save ja-6-plan
 s=$(cat "$cap")
 assert_contains "ja plan: volume" "$s" "暗号化ボリューム"

@@ -245,6 +245,29 @@ vm_boot_cut()
 # The restart tests' own (test-vm-system-restart.sh and test-vm-system-restart-carve.sh),
 # on what guest/system-restart-drive.sh prints at each boot.
 
+# vm_restart_drive ROOT [FILE...]: the installed system's second disk ($VM_WORK/drive.img,
+# labelled fdw-drive, VM_BOOT_DISK2), whose drive.sh its check unit runs at each boot:
+# guest/system-restart-drive.sh, fdewiz, the passphrase ($VM_WORK/key), the root partition
+# ROOT, the phase "arm", and each FILE (a path whose name it keeps, or a word: an empty file
+# of that name, "lean" or "bench").
+vm_restart_drive()
+{
+	local d=$VM_WORK/drive f
+	mkdir -p "$d"
+	install -m 0755 "$VM_HERE/guest/system-restart-drive.sh" "$d/drive.sh"
+	install -m 0755 "$FDEWIZ" "$d/fdewiz"
+	cp "$VM_WORK/key" "$d/key"
+	echo "$1" >"$d/root"
+	echo arm >"$d/phase"
+	shift
+	for f in "$@"; do
+		if [ -e "$f" ]; then install -m 0755 "$f" "$d/"; else touch "$d/$f"; fi
+	done
+	truncate -s 128M "$VM_WORK/drive.img"
+	mkfs.ext4 -q -F -L fdw-drive -d "$d" "$VM_WORK/drive.img"
+	export VM_BOOT_DISK2=$VM_WORK/drive.img
+}
+
 # vm_drive_line LOG TAG: the last "FDW-DRIVE TAG..." line of a boot's console log.
 vm_drive_line()
 {

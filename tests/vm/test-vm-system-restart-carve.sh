@@ -38,19 +38,10 @@ cp --sparse=always "$cached" "$img"
 chmod 0644 "$img"
 printf 'restart with /boot inside, 27' >"$VM_WORK/key"
 
-mkdir -p "$VM_WORK/drive"
-install -m 0755 "$VM_HERE/guest/system-restart-drive.sh" "$VM_WORK/drive/drive.sh"
-install -m 0755 "$FDEWIZ" "$VM_WORK/drive/fdewiz"
-cp "$VM_WORK/key" "$VM_WORK/drive/key"
-echo /dev/vda1 >"$VM_WORK/drive/root"
-touch "$VM_WORK/drive/lean"
-echo arm >"$VM_WORK/drive/phase"
-# The before/after benchmark, as in test-vm-system-restart.sh: FDEWIZ_VM_RESTART_BENCH=1.
+# The drive (vm_restart_drive), lean; with the before/after benchmark when
+# FDEWIZ_VM_RESTART_BENCH=1.
 bench=${FDEWIZ_VM_RESTART_BENCH:-0}
-[ "$bench" = 0 ] || touch "$VM_WORK/drive/bench"
-truncate -s 128M "$VM_WORK/drive.img"
-mkfs.ext4 -q -F -L fdw-drive -d "$VM_WORK/drive" "$VM_WORK/drive.img"
-export VM_BOOT_DISK2=$VM_WORK/drive.img
+vm_restart_drive /dev/vda1 lean $([ "$bench" = 0 ] || echo bench)
 
 # 1. Plain, /boot inside the root: its own fdewiz prepares the restart.
 vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200

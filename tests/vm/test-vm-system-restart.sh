@@ -43,17 +43,10 @@ cp --sparse=always "$cached" "$img"
 chmod 0644 "$img"
 printf 'restart passphrase 27, typed once' >"$VM_WORK/key"
 
-# The drive: the guest's script, fdewiz, the passphrase, the phase.
-mkdir -p "$VM_WORK/drive"
-install -m 0755 "$VM_HERE/guest/system-restart-drive.sh" "$VM_WORK/drive/drive.sh"
-install -m 0755 "$VM_HERE/guest/system-restart-wizard.sh" "$VM_WORK/drive/wizard.sh"
-install -m 0644 "$VM_HERE/../lib/tmux.sh" "$VM_WORK/drive/tmux.sh"
-install -m 0755 "$FDEWIZ" "$VM_WORK/drive/fdewiz"
-cp "$VM_WORK/key" "$VM_WORK/drive/key"
-echo arm >"$VM_WORK/drive/phase"
-truncate -s 128M "$VM_WORK/drive.img"
-mkfs.ext4 -q -F -L fdw-drive -d "$VM_WORK/drive" "$VM_WORK/drive.img"
-export VM_BOOT_DISK2=$VM_WORK/drive.img
+# The drive (vm_restart_drive): the guest's script, fdewiz, the passphrase, the phase, and
+# the wizard's script with the tmux helpers it uses.
+cp "$VM_HERE/guest/system-restart-wizard.sh" "$VM_WORK/wizard.sh"
+vm_restart_drive /dev/vda2 "$VM_WORK/wizard.sh" "$VM_HERE/../lib/tmux.sh"
 
 # 1. Plain, its own fdewiz prepares the restart.
 vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
