@@ -12,7 +12,7 @@
 # prompt: all 3000 files check out, / is the subvolume @rootfs of a btrfs on dm-crypt, the
 # swap is on dm-crypt. Each phase's time is printed.
 # Cost: about 4 minutes under TCG: one live VM (about 2.5 min with the conversion and the
-# boot step) and one OVMF boot (about 70 s). In tier vmsys2 (run-all.sh).
+# boot step) and one OVMF boot (about 70 s).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
