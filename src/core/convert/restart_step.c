@@ -20,10 +20,12 @@
 #include "base/power.h"
 #include "base/statedir.h"
 #include "base/uuid.h"
+#include "boot/boot_move.h"
 #include "boot/restart_files.h"
 #include "boot/system_boot.h"
 #include "disk/fsresize.h"
 #include "disk/job_observe.h"
+#include "disk/target.h"
 #include "encrypt_flow.h"
 #include "luks2/convert.h"
 #include "luks2/first_segment.h"
@@ -99,10 +101,34 @@ static int step_begin(const struct fdw_restart_stage *st, const char *device,
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The move of /boot, whole, before the encrypt flow plans: a power cut inside it leaves a
+ * layout (the partition split, fstab not yet written) whose verdict would refuse the root,
+ * where the move's own record knows how to go on. Each of its parts can be done again.
+ */
+static int move_boot_first(const char *device, fdw_phase_fn phase, void *ctx, char *why,
+			   size_t len)
+{
+	struct fdw_target t;
+	int rc = fdw_target_open(device, &t);
+
+	if (rc) {
+		snprintf(why, len, _("%s cannot be opened: %s. The system starts unencrypted, as "
+				     "before."), device, strerror(-rc));
+		return rc;
+	}
+	if (phase)
+		phase(FDW_PHASE_MOVING_BOOT, ctx);
+	rc = fdw_boot_move_run(&t, why, len);
+	if (t.part)
+		fdw_target_close(&t);
+	return rc;
+}
+
 /* Before the step begins: its preparation still in the system, the filesystem checked,
  * the move of /boot's plan at hand. 0, or -errno with @why (nothing changed). */
 static int step_checks(const char *stage, const struct fdw_restart_stage *st,
-		       const char *device, char *why, size_t len)
+		       const char *device, fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
 	int there = fdw_restart_stage_in_root(device, st);
 
@@ -139,6 +165,7 @@ static int step_checks(const char *stage, const struct fdw_restart_stage *st,
 					     "was changed."), strerror(-rc));
 			return rc;
 		}
+		return move_boot_first(device, phase, ctx, why, len);
 	}
 	return 0;
 }
@@ -192,7 +219,7 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 	if (rc)
 		return rc == -EPERM || rc == -ENOENT ? -EKEYREJECTED : rc;
 	if (!begun) {
-		rc = step_checks(stage, &st, device, why, len);
+		rc = step_checks(stage, &st, device, phase, ctx, why, len);
 		if (rc)
 			return rc;
 	}
