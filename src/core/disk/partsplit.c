@@ -114,32 +114,15 @@ out:
 	return rc;
 }
 
-/* udevadm in the helpers' folders, as fdw_spawn() would find it, or NULL. */
-static bool have_udevadm(void)
-{
-	char path[64];
-	const char *dir = FDW_HELPER_PATH, *end;
-
-	while (*dir) {
-		end = strchr(dir, ':');
-		snprintf(path, sizeof(path), "%.*s/udevadm", (int)(end ? end - dir : (int)strlen(dir)),
-			 dir);
-		if (access(path, X_OK) == 0)
-			return true;
-		if (!end)
-			break;
-		dir = end + 1;
-	}
-	return false;
-}
-
 int fdw_partition_node_settle(const char *disk_path, int number)
 {
 	char node[PATH_MAX + 16];
 	size_t n = strlen(disk_path);
+	char udevadm[PATH_MAX];
 	struct stat st;
 
-	if (have_udevadm()) {
+	/* Where there is one (an initramfs's, a booted system's; not every live system's). */
+	if (fdw_helper_resolve("udevadm", udevadm, sizeof(udevadm)) == 0) {
 		char *const argv[] = { "udevadm", "settle", "--timeout=10", NULL };
 
 		if (fdw_spawn(argv) != 0)
