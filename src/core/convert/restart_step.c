@@ -38,6 +38,19 @@
 /* A header backup or record is never larger (the LUKS2 header is 16 MiB). */
 #define STATE_FILE_MAX (64u << 20)
 
+/* Copy @from (a state file, at most @max bytes) to @to, atomically. */
+static int copy_state_file(const char *from, const char *to, size_t max)
+{
+	char *data = NULL;
+	size_t n;
+	int rc = fdw_read_file(from, max, FDW_READ_NOFOLLOW, &data, &n, NULL);
+
+	if (!rc)
+		rc = fdw_write_file_atomic(to, data, n, 0600);
+	free(data);
+	return rc;
+}
+
 /*
  * The move of /boot as planned before the restart, from the initramfs's copy into its state
  * folder, afresh at each restart until the header is written: a power cut empties /run, and
@@ -47,8 +60,6 @@
 static int carry_move_plan(const char *stage, const struct fdw_restart_stage *st)
 {
 	char from[PATH_MAX + 64], to[PATH_MAX + 64], *copy = strdup(stage);
-	char *data = NULL;
-	size_t n;
 	int rc;
 
 	if (!copy)
@@ -61,12 +72,7 @@ static int carry_move_plan(const char *stage, const struct fdw_restart_stage *st
 	free(copy);
 	snprintf(to, sizeof(to), "%s/boot-move-%s.json", fdw_state_dir(), st->fs_uuid);
 	rc = fdw_state_dir_ensure();
-	if (!rc)
-		rc = fdw_read_file(from, 1u << 20, FDW_READ_NOFOLLOW, &data, &n, NULL);
-	if (!rc)
-		rc = fdw_write_file_atomic(to, data, n, 0600);
-	free(data);
-	return rc;
+	return rc ? rc : copy_state_file(from, to, 1u << 20);
 }
 
 /* A wrong passphrase changes nothing: it is tried on the prepared header first. */
@@ -257,13 +263,8 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 /* Copy @from to @to (atomically), then remove @from. */
 static int move_file(const char *from, const char *to)
 {
-	char *data = NULL;
-	size_t n;
-	int rc = fdw_read_file(from, STATE_FILE_MAX, FDW_READ_NOFOLLOW, &data, &n, NULL);
+	int rc = copy_state_file(from, to, STATE_FILE_MAX);
 
-	if (!rc)
-		rc = fdw_write_file_atomic(to, data, n, 0600);
-	free(data);
 	if (!rc)
 		unlink(from);
 	return rc;
