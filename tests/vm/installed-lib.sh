@@ -242,14 +242,14 @@ vm_boot_cut()
 	fi
 }
 
-# The restart tests' own (test-vm-system-restart.sh and test-vm-system-restart-carve.sh),
-# on what guest/system-restart-drive.sh prints at each boot.
+# The restart test's own (test-vm-system-restart.sh), on what
+# guest/system-restart-drive.sh prints at each boot.
 
 # vm_restart_drive ROOT [FILE...]: the installed system's second disk ($VM_WORK/drive.img,
 # labelled fdw-drive, VM_BOOT_DISK2), whose drive.sh its check unit runs at each boot:
 # guest/system-restart-drive.sh, fdewiz, the passphrase ($VM_WORK/key), the root partition
 # ROOT, the phase "arm", and each FILE (a path whose name it keeps, or a word: an empty file
-# of that name, "lean" or "bench").
+# of that name, such as "bench").
 vm_restart_drive()
 {
 	local d=$VM_WORK/drive f
@@ -306,8 +306,9 @@ vm_restart_converts()
 }
 
 # vm_restart_final IMG KEY NAME: Debian's own boot of the encrypted root, into
-# $VM_WORK/boot3.log: cryptroot asks once, every file checks out, the volume has its
-# crypttab name NAME, the recovery key shown at the preparation opens it.
+# $VM_WORK/boot3.log: cryptroot asks once and takes what KEY holds (the passphrase or the
+# recovery key), every file checks out, the volume has its crypttab name NAME, the recovery
+# key shown at the preparation opens it.
 vm_restart_final()
 {
 	local img=$1 key=$2 name=$3 log=$VM_WORK/boot3.log res
@@ -315,7 +316,7 @@ vm_restart_final()
 	echo "$VM_NAME: TIMING boot-3-encrypted ${VM_BOOT_SECONDS}s in qemu"
 	res=$(vm_boot_result "$log")
 	echo "$VM_NAME: last boot: $res"
-	vm_check "cryptroot asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
+	vm_check "cryptroot asked once, and took $(basename "$key")" [ "$VM_BOOT_PROMPTS" = 1 ]
 	vm_check "every old file and every file written during the conversion checks out" \
 		grep -Eq '^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$' <<<"$res"
 	vm_check "the root is opened under its crypttab name" \

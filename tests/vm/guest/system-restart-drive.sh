@@ -4,17 +4,13 @@
 # output goes to the serial console). The file "phase" on that disk says which boot this
 # is: "arm" (fdewiz installed; the wizard prepares the encryption of this system's own
 # root at the next restart and cancels it, system-restart-wizard.sh; then 'encrypt
-# --at-restart' prepares it again, with the baseline benchmark),
-# "convert" (booted on dm-crypt after the restart: files written while the service
-# converts, until it has finished and set up the boot), "final" (booted by Debian's own
-# cryptroot: what is left of fdewiz's step). Each boot ends with the check unit's report.
-# The file "root" names the root partition (default /dev/vda2); with the file "lean" (the
-# restart of a /boot inside the root, test-vm-system-restart-carve.sh) the wizard, the
-# battery guard and the pause are left to the first test.
+# --at-restart' prepares it again, with the baseline benchmark when the file "bench" is
+# there), "convert" (booted on dm-crypt after the restart: the battery guard, the pause
+# and the resume, files written while the service converts, until it has finished and set
+# up the boot), "final" (booted by Debian's own cryptroot: what is left of fdewiz's step).
+# Each boot ends with the check unit's report. The file "root" names the root partition.
 d=/run/fdw-drive
-rootdev=$(cat $d/root 2>/dev/null || echo /dev/vda2)
-lean=0
-[ ! -e $d/lean ] || lean=1
+rootdev=$(cat $d/root)
 say() { echo "FDW-DRIVE $*"; }
 root_src=$(findmnt -no SOURCE /)
 say "PHASE $(cat $d/phase) root=$root_src type=$(lsblk -ndo TYPE "$root_src")"
@@ -67,30 +63,23 @@ case $(cat $d/phase) in
 arm)
 	install -m 0755 $d/fdewiz /usr/local/sbin/fdewiz
 	say "BOOT-BEFORE $(findmnt -no SOURCE /boot || echo inside) parts=$(ls /sys/block/vda | grep -c '^vda[0-9]')"
-	[ $lean = 0 ] || touch $d/guarded $d/resumed
 	# A laptop on battery at 10 % for the service's first run (the battery guard), via
 	# fdewiz's power-supply test folder; the charger is plugged in by the convert phase.
-	# Lean: on mains (a charger online, the battery full).
 	mkdir -p $power/AC $power/BAT0 /etc/systemd/system/fdewiz-restart.service.d
 	echo Mains >$power/AC/type
-	echo $lean >$power/AC/online
+	echo 0 >$power/AC/online
 	echo Battery >$power/BAT0/type
 	echo System >$power/BAT0/scope
 	echo 1 >$power/BAT0/present
-	if [ $lean = 1 ]; then
-		echo Full >$power/BAT0/status
-		echo 100 >$power/BAT0/capacity
-	else
-		echo Discharging >$power/BAT0/status
-		echo 10 >$power/BAT0/capacity
-	fi
+	echo Discharging >$power/BAT0/status
+	echo 10 >$power/BAT0/capacity
 	# The benchmarks once each, not three times: seconds of emulated CPU each.
 	printf '[Service]\nEnvironment=FDEWIZ_TEST_POWER_SUPPLY=%s FDEWIZ_TEST_BENCH_REPEATS=1\n' \
 		$power >/etc/systemd/system/fdewiz-restart.service.d/test.conf
 	fdewiz encrypt --at-restart --dry-run --bench-scale tiny $rootdev 2>&1 |
 		sed 's/^/FDW-DRIVE PLAN /'
 	# The wizard prepares it first, and (opened again) cancels that preparation.
-	[ $lean = 1 ] || bash $d/wizard.sh
+	bash $d/wizard.sh
 	# The command line prepares it; with the baseline benchmark of the plain root when
 	# the host asks (the file "bench": minutes more under emulation, at both ends).
 	bench=--no-bench

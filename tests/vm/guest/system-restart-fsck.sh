@@ -1,7 +1,7 @@
 #!/bin/bash
-# Guest half of test-vm-system-restart.sh and test-vm-system-restart-carve.sh, in a live VM
-# after the last boot: the root volume (ROOT, /dev/vda2 unless given) opened with the
-# passphrase, its filesystem checked in full; and a /boot partition (BOOT, when given).
+# Guest half of test-vm-system-restart.sh, in a live VM after the last boot: the root
+# volume (ROOT, /dev/vda2 unless given) opened with the passphrase, its filesystem checked
+# in full; and a /boot partition (BOOT, when given).
 set -uo pipefail
 work=$1
 root=${2:-/dev/vda2}

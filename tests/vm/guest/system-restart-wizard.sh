@@ -13,6 +13,7 @@ mkdir -p /run/tmux
 . $d/tmux.sh
 srv=restart-wizard
 pass=$(cat $d/key)
+rootdev=$(cat $d/root)
 initrd=/boot/initrd.img-$(uname -r)
 say() { echo "FDW-DRIVE $*"; }
 capture() { tmux_capture "$srv" | sed "s/^/FDW-DRIVE CAPTURE-$1 | /"; }
@@ -29,7 +30,7 @@ trap 'tmux_stop "$srv"' EXIT
 # 1. The disks pane: the running root, Enter, its plan (the benchmark switched off here).
 tmux_start "$srv" 100 34 env FDEWIZ_TEST_FAST_PBKDF=1 fdewiz /dev/vda
 wait_for "Choose a partition" 120
-tmux_select "$srv" ' 2 .*mounted-root' || fail "partition 2 cannot be selected"
+tmux_select "$srv" " ${rootdev#/dev/vda} .*mounted-root" || fail "$rootdev cannot be selected"
 capture DISKS
 tmux_send "$srv" Enter
 wait_for "Encrypt at the next restart" 60
@@ -48,7 +49,7 @@ wait_for "Preparing" 30
 wait_for "Recovery key" 900
 capture RECOVERY
 tmux_send "$srv" Enter
-wait_for "Prepared: /dev/vda2 is encrypted at the next restart" 30
+wait_for "Prepared: $rootdev is encrypted at the next restart" 30
 capture PREPARED
 say "WIZ-INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$')"
 say "WIZ-SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
@@ -59,7 +60,7 @@ tmux_stop "$srv"
 
 # 3. Opened again: it shows the preparation, and c (twice) cancels it.
 tmux_start "$srv" 100 34 fdewiz /dev/vda
-wait_for "Prepared: /dev/vda2" 120
+wait_for "Prepared: $rootdev" 120
 tmux_send "$srv" c
 wait_for "Press c again" 10
 tmux_send "$srv" c
