@@ -20,13 +20,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (fdw_restart_stage_read(path, &st) == 0) {
 		/* What it accepts is terminated and free of control characters. */
-		const char *fields[] = { st.device, st.address, st.uuid, st.fs_uuid, st.name };
+		const char *fields[] = { st.device, st.address, st.uuid, st.fs_uuid, st.name,
+					 st.fstype, st.subvol };
+		size_t n = strlen(st.subvol);
 
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 			for (const char *c = fields[i]; *c; c++)
 				if ((unsigned char)*c < 0x20 || *c == 0x7f)
 					__builtin_trap();
 		if (st.boot_mib > 1u << 20)
+			__builtin_trap();
+		/* A subvolume is joined to a mount point: never one that leads out of it. */
+		if (n && (strcmp(st.fstype, "btrfs") || st.subvol[0] == '/' ||
+			  strstr(st.subvol, "..") || strstr(st.subvol, "/./") ||
+			  !strncmp(st.subvol, "./", 2) || !strcmp(st.subvol, ".") ||
+			  (n > 1 && !strcmp(st.subvol + n - 2, "/."))))
+			__builtin_trap();
+		if (st.fstype[0] && strcmp(st.fstype, "btrfs") && strcmp(st.fstype, "ext2") &&
+		    strcmp(st.fstype, "ext3") && strcmp(st.fstype, "ext4"))
 			__builtin_trap();
 	}
 	unlink(path);

@@ -7,14 +7,18 @@
 # prepared header beside it, the passphrase on its standard input, its own /run) on the
 # partition of an image whose root has no stage record (cancelled), then one whose stage
 # record belongs to another preparation: each time it refuses, says why and what to do,
-# and the filesystem and its files are unchanged.
-# Cost: about 10 s.
+# and the filesystem and its files are unchanged. The same on a btrfs whose root is the
+# subvolume @rootfs, looked at from its top level with no log replayed: refused with no stage
+# record in @rootfs (one at the top level, outside the root, does not count) and with
+# another preparation's there, not a byte of the partition changed; with its own there, the
+# step is not refused as cancelled.
+# Cost: about 15 s.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
 require_root
-require_cmds parted sha256sum losetup unshare cryptsetup mkfs.ext4 blkid
+require_cmds parted sha256sum losetup unshare cryptsetup mkfs.ext4 mkfs.btrfs btrfs blkid
 require_fdewiz
 
 img_test_init
@@ -29,10 +33,13 @@ fs_uuid=$(blkid -s UUID -o value "$loop")
 carried=$IMG_TMP/fdewiz-restart
 mkdir -p "$carried"
 uuid=0b7e3a55-1f2d-4c8e-9a61-5d2f8e4c7b10
+# stage UUID [DEVICE FS_UUID LINES]: the record of a root on DEVICE (default the ext4's), with
+# LINES at its end.
 stage()
 {
-	printf 'device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=root_crypt\nboot_mib=0\nhome=/var/lib/fdewiz/restart\n' \
-		"$loop" "$loop" "$1" "$fs_uuid"
+	printf 'device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=root_crypt\nboot_mib=0\n' \
+		"${2:-$loop}" "${2:-$loop}" "$1" "${3:-$fs_uuid}"
+	printf 'home=/var/lib/fdewiz/restart\n%s' "${4:-}"
 }
 stage "$uuid" >"$carried/stage"
 truncate -s 16M "$carried/header"
@@ -40,12 +47,13 @@ cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 --pbkdf-force-ite
 	--header "$carried/header" --key-file "$IMG_TMP/key" "$loop"
 before=$(dd if="$loop" bs=1M count=16 status=none | sha256sum)
 
-# step: the boot script's call, in a mount namespace with a /run of its own.
+# step [DIR]: the boot script's call on the stage record in DIR (default $carried), in a mount
+# namespace with a /run of its own.
 step()
 {
 	local rc=0
 	unshare -m bash -c "mount --make-rprivate / && mount -t tmpfs tmpfs /run &&
-		\"$FDEWIZ\" restart-step \"$carried/stage\" <\"$IMG_TMP/key\"" \
+		\"$FDEWIZ\" restart-step \"${1:-$carried}/stage\" <\"$IMG_TMP/key\"" \
 		>"$IMG_TMP/step.out" 2>"$IMG_TMP/step.err" || rc=$?
 	echo "$rc"
 }
@@ -79,4 +87,66 @@ img_unloop "$loop"
 rc=0
 img_verify "$img" 1 || rc=$?
 assert_eq "every file checks out" 0 "$rc"
+
+# 3. A btrfs root in the subvolume @rootfs, as Debian's installer makes it.
+bimg=$IMG_TMP/btrfs.img
+img_new "$bimg" 200
+img_gpt "$bimg"
+img_part "$bimg" Root 1 199
+bloop=$(img_loop "$bimg" 1)
+mkfs.btrfs -q -f "$bloop" >/dev/null
+bfs_uuid=$(blkid -s UUID -o value "$bloop")
+bcarried=$IMG_TMP/fdewiz-restart-btrfs
+mkdir -p "$bcarried"
+bstage() # UUID
+{
+	stage "$1" "$bloop" "$bfs_uuid" $'fstype=btrfs\nsubvol=@rootfs\n'
+}
+bstage "$uuid" >"$bcarried/stage"
+truncate -s 16M "$bcarried/header"
+cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+	--header "$bcarried/header" --key-file "$IMG_TMP/key" "$bloop"
+bmnt=$IMG_TMP/btrfs
+img_mount "$bloop" "$bmnt"
+btrfs subvolume create "$bmnt/@rootfs" >/dev/null
+mkdir -p "$bmnt/@rootfs/var/lib/fdewiz/restart" "$bmnt/var/lib/fdewiz/restart"
+# This preparation's record outside the root's subvolume: not the system's.
+bstage "$uuid" >"$bmnt/var/lib/fdewiz/restart/stage"
+img_umount "$bmnt"
+before=$(sha256sum <"$bloop")
+rc=$(step "$bcarried")
+assert_eq "btrfs, cancelled: the step refuses" 1 "$rc"
+assert_contains "btrfs, cancelled: says why" "$(cat "$IMG_TMP/step.err")" \
+	"the encryption was cancelled in the system ('fdewiz cancel')"
+assert_contains "btrfs, cancelled: says nothing was changed and what to do" \
+	"$(cat "$IMG_TMP/step.err")" "nothing was changed; make its initramfs again (update-initramfs -u)"
+assert_eq "btrfs, cancelled: no mapping to mount" "" "$(cat "$IMG_TMP/step.out")"
+assert_eq "btrfs, cancelled: not a byte of the partition changed" "$before" \
+	"$(sha256sum <"$bloop")"
+
+# 4. The record in @rootfs is another preparation's.
+img_mount "$bloop" "$bmnt"
+bstage 7d1c2f00-5e4b-4a3c-9b2a-0123456789ab >"$bmnt/@rootfs/var/lib/fdewiz/restart/stage"
+img_umount "$bmnt"
+before=$(sha256sum <"$bloop")
+rc=$(step "$bcarried")
+assert_eq "btrfs, another preparation's: the step refuses" 1 "$rc"
+assert_contains "btrfs, another preparation's: says why" "$(cat "$IMG_TMP/step.err")" \
+	"the encryption was cancelled in the system"
+assert_eq "btrfs, another preparation's: not a byte of the partition changed" "$before" \
+	"$(sha256sum <"$bloop")"
+
+# 5. This preparation's record in @rootfs: the step goes past this check, and past e2fsck's,
+# which is an ext root's only. (The encrypt flow's plan comes next, and refuses this
+# partition as too small to shrink a btrfs in beside the header, which is not this test's
+# concern.)
+img_mount "$bloop" "$bmnt"
+bstage "$uuid" >"$bmnt/@rootfs/var/lib/fdewiz/restart/stage"
+img_umount "$bmnt"
+step "$bcarried" >/dev/null
+assert_not_contains "btrfs, its own record: not refused as cancelled" \
+	"$(cat "$IMG_TMP/step.err")" "the encryption was cancelled in the system"
+assert_not_contains "btrfs, its own record: no e2fsck on a btrfs" \
+	"$(cat "$IMG_TMP/step.err")" "e2fsck -p"
+img_unloop "$bloop"
 assert_finish

@@ -77,6 +77,35 @@ static void test_stage_round_trip(void **state)
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
 	assert_int_equal(back.boot_mib, 512);
+	/* A btrfs root in a subvolume: both lines written, and read back as they were. */
+	snprintf(st.home, sizeof(st.home), "/var/lib/fdewiz/restart");
+	snprintf(st.fstype, sizeof(st.fstype), "btrfs");
+	snprintf(st.subvol, sizeof(st.subvol), "@rootfs");
+	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
+	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
+	assert_memory_equal(&st, &back, sizeof(st));
+	assert_string_equal(back.fstype, "btrfs");
+	assert_string_equal(back.subvol, "@rootfs");
+	/* Every field at its longest still fits the record, and reads back. */
+	memset(&st, 'x', sizeof(st));
+	st.device[sizeof(st.device) - 1] = st.address[sizeof(st.address) - 1] = '\0';
+	st.uuid[sizeof(st.uuid) - 1] = st.fs_uuid[sizeof(st.fs_uuid) - 1] = '\0';
+	st.name[sizeof(st.name) - 1] = st.subvol[sizeof(st.subvol) - 1] = '\0';
+	memset(st.home, 0, sizeof(st.home));
+	memset(st.home, 'h', sizeof(st.home) - 1);
+	st.home[0] = '/';
+	memset(st.fstype, 0, sizeof(st.fstype));
+	snprintf(st.fstype, sizeof(st.fstype), "btrfs");
+	st.boot_mib = 1u << 20;
+	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
+	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
+	assert_memory_equal(&st, &back, sizeof(st));
+	/* What the reader would refuse is not written. */
+	snprintf(st.subvol, sizeof(st.subvol), "../etc");
+	assert_int_equal(fdw_restart_stage_write(path, &st), -EINVAL);
+	snprintf(st.subvol, sizeof(st.subvol), "@rootfs");
+	snprintf(st.fstype, sizeof(st.fstype), "ext4");
+	assert_int_equal(fdw_restart_stage_write(path, &st), -EINVAL);
 }
 
 /* A stage of an earlier fdewiz has no boot_mib line: no /boot to move. */
@@ -94,6 +123,37 @@ static void test_stage_without_boot_line(void **state)
 	fclose(f);
 	assert_int_equal(fdw_restart_stage_read(path, &st), 0);
 	assert_int_equal(st.boot_mib, 0);
+	/* Neither fstype nor subvol: an ext root, at its filesystem's top. */
+	assert_string_equal(st.fstype, "");
+	assert_string_equal(st.subvol, "");
+	unlink(path);
+}
+
+/* The root's filesystem types the step knows, and a btrfs subvolume's usual names. */
+static void test_stage_fs_lines(void **state)
+{
+	static const char *const good[] = {
+		"fstype=ext2\n", "fstype=ext3\n", "fstype=ext4\n", "fstype=btrfs\n",
+		"fstype=btrfs\nsubvol=@rootfs\n", "fstype=btrfs\nsubvol=@\n",
+		"subvol=@rootfs\nfstype=btrfs\n", "fstype=btrfs\nsubvol=@/.snapshots/1/snapshot\n",
+		"fstype=btrfs\nsubvol=.hidden/a.b\n",
+	};
+	struct fdw_restart_stage st;
+	char path[PATH_MAX + 16], line[64];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fs", root);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fprintf(f, "device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\n%s", good[i]);
+		fclose(f);
+		assert_int_equal(fdw_restart_stage_read(path, &st), 0);
+		snprintf(line, sizeof(line), "fstype=%s\n", st.fstype);
+		assert_non_null(strstr(good[i], line));
+	}
+	assert_string_equal(st.subvol, ".hidden/a.b");
 	unlink(path);
 }
 
@@ -127,6 +187,28 @@ static void test_stage_refused(void **state)
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=-1\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=99999999999999999\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=\n",
+		/* A root's filesystem the step does not know, or said oddly. */
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=xfs\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=BTRFS\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs \n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfsbtrfsbtrfsbtrfs\n",
+		/* A subvolume on no btrfs, or one that would lead out of the mount point. */
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nsubvol=@rootfs\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=ext4\nsubvol=@rootfs\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=/@rootfs\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=..\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@/../etc\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=a..b\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=.\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=./@\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@/./a\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@/.\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@,ro\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@\\040\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@\ta\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@\x7f\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=\n",
 		"",
 	};
 	struct fdw_restart_stage st;
@@ -167,6 +249,14 @@ static void test_install_and_remove(void **state)
 	assert_non_null(strstr(hook, "copy_exec /sbin/mke2fs /usr/sbin/mke2fs\n"));
 	assert_non_null(strstr(hook, "copy_exec /bin/cp /usr/sbin/cp\n"));
 	assert_non_null(strstr(hook, "copy_exec /usr/sbin/chroot /usr/sbin/chroot\n"));
+	/* A btrfs root: its tool and module, when the stage says so at mkinitramfs's time. */
+	assert_non_null(strstr(hook, "if grep -qx 'fstype=btrfs' "
+				     "'/var/lib/fdewiz/restart/stage'; then\n"));
+	assert_non_null(strstr(hook, "for p in /bin/btrfs /usr/bin/btrfs /sbin/btrfs; do\n"));
+	assert_non_null(strstr(hook, "copy_exec \"$p\" /sbin/btrfs\n"));
+	assert_non_null(strstr(hook, "manual_add_modules btrfs\n"));
+	snprintf(link, sizeof(link), "sh -n '%s/etc/initramfs-tools/hooks/fdewiz-restart'", root);
+	assert_int_equal(system(link), 0);
 	script = slurp("/etc/initramfs-tools/scripts/local-top/fdewiz-restart");
 	assert_non_null(script);
 	assert_non_null(strstr(script, "/sbin/fdewiz restart-step"));
@@ -212,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_stage_round_trip),
 		cmocka_unit_test(test_stage_refused),
 		cmocka_unit_test(test_stage_without_boot_line),
+		cmocka_unit_test(test_stage_fs_lines),
 		cmocka_unit_test(test_plan_says_boot_move),
 		cmocka_unit_test(test_install_and_remove),
 		cmocka_unit_test(test_quote_refused),

@@ -42,6 +42,15 @@ static const char hook_fmt[] =
 	"\tcopy_exec \"$p\"\n"
 	"done\n"
 	"manual_add_modules dm_crypt\n"
+	"# A btrfs root: the tool its shrink checks and resizes it with, and its module.\n"
+	"if grep -qx 'fstype=btrfs' '%1$s/stage'; then\n"
+	"\tfor p in /bin/btrfs /usr/bin/btrfs /sbin/btrfs; do\n"
+	"\t\t[ -x \"$p\" ] || continue\n"
+	"\t\tcopy_exec \"$p\" /sbin/btrfs\n"
+	"\t\tbreak\n"
+	"\tdone\n"
+	"\tmanual_add_modules btrfs\n"
+	"fi\n"
 	"mkdir -p \"$DESTDIR" FDW_RESTART_INITRD_DIR "\"\n"
 	"cp '%1$s/stage' '%1$s/header' \"$DESTDIR" FDW_RESTART_INITRD_DIR "/\"\n"
 	"# A /boot inside the root moves to a partition of its own first: its planned record,\n"
@@ -133,15 +142,56 @@ void fdw_restart_key_desc(const char *uuid, char *buf, size_t len)
 	snprintf(buf, len, "fdewiz-restart:%s", uuid);
 }
 
+/*
+ * The root's filesystem type and btrfs subvolume as the step may use them: a type it knows
+ * ("" in a stage of an earlier fdewiz), and a subvolume only on a btrfs, relative, with no
+ * element "." or ".." (it is joined to a mount point), no ',' (it would end a mount
+ * option) and no backslash (mountinfo's escape).
+ */
+static bool stage_fs_valid(const char *fstype, const char *subvol)
+{
+	static const char *const known[] = { "", "ext2", "ext3", "ext4", "btrfs" };
+	bool ok = false;
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		ok |= !strcmp(fstype, known[i]);
+	if (!ok)
+		return false;
+	if (!subvol[0])
+		return true;
+	if (strcmp(fstype, "btrfs") || subvol[0] == '/' || strstr(subvol, "..") ||
+	    strpbrk(subvol, ",\\"))
+		return false;
+	for (const char *c = subvol; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	for (const char *e = subvol;;) {
+		size_t n = strcspn(e, "/");
+
+		if (n == 1 && e[0] == '.')
+			return false;
+		if (!e[n])
+			return true;
+		e += n + 1;
+	}
+}
+
 int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st)
 {
-	char text[1024];
-	int n = snprintf(text, sizeof(text),
-			 "# fdewiz: the root to encrypt at the next restart\n"
-			 "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n%s%s%s",
-			 st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib,
-			 st->home[0] ? "home=" : "", st->home, st->home[0] ? "\n" : "");
+	/* Every field at its longest fits, and stays under the reader's 4096 bytes. */
+	char text[2048];
+	int n;
 
+	if (!stage_fs_valid(st->fstype, st->subvol))
+		return -EINVAL;
+	n = snprintf(text, sizeof(text),
+		     "# fdewiz: the root to encrypt at the next restart\n"
+		     "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n"
+		     "%s%s%s%s%s%s%s%s%s",
+		     st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib,
+		     st->home[0] ? "home=" : "", st->home, st->home[0] ? "\n" : "",
+		     st->fstype[0] ? "fstype=" : "", st->fstype, st->fstype[0] ? "\n" : "",
+		     st->subvol[0] ? "subvol=" : "", st->subvol, st->subvol[0] ? "\n" : "");
 	if (n < 0 || n >= (int)sizeof(text))
 		return -ENAMETOOLONG;
 	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
@@ -215,6 +265,14 @@ int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
 		if (hrc == -EINVAL || (!hrc && (st->home[0] != '/' || strstr(st->home, "/.."))))
 			rc = -EINVAL;
 	}
+	/* Optional: a stage without them is an ext root's, at its filesystem's top. */
+	if (!rc) {
+		int frc = stage_field(text, "fstype", st->fstype, sizeof(st->fstype));
+		int src = stage_field(text, "subvol", st->subvol, sizeof(st->subvol));
+
+		if (frc == -EINVAL || src == -EINVAL || !stage_fs_valid(st->fstype, st->subvol))
+			rc = -EINVAL;
+	}
 	free(text);
 	return rc;
 }
@@ -247,8 +305,9 @@ int fdw_restart_files_install(const char *root, const char *exe, const char *sta
 				     "a newline in it. Nothing was changed."));
 		return -EINVAL;
 	}
-	snprintf(text, sizeof(text), hook_fmt, stage_dir, exe);
-	rc = put(root, HOOK_PATH, text, 0755);
+	/* A hook cut short would carry half of what the step runs. */
+	rc = snprintf(text, sizeof(text), hook_fmt, stage_dir, exe);
+	rc = rc < 0 || rc >= (int)sizeof(text) ? -ENAMETOOLONG : put(root, HOOK_PATH, text, 0755);
 	if (!rc) {
 		failed = SCRIPT_PATH;
 		rc = put(root, SCRIPT_PATH, script_text, 0755);
@@ -316,7 +375,8 @@ bool fdw_restart_files_present(const char *root)
 static int stage_in_root_main(void *ctx, char *note, size_t len)
 {
 	const struct fdw_restart_stage *st = ctx;
-	char top[PATH_MAX], path[PATH_MAX + 300];
+	const unsigned long flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	char top[PATH_MAX], path[PATH_MAX + 400];
 	struct fdw_restart_stage found;
 	int rc = fdw_private_mount_dir("restart-check", top, sizeof(top));
 
@@ -324,11 +384,19 @@ static int stage_in_root_main(void *ctx, char *note, size_t len)
 	(void)len;
 	if (rc)
 		return rc;
-	/* No journal replay: nothing is written; ext4's driver reads ext2 and ext3 too. */
-	if (mount(st->device, top, "ext4", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "noload") != 0)
+	/*
+	 * No journal or log replay: nothing is written. ext4's driver reads ext2 and ext3 too;
+	 * a btrfs is mounted at its top level (subvolid 5), where the root's subvolume is a
+	 * folder.
+	 */
+	if (!strcmp(st->fstype, "btrfs"))
+		rc = mount(st->device, top, "btrfs", flags, "rescue=nologreplay,subvolid=5");
+	else
+		rc = mount(st->device, top, "ext4", flags, "noload");
+	if (rc != 0)
 		return -errno;
-	snprintf(path, sizeof(path), "%s%s/stage", top, st->home);
+	snprintf(path, sizeof(path), "%s%s%s%s/stage", top, st->subvol[0] ? "/" : "", st->subvol,
+		 st->home);
 	rc = fdw_restart_stage_read(path, &found);
 	umount2(top, MNT_DETACH);
 	if (rc == -ENOENT || (!rc && strcmp(found.uuid, st->uuid)))

@@ -25,6 +25,10 @@ struct fdw_restart_stage {
 	unsigned boot_mib;	/* /boot is inside the root: the size of the partition of its
 				 * own the step carves first (boot/boot_move.h); 0: none */
 	char home[256];		/* the stage folder's path in the system; "" when unknown */
+	char fstype[16];	/* of the root: "ext2", "ext3", "ext4" or "btrfs"; "" in a stage
+				 * of an earlier fdewiz, which took ext roots only */
+	char subvol[64];	/* btrfs: the subvolume the root is, from the top level and
+				 * without a leading '/' ("@rootfs"); "" for the top level */
 };
 
 /* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */
@@ -35,21 +39,25 @@ void fdw_restart_key_desc(const char *uuid, char *buf, size_t len);
 int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st);
 /*
  * In the initramfs: is the preparation still there in the system whose root filesystem
- * (ext2/3/4, unmounted) is @device, i.e. @st's stage record in its folder @st->home, with
- * the same UUID? Mounted read-only in a child for a moment. 1 yes (or @st does not say
- * where: a stage of an earlier fdewiz), 0 no ('fdewiz cancel' removed it and this
- * initramfs is a stale copy), -errno when it cannot be told.
+ * (@st->fstype, unmounted) is @device, i.e. @st's stage record in its folder @st->home
+ * (under the subvolume @st->subvol of a btrfs), with the same UUID? Mounted read-only in
+ * a child for a moment, with no journal or log replayed: nothing is written. 1 yes (or
+ * @st does not say where: a stage of an earlier fdewiz), 0 no ('fdewiz cancel' removed it
+ * and this initramfs is a stale copy), -errno when it cannot be told.
  */
 int fdw_restart_stage_in_root(const char *device, const struct fdw_restart_stage *st);
 
-/* 0, -ENOENT when there is none, -EINVAL when a line is missing or malformed. */
+/* 0, -ENOENT when there is none, -EINVAL when a line is missing or malformed. The lines
+ * fstype= and subvol= are optional; a subvol is taken only on a btrfs, relative and with
+ * no "." or ".." in it (it is joined to a mount point). */
 int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st);
 
 /*
  * Install, under the system root @root ("/" for the running system), the initramfs
- * hook (copies @exe, the e2fsprogs it runs, and @stage_dir), the boot script, a conf.d
- * file that makes the initramfs carry cryptsetup, and the service (enabled). Each file
- * written atomically; 0 or -errno with @why.
+ * hook (copies @exe, the e2fsprogs it runs, the btrfs tool and module when the stage
+ * says fstype=btrfs, and @stage_dir), the boot script, a conf.d file that makes the
+ * initramfs carry cryptsetup, and the service (enabled). Each file written atomically;
+ * 0 or -errno with @why.
  */
 int fdw_restart_files_install(const char *root, const char *exe, const char *stage_dir,
 			      char *why, size_t len);

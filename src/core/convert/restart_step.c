@@ -153,9 +153,10 @@ static int step_checks(const char *stage, const struct fdw_restart_stage *st,
 	/*
 	 * A power cut during an earlier restart's shrink leaves a filesystem that resize2fs
 	 * will not measure before a full check (the plan needs that measure): checked first,
-	 * as the shrink itself would.
+	 * as the shrink itself would. A btrfs needs no measure: its shrink runs 'btrfs check
+	 * --readonly' itself before it resizes (disk/fsresize_btrfs.c).
 	 */
-	if (fdw_ext_check(device) != 0) {
+	if (strcmp(st->fstype, "btrfs") && fdw_ext_check(device) != 0) {
 		snprintf(why, len, _("the root filesystem on %s has errors that e2fsck -p does not "
 				     "fix (the log says which). The system starts unencrypted, as "
 				     "before; run 'e2fsck -f %s' from a live system, then restart "
