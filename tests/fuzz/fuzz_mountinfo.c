@@ -13,12 +13,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		return 0;
 	if (fdw_mountinfo_parse(f, &m, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			free(m[i].mountpoint);
-			free(m[i].source);
-			free(m[i].fstype);
-		}
-		free(m);
+		/* Freed as the engine frees them, whatever fields a mount gains. */
+		struct fdw_sysstate st = { .mounts = m, .n_mounts = n };
+
+		fdw_sysstate_free(&st);
 	}
 	fclose(f);
 	return 0;

@@ -19,7 +19,7 @@ static void test_mountinfo(void **state)
 	const char *mi =
 		"22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
 		"42 22 7:0 / /mnt/my\\040data rw,relatime - ext4 /dev/loop0 rw\n"
-		"50 22 0:45 / /srv rw shared:3 master:2 - btrfs /dev/sdb2 rw,space_cache\n"
+		"50 22 0:45 /@srv\\040a /srv rw shared:3 master:2 - btrfs /dev/sdb2 rw,space_cache\n"
 		"garbage line\n";
 	struct fdw_mount *m;
 	size_t n;
@@ -37,6 +37,9 @@ static void test_mountinfo(void **state)
 	/* Several optional fields before the separator. */
 	assert_string_equal(m[2].fstype, "btrfs");
 	assert_string_equal(m[2].source, "/dev/sdb2");
+	/* The folder mounted: a btrfs subvolume's path, unescaped. */
+	assert_string_equal(m[0].root, "/");
+	assert_string_equal(m[2].root, "/@srv a");
 
 	struct fdw_sysstate st = { .mounts = m, .n_mounts = n };
 	char **mps = NULL;

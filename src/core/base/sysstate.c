@@ -53,6 +53,7 @@ void fdw_unescape_octal(char *s)
 
 static void mount_free(struct fdw_mount *m)
 {
+	free(m->root);
 	free(m->mountpoint);
 	free(m->source);
 	free(m->fstype);
@@ -102,13 +103,15 @@ int fdw_mountinfo_parse(FILE *f, struct fdw_mount **out, size_t *n_out)
 		f_src = f_type ? next_field(&cur) : NULL;
 		if (!f_src)
 			continue;
+		fdw_unescape_octal(fld[3]);
 		fdw_unescape_octal(fld[4]);
 		fdw_unescape_octal(f_src);
+		m.root = strdup(fld[3]);
 		m.mountpoint = strdup(fld[4]);
 		m.source = strdup(f_src);
 		m.fstype = strdup(f_type);
 		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!m.mountpoint || !m.source || !m.fstype || !nv) {
+		if (!m.root || !m.mountpoint || !m.source || !m.fstype || !nv) {
 			mount_free(&m);
 			if (nv)
 				v = nv;

@@ -9,6 +9,7 @@
 
 struct fdw_mount {
 	unsigned major, minor;
+	char *root;		/* the folder of the filesystem mounted there ("/@rootfs") */
 	char *mountpoint;
 	char *source;
 	char *fstype;
