@@ -61,10 +61,12 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# The one-restart boot test and the live carve go to the host lane, after its tiers
-	# (see below), so that both lanes end together (estimated from a measured run: host
-	# lane 892 + 259 + about 1500 + 226 s, VM lane 813 + about 2080 s).
-	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh) echo vmsys2 ;;
+	# The one-restart boot test, the live carve and the live btrfs test go to the host
+	# lane, after its tiers (see below), so that both lanes end together (estimated from
+	# measured runs: host lane 892 + 259 + about 1530 + 226 + 272 s, VM lane 813 + about
+	# 1810 + about 600 s for the btrfs restart test).
+	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
+		tests/vm/test-vm-system-btrfs.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;

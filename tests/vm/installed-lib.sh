@@ -242,14 +242,14 @@ vm_boot_cut()
 	fi
 }
 
-# The restart test's own (test-vm-system-restart.sh), on what
-# guest/system-restart-drive.sh prints at each boot.
+# The restart tests' own (test-vm-system-restart.sh, test-vm-system-restart-btrfs.sh), on
+# what guest/system-restart-drive.sh prints at each boot.
 
 # vm_restart_drive ROOT [FILE...]: the installed system's second disk ($VM_WORK/drive.img,
 # labelled fdw-drive, VM_BOOT_DISK2), whose drive.sh its check unit runs at each boot:
 # guest/system-restart-drive.sh, fdewiz, the passphrase ($VM_WORK/key), the root partition
 # ROOT, the phase "arm", and each FILE (a path whose name it keeps, or a word: an empty file
-# of that name, such as "bench").
+# of that name: "lean" or "bench").
 vm_restart_drive()
 {
 	local d=$VM_WORK/drive f
@@ -272,6 +272,34 @@ vm_restart_drive()
 vm_drive_line()
 {
 	tr -d '\r' <"$1" | grep -a "^FDW-DRIVE $2" | tail -n1
+}
+
+# vm_restart_prepared LOG BENCH: what the first boot's 'encrypt --at-restart' left (its
+# console log LOG; BENCH: 0, or 1 with the baseline benchmark): it prepared, showed a
+# recovery key, the initramfs carries the step, the service is enabled, and the system
+# still started plain with every file good.
+vm_restart_prepared()
+{
+	local log=$1 bench=$2
+	vm_check "encrypt --at-restart prepared it (baseline benchmark: $bench)" \
+		grep -q "rc=0 .*baseline=$bench\$" <<<"$(vm_drive_line "$log" 'ARM ')"
+	vm_check "a recovery key was shown" \
+		grep -q '^FDW-DRIVE RECOVERY-SHOWN 56$' <<<"$(vm_drive_line "$log" RECOVERY-SHOWN)"
+	vm_check "the new initramfs carries fdewiz, its script, the stage and the header, resize2fs" \
+		grep -q '^FDW-DRIVE INITRD-STEP 5$' <<<"$(vm_drive_line "$log" INITRD-STEP)"
+	vm_check "the service is enabled" \
+		grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(vm_drive_line "$log" 'SERVICE ')"
+	vm_check "the prepared system still booted plain, all files good" \
+		grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$(vm_boot_result "$log")"
+}
+
+# vm_restart_recovery: the recovery key the preparation showed, as its guest kept it on the
+# drive, in $VM_WORK/recovery (to be typed at a prompt).
+vm_restart_recovery()
+{
+	debugfs -R "cat /recovery" "$VM_WORK/drive.img" 2>/dev/null | tr -d '\n' >"$VM_WORK/recovery"
+	vm_check "the recovery key shown at the preparation was kept" \
+		grep -Eq '^[A-Z0-9]{6}(-[A-Z0-9]{6}){7}$' "$VM_WORK/recovery"
 }
 
 # vm_restart_converts IMG KEY NAME BENCH: the boot after the restart's cuts, into
@@ -335,7 +363,8 @@ vm_restart_fsck()
 	echo "$VM_NAME: TIMING fsck-in-live-vm"
 	vm_check "the conversion is complete (no reencryption left in the header)" \
 		grep -q '^system-restart: REENCRYPT-LEFT no$' "$VM_LOG"
-	vm_check "e2fsck -f of the encrypted root is clean" grep -q '^system-restart: FSCK rc=0$' "$VM_LOG"
+	vm_check "the encrypted root's filesystem checks clean (e2fsck -f, or btrfs check)" \
+		grep -q '^system-restart: FSCK rc=0$' "$VM_LOG"
 	[ -z "${3:-}" ] ||
 		vm_check "e2fsck -f of the new /boot is clean" \
 			grep -q '^system-restart: FSCK-BOOT rc=0$' "$VM_LOG"

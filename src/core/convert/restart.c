@@ -131,11 +131,50 @@ static int boot_move_ahead(const struct fdw_target *t, bool record,
 	return rc;
 }
 
+static bool is_btrfs(const struct fdw_partition *p)
+{
+	return p->fstype && !strcmp(p->fstype, "btrfs");
+}
+
+/*
+ * A filesystem the step can shrink while it is unmounted: ext2/3/4 (resize2fs), or a
+ * single-device btrfs (mounted privately and resized) whose /boot is a partition of its
+ * own (the move of /boot shrinks ext only).
+ */
+static int check_fstype(const struct fdw_partition *p, char *why, size_t len)
+{
+	if (is_btrfs(p)) {
+		if (p->fs_min_size < 0) {
+			snprintf(why, len, _("the root is a btrfs over several devices, or one "
+					     "whose use could not be read; at a restart fdewiz "
+					     "shrinks a btrfs on one partition only. Nothing was "
+					     "changed."));
+			return -EOPNOTSUPP;
+		}
+		if (!boot_separate()) {
+			snprintf(why, len, _("the root is a btrfs with /boot inside it; fdewiz "
+					     "makes /boot a partition of its own only from an ext4 "
+					     "root. Give /boot a partition of its own (as Fedora's "
+					     "installer does), then try again. Nothing was changed."));
+			return -EOPNOTSUPP;
+		}
+		return 0;
+	}
+	if (!p->fstype || strncmp(p->fstype, "ext", 3) || strlen(p->fstype) != 4) {
+		snprintf(why, len, _("the root's filesystem is %s; at a restart fdewiz can shrink "
+				     "only ext2, ext3, ext4 and btrfs. Nothing was changed."),
+			 p->fstype ? p->fstype : _("unknown"));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st, char *why,
 			size_t len)
 {
 	const struct fdw_partition *p = t->part;
 	struct fdw_volume_id id;
+	int rc;
 
 	if (!p->node) {
 		snprintf(why, len, _("%s is a partition of an image file; a system starts only "
@@ -147,12 +186,9 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 				     "is, without --at-restart. Nothing was changed."), p->address);
 		return -EINVAL;
 	}
-	if (!p->fstype || strncmp(p->fstype, "ext", 3) || strlen(p->fstype) != 4) {
-		snprintf(why, len, _("the root's filesystem is %s; at a restart fdewiz can shrink "
-				     "only ext2, ext3 and ext4. Nothing was changed."),
-			 p->fstype ? p->fstype : _("unknown"));
-		return -EOPNOTSUPP;
-	}
+	rc = check_fstype(p, why, len);
+	if (rc)
+		return rc;
 	if (p->fs_free >= 0 && (uint64_t)p->fs_free < 4 * FDW_HEADER_ROOM) {
 		snprintf(why, len, _("the root filesystem has less than %llu MiB free; the "
 				     "header needs 32 MiB of it. Free some space. Nothing was "
@@ -161,12 +197,17 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 	}
 	if (!boot_separate()) {
 		struct fdw_boot_move_ahead ahead;
-		int rc = boot_move_ahead(t, false, &ahead, why, len);
 
+		rc = boot_move_ahead(t, false, &ahead, why, len);
 		if (rc)
 			return rc;
 		st->boot_mib = (unsigned)(ahead.boot_size / FDW_MIB);
 	}
+	snprintf(st->fstype, sizeof(st->fstype), "%s", p->fstype);
+	/* The step looks for the stage inside the root's subvolume ("" when unknown: then it
+	 * finds none there, and starts the system plain). */
+	if (is_btrfs(p) && p->os.found)
+		snprintf(st->subvol, sizeof(st->subvol), "%s", p->os.root_subvol);
 	fdw_volume_id_of(&t->disk, p, &id);
 	if (id.partuuid[0])
 		snprintf(st->device, sizeof(st->device), "/dev/disk/by-partuuid/%s", id.partuuid);

@@ -99,20 +99,41 @@ static void usage_from_mount(struct fdw_partition *p)
 	p->fs_used = p->fs_size - p->fs_free;
 }
 
+/* What mountinfo says is mounted at "/", when @p is the filesystem there: "/@rootfs". */
+static const char *running_root_folder(const struct fdw_sysstate *st,
+				       const struct fdw_partition *p)
+{
+	bool is_root = false;
+
+	for (size_t i = 0; i < p->n_mountpoints; i++)
+		is_root |= !strcmp(p->mountpoints[i], "/");
+	for (size_t i = 0; is_root && i < st->n_mounts; i++)
+		if (!strcmp(st->mounts[i].mountpoint, "/"))
+			return st->mounts[i].root;
+	return NULL;
+}
+
 /*
  * An installed system inside @p? An ext2/3/4 is read from the disk (or image) at the
  * partition's offset, never mounted. A btrfs, which nothing reads unmounted, is mounted
  * read-only where only a child of fdewiz sees it, when it is not in use (a mounted one is
- * no system fdewiz converts offline). A failure to look is logged and leaves it "not
+ * no system fdewiz converts offline), or read where it is when it is the running system's
+ * root (which is encrypted at a restart). A failure to look is logged and leaves it "not
  * found".
  */
-static void look_for_installed_os(const struct fdw_disk *d, struct fdw_partition *p)
+static void look_for_installed_os(const struct fdw_disk *d, const struct fdw_sysstate *st,
+				  struct fdw_partition *p)
 {
+	bool btrfs = p->fstype && !strcmp(p->fstype, "btrfs");
+	const char *running = btrfs ? running_root_folder(st, p) : NULL;
 	int rc = -ENOENT;
 
 	if (fdw_fstype_is_ext(p->fstype))
 		rc = fdw_installed_os_probe(d->path, p->start, p->uuid, p->label, &p->os);
-	else if (p->fstype && !strcmp(p->fstype, "btrfs") && !p->n_mountpoints && !p->n_holders)
+	/* The running system's btrfs root: it is this system, read where it is. */
+	else if (running)
+		rc = fdw_system_read_running(p->uuid, p->label, running, &p->os);
+	else if (btrfs && !p->n_mountpoints && !p->n_holders)
 		rc = fdw_system_peek_os(&(const struct fdw_peek_where){
 			.device = p->node, .file = d->path, .offset = p->start, .size = p->size,
 			.fstype = p->fstype, .uuid = p->uuid, .label = p->label }, &p->os);
@@ -269,7 +290,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		return rc;
 	if (p->n_mountpoints)
 		usage_from_mount(p);
-	look_for_installed_os(d, p);
+	look_for_installed_os(d, st, p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
 	look_into_pv(d, fd, p);

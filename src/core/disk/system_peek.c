@@ -221,6 +221,24 @@ int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *
 	return 0;
 }
 
+int fdw_system_read_running(const char *uuid, const char *label, const char *mount_root,
+			    struct fdw_installed_os *os)
+{
+	const struct fdw_os_reader rd = { tree_exist, tree_cat, tree_has_kernels, NULL };
+	const char *sub = mount_root ? mount_root + strspn(mount_root, "/") : "";
+	int rc;
+
+	memset(os, 0, sizeof(*os));
+	/* "/" is this system's tree: the reader's paths are read as they are. */
+	rc = fdw_installed_os_read(&rd, uuid, label, os);
+	if (rc)
+		return rc;
+	if (strlen(sub) >= sizeof(os->root_subvol))
+		return -ENAMETOOLONG;
+	snprintf(os->root_subvol, sizeof(os->root_subvol), "%s", sub);
+	return 0;
+}
+
 int fdw_system_peek_refusal(const struct fdw_target *t, char *why, size_t len)
 {
 	const struct fdw_peek_where w = {

@@ -33,6 +33,15 @@ struct fdw_peek_where {
 int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *os);
 
 /*
+ * The running system's own root, a filesystem fdewiz does not read unmounted that is
+ * mounted at "/" (a btrfs): read where it is, as the system sees itself; os->root_subvol
+ * is the folder mountinfo says is mounted there (@mount_root, "/@rootfs"), "" for the top.
+ * 0 with @os filled (os->found), or -errno.
+ */
+int fdw_system_read_running(const char *uuid, const char *label, const char *mount_root,
+			    struct fdw_installed_os *os);
+
+/*
  * For a conversion: 0 when @t's filesystem needs no look (fdewiz reads it) or holds no
  * system; -EPERM with @why when it holds one (its boot is not one fdewiz sets up), or
  * -errno with @why when nobody could look.

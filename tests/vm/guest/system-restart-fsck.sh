@@ -1,7 +1,7 @@
 #!/bin/bash
 # Guest half of test-vm-system-restart.sh, in a live VM after the last boot: the root
 # volume (ROOT, /dev/vda2 unless given) opened with the passphrase, its filesystem checked
-# in full; and a /boot partition (BOOT, when given).
+# in full (e2fsck -f, or btrfs check); and a /boot partition (BOOT, when given).
 set -uo pipefail
 work=$1
 root=${2:-/dev/vda2}
@@ -11,7 +11,11 @@ cryptsetup luksDump "$root" | grep -q 'online-reencrypt' && say "REENCRYPT-LEFT 
 	say "REENCRYPT-LEFT no"
 cryptsetup open --key-file "$work/key" "$root" rootchk || { say "OPEN failed"; exit 1; }
 rc=0
-e2fsck -fn /dev/mapper/rootchk >/run/fsck.log 2>&1 || rc=$?
+if [ "$(blkid -o value -s TYPE /dev/mapper/rootchk)" = btrfs ]; then
+	btrfs check --readonly /dev/mapper/rootchk >/run/fsck.log 2>&1 || rc=$?
+else
+	e2fsck -fn /dev/mapper/rootchk >/run/fsck.log 2>&1 || rc=$?
+fi
 say "FSCK rc=$rc"
 [ "$rc" = 0 ] || tail -n 20 /run/fsck.log
 cryptsetup close rootchk

@@ -1,0 +1,77 @@
+#!/bin/bash
+# fdewiz VM tests: a btrfs root encrypted with one restart, no live system: the layout
+# Debian's installer makes on btrfs on an EFI machine (installed-image.sh's disk-btrfs.img:
+# GPT, the ESP on 1, /boot on 2, btrfs on 3 holding the root in subvolume @rootfs, swap on
+# 4; GRUB for EFI), booted from its own disk under OVMF three times, each boot's own steps
+# coming from a second disk (guest/system-restart-drive.sh, "lean": the wizard, the battery
+# guard, the pause and the power cuts are test-vm-system-restart.sh's):
+#   1. its own fdewiz prepares the encryption of its running root at the next restart (the
+#      plan, the recovery key shown; the initramfs made again carrying the step, the stage
+#      and the btrfs tool);
+#   2. the restart: the passphrase typed once at the initramfs prompt; fdewiz's step checks
+#      the unmounted btrfs (btrfs check), shrinks it (mounted privately), writes the header
+#      and opens the volume; the system comes up with the subvolume on dm-crypt while the
+#      service converts and files are written; it finishes with crypttab and an initramfs
+#      without fdewiz's step;
+#   3. Debian's own cryptroot opens it, the recovery key typed at its prompt: every old file
+#      and every file written during the conversion checks out, / is the subvolume;
+# then a live VM runs btrfs check inside the volume.
+# Cost: three OVMF boots and one live VM, about 11 minutes under TCG (measured 650 s,
+# alone on the machine).
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-restart-btrfs
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs mmdebstrap ovmf btrfs-progs
+vm_find_fdewiz
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image_btrfs=//p' <<<"$prep")
+subvol=$(sed -n 's/^bt_subvol=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/btrfs.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'restart on btrfs, 27' >"$VM_WORK/key"
+# Every boot under OVMF (vm_boot_installed).
+export VM_BOOT_EFI=1
+
+vm_restart_drive /dev/vda3 lean
+
+# 1. Plain, on btrfs: its own fdewiz prepares the restart.
+vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
+phase "boot-1-prepare (${VM_BOOT_SECONDS}s in qemu)"
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|BOOT-BEFORE\|INITRD\)' || true
+vm_check "before: / is the btrfs's subvolume $subvol, /boot a partition of its own" \
+	bash -c "grep -q '^FDW-DRIVE PHASE arm root=/dev/vda3 type=part$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" PHASE)' &&
+		grep -q '^FDW-DRIVE BOOT-BEFORE /dev/vda2 ' <<<'$(vm_drive_line "$VM_WORK/boot1.log" BOOT-BEFORE)'"
+vm_check "the plan says the restart: the filesystem checked and shrunk, the header" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts: .* checked and shrunk by 32 MiB'"
+vm_restart_prepared "$VM_WORK/boot1.log" 0
+vm_check "it carries the btrfs tool and module" \
+	grep -q '^FDW-DRIVE INITRD-BTRFS [2-9]$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-BTRFS)"
+
+# 2. The restart: the step in the initramfs, then the service converts.
+vm_restart_converts "$img" "$VM_WORK/key" vda3_crypt 0
+t0=$(date +%s)
+vm_check "the step checked the btrfs (no error found) and shrank it before the header" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: .*no error found' &&
+		tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: Resize device id 1 (/dev/vda3)'"
+
+# 3. Debian's own boot of the encrypted root; the recovery key typed at cryptroot's prompt.
+vm_restart_recovery
+vm_restart_final "$img" "$VM_WORK/recovery" vda3_crypt
+vm_check "/ is subvolume $subvol of the btrfs, on dm-crypt on partition 3" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-ROOT-FS fstype=btrfs fsroot=/$subvol\$' &&
+		tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-ROOT-CHAIN crypt,part,disk,'"
+
+# 4. The filesystem checked from a live VM.
+vm_restart_fsck "$img" /dev/vda3
+if [ "$VM_FAILED" != 0 ]; then
+	for b in 1 2 3; do tr -d '\r' <"$VM_WORK/boot$b.log" | tail -n 60; done
+fi
+vm_finish
