@@ -62,9 +62,8 @@ tier_of()
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
 	# The one-restart boot test, the live carve and the live btrfs test go to the host
-	# lane, after its tiers (see below), so that both lanes end together (estimated from
-	# measured runs: host lane 892 + 259 + about 1530 + 226 + 272 s, VM lane 813 + about
-	# 1810 + about 600 s for the btrfs restart test).
+	# lane, after its tiers (see below), so that both lanes end together (measured: host
+	# lane 896 + 233 + 1355 + 220 + 193 s and the floating tasks, VM lane 811 + 2286 s).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
 		tests/vm/test-vm-system-btrfs.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
