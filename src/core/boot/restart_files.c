@@ -17,6 +17,7 @@
 #include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/statedir.h"
+#include "disk/fsprobe.h"
 #include "disk/private_mount.h"
 #include "restart_files.h"
 
@@ -150,12 +151,7 @@ void fdw_restart_key_desc(const char *uuid, char *buf, size_t len)
  */
 static bool stage_fs_valid(const char *fstype, const char *subvol)
 {
-	static const char *const known[] = { "", "ext2", "ext3", "ext4", "btrfs" };
-	bool ok = false;
-
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		ok |= !strcmp(fstype, known[i]);
-	if (!ok)
+	if (fstype[0] && !fdw_fstype_is_ext(fstype) && strcmp(fstype, "btrfs"))
 		return false;
 	if (!subvol[0])
 		return true;

@@ -21,6 +21,7 @@
 #include "boot/boot_move.h"
 #include "boot/restart_initrd.h"
 #include "boot/system_boot.h"
+#include "disk/fsprobe.h"
 #include "disk/os_support.h"
 #include "disk/target.h"
 #include "disk/volume_id.h"
@@ -52,14 +53,6 @@ static bool boot_separate(void)
 	struct stat root, boot;
 
 	return stat("/", &root) == 0 && stat("/boot", &boot) == 0 && root.st_dev != boot.st_dev;
-}
-
-static bool mounted_as_root(const struct fdw_partition *p)
-{
-	for (size_t i = 0; i < p->n_mountpoints; i++)
-		if (!strcmp(p->mountpoints[i], "/"))
-			return true;
-	return false;
 }
 
 /* What the system needs for the step, said as what to install. */
@@ -160,7 +153,7 @@ static int check_fstype(const struct fdw_partition *p, char *why, size_t len)
 		}
 		return 0;
 	}
-	if (!p->fstype || strncmp(p->fstype, "ext", 3) || strlen(p->fstype) != 4) {
+	if (!fdw_fstype_is_ext(p->fstype)) {
 		snprintf(why, len, _("the root's filesystem is %s; at a restart fdewiz can shrink "
 				     "only ext2, ext3, ext4 and btrfs. Nothing was changed."),
 			 p->fstype ? p->fstype : _("unknown"));
@@ -181,7 +174,7 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 				     "from a disk's partition. Nothing was changed."), p->address);
 		return -EINVAL;
 	}
-	if (!mounted_as_root(p)) {
+	if (!fdw_mounted_as_root(p)) {
 		snprintf(why, len, _("%s is not the running system's root; encrypt it as it "
 				     "is, without --at-restart. Nothing was changed."), p->address);
 		return -EINVAL;

@@ -209,6 +209,8 @@ void fdw_verdict_decide(struct fdw_partition *part, const struct fdw_disk *disk)
 int64_t fdw_shrink_shortfall(const struct fdw_partition *part);
 /* Does the filesystem already end FDW_HEADER_ROOM before the end of the partition? */
 bool fdw_has_free_tail(const struct fdw_partition *part);
+/* Is the partition mounted as "/" (the running system's root)? */
+bool fdw_mounted_as_root(const struct fdw_partition *part);
 /* One sentence a person understands, already translated. */
 const char *fdw_reason_message(enum fdw_reason reason);
 /* The verdict in one sentence with its details (mountpoint, holder), translated. */

@@ -103,10 +103,8 @@ static void usage_from_mount(struct fdw_partition *p)
 static const char *running_root_folder(const struct fdw_sysstate *st,
 				       const struct fdw_partition *p)
 {
-	bool is_root = false;
+	bool is_root = fdw_mounted_as_root(p);
 
-	for (size_t i = 0; i < p->n_mountpoints; i++)
-		is_root |= !strcmp(p->mountpoints[i], "/");
 	for (size_t i = 0; is_root && i < st->n_mounts; i++)
 		if (!strcmp(st->mounts[i].mountpoint, "/"))
 			return st->mounts[i].root;

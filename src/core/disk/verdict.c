@@ -121,7 +121,7 @@ static bool is_btrfs_single(const struct fdw_partition *p)
 	return fstype_is(p, "btrfs") && p->fs_min_size >= 0;
 }
 
-static bool is_mounted_as_root(const struct fdw_partition *p)
+bool fdw_mounted_as_root(const struct fdw_partition *p)
 {
 	for (size_t i = 0; i < p->n_mountpoints; i++)
 		if (strcmp(p->mountpoints[i], "/") == 0)
@@ -155,7 +155,7 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 	/* Another system's /boot or /usr: refused whoever mounts it now, so first. */
 	if (p->owner.found && p->owner.use == FDW_USE_BOOT)
 		return FDW_REASON_SYSTEM_BOOT_PART;
-	if (is_mounted_as_root(p))
+	if (fdw_mounted_as_root(p))
 		return FDW_REASON_MOUNTED_ROOT;
 	if (p->swap_active)
 		return FDW_REASON_ACTIVE_SWAP;
