@@ -61,11 +61,12 @@ tier_of()
 	tests/unit/*) echo unit ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# The one-restart boot test, the live carve and the live btrfs test go to the host
-	# lane, after its tiers (see below), so that both lanes end together (measured: host
-	# lane 896 + 233 + 1355 + 220 + 193 s and the floating tasks, VM lane 811 + 2286 s).
+	# The one-restart boot tests of ext4 and LVM and the live carve go to the host lane,
+	# after its tiers (see below), so that both lanes end together (measured: host lane
+	# 896 + 233 + 1355 + 220 s + the LVM restart's and the floating tasks, VM lane 811 +
+	# 2286 + 193 s).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
-		tests/vm/test-vm-system-btrfs.sh) echo vmsys2 ;;
+		tests/vm/test-vm-system-restart-lvm.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;

@@ -37,9 +37,12 @@ static void print_restart_plan(const struct fdw_restart_stage *st)
 		printf("  %d. %s\n", i + 1, cli_safe(steps[i]));
 }
 
-static void print_restart_bench(const struct cli_restart_opts *o)
+static void print_restart_bench(const struct cli_restart_opts *o, bool can)
 {
-	if (o->no_bench)
+	if (!can)
+		printf(_("  benchmark:       none (an LVM physical volume holds no filesystem of "
+			 "its own to measure)\n"));
+	else if (o->no_bench)
 		printf(_("  benchmark:       off\n"));
 	else
 		printf(_("  benchmark:       I/O and build benchmark (%s) of the plain root now, "
@@ -71,7 +74,8 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 		return FDW_EXIT_ERROR;
 	}
 	print_restart_plan(&st);
-	print_restart_bench(o);
+	ro.bench = ro.bench && fdw_restart_can_bench(&st);
+	print_restart_bench(o, fdw_restart_can_bench(&st));
 	if (o->dry_run) {
 		printf(_("Dry run: nothing was changed.\n"));
 		return FDW_EXIT_OK;
@@ -88,7 +92,7 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 		fdw_secret_free(pass);
 		return FDW_EXIT_ERROR;
 	}
-	if (!o->no_bench)
+	if (ro.bench)
 		printf(_("Benchmarking the plain root (--no-bench skips it)...\n"));
 	printf(_("Preparing (the header's key derivation and the initramfs take a while)...\n"));
 	fflush(stdout);

@@ -79,7 +79,10 @@ static int draw_plan(struct tui *t, struct restart_state *rs, int y)
 		y += tui_wrap(y, 2, COLS - 4, 5, line);
 	}
 	y++;
-	if (rs->mode == RS_PLAN) {
+	if (rs->mode == RS_PLAN && !fdw_restart_can_bench(&rs->stage)) {
+		y += tui_wrap(y, 2, COLS - 4, 2, _("No benchmark: an LVM physical volume holds no "
+						 "filesystem of its own to measure."));
+	} else if (rs->mode == RS_PLAN) {
 		tui_put(y, 2, 4, tui_checkbox(rs->bench), false);
 		y += tui_wrap(y, 6, COLS - 8, 2, _("Measure the speed of the plain root now and "
 						 "of the encrypted one at the end (b)"));
@@ -243,7 +246,7 @@ static void restart_key(struct tui *t, struct tui_key k)
 		} else if (k.kind == TUI_KEY_ENTER) {
 			t->restarting = true;
 			tui_go(t, TUI_PASS);
-		} else if (tui_key_is(k, 'b')) {
+		} else if (tui_key_is(k, 'b') && fdw_restart_can_bench(&rs->stage)) {
 			rs->bench = !rs->bench;
 		}
 		return;
@@ -277,6 +280,7 @@ static bool enter_plan(struct tui *t, struct restart_state *rs)
 		return false;
 	}
 	rs->mode = RS_PLAN;
+	rs->bench = rs->bench && fdw_restart_can_bench(&rs->stage);
 	return true;
 }
 

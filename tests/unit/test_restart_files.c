@@ -96,10 +96,27 @@ static void test_stage_round_trip(void **state)
 	st.home[0] = '/';
 	memset(st.fstype, 0, sizeof(st.fstype));
 	snprintf(st.fstype, sizeof(st.fstype), "btrfs");
+	memset(st.vg, 0, sizeof(st.vg));
+	memset(st.root_lv, 0, sizeof(st.root_lv));
 	st.boot_mib = 1u << 20;
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
 	assert_memory_equal(&st, &back, sizeof(st));
+	/* The same with an LVM PV's longest names. */
+	memset(st.subvol, 0, sizeof(st.subvol));
+	memset(st.fstype, 0, sizeof(st.fstype));
+	snprintf(st.fstype, sizeof(st.fstype), "LVM2_member");
+	memset(st.vg, 'v', sizeof(st.vg) - 1);
+	memset(st.root_lv, 'r', sizeof(st.root_lv) - 1);
+	memcpy(st.root_lv, "/dev/mapper/", 12);
+	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
+	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
+	assert_memory_equal(&st, &back, sizeof(st));
+	memset(st.vg, 0, sizeof(st.vg));
+	memset(st.root_lv, 0, sizeof(st.root_lv));
+	memset(st.fstype, 0, sizeof(st.fstype));
+	snprintf(st.fstype, sizeof(st.fstype), "btrfs");
+	memset(st.subvol, 'x', sizeof(st.subvol) - 1);
 	/* What the reader would refuse is not written. */
 	snprintf(st.subvol, sizeof(st.subvol), "../etc");
 	assert_int_equal(fdw_restart_stage_write(path, &st), -EINVAL);
@@ -136,6 +153,7 @@ static void test_stage_fs_lines(void **state)
 		"fstype=ext2\n", "fstype=ext3\n", "fstype=ext4\n", "fstype=btrfs\n",
 		"fstype=btrfs\nsubvol=@rootfs\n", "fstype=btrfs\nsubvol=@\n",
 		"subvol=@rootfs\nfstype=btrfs\n", "fstype=btrfs\nsubvol=@/.snapshots/1/snapshot\n",
+		"fstype=LVM2_member\nvg=fdw-installed-vg\nroot_lv=/dev/mapper/fdw--installed--vg-root\n",
 		"fstype=btrfs\nsubvol=.hidden/a.b\n",
 	};
 	struct fdw_restart_stage st;
@@ -172,6 +190,13 @@ static void test_plan_says_boot_move(void **state)
 	assert_non_null(strstr(steps[1], "/boot made a partition of its own (640 MiB"));
 	assert_non_null(strstr(steps[1], "GRUB reinstalled"));
 	assert_non_null(strstr(steps[2], "vda1_crypt"));
+	/* A PV's: its group closed, the room from its end, no filesystem shrunk. */
+	st.boot_mib = 0;
+	snprintf(st.vg, sizeof(st.vg), "fdw-installed-vg");
+	fdw_restart_plan(&st, steps);
+	assert_non_null(strstr(steps[1], "volume group fdw-installed-vg deactivated"));
+	assert_non_null(strstr(steps[1], "pvresize"));
+	assert_null(strstr(steps[1], "shrunk"));
 	/* Its Russian took 885 bytes where 512 were kept: three bytes a letter must fit. */
 	for (int i = 0; i < FDW_RESTART_PLAN_STEPS; i++)
 		assert_true(strlen(steps[i]) * 3 < FDW_RESTART_PLAN_LEN);
@@ -209,6 +234,28 @@ static void test_stage_refused(void **state)
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@\ta\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@\x7f\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=\n",
+		/* A PV's group and root volume: both, on a PV only, in LVM's characters. */
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=vg\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\n"
+		"root_lv=/dev/mapper/vg-root\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=ext4\nvg=vg\n"
+		"root_lv=/dev/mapper/vg-root\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nvg=vg\nroot_lv=/dev/mapper/vg-root\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=vg\n"
+		"root_lv=/dev/vg/root\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=vg\n"
+		"root_lv=/dev/mapper/../sda\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=vg\n"
+		"root_lv=/dev/mapper/..\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=v'g\n"
+		"root_lv=/dev/mapper/vg-root\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=-vg\n"
+		"root_lv=/dev/mapper/vg-root\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=vg\n"
+		"root_lv=/dev/mapper/\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=LVM2_member\nvg=vg\n"
+		"root_lv=/dev/mapper/vg root\n",
 		"",
 	};
 	struct fdw_restart_stage st;

@@ -242,8 +242,16 @@ vm_boot_cut()
 	fi
 }
 
-# The restart tests' own (test-vm-system-restart.sh, test-vm-system-restart-btrfs.sh), on
-# what guest/system-restart-drive.sh prints at each boot.
+# The restart tests' own (test-vm-system-restart.sh, test-vm-system-restart-btrfs.sh,
+# test-vm-system-restart-lvm.sh), on what guest/system-restart-drive.sh prints at each boot.
+# VM_RESTART_LVM=1: the root is a logical volume on the PV being encrypted (the boot check
+# says root=lvm where it says root=part or root=crypt otherwise).
+VM_RESTART_LVM=${VM_RESTART_LVM:-0}
+# vm_restart_root PLAIN|CRYPT: the word the boot check says of the root, before or after.
+vm_restart_root()
+{
+	if [ "$VM_RESTART_LVM" = 1 ]; then echo lvm; elif [ "$1" = PLAIN ]; then echo part; else echo crypt; fi
+}
 
 # vm_restart_drive ROOT [FILE...]: the installed system's second disk ($VM_WORK/drive.img,
 # labelled fdw-drive, VM_BOOT_DISK2), whose drive.sh its check unit runs at each boot:
@@ -290,7 +298,8 @@ vm_restart_prepared()
 	vm_check "the service is enabled" \
 		grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(vm_drive_line "$log" 'SERVICE ')"
 	vm_check "the prepared system still booted plain, all files good" \
-		grep -q '^FDW-BOOT-OK sums=ok files=3000 root=part$' <<<"$(vm_boot_result "$log")"
+		grep -q "^FDW-BOOT-OK sums=ok files=3000 root=$(vm_restart_root PLAIN)\$" \
+		<<<"$(vm_boot_result "$log")"
 }
 
 # vm_restart_recovery: the recovery key the preparation showed, as its guest kept it on the
@@ -317,7 +326,7 @@ vm_restart_converts()
 	vm_check "fdewiz's step opened the root in the initramfs" \
 		bash -c "tr -d '\r' <'$log' | grep -aq '^fdewiz: the root is encrypted from here on'"
 	vm_check "the system came up with / on dm-crypt (opened under its crypttab name)" \
-		grep -Eq "root=/dev/mapper/$name type=crypt\$" <<<"$(vm_drive_line "$log" 'PHASE convert')"
+		grep -Eq " crypt=$name\$" <<<"$(vm_drive_line "$log" 'PHASE convert')"
 	vm_check "the service finished the conversion" \
 		grep -q 'SERVICE-RESULT success' <<<"$(vm_drive_line "$log" SERVICE-RESULT)"
 	vm_check "crypttab names the root volume by UUID" \
@@ -330,7 +339,8 @@ vm_restart_converts()
 	vm_check "no stage, hook or service of the restart is left" \
 		grep -q '^FDW-DRIVE LEFT 0$' <<<"$(vm_drive_line "$log" LEFT)"
 	vm_check "the files checked out on the converting system, with those written meanwhile" \
-		grep -Eq "^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$" <<<"$(vm_boot_result "$log")"
+		grep -Eq "^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=$(vm_restart_root CRYPT)\$" \
+		<<<"$(vm_boot_result "$log")"
 }
 
 # vm_restart_final IMG KEY NAME: Debian's own boot of the encrypted root, into
@@ -346,7 +356,7 @@ vm_restart_final()
 	echo "$VM_NAME: last boot: $res"
 	vm_check "cryptroot asked once, and took $(basename "$key")" [ "$VM_BOOT_PROMPTS" = 1 ]
 	vm_check "every old file and every file written during the conversion checks out" \
-		grep -Eq '^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=crypt$' <<<"$res"
+		grep -Eq "^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=$(vm_restart_root CRYPT)\$" <<<"$res"
 	vm_check "the root is opened under its crypttab name" \
 		grep -q "^FDW-DRIVE DMNAME $name\$" <<<"$(vm_drive_line "$log" DMNAME)"
 	vm_check "the recovery key shown at the preparation opens it" \
@@ -363,7 +373,7 @@ vm_restart_fsck()
 	echo "$VM_NAME: TIMING fsck-in-live-vm"
 	vm_check "the conversion is complete (no reencryption left in the header)" \
 		grep -q '^system-restart: REENCRYPT-LEFT no$' "$VM_LOG"
-	vm_check "the encrypted root's filesystem checks clean (e2fsck -f, or btrfs check)" \
+	vm_check "the encrypted root's filesystem checks clean (e2fsck -f, or btrfs check; on LVM its root volume)" \
 		grep -q '^system-restart: FSCK rc=0$' "$VM_LOG"
 	[ -z "${3:-}" ] ||
 		vm_check "e2fsck -f of the new /boot is clean" \

@@ -47,7 +47,7 @@ vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
 phase "boot-1-prepare (${VM_BOOT_SECONDS}s in qemu)"
 tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|BOOT-BEFORE\|INITRD\)' || true
 vm_check "before: / is the btrfs's subvolume $subvol, /boot a partition of its own" \
-	bash -c "grep -q '^FDW-DRIVE PHASE arm root=/dev/vda3 type=part$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" PHASE)' &&
+	bash -c "grep -q '^FDW-DRIVE PHASE arm root=/dev/vda3 type=part crypt=none$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" PHASE)' &&
 		grep -q '^FDW-DRIVE BOOT-BEFORE /dev/vda2 ' <<<'$(vm_drive_line "$VM_WORK/boot1.log" BOOT-BEFORE)'"
 vm_check "the plan says the restart: the filesystem checked and shrunk, the header" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts: .* checked and shrunk by 32 MiB'"

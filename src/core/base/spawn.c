@@ -21,7 +21,10 @@
  * caller's PATH, and get a minimal environment (no LD_PRELOAD, IFS, locale or tool
  * variables of the caller). Messages stay untranslated for the log.
  */
-static char *const helper_env[] = { "PATH=" FDW_HELPER_PATH, "LC_ALL=C", NULL };
+static char *const helper_env[] = { "PATH=" FDW_HELPER_PATH, "LC_ALL=C",
+				     /* libdevmapper's control node stays open in fdewiz: LVM's
+				      * tools would warn of it at each run. */
+				     "LVM_SUPPRESS_FD_WARNINGS=1", NULL };
 
 int fdw_helper_resolve(const char *name, char *out, size_t len)
 {

@@ -52,6 +52,17 @@ static const char hook_fmt[] =
 	"\tdone\n"
 	"\tmanual_add_modules btrfs\n"
 	"fi\n"
+	"# A PV: the room at its end is made with LVM's tools (lvm2's hook copies lvm itself)\n"
+	"# and util-linux's mkswap, which keeps the swap area's UUID.\n"
+	"if grep -qx 'fstype=LVM2_member' '%1$s/stage'; then\n"
+	"\tcopy_exec /sbin/lvm /sbin/lvm\n"
+	"\tfor c in pvs lvs vgchange lvchange lvreduce pvresize; do\n"
+	"\t\t[ -e \"$DESTDIR/sbin/$c\" ] || ln -s lvm \"$DESTDIR/sbin/$c\"\n"
+	"\tdone\n"
+	"\trm -f \"$DESTDIR/usr/sbin/mkswap\" \"$DESTDIR/sbin/mkswap\"\n"
+	"\tcopy_exec /sbin/mkswap /sbin/mkswap\n"
+	"\tmanual_add_modules dm_mod\n"
+	"fi\n"
 	"mkdir -p \"$DESTDIR" FDW_RESTART_INITRD_DIR "\"\n"
 	"cp '%1$s/stage' '%1$s/header' \"$DESTDIR" FDW_RESTART_INITRD_DIR "/\"\n"
 	"# A /boot inside the root moves to a partition of its own first: its planned record,\n"
@@ -90,6 +101,7 @@ static const char script_text[] =
 	"wait_for_udev 10\n"
 	"dev=$(sed -n 's/^device=//p' \"$stage\")\n"
 	"name=$(sed -n 's/^name=//p' \"$stage\")\n"
+	"vg=$(sed -n 's/^vg=//p' \"$stage\")\n"
 	"i=0\n"
 	"while [ ! -b \"$dev\" ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done\n"
 	"tries=0\n"
@@ -103,6 +115,9 @@ static const char script_text[] =
 	"done\n"
 	"if [ $rc = 0 ] && [ -b \"$out\" ]; then\n"
 	"\techo \"ROOT=$out\" >>/conf/param.conf\n"
+	"elif [ -n \"$vg\" ]; then\n"
+	"\t# The step may have closed the volume group, which udev opened once only.\n"
+	"\tlvm vgchange -a y \"$vg\" >/dev/null 2>&1 || :\n"
 	"fi\n"
 	"exit 0\n";
 
@@ -143,6 +158,23 @@ void fdw_restart_key_desc(const char *uuid, char *buf, size_t len)
 	snprintf(buf, len, "fdewiz-restart:%s", uuid);
 }
 
+/* LVM's names: letters, digits and "+_.-" (lvm(8)); a node under /dev/mapper. */
+static bool lvm_name_valid(const char *name)
+{
+	return name[0] && name[0] != '-' && strcmp(name, ".") && strcmp(name, "..") &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-") ==
+		       strlen(name);
+}
+
+/* A PV's stage names its group and root volume; no other stage does. */
+static bool stage_lvm_valid(const struct fdw_restart_stage *st)
+{
+	if (strcmp(st->fstype, "LVM2_member"))
+		return !st->vg[0] && !st->root_lv[0];
+	return lvm_name_valid(st->vg) && !strncmp(st->root_lv, "/dev/mapper/", 12) &&
+	       lvm_name_valid(st->root_lv + 12);
+}
+
 /*
  * The root's filesystem type and btrfs subvolume as the step may use them: a type it knows
  * ("" in a stage of an earlier fdewiz), and a subvolume only on a btrfs, relative, with no
@@ -151,7 +183,8 @@ void fdw_restart_key_desc(const char *uuid, char *buf, size_t len)
  */
 static bool stage_fs_valid(const char *fstype, const char *subvol)
 {
-	if (fstype[0] && !fdw_fstype_is_ext(fstype) && strcmp(fstype, "btrfs"))
+	if (fstype[0] && !fdw_fstype_is_ext(fstype) && strcmp(fstype, "btrfs") &&
+	    strcmp(fstype, "LVM2_member"))
 		return false;
 	if (!subvol[0])
 		return true;
@@ -178,16 +211,18 @@ int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st
 	char text[2048];
 	int n;
 
-	if (!stage_fs_valid(st->fstype, st->subvol))
+	if (!stage_fs_valid(st->fstype, st->subvol) || !stage_lvm_valid(st))
 		return -EINVAL;
 	n = snprintf(text, sizeof(text),
 		     "# fdewiz: the root to encrypt at the next restart\n"
 		     "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n"
-		     "%s%s%s%s%s%s%s%s%s",
+		     "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s",
 		     st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib,
 		     st->home[0] ? "home=" : "", st->home, st->home[0] ? "\n" : "",
 		     st->fstype[0] ? "fstype=" : "", st->fstype, st->fstype[0] ? "\n" : "",
-		     st->subvol[0] ? "subvol=" : "", st->subvol, st->subvol[0] ? "\n" : "");
+		     st->subvol[0] ? "subvol=" : "", st->subvol, st->subvol[0] ? "\n" : "",
+		     st->vg[0] ? "vg=" : "", st->vg, st->vg[0] ? "\n" : "",
+		     st->root_lv[0] ? "root_lv=" : "", st->root_lv, st->root_lv[0] ? "\n" : "");
 	if (n < 0 || n >= (int)sizeof(text))
 		return -ENAMETOOLONG;
 	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
@@ -267,6 +302,14 @@ int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
 		int src = stage_field(text, "subvol", st->subvol, sizeof(st->subvol));
 
 		if (frc == -EINVAL || src == -EINVAL || !stage_fs_valid(st->fstype, st->subvol))
+			rc = -EINVAL;
+	}
+	/* On a PV only, both (checked against its fstype). */
+	if (!rc) {
+		int vrc = stage_field(text, "vg", st->vg, sizeof(st->vg));
+		int lrc = stage_field(text, "root_lv", st->root_lv, sizeof(st->root_lv));
+
+		if (vrc == -EINVAL || lrc == -EINVAL || !stage_lvm_valid(st))
 			rc = -EINVAL;
 	}
 	free(text);
@@ -387,6 +430,8 @@ static int stage_in_root_main(void *ctx, char *note, size_t len)
 	 */
 	if (!strcmp(st->fstype, "btrfs"))
 		rc = mount(st->device, top, "btrfs", flags, "rescue=nologreplay,subvolid=5");
+	else if (st->root_lv[0])
+		rc = mount(st->root_lv, top, "ext4", flags, "noload");
 	else
 		rc = mount(st->device, top, "ext4", flags, "noload");
 	if (rc != 0)

@@ -29,6 +29,10 @@ struct fdw_restart_stage {
 				 * of an earlier fdewiz, which took ext roots only */
 	char subvol[64];	/* btrfs: the subvolume the root is, from the top level and
 				 * without a leading '/' ("@rootfs"); "" for the top level */
+	/* fstype "LVM2_member": the volume group on the PV and its root volume's node
+	 * ("/dev/mapper/vg-root"); "" otherwise. */
+	char vg[128];
+	char root_lv[192];
 };
 
 /* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */
@@ -39,8 +43,9 @@ void fdw_restart_key_desc(const char *uuid, char *buf, size_t len);
 int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st);
 /*
  * In the initramfs: is the preparation still there in the system whose root filesystem
- * (@st->fstype, unmounted) is @device, i.e. @st's stage record in its folder @st->home
- * (under the subvolume @st->subvol of a btrfs), with the same UUID? Mounted read-only in
+ * (@st->fstype, unmounted) is @device (or, on LVM, the volume @st->root_lv, its group
+ * activated), i.e. @st's stage record in its folder @st->home (under the subvolume
+ * @st->subvol of a btrfs), with the same UUID? Mounted read-only in
  * a child for a moment, with no journal or log replayed: nothing is written. 1 yes (or
  * @st does not say where: a stage of an earlier fdewiz), 0 no ('fdewiz cancel' removed it
  * and this initramfs is a stale copy), -errno when it cannot be told.
@@ -49,7 +54,8 @@ int fdw_restart_stage_in_root(const char *device, const struct fdw_restart_stage
 
 /* 0, -ENOENT when there is none, -EINVAL when a line is missing or malformed. The lines
  * fstype= and subvol= are optional; a subvol is taken only on a btrfs, relative and with
- * no "." or ".." in it (it is joined to a mount point). */
+ * no "." or ".." in it (it is joined to a mount point); vg= and root_lv= are there on an
+ * LVM PV only, in LVM's own characters. */
 int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st);
 
 /*

@@ -17,6 +17,7 @@
 #include "base/i18n.h"
 #include "base/log.h"
 #include "disk/lvm_room.h"
+#include "disk/verdict_lvm.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
 #include "tpm.h"
@@ -334,7 +335,8 @@ int fdw_system_boot_record(const struct fdw_target *t, const struct fdw_job *job
 	snprintf(r.root_subvol, sizeof(r.root_subvol), "%s", t->part->os.root_subvol);
 	snprintf(r.root_fstype, sizeof(r.root_fstype), "%s",
 		 t->part->fstype ? t->part->fstype : "");
-	if (t->part->verdict.lvm_system) {
+	/* Its verdict, or the running system's PV prepared for a restart. */
+	if (t->part->verdict.lvm_system || fdw_verdict_lvm_system(t->part)) {
 		const struct fdw_lvm_lv *lv = &t->part->lvm.lvs[t->part->lvm.root_lv];
 
 		snprintf(r.vg, sizeof(r.vg), "%s", t->part->lvm.vg);

@@ -447,7 +447,7 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 			   char *why, size_t len)
 {
 	struct fdw_sysboot_record r;
-	bool renamed = false, opened = false, reopen = false;
+	bool renamed = false, opened = false, reopen = false, group_was_open;
 	char mapper[PATH_MAX];
 	int rc;
 
@@ -476,7 +476,9 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 	}
 	snprintf(mapper, sizeof(mapper), "/dev/mapper/%s", r.name);
 	/* A root on a logical volume: its volume group, found on the open volume, opened for
-	 * the step and closed after it. */
+	 * the step and closed after it, unless it was open already (the running system's,
+	 * after a restart). */
+	group_was_open = r.vg[0] && access(r.root_dev, F_OK) == 0;
 	if (r.vg[0] && fdw_lvm_activate(r.vg) != 0) {
 		fdw_log(FDW_LOG_ERROR, "system boot: volume group %s not found on %s", r.vg,
 			mapper);
@@ -485,7 +487,7 @@ int fdw_system_boot_finish(const struct fdw_job *job, const char *open_name,
 		rc = steps_in_child(job, &r, mapper, pass, res->loader_note,
 				    sizeof(res->loader_note));
 	}
-	if (r.vg[0] && fdw_lvm_deactivate(r.vg, false, NULL, 0) != 0)
+	if (r.vg[0] && !group_was_open && fdw_lvm_deactivate(r.vg, false, NULL, 0) != 0)
 		fdw_log(FDW_LOG_WARN, "system boot: volume group %s stays active", r.vg);
 	if (renamed && rename_dm(r.name, open_name) != 0)
 		fdw_log(FDW_LOG_WARN, "system boot: /dev/mapper/%s keeps its name %s", open_name,

@@ -22,8 +22,10 @@
 #include "boot/restart_initrd.h"
 #include "boot/system_boot.h"
 #include "disk/fsprobe.h"
+#include "disk/lvm_pv.h"
 #include "disk/os_support.h"
 #include "disk/target.h"
+#include "disk/verdict_lvm.h"
 #include "disk/volume_id.h"
 #include "luks2/convert.h"
 #include "luks2/luks2_peek.h"
@@ -129,13 +131,63 @@ static bool is_btrfs(const struct fdw_partition *p)
 	return p->fstype && !strcmp(p->fstype, "btrfs");
 }
 
+static bool is_pv(const struct fdw_partition *p)
+{
+	return p->fstype && !strcmp(p->fstype, "LVM2_member");
+}
+
+/*
+ * A root on a logical volume (Debian's guided LVM): the whole PV is encrypted, its
+ * volumes inside, once the step made the header's room at its end (disk/lvm_room.c) with
+ * the volume group closed, as a live system does. /boot must be apart: GRUB cannot read
+ * the root's LUKS2 volume.
+ */
+static int check_pv(const struct fdw_partition *p, char *why, size_t len)
+{
+	struct fdw_lvm_room room;
+
+	if (!fdw_verdict_lvm_system(p)) {
+		snprintf(why, len, _("the root is on a volume group that spans more than this "
+				     "physical volume, or whose system could not be read; fdewiz "
+				     "encrypts a volume group on one physical volume only. Nothing "
+				     "was changed."));
+		return -EOPNOTSUPP;
+	}
+	if (!boot_separate()) {
+		snprintf(why, len, _("the root is on LVM with /boot inside it; the system could "
+				     "not start from an encrypted volume group. Give /boot a "
+				     "partition of its own (as Debian's guided LVM does), then try "
+				     "again. Nothing was changed."));
+		return -EOPNOTSUPP;
+	}
+	if (access("/usr/share/initramfs-tools/hooks/lvm2", F_OK) != 0) {
+		snprintf(why, len, _("the initramfs cannot open LVM (the package lvm2 has no "
+				     "initramfs hook here). Nothing was changed."));
+		return -EOPNOTSUPP;
+	}
+	fdw_lvm_room_plan(&p->lvm, FDW_HEADER_ROOM, &room);
+	if (room.kind == FDW_LVM_ROOM_NONE) {
+		snprintf(why, len, _("the physical volume of volume group %s needs %llu MiB free "
+				     "at its end for the header, and %llu MiB of it are in use (by "
+				     "%s). Free the extents at its end (lvreduce its last logical "
+				     "volume, or pvmove it), then try again. Nothing was changed."),
+			 p->lvm.vg, (unsigned long long)(FDW_HEADER_ROOM / FDW_MIB),
+			 (unsigned long long)((room.short_by + FDW_MIB - 1) / FDW_MIB),
+			 p->lvm.last_lv >= 0 ? p->lvm.lvs[p->lvm.last_lv].name : "?");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /*
  * A filesystem the step can shrink while it is unmounted: ext2/3/4 (resize2fs), or a
  * single-device btrfs (mounted privately and resized) whose /boot is a partition of its
- * own (the move of /boot shrinks ext only).
+ * own (the move of /boot shrinks ext only); or an LVM PV with room made at its end.
  */
 static int check_fstype(const struct fdw_partition *p, char *why, size_t len)
 {
+	if (is_pv(p))
+		return check_pv(p, why, len);
 	if (is_btrfs(p)) {
 		if (p->fs_min_size < 0) {
 			snprintf(why, len, _("the root is a btrfs over several devices, or one "
@@ -155,7 +207,8 @@ static int check_fstype(const struct fdw_partition *p, char *why, size_t len)
 	}
 	if (!fdw_fstype_is_ext(p->fstype)) {
 		snprintf(why, len, _("the root's filesystem is %s; at a restart fdewiz can shrink "
-				     "only ext2, ext3, ext4 and btrfs. Nothing was changed."),
+				     "only ext2, ext3, ext4 and btrfs (or encrypt an LVM physical "
+				     "volume). Nothing was changed."),
 			 p->fstype ? p->fstype : _("unknown"));
 		return -EOPNOTSUPP;
 	}
@@ -201,6 +254,12 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 	 * finds none there, and starts the system plain). */
 	if (is_btrfs(p) && p->os.found)
 		snprintf(st->subvol, sizeof(st->subvol), "%s", p->os.root_subvol);
+	/* The step finds the stage on the root volume, and opens the group again after. */
+	if (is_pv(p)) {
+		snprintf(st->vg, sizeof(st->vg), "%s", p->lvm.vg);
+		snprintf(st->root_lv, sizeof(st->root_lv), "%s",
+			 p->lvm.lvs[p->lvm.root_lv].dm_path);
+	}
 	fdw_volume_id_of(&t->disk, p, &id);
 	if (id.partuuid[0])
 		snprintf(st->device, sizeof(st->device), "/dev/disk/by-partuuid/%s", id.partuuid);
@@ -363,7 +422,9 @@ static int fallback_records(const struct fdw_target *t, const struct fdw_restart
 	/* Opened under its crypttab name from the start: systemd's crypttab unit then finds it
 	 * open, and the boot step has nothing to rename. */
 	snprintf(job.active_name, sizeof(job.active_name), "%s", st->name);
-	snprintf(job.fs_to_grow, sizeof(job.fs_to_grow), "%s", t->part->fstype);
+	/* A shrunk filesystem grows back at the end; a PV was only made to end earlier. */
+	if (!is_pv(t->part))
+		snprintf(job.fs_to_grow, sizeof(job.fs_to_grow), "%s", t->part->fstype);
 	snprintf(job.fstype, sizeof(job.fstype), "%s", t->part->fstype);
 	snprintf(job.cipher, sizeof(job.cipher), "aes-xts-plain64, 512-bit key");
 	job.created = (int64_t)time(NULL);
@@ -433,7 +494,8 @@ static int measure_baseline(const struct fdw_target *t, const struct fdw_restart
 	int rc;
 
 	memset(measured, 0, sizeof(*measured));
-	if (!o->bench)
+	/* A PV holds no filesystem of its own to measure, as in a live system. */
+	if (!o->bench || is_pv(t->part))
 		return 0;
 	snprintf(measured->id, sizeof(measured->id), "%s", uuid);
 	snprintf(measured->address, sizeof(measured->address), "%s", t->part->address);

@@ -61,6 +61,8 @@ int fdw_restart_cancel(char *why, size_t len);
 bool fdw_restart_pending(struct fdw_restart_stage *st);
 /* Prepared, and its restart has not begun the conversion yet ('cancel' still undoes it)? */
 bool fdw_restart_prepared(struct fdw_restart_stage *st);
+/* Can the plain root be benchmarked before (not an LVM PV, which holds no filesystem)? */
+bool fdw_restart_can_bench(const struct fdw_restart_stage *st);
 
 /* The plan in a few translated sentences, in order: now, at the restart, after it, else. */
 #define FDW_RESTART_PLAN_STEPS 4

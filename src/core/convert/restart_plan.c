@@ -26,6 +26,17 @@ void fdw_restart_plan(const struct fdw_restart_stage *st,
 			   "before the header is written, the system starts plain, from the old or "
 			   "the new /boot, and the step is tried again at the next restart."),
 			 st->boot_mib);
+	else if (st->vg[0])
+		snprintf(steps[1], FDW_RESTART_PLAN_LEN,
+			 _("At the next restart, before the system starts: the passphrase at the "
+			   "usual prompt; volume group %s deactivated; 32 MiB made free at the end "
+			   "of its physical volume (from the swap volume there where no extents "
+			   "are free, its swap area made again with its UUID; then pvresize); the "
+			   "header written (the "
+			   "first 16 MiB of data move); the volume group activated inside the "
+			   "encrypted volume; usually under a minute, whatever the disk's size. If "
+			   "anything fails before the header is written, the system starts plain."),
+			 st->vg);
 	else
 		snprintf(steps[1], FDW_RESTART_PLAN_LEN,
 			 _("At the next restart, before the system starts: the passphrase at the "
@@ -48,4 +59,9 @@ bool fdw_restart_prepared(struct fdw_restart_stage *st)
 	if (!fdw_restart_pending(st))
 		return false;
 	return !realpath(st->device, dev) || !fdw_luks2_peek_has_uuid(dev, st->uuid);
+}
+
+bool fdw_restart_can_bench(const struct fdw_restart_stage *st)
+{
+	return !st->vg[0];
 }

@@ -25,6 +25,7 @@
 #include "boot/system_boot.h"
 #include "disk/fsresize.h"
 #include "disk/job_observe.h"
+#include "disk/lvm_room.h"
 #include "disk/target.h"
 #include "encrypt_flow.h"
 #include "luks2/convert.h"
@@ -136,7 +137,13 @@ static int move_boot_first(const char *device, fdw_phase_fn phase, void *ctx, ch
 static int step_checks(const char *stage, const struct fdw_restart_stage *st,
 		       const char *device, fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
-	int there = fdw_restart_stage_in_root(device, st);
+	int there;
+
+	/* udev's rules open a volume group as its PV appears; the root volume is read there
+	 * (the encrypt flow closes the group again before it changes anything). */
+	if (st->vg[0] && fdw_lvm_activate(st->vg) != 0)
+		fdw_log(FDW_LOG_WARN, "volume group %s could not be activated", st->vg);
+	there = fdw_restart_stage_in_root(device, st);
 
 	/* Before anything writes (e2fsck does): a stale copy after a cancel changes nothing. */
 	if (there == 0) {
@@ -154,9 +161,10 @@ static int step_checks(const char *stage, const struct fdw_restart_stage *st,
 	 * A power cut during an earlier restart's shrink leaves a filesystem that resize2fs
 	 * will not measure before a full check (the plan needs that measure): checked first,
 	 * as the shrink itself would. A btrfs needs no measure: its shrink runs 'btrfs check
-	 * --readonly' itself before it resizes (disk/fsresize_btrfs.c).
+	 * --readonly' itself before it resizes (disk/fsresize_btrfs.c). A PV's filesystems
+	 * do not move: room is made at its end, from its swap volume.
 	 */
-	if (strcmp(st->fstype, "btrfs") && fdw_ext_check(device) != 0) {
+	if (strcmp(st->fstype, "btrfs") && !st->vg[0] && fdw_ext_check(device) != 0) {
 		snprintf(why, len, _("the root filesystem on %s has errors that e2fsck -p does not "
 				     "fix (the log says which). The system starts unencrypted, as "
 				     "before; run 'e2fsck -f %s' from a live system, then restart "
@@ -174,6 +182,20 @@ static int step_checks(const char *stage, const struct fdw_restart_stage *st,
 		}
 		return move_boot_first(device, phase, ctx, why, len);
 	}
+	return 0;
+}
+
+/* A PV's volume group, now inside the open volume: the boot mounts its root volume. */
+static int open_group(const struct fdw_restart_stage *st, char *root, size_t root_len,
+		      char *why, size_t len)
+{
+	if (fdw_lvm_activate(st->vg) != 0 || access(st->root_lv, F_OK) != 0) {
+		snprintf(why, len, _("the encrypted volume is open as %s, but its volume group %s "
+				     "could not be activated inside it. Its data is intact; the "
+				     "conversion goes on after a restart."), root, st->vg);
+		return -ENODEV;
+	}
+	snprintf(root, root_len, "%s", st->root_lv);
 	return 0;
 }
 
@@ -236,6 +258,10 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 		if (rc && !fdw_luks2_peek_has_uuid(device, st.uuid)) {
 			size_t n = strlen(why);
 
+			/* The system starts plain from its volume group, closed for the step. */
+			if (st.vg[0] && fdw_lvm_activate(st.vg) != 0)
+				fdw_log(FDW_LOG_ERROR, "volume group %s could not be activated again",
+					st.vg);
 			snprintf(why + n, len - n, _(" The system starts unencrypted, as before; the "
 						     "step is tried again at the next restart "
 						     "('fdewiz cancel' undoes it)."));
@@ -258,7 +284,7 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 		fdw_log(FDW_LOG_WARN, "the passphrase could not be left for the booted system: "
 			"'fdewiz resume' will ask for it");
 	snprintf(mapper, mapper_len, "/dev/mapper/%s", st.name);
-	return 0;
+	return st.vg[0] ? open_group(&st, mapper, mapper_len, why, len) : 0;
 }
 
 /* Copy @from to @to (atomically), then remove @from. */

@@ -136,6 +136,8 @@ struct fdw_partition {
 	 * is one of its own logical volumes (active, which the conversion deactivates). */
 	struct fdw_lvm_pv lvm;
 	bool held_by_own_lvs;
+	/* Its installed system's root volume is mounted at "/": the running system's. */
+	bool lvm_root_running;
 
 	/* An installed system inside (its fstab mounts something at /), read, never mounted;
 	 * for a PV, on its logical volume lvm.lvs[lvm.root_lv]. */
@@ -209,7 +211,7 @@ void fdw_verdict_decide(struct fdw_partition *part, const struct fdw_disk *disk)
 int64_t fdw_shrink_shortfall(const struct fdw_partition *part);
 /* Does the filesystem already end FDW_HEADER_ROOM before the end of the partition? */
 bool fdw_has_free_tail(const struct fdw_partition *part);
-/* Is the partition mounted as "/" (the running system's root)? */
+/* Is the partition mounted as "/" (the running system's root), or a PV whose root volume is? */
 bool fdw_mounted_as_root(const struct fdw_partition *part);
 /* One sentence a person understands, already translated. */
 const char *fdw_reason_message(enum fdw_reason reason);

@@ -205,11 +205,27 @@ static bool held_by_own_lvs(const struct fdw_partition *p)
 	return true;
 }
 
+/* Is the logical volume @lv (active) what mountinfo says is mounted at "/"? */
+static bool lv_is_running_root(const struct fdw_sysstate *st, const struct fdw_lvm_lv *lv)
+{
+	struct stat sb;
+
+	if (stat(lv->dm_path, &sb) != 0 || !S_ISBLK(sb.st_mode))
+		return false;
+	for (size_t i = 0; i < st->n_mounts; i++)
+		if (!strcmp(st->mounts[i].mountpoint, "/") &&
+		    st->mounts[i].major == major(sb.st_rdev) &&
+		    st->mounts[i].minor == minor(sb.st_rdev))
+			return true;
+	return false;
+}
+
 /*
  * An LVM physical volume on a block device: LVM's report of it, and an installed system on
  * one of its logical volumes, read from the partition itself (nothing is activated).
  */
-static void look_into_pv(const struct fdw_disk *d, int fd, struct fdw_partition *p)
+static void look_into_pv(const struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
+			 struct fdw_partition *p)
 {
 	if (d->kind != FDW_DISK_BLOCK || !p->node || !p->fstype ||
 	    strcmp(p->fstype, "LVM2_member") || fdw_lvm_pv_read(p->node, &p->lvm) != 0)
@@ -217,6 +233,8 @@ static void look_into_pv(const struct fdw_disk *d, int fd, struct fdw_partition 
 	fdw_lvm_pv_look(d->path, fd, p->start, &p->lvm, &p->os);
 	p->fs_size = (int64_t)p->lvm.pv_size;
 	p->held_by_own_lvs = held_by_own_lvs(p);
+	p->lvm_root_running = p->held_by_own_lvs && p->lvm.root_lv >= 0 &&
+			      lv_is_running_root(st, &p->lvm.lvs[p->lvm.root_lv]);
 }
 
 /*
@@ -291,7 +309,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 	look_for_installed_os(d, st, p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
-	look_into_pv(d, fd, p);
+	look_into_pv(d, fd, st, p);
 	/* Who owns what needs no minimum sizes: resize2fs on every filesystem of every disk
 	 * made each encrypt pay for a full listing. */
 	if (!owners_only)

@@ -168,10 +168,27 @@ int fdw_lvm_activate(const char *vg)
 	return vgchange(vg, "y");
 }
 
+/*
+ * udev's rules activate a volume group when its PV appears (69-lvm.rules); under a slow
+ * machine that may still be queued: let it happen first, or it follows a deactivation.
+ */
+static void udev_settle(void)
+{
+	char *argv[] = { "udevadm", "settle", "--timeout=120", NULL };
+
+	if (access("/run/udev/control", F_OK) == 0 && fdw_spawn(argv) != 0)
+		fdw_log(FDW_LOG_INFO, "udevadm settle did not end cleanly; going on");
+}
+
 int fdw_lvm_deactivate(const char *vg, bool nothing_yet, char *why, size_t len)
 {
-	if (vgchange(vg, "n") == 0)
-		return 0;
+	udev_settle();
+	/* udev's probes of a volume just activated hold it open for a moment. */
+	for (int tries = 0; tries < 3; tries++) {
+		if (vgchange(vg, "n") == 0)
+			return 0;
+		sleep(1);
+	}
 	if (why)
 		snprintf(why, len,
 			 _("the volume group %s could not be deactivated: one of its logical "

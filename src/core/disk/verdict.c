@@ -123,6 +123,8 @@ static bool is_btrfs_single(const struct fdw_partition *p)
 
 bool fdw_mounted_as_root(const struct fdw_partition *p)
 {
+	if (p->lvm_root_running)
+		return true;
 	for (size_t i = 0; i < p->n_mountpoints; i++)
 		if (strcmp(p->mountpoints[i], "/") == 0)
 			return true;

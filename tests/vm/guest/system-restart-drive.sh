@@ -19,7 +19,9 @@ say() { echo "FDW-DRIVE $*"; }
 # A btrfs subvolume's source ends in "[/@rootfs]", and btrfs names a mapping /dev/dm-N.
 root_src=$(findmnt -no SOURCE / | sed 's/\[.*//')
 [ "$(lsblk -ndo TYPE "$root_src")" != crypt ] || root_src=/dev/mapper/$(lsblk -ndo NAME "$root_src")
-say "PHASE $(cat $d/phase) root=$root_src type=$(lsblk -ndo TYPE "$root_src")"
+# The dm-crypt mapping under the root (itself, or under its logical volume).
+root_crypt=$(lsblk -nsro NAME,TYPE "$root_src" | awk '$2 == "crypt" { print $1; exit }')
+say "PHASE $(cat $d/phase) root=$root_src type=$(lsblk -ndo TYPE "$root_src") crypt=${root_crypt:-none}"
 # What fdewiz's step in the initramfs logged at this start, if it ran.
 [ ! -f /run/fdewiz-restart/step.log ] || sed 's/^/FDW-DRIVE STEPLOG /' /run/fdewiz-restart/step.log
 initrd=/boot/initrd.img-$(uname -r)
@@ -110,6 +112,7 @@ arm)
 	say "INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$')"
 	say "INITRD-MOVE $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/boot-move-.*\.json$\|sbin/mke2fs$\|usr/sbin/cp$\|sbin/chroot$')"
 	say "INITRD-BTRFS $(lsinitramfs "$initrd" | grep -c 'sbin/btrfs$\|/btrfs\.ko')"
+	say "INITRD-LVM $(lsinitramfs "$initrd" | grep -c 'sbin/pvresize$\|sbin/lvreduce$\|sbin/mkswap$')"
 	say "SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
 	echo convert >$d/phase
 	;;
@@ -211,7 +214,8 @@ convert)
 final)
 	say "BOOT-FROM $(findmnt -no SOURCE /boot || echo inside) $(grep -o 'BOOT_IMAGE=[^ ]*' /proc/cmdline)"
 	say "PARTS $(ls /sys/block/vda | grep -c '^vda[0-9]')"
-	say "DMNAME $(dmsetup info -c --noheadings -o name "$root_src" 2>/dev/null)"
+	say "DMNAME $root_crypt"
+	say "SWAPS $(swapon --show=NAME,SIZE --noheadings --bytes | tr -s ' ' | tr '\n' ' ')"
 	printf '%s' "$(cat $d/recovery)" >/run/rk
 	cryptsetup open --test-passphrase --key-file /run/rk $rootdev && say "RECOVERY-OPENS yes" ||
 		say "RECOVERY-OPENS no"

@@ -1,0 +1,91 @@
+#!/bin/bash
+# fdewiz VM tests: a root on LVM encrypted with one restart, no live system: the layout of
+# Debian's guided "use entire disk and set up LVM" on an EFI machine (installed-image.sh's
+# disk-lvm.img: GPT, the ESP on 1, /boot on 2, an LVM physical volume on 3 holding volume
+# group fdw-installed-vg with root and swap_1 at its end, no free extents; GRUB for EFI),
+# booted from its own disk under OVMF three times, each boot's own steps coming from a
+# second disk (guest/system-restart-drive.sh, "lean"):
+#   1. its own fdewiz prepares the encryption of the PV under its running root at the next
+#      restart (the plan says the volume group's steps; the initramfs made again carries the
+#      step and LVM's tools);
+#   2. the restart: the passphrase typed once at the initramfs prompt; fdewiz's step finds
+#      the preparation on the root volume, deactivates the volume group that udev opened,
+#      makes the header's room at the PV's end (the swap volume 32 MiB smaller, its swap
+#      area made again with its UUID, pvresize), writes the header, opens the volume and
+#      the volume group inside it; the system comes up with / on a logical volume on
+#      dm-crypt while the service converts and files are written; it finishes with crypttab
+#      and an initramfs without fdewiz's step;
+#   3. Debian's own cryptroot opens the PV, the recovery key typed at its prompt, then lvm
+#      the volume group: every old file and every file written during the conversion checks
+#      out, the smaller swap volume is in use;
+# then a live VM runs e2fsck on the root volume inside the encrypted PV.
+# Cost: three OVMF boots and one live VM, about 11 minutes under TCG.
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+VM_RESTART_LVM=1
+. "$(dirname "$0")/installed-lib.sh"
+vm_init test-vm-system-restart-lvm
+vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs mmdebstrap ovmf lvm2
+vm_find_fdewiz
+
+t0=$(date +%s)
+phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
+
+prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
+cached=$(sed -n 's/^image_lvm=//p' <<<"$prep")
+swap_uuid=$(sed -n 's/^lv_swap_uuid=//p' <<<"$prep")
+phase "image-ready (cached or built)"
+img=$VM_WORK/lvm.img
+cp --sparse=always "$cached" "$img"
+chmod 0644 "$img"
+printf 'restart on lvm, 27' >"$VM_WORK/key"
+# Every boot under OVMF (vm_boot_installed).
+export VM_BOOT_EFI=1
+root_lv=/dev/mapper/fdw--installed--vg-root
+
+vm_restart_drive /dev/vda3 lean
+
+# 1. Plain, on LVM: its own fdewiz prepares the restart.
+vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
+phase "boot-1-prepare (${VM_BOOT_SECONDS}s in qemu)"
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|BOOT-BEFORE\|INITRD\)' || true
+vm_check "before: / is the logical volume root, /boot a partition of its own" \
+	bash -c "grep -q '^FDW-DRIVE PHASE arm root=$root_lv type=lvm crypt=none$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" PHASE)' &&
+		grep -q '^FDW-DRIVE BOOT-BEFORE /dev/vda2 ' <<<'$(vm_drive_line "$VM_WORK/boot1.log" BOOT-BEFORE)'"
+vm_check "the plan says the volume group's steps at the restart" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts: .*volume group fdw-installed-vg deactivated; 32 MiB made free at the end of its physical volume'"
+vm_restart_prepared "$VM_WORK/boot1.log" 0
+vm_check "it carries LVM's tools for the room (pvresize, lvreduce) and util-linux's mkswap" \
+	grep -q '^FDW-DRIVE INITRD-LVM 3$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-LVM)"
+
+# 2. The restart: the step in the initramfs, then the service converts.
+vm_restart_converts "$img" "$VM_WORK/key" vda3_crypt 0
+t0=$(date +%s)
+steplog=$(tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^FDW-DRIVE STEPLOG ' || true)
+grep 'lvm room\|volume group' <<<"$steplog" || true
+vm_check "the step made the room: the swap volume shrank, its swap area made again, pvresize" \
+	bash -c "grep -q 'lvm room: swap-reduced' <<<'$steplog' && grep -q 'lvm room: swap-made' <<<'$steplog' &&
+		grep -q 'lvm room: pv-resized' <<<'$steplog'"
+vm_check "the system came up with / on the logical volume, on dm-crypt" \
+	grep -q "root=$root_lv type=lvm crypt=vda3_crypt\$" <<<"$(vm_drive_line "$VM_WORK/boot2.log" 'PHASE convert')"
+
+# 3. Debian's own boot of the encrypted PV; the recovery key typed at cryptroot's prompt.
+vm_restart_recovery
+vm_restart_final "$img" "$VM_WORK/recovery" vda3_crypt
+vm_check "/ is a logical volume on dm-crypt on partition 3" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-ROOT-CHAIN lvm,crypt,part,disk,'"
+vm_check "the swap volume is in use, about 96 MiB (32 MiB gave the header its room)" \
+	bash -c "grep -Eq '^FDW-DRIVE SWAPS /dev/dm-[0-9]+ 1006[0-9]{5} ' <<<'$(vm_drive_line "$VM_WORK/boot3.log" SWAPS)' &&
+		tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-SWAP .*dmtype=lvm'"
+
+# 4. The root volume checked from a live VM.
+vm_restart_fsck "$img" /dev/vda3
+vm_check "the volume group inside: root, and swap_1 at 96 MiB" \
+	grep -Eq '^system-restart: LVS .*swap_1 96\.00m' "$VM_LOG"
+vm_check "the swap area made again kept its UUID" \
+	grep -q "^system-restart: SWAP-UUID $swap_uuid\$" "$VM_LOG"
+if [ "$VM_FAILED" != 0 ]; then
+	for b in 1 2 3; do tr -d '\r' <"$VM_WORK/boot$b.log" | tail -n 60; done
+fi
+vm_finish
