@@ -154,7 +154,7 @@ static void test_stage_fs_lines(void **state)
 		"fstype=btrfs\nsubvol=@rootfs\n", "fstype=btrfs\nsubvol=@\n",
 		"subvol=@rootfs\nfstype=btrfs\n", "fstype=btrfs\nsubvol=@/.snapshots/1/snapshot\n",
 		"fstype=LVM2_member\nvg=fdw-installed-vg\nroot_lv=/dev/mapper/fdw--installed--vg-root\n",
-		"fstype=btrfs\nsubvol=.hidden/a.b\n",
+		"fstype=btrfs\nsubvol=@snapshots/a..b\n", "fstype=btrfs\nsubvol=.hidden/a.b\n",
 	};
 	struct fdw_restart_stage st;
 	char path[PATH_MAX + 16], line[64];
@@ -224,7 +224,7 @@ static void test_stage_refused(void **state)
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=/@rootfs\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=..\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@/../etc\n",
-		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=a..b\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@/..\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=.\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=./@\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs\nsubvol=@/./a\n",

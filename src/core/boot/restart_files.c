@@ -188,8 +188,7 @@ static bool stage_fs_valid(const char *fstype, const char *subvol)
 		return false;
 	if (!subvol[0])
 		return true;
-	if (strcmp(fstype, "btrfs") || subvol[0] == '/' || strstr(subvol, "..") ||
-	    strpbrk(subvol, ",\\"))
+	if (strcmp(fstype, "btrfs") || subvol[0] == '/' || strpbrk(subvol, ",\\"))
 		return false;
 	for (const char *c = subvol; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
@@ -197,7 +196,7 @@ static bool stage_fs_valid(const char *fstype, const char *subvol)
 	for (const char *e = subvol;;) {
 		size_t n = strcspn(e, "/");
 
-		if (n == 1 && e[0] == '.')
+		if ((n == 1 && e[0] == '.') || (n == 2 && e[0] == '.' && e[1] == '.'))
 			return false;
 		if (!e[n])
 			return true;

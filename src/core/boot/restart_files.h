@@ -54,7 +54,7 @@ int fdw_restart_stage_in_root(const char *device, const struct fdw_restart_stage
 
 /* 0, -ENOENT when there is none, -EINVAL when a line is missing or malformed. The lines
  * fstype= and subvol= are optional; a subvol is taken only on a btrfs, relative and with
- * no "." or ".." in it (it is joined to a mount point); vg= and root_lv= are there on an
+ * no element "." or ".." (it is joined to a mount point); vg= and root_lv= are there on an
  * LVM PV only, in LVM's own characters. */
 int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st);
 

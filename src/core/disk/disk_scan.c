@@ -99,16 +99,17 @@ static void usage_from_mount(struct fdw_partition *p)
 	p->fs_used = p->fs_size - p->fs_free;
 }
 
-/* What mountinfo says is mounted at "/", when @p is the filesystem there: "/@rootfs". */
+/* What mountinfo says is mounted at "/", when @p is the filesystem there: "/@rootfs".
+ * The last such line: a mount over "/" hides the ones before it. */
 static const char *running_root_folder(const struct fdw_sysstate *st,
 				       const struct fdw_partition *p)
 {
-	bool is_root = fdw_mounted_as_root(p);
+	const char *folder = NULL;
 
-	for (size_t i = 0; is_root && i < st->n_mounts; i++)
+	for (size_t i = 0; fdw_mounted_as_root(p) && i < st->n_mounts; i++)
 		if (!strcmp(st->mounts[i].mountpoint, "/"))
-			return st->mounts[i].root;
-	return NULL;
+			folder = st->mounts[i].root;
+	return folder;
 }
 
 /*
