@@ -302,6 +302,24 @@ vm_restart_prepared()
 		<<<"$(vm_boot_result "$log")"
 }
 
+# vm_restart_lean_arm IMG ROOT PLAN: the first boot of a "lean" restart test, into
+# $VM_WORK/boot1.log: plain, its PHASE line saying ROOT ("root=NODE type=TYPE"), /boot on
+# /dev/vda2; its own fdewiz prepares the restart, the plan's step at the restart matching
+# PLAN (a grep pattern); then vm_restart_prepared, without the baseline benchmark.
+vm_restart_lean_arm()
+{
+	local img=$1 root=$2 plan=$3 log=$VM_WORK/boot1.log
+	vm_boot_installed "$img" "$log" "" 1200
+	echo "$VM_NAME: TIMING boot-1-prepare ${VM_BOOT_SECONDS}s in qemu"
+	tr -d '\r' <"$log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|BOOT-BEFORE\|INITRD\)' || true
+	vm_check "before: $root, plain; /boot a partition of its own" \
+		bash -c "grep -q '^FDW-DRIVE PHASE arm $root crypt=none\$' <<<'$(vm_drive_line "$log" PHASE)' &&
+			grep -q '^FDW-DRIVE BOOT-BEFORE /dev/vda2 ' <<<'$(vm_drive_line "$log" BOOT-BEFORE)'"
+	vm_check "the plan says what the step at the restart does ($plan)" \
+		bash -c "tr -d '\r' <'$log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts: .*$plan'"
+	vm_restart_prepared "$log" 0
+}
+
 # vm_restart_recovery: the recovery key the preparation showed, as its guest kept it on the
 # drive, in $VM_WORK/recovery (to be typed at a prompt).
 vm_restart_recovery()

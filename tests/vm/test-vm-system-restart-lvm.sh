@@ -19,7 +19,8 @@
 #      the volume group: every old file and every file written during the conversion checks
 #      out, the smaller swap volume is in use;
 # then a live VM runs e2fsck on the root volume inside the encrypted PV.
-# Cost: three OVMF boots and one live VM, about 11 minutes under TCG.
+# Cost: three OVMF boots and one live VM, about 11 minutes under TCG (measured beside a
+# second emulated machine: boots of 222, 438 and 69 s, the step at the restart 20 s).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -47,15 +48,9 @@ root_lv=/dev/mapper/fdw--installed--vg-root
 vm_restart_drive /dev/vda3 lean
 
 # 1. Plain, on LVM: its own fdewiz prepares the restart.
-vm_boot_installed "$img" "$VM_WORK/boot1.log" "" 1200
-phase "boot-1-prepare (${VM_BOOT_SECONDS}s in qemu)"
-tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(PLAN\|ARM\|BOOT-BEFORE\|INITRD\)' || true
-vm_check "before: / is the logical volume root, /boot a partition of its own" \
-	bash -c "grep -q '^FDW-DRIVE PHASE arm root=$root_lv type=lvm crypt=none$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" PHASE)' &&
-		grep -q '^FDW-DRIVE BOOT-BEFORE /dev/vda2 ' <<<'$(vm_drive_line "$VM_WORK/boot1.log" BOOT-BEFORE)'"
-vm_check "the plan says the volume group's steps at the restart" \
-	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts: .*volume group fdw-installed-vg deactivated; 32 MiB made free at the end of its physical volume'"
-vm_restart_prepared "$VM_WORK/boot1.log" 0
+vm_restart_lean_arm "$img" "root=$root_lv type=lvm" \
+	'volume group fdw-installed-vg deactivated; 32 MiB made free at the end of its physical volume'
+t0=$(date +%s)
 vm_check "it carries LVM's tools for the room (pvresize, lvreduce) and util-linux's mkswap" \
 	grep -q '^FDW-DRIVE INITRD-LVM 3$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-LVM)"
 
