@@ -3,9 +3,32 @@
  * copy in the initramfs, which the step trusts before the root is mounted). */
 #include "fuzz_common.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/boot/restart_files.h"
+
+/* Is "." or ".." one of @path's '/'-separated elements (it would lead out of a mount)? */
+static bool has_dot_element(const char *path)
+{
+	for (const char *e = path;;) {
+		size_t n = strcspn(e, "/");
+
+		if ((n == 1 && e[0] == '.') || (n == 2 && e[0] == '.' && e[1] == '.'))
+			return true;
+		if (!e[n])
+			return false;
+		e += n + 1;
+	}
+}
+
+/* LVM's own characters only, not starting with '-', and not "." or "..". */
+static bool lvm_name(const char *s)
+{
+	return s[0] && s[0] != '-' && !has_dot_element(s) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-") ==
+		       strlen(s);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fdw_restart_stage_read(path, &st) == 0) {
 		/* What it accepts is terminated and free of control characters. */
 		const char *fields[] = { st.device, st.address, st.uuid, st.fs_uuid, st.name,
-					 st.fstype, st.subvol };
+					 st.fstype, st.subvol, st.vg, st.root_lv };
+		bool pv = !strcmp(st.fstype, "LVM2_member");
 		size_t n = strlen(st.subvol);
 
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -32,12 +56,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		/* A subvolume is joined to a mount point: never one that leads out of it. */
 		if (n && (strcmp(st.fstype, "btrfs") || st.subvol[0] == '/' ||
-			  strstr(st.subvol, "..") || strstr(st.subvol, "/./") ||
-			  !strncmp(st.subvol, "./", 2) || !strcmp(st.subvol, ".") ||
-			  (n > 1 && !strcmp(st.subvol + n - 2, "/."))))
+			  has_dot_element(st.subvol)))
 			__builtin_trap();
 		if (st.fstype[0] && strcmp(st.fstype, "btrfs") && strcmp(st.fstype, "ext2") &&
-		    strcmp(st.fstype, "ext3") && strcmp(st.fstype, "ext4"))
+		    strcmp(st.fstype, "ext3") && strcmp(st.fstype, "ext4") && !pv)
+			__builtin_trap();
+		/* A volume group and its root volume on a PV only; the root volume's node under
+		 * /dev/mapper, never a path that leads elsewhere. */
+		if (pv != (st.vg[0] != '\0') || pv != (st.root_lv[0] != '\0'))
+			__builtin_trap();
+		if (pv && (!lvm_name(st.vg) || strncmp(st.root_lv, "/dev/mapper/", 12) ||
+			   !lvm_name(st.root_lv + 12)))
 			__builtin_trap();
 	}
 	unlink(path);
