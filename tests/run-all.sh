@@ -63,8 +63,7 @@ tier_of()
 	tests/tui/*) echo tui ;;
 	# The one-restart boot tests of ext4 and LVM and the live carve go to the host lane,
 	# after its tiers (see below), so that both lanes end together (measured: host lane
-	# 896 + 233 + 1355 + 220 s + the LVM restart's and the floating tasks, VM lane 811 +
-	# 2286 + 193 s).
+	# 889 + 247 + 1325 + 736 + 213 s and the floating tasks, VM lane 788 + 2501 s).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
 		tests/vm/test-vm-system-restart-lvm.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
