@@ -524,9 +524,18 @@ static int recheck(struct fdw_encrypt *e, char *why, size_t len)
 	struct fdw_target now;
 	int rc;
 
-	/* A PV's logical volumes are closed for the conversion: nothing may hold it. */
+	/*
+	 * A PV's logical volumes are closed for the conversion: nothing may hold it. It is
+	 * held at once: udev re-reads a disk's partitions when nothing holds them after a
+	 * writer closed the disk (libparted does), and its rules then open the group again.
+	 */
 	if (e->target.part->verdict.lvm_system) {
 		rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
+		for (int tries = 0; !rc && tries < 3; tries++) {
+			if (fdw_encrypt_excl_take(e) == 0)
+				break;
+			rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
+		}
 		if (rc)
 			return rc;
 	}

@@ -4,15 +4,43 @@
  * end of its LVM physical volume (disk/lvm_room.c). */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/log.h"
 #include "boot/boot_move.h"
 #include "disk/lvm_room.h"
 #include "encrypt_internal.h"
 #include "plan.h"
+
+/*
+ * The partition held alone again after its layout step. LVM's writes to a PV are seen by
+ * udev, whose probes (or, in an initramfs, its rules) may hold it a moment: the group is
+ * closed again (after udev's queue) and the hold tried again, twice.
+ */
+static int take_after(struct fdw_encrypt *e, bool lvm, char *why, size_t len)
+{
+	int rc = fdw_encrypt_excl_take(e);
+
+	for (int tries = 0; lvm && rc < 0 && tries < 2; tries++) {
+		fdw_log(FDW_LOG_INFO, "%s cannot be held alone yet (%s); again",
+			e->target.part->address, strerror(-rc));
+		fdw_lvm_deactivate(e->target.part->lvm.vg, false, NULL, 0);
+		rc = fdw_encrypt_excl_take(e);
+	}
+	if (rc < 0)
+		snprintf(why, len, lvm ? _("The header's room is made at the end of the physical "
+					   "volume and the system starts unencrypted as before, but "
+					   "%s cannot be held for the header now (%s). Try again.")
+				       : _("/boot is a partition of its own now and the system "
+					   "starts unencrypted as before, but %s cannot be held for "
+					   "the header now (%s). Try again."),
+			 e->target.part->address, strerror(-rc));
+	return rc;
+}
 
 /*
  * A step that changes the layout before the conversion: a /boot inside the root made a
@@ -59,7 +87,7 @@ static int layout_step(struct fdw_encrypt *e, bool lvm, fdw_phase_fn phase, void
 					   "starts unencrypted as before, but the root cannot be "
 					   "encrypted: %s Look at it again with 'fdewiz list'."),
 			 plan_why);
-	return rc ? rc : fdw_encrypt_excl_take(e);
+	return rc ? rc : take_after(e, lvm, why, len);
 }
 
 int fdw_encrypt_layout_steps(struct fdw_encrypt *e, fdw_phase_fn phase, void *ctx, char *why,

@@ -109,10 +109,12 @@ arm)
 	# The recovery key as shown: kept on this disk for the final boot's test.
 	grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
 	say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
-	say "INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$')"
-	say "INITRD-MOVE $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/boot-move-.*\.json$\|sbin/mke2fs$\|usr/sbin/cp$\|sbin/chroot$')"
-	say "INITRD-BTRFS $(lsinitramfs "$initrd" | grep -c 'sbin/btrfs$\|/btrfs\.ko')"
-	say "INITRD-LVM $(lsinitramfs "$initrd" | grep -c 'sbin/pvresize$\|sbin/lvreduce$\|sbin/mkswap$')"
+	# Listed once: each listing takes seconds of the emulated CPU.
+	lsinitramfs "$initrd" >/run/initrd.list
+	say "INITRD-STEP $(grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$' /run/initrd.list)"
+	say "INITRD-MOVE $(grep -c 'fdewiz-restart/boot-move-.*\.json$\|sbin/mke2fs$\|usr/sbin/cp$\|sbin/chroot$' /run/initrd.list)"
+	say "INITRD-BTRFS $(grep -c 'sbin/btrfs$\|/btrfs\.ko' /run/initrd.list)"
+	say "INITRD-LVM $(grep -c 'sbin/pvresize$\|sbin/lvreduce$\|sbin/mkswap$' /run/initrd.list)"
 	say "SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
 	echo convert >$d/phase
 	;;
@@ -203,7 +205,8 @@ convert)
 			/var/lib/fdewiz/bench/after-*.json 2>&1 | sed 's/^/FDW-DRIVE COMPARE /'
 	fi
 	say "CRYPTTAB $(grep -v '^#' /etc/crypttab | tr '\n' ' ')"
-	say "INITRD-AFTER step=$(lsinitramfs "$initrd" | grep -c 'fdewiz-restart') cryptroot=$(lsinitramfs "$initrd" | grep -c 'cryptroot/crypttab$')"
+	lsinitramfs "$initrd" >/run/initrd.list
+	say "INITRD-AFTER step=$(grep -c 'fdewiz-restart' /run/initrd.list) cryptroot=$(grep -c 'cryptroot/crypttab$' /run/initrd.list)"
 	say "LEFT $(ls /var/lib/fdewiz/restart /etc/initramfs-tools/hooks/fdewiz-restart /etc/systemd/system/fdewiz-restart.service 2>/dev/null | wc -l)"
 	# Every file written in these boots (cut or not) is checked by the next boot's unit.
 	say "WORK-FILES $(wc -l <$d/work-sums)"
