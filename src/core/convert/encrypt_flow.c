@@ -524,19 +524,11 @@ static int recheck(struct fdw_encrypt *e, char *why, size_t len)
 	struct fdw_target now;
 	int rc;
 
-	/*
-	 * A PV's logical volumes are closed for the conversion: nothing may hold it. It is
-	 * held at once: udev re-reads a disk's partitions when nothing holds them after a
-	 * writer closed the disk (libparted does), and its rules then open the group again.
-	 */
+	/* A PV's logical volumes are closed for the conversion: nothing may hold it. A hold
+	 * that still fails is said below, with what holds it. */
 	if (e->target.part->verdict.lvm_system) {
-		rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
-		for (int tries = 0; !rc && tries < 3; tries++) {
-			if (fdw_encrypt_excl_take(e) == 0)
-				break;
-			rc = fdw_lvm_deactivate(e->target.part->lvm.vg, true, why, len);
-		}
-		if (rc)
+		rc = fdw_encrypt_hold_closed_pv(e, 3, true, why, len);
+		if (rc && why[0])
 			return rc;
 	}
 	rc = fdw_target_open(address, &now);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "base/i18n.h"
+#include "base/log.h"
+#include "disk/lvm_room.h"
 #include "encrypt_internal.h"
 
 /* The bytes @t names: a block device's number, or an image file's device and inode. */
@@ -70,6 +72,25 @@ int fdw_encrypt_excl_take(struct fdw_encrypt *e)
 		return 0;
 	e->excl_fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
 	return e->excl_fd >= 0 ? 0 : -errno;
+}
+
+int fdw_encrypt_hold_closed_pv(struct fdw_encrypt *e, int tries, bool nothing_yet, char *why,
+			       size_t len)
+{
+	const char *vg = e->target.part->lvm.vg;
+	int rc = fdw_encrypt_excl_take(e);
+
+	for (int i = 0; rc < 0 && i < tries; i++) {
+		int drc = fdw_lvm_deactivate(vg, nothing_yet, why, len);
+
+		if (drc)
+			return drc;
+		rc = fdw_encrypt_excl_take(e);
+		if (rc < 0)
+			fdw_log(FDW_LOG_INFO, "%s cannot be held alone yet (%s)",
+				e->target.part->address, strerror(-rc));
+	}
+	return rc;
 }
 
 void fdw_encrypt_excl_drop(struct fdw_encrypt *e)

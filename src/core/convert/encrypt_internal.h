@@ -45,6 +45,15 @@ struct fdw_encrypt {
  * what the plan was made for, remembered and compared with @now (NULL: nothing changed;
  * else what did, in words). */
 int fdw_encrypt_excl_take(struct fdw_encrypt *e);
+/*
+ * An installed system's PV: its volume group closed and the partition held alone. Held at
+ * once, since udev re-reads a disk's partitions when nothing holds them after a writer
+ * closed the disk (libparted does), and its rules then open the group again; closed again
+ * and held again up to @tries times. 0; the deactivation's -errno with @why; or the hold's
+ * -errno (@why untouched).
+ */
+int fdw_encrypt_hold_closed_pv(struct fdw_encrypt *e, int tries, bool nothing_yet, char *why,
+			       size_t len);
 void fdw_encrypt_excl_drop(struct fdw_encrypt *e);
 int fdw_encrypt_remember_identity(struct fdw_encrypt *e, char *why, size_t len);
 const char *fdw_encrypt_what_changed(const struct fdw_encrypt *e, const struct fdw_target *now);

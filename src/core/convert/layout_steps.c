@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "base/log.h"
 #include "boot/boot_move.h"
 #include "disk/lvm_room.h"
 #include "encrypt_internal.h"
@@ -18,20 +17,16 @@
 
 /*
  * The partition held alone again after its layout step. LVM's writes to a PV are seen by
- * udev, whose probes (or, in an initramfs, its rules) may hold it a moment: the group is
- * closed again (after udev's queue) and the hold tried again, twice.
+ * udev, which may open its group again: closed and held again, twice.
  */
 static int take_after(struct fdw_encrypt *e, bool lvm, char *why, size_t len)
 {
-	int rc = fdw_encrypt_excl_take(e);
+	int rc;
 
-	for (int tries = 0; lvm && rc < 0 && tries < 2; tries++) {
-		fdw_log(FDW_LOG_INFO, "%s cannot be held alone yet (%s); again",
-			e->target.part->address, strerror(-rc));
-		fdw_lvm_deactivate(e->target.part->lvm.vg, false, NULL, 0);
-		rc = fdw_encrypt_excl_take(e);
-	}
-	if (rc < 0)
+	why[0] = '\0';
+	rc = lvm ? fdw_encrypt_hold_closed_pv(e, 2, false, why, len) : fdw_encrypt_excl_take(e);
+
+	if (rc < 0 && !why[0])
 		snprintf(why, len, lvm ? _("The header's room is made at the end of the physical "
 					   "volume and the system starts unencrypted as before, but "
 					   "%s cannot be held for the header now (%s). Try again.")
