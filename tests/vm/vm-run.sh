@@ -23,7 +23,7 @@
 #   FDEWIZ_VM_PIDFILE  write qemu's pid here (removed on exit) so that a test can kill -9 it
 #   FDEWIZ_VM_CACHE    kernel/initramfs cache (see vm-prepare.sh)
 #   FDEWIZ_VM_APPEND   extra kernel command line (e.g. fdewiz.verbose to list module errors)
-#   FDEWIZ_VM_CPU      qemu CPU model (default max; max,aes=off: a CPU without AES instructions)
+#   FDEWIZ_VM_CPU      qemu CPU model (default EPYC under TCG; max,aes=off: a CPU without AES instructions)
 #   FDEWIZ_VM_DISK_CACHE  qemu cache mode for disks (default none: O_DIRECT, so the image
 #                      file holds exactly what the guest flushed, like a real disk)
 set -euo pipefail
