@@ -17,6 +17,7 @@
 #include "lvm_pv.h"
 #include "lvm_room.h"
 #include "target.h"
+#include "udev_settle.h"
 
 /* Each step is recorded once done; a crash repeats at most the one it was in. */
 enum room_step { STEP_PLANNED, STEP_REDUCED, STEP_SWAP_MADE, STEP_RESIZED, STEP_DONE };
@@ -168,21 +169,14 @@ int fdw_lvm_activate(const char *vg)
 	return vgchange(vg, "y");
 }
 
-/*
- * udev's rules activate a volume group when its PV appears (69-lvm.rules); under a slow
- * machine that may still be queued: let it happen first, or it follows a deactivation.
- */
-static void udev_settle(void)
-{
-	char *argv[] = { "udevadm", "settle", "--timeout=120", NULL };
-
-	if (access("/run/udev/control", F_OK) == 0 && fdw_spawn(argv) != 0)
-		fdw_log(FDW_LOG_INFO, "udevadm settle did not end cleanly; going on");
-}
-
 int fdw_lvm_deactivate(const char *vg, bool nothing_yet, char *why, size_t len)
 {
-	udev_settle();
+	/*
+	 * udev's rules activate a volume group when its PV appears (69-lvm.rules); under a
+	 * slow machine that may still be queued: let it happen first, or it follows a
+	 * deactivation.
+	 */
+	fdw_udev_settle(120);
 	/* udev's probes of a volume just activated hold it open for a moment. */
 	for (int tries = 0; tries < 3; tries++) {
 		if (vgchange(vg, "n") == 0)

@@ -12,9 +12,9 @@
 #include <parted/parted.h>
 
 #include "base/log.h"
-#include "base/spawn.h"
 #include "partsplit.h"
 #include "parted_quiet.h"
+#include "udev_settle.h"
 
 /* The partition that starts exactly at @start, or NULL. */
 static PedPartition *starting_at(PedDisk *disk, PedSector start)
@@ -118,16 +118,9 @@ int fdw_partition_node_settle(const char *disk_path, int number)
 {
 	char node[PATH_MAX + 16];
 	size_t n = strlen(disk_path);
-	char udevadm[PATH_MAX];
 	struct stat st;
 
-	/* Where there is one (an initramfs's, a booted system's; not every live system's). */
-	if (fdw_helper_resolve("udevadm", udevadm, sizeof(udevadm)) == 0) {
-		char *const argv[] = { "udevadm", "settle", "--timeout=10", NULL };
-
-		if (fdw_spawn(argv) != 0)
-			fdw_log(FDW_LOG_INFO, "udevadm settle did not end cleanly; going on");
-	}
+	fdw_udev_settle(10);
 	/* /dev/sda3, but /dev/nvme0n1p3 and /dev/mmcblk0p3. */
 	snprintf(node, sizeof(node), "%s%s%d", disk_path,
 		 n && isdigit((unsigned char)disk_path[n - 1]) ? "p" : "", number);
