@@ -11,7 +11,8 @@
 # subvolume @rootfs, looked at from its top level with no log replayed: refused with no stage
 # record in @rootfs (one at the top level, outside the root, does not count) and with
 # another preparation's there, not a byte of the partition changed; with its own there, the
-# step is not refused as cancelled.
+# step is not refused as cancelled. (An LVM PV's step activates its volume group, which
+# needs device-mapper: test-vm-system-lvm.sh checks it there.)
 # Cost: about 15 s.
 set -euo pipefail
 

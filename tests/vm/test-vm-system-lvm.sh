@@ -2,7 +2,9 @@
 # fdewiz VM tests: an installed Debian 12 laid out as its installer's guided LVM on an EFI
 # machine (installed-image.sh's disk-lvm.img: GPT, the ESP on 1, /boot on 2, an LVM physical
 # volume on 3 holding volume group fdw-installed-vg with root and swap_1 at its end, no
-# free extents). From a live VM, 'list' offers the PV and says how the header's room is
+# free extents). From a live VM, the step at a restart from a stale initramfs (its
+# preparation cancelled: no stage record in the root volume) refuses and changes nothing;
+# 'list' offers the PV and says how the header's room is
 # made; 'encrypt' deactivates the volume group and shrinks the swap volume, and the power
 # is cut right after that (before the step was recorded); 'resume' in a fresh live VM makes
 # the swap area again with its UUID and ends the PV 32 MiB earlier (pvresize), then the
@@ -47,6 +49,10 @@ FDEWIZ_VM_PIDFILE=$pidfile vm_run --timeout 1800 --keep-going-on-kill --disk "$i
 wait "$VM_CUTTER" 2>/dev/null || true
 phase "list-plan-then-power-cut-in-the-room-making"
 vm_check "the live VM was cut inside the room-making (rc $VM_RC)" [ "$VM_RC" = 0 ]
+vm_check "a stale initramfs's step on the PV (no stage record in its root volume) refuses" \
+	grep -q '^system-lvm: STALE rc=1 out=0 type=LVM2_member ends=same$' "$VM_LOG"
+vm_check "it says the encryption was cancelled, nothing was changed, what to do" \
+	grep -q "^system-lvm: stale: .*the encryption was cancelled in the system ('fdewiz cancel').*nothing was changed; make its initramfs again" "$VM_LOG"
 vm_check "fdewiz had shrunk the swap volume" grep -q '^system-lvm: POWERCUT-NOW' "$VM_LOG"
 vm_check "list offers the PV, converted as it is (free-tail), /boot apart, GRUB for EFI" \
 	grep -q '^system-lvm: VERDICT \[true,"ok","free-tail",true,"grub-efi"\]' "$VM_LOG"

@@ -30,7 +30,36 @@ lvs_line() { lvs --noheadings --units m --nosuffix -o lv_name,lv_size "$vg" 2>/d
 pv_line() { pvs --noheadings --units m --nosuffix -o pv_name,pv_size,pv_free "$@" 2>/dev/null | tr -s ' \n' ' '; }
 record() { jq -r .step /mnt/state/fdewiz/lvm-room-*.json 2>/dev/null || echo none; }
 
+# The step at a restart, run on this PV as an initramfs that still carries it after
+# 'fdewiz cancel' runs it (the stage record and a prepared header beside it, none in the
+# root volume): it refuses, says why, and the PV's first and last 64 MiB are unchanged.
+pv_ends()
+{
+	local mib=$(($(blockdev --getsize64 /dev/vda3) / 1048576))
+	{ dd if=/dev/vda3 bs=1M count=64 status=none
+	  dd if=/dev/vda3 bs=1M skip=$((mib - 64)) status=none; } | sha256sum | cut -c1-16
+}
+stale_step()
+{
+	local d=/run/stale rc=0 before
+	mkdir -p $d
+	printf 'device=/dev/vda3\naddress=/dev/vda3\nuuid=%s\nfs_uuid=%s\nname=vda3_crypt\n' \
+		0b7e3a55-1f2d-4c8e-9a61-5d2f8e4c7b10 "$(blkid -p -s UUID -o value /dev/vda3)" >$d/stage
+	printf 'boot_mib=0\nhome=/var/lib/fdewiz/restart\nfstype=LVM2_member\nvg=%s\n' "$vg" >>$d/stage
+	printf 'root_lv=/dev/mapper/fdw--installed--vg-root\n' >>$d/stage
+	truncate -s 16M $d/header
+	cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--header $d/header --key-file "$work/key" /dev/vda3
+	before=$(pv_ends)
+	"$fdewiz" restart-step $d/stage <"$work/key" >$d/out 2>$d/err || rc=$?
+	vgchange -a n "$vg" >/dev/null 2>&1 || true
+	sed 's/^/system-lvm: stale: /' $d/err
+	say "STALE rc=$rc out=$(wc -c <$d/out) type=$(blkid -p -s TYPE -o value /dev/vda3) ends=$([ "$(pv_ends)" = "$before" ] && echo same || echo changed)"
+	rm -rf $d /run/fdewiz-restart
+}
+
 if [ "$mode" = cut ]; then
+	stale_step
 	say "LVS-BEFORE $(lvs_line)"
 	"$fdewiz" list --json /dev/vda >/run/list.json
 	say "VERDICT $(jq -c '.disks[0].partitions[] | select(.number == 3) | [.verdict.eligible, .verdict.reason, .verdict.strategy, .installed_system.boot_separate, .installed_system.boot_loader]' /run/list.json)"
