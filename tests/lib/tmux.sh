@@ -71,16 +71,20 @@ tmux_capture()
 	tmux_cmd "$name" capture-pane -p -t "$name" "$@"
 }
 
-# tmux_wait_for NAME TEXT TIMEOUT_S: poll every 0.1 s until TEXT is on the screen (lines the
-# terminal wrapped are joined). On timeout print the screen and fail.
+# tmux_wait_for NAME TEXT TIMEOUT_S: poll until TEXT is on the screen (lines the terminal
+# wrapped are joined): every 0.1 s for 3 s, then every second. Each look runs tmux, grep and
+# sleep: in an emulated machine that is tens of milliseconds of its one CPU, and looking
+# every 0.1 s while the wizard prepared a restart made that preparation take 160 s instead
+# of 86. On timeout print the screen and fail.
 tmux_wait_for()
 {
-	local name=$1 text=$2 tries=$(($3 * 10))
+	local name=$1 text=$2 waited=0 limit=$(($3 * 10)) step
 
-	while [ "$tries" -gt 0 ]; do
+	while [ "$waited" -lt "$limit" ]; do
 		tmux_capture "$name" -J | grep -qF -- "$text" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
+		if [ "$waited" -lt 30 ]; then step=1; else step=10; fi
+		sleep "$((step / 10)).$((step % 10))"
+		waited=$((waited + step))
 	done
 	echo "tmux_wait_for: '$text' did not appear within $3 s; the screen of $name:" >&2
 	tmux_capture "$name" | sed 's/^/    | /' >&2
