@@ -63,7 +63,8 @@ tier_of()
 	tests/tui/*) echo tui ;;
 	# The one-restart boot tests of ext4 and LVM and the live carve go to the host lane,
 	# after its tiers (see below), so that both lanes end together (measured: host lane
-	# 889 + 247 + 1325 + 736 + 213 s and the floating tasks, VM lane 788 + 2501 s).
+	# root 925 s, then 309 + 1155 + 543 s with the tmux tests beside them; VM lane
+	# 771 + 2129 s; the floating tasks 101 + 84 s).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
 		tests/vm/test-vm-system-restart-lvm.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
