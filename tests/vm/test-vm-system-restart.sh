@@ -26,9 +26,8 @@
 # then a live VM checks both filesystems in full (e2fsck -f).
 # With FDEWIZ_VM_RESTART_BENCH=1 the plain root's baseline benchmark (at the preparation)
 # is compared with the encrypted one's at the end (minutes more; the suite leaves it out).
-# Cost: nine SeaBIOS boots (six of them cut short) and one live VM: about 23 minutes under
-# TCG with a second emulated machine beside it, as in the suite (measured there: 1355 s;
-# it replaces two tests that together took 2094 s).
+# Cost: nine SeaBIOS boots (six of them cut short) and one live VM: about 19 minutes under
+# TCG with a second emulated machine beside it, as in the suite (measured there: 1155 s).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
