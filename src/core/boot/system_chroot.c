@@ -62,14 +62,26 @@ static int copy_file(const char *from, const char *to)
 	return rc;
 }
 
-static bool is_initramfs(const char *name)
+/*
+ * An initramfs of /boot (@dir) is one whose kernel is there too: initrd.img-VERSION
+ * (initramfs-tools) or initramfs-VERSION.img (dracut) beside vmlinuz-VERSION. What a power
+ * cut inside update-initramfs leaves (NAME.new, NAME.dpkg-bak) and fdewiz's own backups
+ * are no system's initramfs: they are neither kept nor checked.
+ */
+static bool is_initramfs(const char *dir, const char *name)
 {
+	char version[256], kernel[PATH_MAX + 300];
 	size_t n = strlen(name);
 
-	if (n > 11 && !strcmp(name + n - 11, ".fdewiz-bak"))
+	if (!strncmp(name, "initrd.img-", 11) && n - 11 < sizeof(version))
+		snprintf(version, sizeof(version), "%s", name + 11);
+	else if (!strncmp(name, "initramfs-", 10) && n > 14 && !strcmp(name + n - 4, ".img") &&
+		 n - 14 < sizeof(version))
+		snprintf(version, sizeof(version), "%.*s", (int)(n - 14), name + 10);
+	else
 		return false;
-	return !strncmp(name, "initrd.img-", 11) ||
-	       (!strncmp(name, "initramfs-", 10) && n > 4 && !strcmp(name + n - 4, ".img"));
+	snprintf(kernel, sizeof(kernel), "%s/vmlinuz-%s", dir, version);
+	return version[0] && access(kernel, F_OK) == 0;
 }
 
 /* Keep every initramfs as NAME.fdewiz-bak before it is rebuilt (once: a rerun keeps the
@@ -87,7 +99,7 @@ static int backup_initramfs(const struct fdw_tree *t, struct fdw_sysboot_record 
 	if (!d)
 		return -errno;
 	while (!rc && (de = readdir(d))) {
-		if (!is_initramfs(de->d_name))
+		if (!is_initramfs(dir, de->d_name))
 			continue;
 		snprintf(from, sizeof(from), "%s/%s", dir, de->d_name);
 		snprintf(to, sizeof(to), "%s.fdewiz-bak", from);
@@ -123,7 +135,7 @@ static int initramfs_unlocks(const struct fdw_tree *t, struct fdw_sysboot_record
 		return -errno;
 	}
 	while (!rc && (de = readdir(d))) {
-		if (!is_initramfs(de->d_name))
+		if (!is_initramfs(dir, de->d_name))
 			continue;
 		snprintf(inside, sizeof(inside), "/boot/%s", de->d_name);
 		char *argv[] = { "chroot", (char *)t->root,
