@@ -339,7 +339,7 @@ vm_restart_converts()
 	vm_boot_installed "$img" "$log" "$key" 2400
 	echo "$VM_NAME: TIMING boot-2-completes ${VM_BOOT_SECONDS}s in qemu"
 	tr -d '\r' <"$log" |
-		grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVICE\|THROUGHPUT\|CRYPTTAB\|INITRD\|LEFT\|WORK\|COMPARE\)' || true
+		grep -a '^fdewiz: \|^FDW-DRIVE \(PHASE\|SERVICE\|THROUGHPUT\|STALE\|CRYPTTAB\|INITRD\|LEFT\|WORK\|COMPARE\)' || true
 	vm_check "the passphrase was asked once, before the root was mounted" [ "$VM_BOOT_PROMPTS" = 1 ]
 	vm_check "fdewiz's step opened the root in the initramfs" \
 		bash -c "tr -d '\r' <'$log' | grep -aq '^fdewiz: the root is encrypted from here on'"
@@ -356,6 +356,8 @@ vm_restart_converts()
 			bash -c "tr -d '\r' <'$log' | grep -a '^FDW-DRIVE COMPARE SEQ1M Q1T1 read ' | grep -Eq '[0-9] MB/s +[0-9.]+ MB/s'"
 	vm_check "no stage, hook or service of the restart is left" \
 		grep -q '^FDW-DRIVE LEFT 0$' <<<"$(vm_drive_line "$log" LEFT)"
+	vm_check "what an interrupted update-initramfs leaves was not taken for an initramfs" \
+		grep -q '^FDW-DRIVE STALE-COPIES 0$' <<<"$(vm_drive_line "$log" STALE-COPIES)"
 	vm_check "the files checked out on the converting system, with those written meanwhile" \
 		grep -Eq "^FDW-BOOT-OK sums=ok files=3[0-9]{3} root=$(vm_restart_root CRYPT)\$" \
 		<<<"$(vm_boot_result "$log")"
