@@ -84,7 +84,7 @@ int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *re
 int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded)
 {
 	struct fdw_target t;
-	int rc = fdw_target_open(address, &t);
+	int rc = fdw_target_open_locate(address, &t);
 
 	if (rc)
 		return rc;
@@ -142,10 +142,12 @@ int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t n
 	return rc;
 }
 
-/* Open @address for @r: 0, or -errno with @why. */
-static int resume_open_target(struct fdw_resume *r, const char *address, char *why, size_t len)
+/* Open @address for @r (@locate: only to find its bytes): 0, or -errno with @why. */
+static int resume_open_target(struct fdw_resume *r, const char *address, bool locate, char *why,
+			      size_t len)
 {
-	int rc = fdw_target_open(address, &r->target);
+	int rc = locate ? fdw_target_open_locate(address, &r->target)
+			: fdw_target_open(address, &r->target);
 
 	if (rc) {
 		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
@@ -168,7 +170,7 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	 * half-written makes libcryptsetup repair it, and a second resume reading at that
 	 * moment would see no LUKS at all.
 	 */
-	rc = resume_open_target(r, address, why, len);
+	rc = resume_open_target(r, address, true, why, len);
 	if (rc)
 		return rc;
 	r->lock_fd = fdw_target_lock(&r->target);
@@ -185,7 +187,7 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	/* Look again under the lock: the run that held it may have just changed it. */
 	fdw_target_close(&r->target);
 	r->target_open = false;
-	rc = resume_open_target(r, address, why, len);
+	rc = resume_open_target(r, address, false, why, len);
 	if (rc)
 		return rc;
 	rc = fdw_job_for_target(&r->target, &r->job, &r->recorded);

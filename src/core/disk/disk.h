@@ -189,6 +189,13 @@ int fdw_disk_scan_all(struct fdw_disk_list *out);
 /* The same, for who owns each partition only: no filesystem's minimum size is measured
  * (fs_min_size stays -1, so the verdicts are not the list's). */
 int fdw_disk_scan_all_owners(struct fdw_disk_list *out);
+/*
+ * Scans that only find volumes: the table, what blkid and LUKS say, mounts and holders.
+ * No installed system is looked for, no LVM report read, no size measured, so the owners
+ * and verdicts are not the list's: for finding a job's volume and taking its lock.
+ */
+int fdw_disk_scan_locate(const char *path, struct fdw_disk *out);
+int fdw_disk_scan_all_locate(struct fdw_disk_list *out);
 void fdw_disk_free(struct fdw_disk *disk);
 void fdw_disk_list_free(struct fdw_disk_list *list);
 

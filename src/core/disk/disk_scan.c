@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "disk.h"
+#include "disk_paths.h"
 #include "fsprobe.h"
 #include "detached.h"
 #include "fsresize.h"
@@ -44,16 +45,6 @@ static PedExceptionOption scan_exception_handler(PedException *ex)
 static char *xstrdup_or_null(const char *s)
 {
 	return s && *s ? strdup(s) : NULL;
-}
-
-static bool is_block_node(const char *path, dev_t *rdev)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
-		return false;
-	*rdev = st.st_rdev;
-	return true;
 }
 
 /*
@@ -283,9 +274,16 @@ static void probe_unrecognised(const struct fdw_disk *d, int fd, struct fdw_part
 	p->looks_random = fdw_looks_random(fd, p->start, p->size);
 }
 
+/* How deep a scan looks: what a listing shows, who owns what, or where the bytes are. */
+enum scan_depth {
+	SCAN_FULL,	/* everything the list and the verdicts need */
+	SCAN_OWNERS,	/* no filesystem's minimum size (resize2fs on each) */
+	SCAN_LOCATE,	/* the table, blkid and usage: no installed system, LVM report or sizes */
+};
+
 /* Probe the content of @p and find out who uses it; then decide its verdict. */
 static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate *st,
-			  struct fdw_partition *p, dev_t disk_rdev, bool owners_only)
+			  struct fdw_partition *p, dev_t disk_rdev, enum scan_depth depth)
 {
 	dev_t rdev = 0;
 	int rc;
@@ -300,20 +298,26 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 	}
 	if (d->kind == FDW_DISK_BLOCK && p->number == 0)
 		rdev = disk_rdev;
-	else if (p->node && !is_block_node(p->node, &rdev))
+	else if (p->node && !fdw_is_block_node(p->node, &rdev))
 		rdev = 0;
 	rc = fill_usage(st, d, p, rdev);
 	if (rc)
 		return rc;
 	if (p->n_mountpoints)
 		usage_from_mount(p);
+	/* Finding a job's volume needs none of the rest: under emulation the installed
+	 * systems' files read with debugfs took seconds of each status and resume. */
+	if (depth == SCAN_LOCATE) {
+		fdw_verdict_decide(p, d);
+		return 0;
+	}
 	look_for_installed_os(d, st, p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
 	look_into_pv(d, fd, st, p);
 	/* Who owns what needs no minimum sizes: resize2fs on every filesystem of every disk
 	 * made each encrypt pay for a full listing. */
-	if (!owners_only)
+	if (depth == SCAN_FULL)
 		measure_min_size(d, p);
 	fdw_verdict_decide(p, d);
 	return 0;
@@ -375,7 +379,7 @@ static int add_table_partition(struct fdw_disk *d, PedDisk *disk, PedPartition *
 	if (d->kind == FDW_DISK_BLOCK) {
 		node = ped_partition_get_path(part);
 		/* Loop devices without partition scanning have no pN nodes. */
-		if (node && is_block_node(node, &rdev))
+		if (node && fdw_is_block_node(node, &rdev))
 			p->node = node;
 		else
 			free(node);
@@ -484,7 +488,7 @@ static int classify_path(const char *path, struct fdw_disk *d, dev_t *rdev)
 }
 
 static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_sysstate *st,
-		     bool owners_only)
+		     enum scan_depth depth)
 {
 	PedDevice *dev;
 	dev_t rdev = 0;
@@ -523,7 +527,7 @@ static int scan_with(const char *path, struct fdw_disk *d, const struct fdw_syss
 	if (!strcmp(d->table, "none"))
 		rc = add_whole_disk(d);
 	for (size_t i = 0; i < d->n_parts && !rc; i++)
-		rc = fill_partition(d, fd, st, &d->parts[i], rdev, owners_only);
+		rc = fill_partition(d, fd, st, &d->parts[i], rdev, depth);
 	close(fd);
 
 	/* A file with neither a table nor a filesystem is not a disk image. */
@@ -540,23 +544,26 @@ out:
 	return rc;
 }
 
-int fdw_disk_scan(const char *path, struct fdw_disk *out)
+static int scan_one(const char *path, struct fdw_disk *out, enum scan_depth depth)
 {
 	struct fdw_sysstate st;
 	int rc = fdw_sysstate_load(&st);
 
 	if (rc)
 		return rc;
-	rc = scan_with(path, out, &st, false);
+	rc = scan_with(path, out, &st, depth);
 	fdw_sysstate_free(&st);
 	return rc;
 }
 
-/* Devices that are never worth listing: empty loop devices and RAM disks. */
-static bool skip_device(const PedDevice *dev)
+int fdw_disk_scan(const char *path, struct fdw_disk *out)
 {
-	return dev->length == 0 || !strncmp(dev->path, "/dev/ram", 8) ||
-	       !strncmp(dev->path, "/dev/zram", 9);
+	return scan_one(path, out, SCAN_FULL);
+}
+
+int fdw_disk_scan_locate(const char *path, struct fdw_disk *out)
+{
+	return scan_one(path, out, SCAN_LOCATE);
 }
 
 /* Remember a disk that could not be read: the lists and the wizard name it and why. */
@@ -574,131 +581,7 @@ static void note_failure(struct fdw_disk_list *out, const char *path, int err)
 		out->n_failed++;
 }
 
-/* The paths of the devices libparted finds, copied: scanning one destroys its PedDevice. */
-static int probe_paths(char ***paths, size_t *n)
-{
-	PedDevice *dev = NULL;
-
-	*paths = NULL;
-	*n = 0;
-	ped_device_probe_all();
-	while ((dev = ped_device_get_next(dev))) {
-		char **nv;
-
-		if (skip_device(dev))
-			continue;
-		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
-		if (!nv || !(nv[*n] = strdup(dev->path))) {
-			*paths = nv ? nv : *paths;
-			return -ENOMEM;
-		}
-		*paths = nv;
-		(*n)++;
-	}
-	return 0;
-}
-
-/* The device number and size (in 512-byte sectors) /sys/block/@name gives; false: none. */
-static bool sysblock_facts(const char *name, dev_t *rdev, unsigned long long *sectors)
-{
-	char path[PATH_MAX];
-	unsigned maj, min;
-	FILE *f;
-	int got;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	got = fscanf(f, "%u:%u", &maj, &min);
-	fclose(f);
-	if (got != 2)
-		return false;
-	*rdev = makedev(maj, min);
-	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	got = fscanf(f, "%llu", sectors);
-	fclose(f);
-	return got == 1;
-}
-
-static bool node_opens(const char *node)
-{
-	int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-static bool rdev_listed(char **paths, size_t n, dev_t rdev)
-{
-	dev_t other;
-
-	for (size_t i = 0; i < n; i++)
-		if (is_block_node(paths[i], &other) && other == rdev)
-			return true;
-	return false;
-}
-
-/*
- * The disks of /sys/block that libparted left out. It leaves out, without a word, a disk
- * it cannot open (a container's device rules, a nodev mount, a security policy): the
- * lists would say "No disks found" on a machine whose only disk exists. Each is added, by
- * its device number (never by comparing names: libparted names device-mapper disks
- * /dev/mapper/NAME), so that scanning it names it with the reason. Skipped as libparted's
- * are: empty devices and RAM disks; and a disk with no node in /dev of its number.
- */
-static int add_unprobed(char ***paths, size_t *n)
-{
-	DIR *dir = opendir("/sys/block");
-	struct dirent *e;
-	int rc = 0;
-
-	if (!dir)
-		return 0;
-	while (!rc && (e = readdir(dir))) {
-		char node[PATH_MAX], **nv;
-		unsigned long long sectors;
-		dev_t rdev, found;
-
-		if (e->d_name[0] == '.' || !strncmp(e->d_name, "ram", 3) ||
-		    !strncmp(e->d_name, "zram", 4))
-			continue;
-		if (!sysblock_facts(e->d_name, &rdev, &sectors) || !sectors ||
-		    rdev_listed(*paths, *n, rdev))
-			continue;
-		snprintf(node, sizeof(node), "/dev/%s", e->d_name);
-		for (char *c = node; *c; c++)
-			if (*c == '!')	/* sysfs spells '/' in a name that way (cciss!c0d0) */
-				*c = '/';
-		if (!is_block_node(node, &found) || found != rdev) {
-			fdw_log(FDW_LOG_DEBUG, "%s: in /sys/block but no node of its number", node);
-			continue;
-		}
-		/* libparted leaves loop devices out by design (an image is listed by its file, a
-		 * loop device when named; a snap system has dozens): only one that cannot be
-		 * opened is news here. */
-		if (!strncmp(e->d_name, "loop", 4) && node_opens(node))
-			continue;
-		fdw_log(FDW_LOG_DEBUG, "%s: not found by libparted; scanned on its own", node);
-		nv = realloc(*paths, (*n + 1) * sizeof(*nv));
-		if (!nv || !(nv[*n] = strdup(node))) {
-			*paths = nv ? nv : *paths;
-			rc = -ENOMEM;
-			break;
-		}
-		*paths = nv;
-		(*n)++;
-	}
-	closedir(dir);
-	return rc;
-}
-
-static int scan_all(struct fdw_disk_list *out, bool owners_only)
+static int scan_all(struct fdw_disk_list *out, enum scan_depth depth)
 {
 	struct fdw_sysstate st;
 	char **paths = NULL;
@@ -715,9 +598,7 @@ static int scan_all(struct fdw_disk_list *out, bool owners_only)
 	 * libparted's list: walking that list meanwhile read freed memory (it crashed on a
 	 * machine with an unreadable device-mapper disk).
 	 */
-	rc = probe_paths(&paths, &n_paths);
-	if (!rc)
-		rc = add_unprobed(&paths, &n_paths);
+	rc = fdw_disk_paths(&paths, &n_paths);
 	for (size_t i = 0; i < n_paths && !rc; i++) {
 		struct fdw_disk *nv = realloc(out->disks, (out->n_disks + 1) * sizeof(*nv));
 		int one;
@@ -727,7 +608,7 @@ static int scan_all(struct fdw_disk_list *out, bool owners_only)
 			break;
 		}
 		out->disks = nv;
-		one = scan_with(paths[i], &out->disks[out->n_disks], &st, owners_only);
+		one = scan_with(paths[i], &out->disks[out->n_disks], &st, depth);
 		if (one == 0)
 			out->n_disks++;
 		else
@@ -748,12 +629,17 @@ static int scan_all(struct fdw_disk_list *out, bool owners_only)
 
 int fdw_disk_scan_all(struct fdw_disk_list *out)
 {
-	return scan_all(out, false);
+	return scan_all(out, SCAN_FULL);
 }
 
 int fdw_disk_scan_all_owners(struct fdw_disk_list *out)
 {
-	return scan_all(out, true);
+	return scan_all(out, SCAN_OWNERS);
+}
+
+int fdw_disk_scan_all_locate(struct fdw_disk_list *out)
+{
+	return scan_all(out, SCAN_LOCATE);
 }
 
 static void partition_free(struct fdw_partition *p)

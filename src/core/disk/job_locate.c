@@ -23,7 +23,7 @@ static int try_address(const char *address, const struct fdw_job *job, struct fd
 {
 	struct fdw_volume_id now;
 
-	if (!address || !address[0] || fdw_target_open(address, t) != 0)
+	if (!address || !address[0] || fdw_target_open_locate(address, t) != 0)
 		return -ENODEV;
 	fdw_volume_id_of(&t->disk, t->part, &now);
 	if (fdw_job_is_for(job, &now))
@@ -39,7 +39,7 @@ static int try_disk(const char *path, const struct fdw_job *job, struct fdw_targ
 	struct fdw_volume_id now;
 	struct fdw_disk d;
 
-	if (fdw_disk_scan(path, &d) != 0)
+	if (fdw_disk_scan_locate(path, &d) != 0)
 		return -ENODEV;
 	for (size_t i = 0; i < d.n_parts && !address[0]; i++) {
 		fdw_volume_id_of(&d, &d.parts[i], &now);
@@ -152,7 +152,7 @@ int fdw_job_unrecorded(struct fdw_job **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (fdw_disk_scan_all(&list) == 0)
+	if (fdw_disk_scan_all_locate(&list) == 0)
 		for (size_t i = 0; i < list.n_disks && !rc; i++)
 			rc = add_unrecorded(&list.disks[i], out, n);
 	fdw_disk_list_free(&list);
@@ -163,7 +163,7 @@ int fdw_job_unrecorded(struct fdw_job **out, size_t *n)
 		    fdw_loop_backing(de->d_name, file, sizeof(file), &offset) != 0)
 			continue;
 		snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
-		if (fdw_disk_scan(dev, &d) != 0)
+		if (fdw_disk_scan_locate(dev, &d) != 0)
 			continue;
 		rc = add_unrecorded(&d, out, n);
 		fdw_disk_free(&d);

@@ -11,6 +11,7 @@ struct fdw_target;
  * Open the device that holds @job's volume now: its recorded address when what is there
  * is its own, else the loop device or image file it was on, else the device that carries
  * its UUID or PARTUUID. 0 with @t open, or -ENODEV when it is nowhere to be found.
+ * @t is opened as fdw_target_open_locate() opens it: its device, not its verdict.
  */
 int fdw_job_locate(const struct fdw_job *job, struct fdw_target *t);
 /*

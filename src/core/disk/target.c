@@ -76,7 +76,8 @@ static int parent_disk_of(const char *node, char *disk, size_t len, int *number)
 	return 1;
 }
 
-int fdw_target_open(const char *address, struct fdw_target *t)
+static int open_with(const char *address, struct fdw_target *t,
+		     int (*scan)(const char *path, struct fdw_disk *out))
 {
 	char disk[PATH_MAX];
 	int number = 0, rc;
@@ -94,7 +95,7 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 	}
 	if (rc < 0)
 		return rc;
-	rc = fdw_disk_scan(disk, &t->disk);
+	rc = scan(disk, &t->disk);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < t->disk.n_parts; i++)
@@ -108,6 +109,16 @@ int fdw_target_open(const char *address, struct fdw_target *t)
 	if (t->part->node)
 		snprintf(t->device, sizeof(t->device), "%s", t->part->node);
 	return 0;
+}
+
+int fdw_target_open(const char *address, struct fdw_target *t)
+{
+	return open_with(address, t, fdw_disk_scan);
+}
+
+int fdw_target_open_locate(const char *address, struct fdw_target *t)
+{
+	return open_with(address, t, fdw_disk_scan_locate);
 }
 
 /* Its owner as the scan of every disk sees it, and the verdict decided again with it. */

@@ -29,6 +29,9 @@ struct fdw_target {
  * -ENOTBLK, or -errno.
  */
 int fdw_target_open(const char *address, struct fdw_target *t);
+/* fdw_target_open() that only finds the bytes (fdw_disk_scan_locate()): for a lock, a
+ * header, a job's volume; not for a plan, a verdict or an installed system. */
+int fdw_target_open_locate(const char *address, struct fdw_target *t);
 /*
  * fdw_target_open() for a conversion or an erase: a partition of a block device also gets
  * its owner from every disk's installed systems (a /boot on a second disk belongs to the
