@@ -2,7 +2,9 @@
 # fdewiz VM tests: the wizard's whole flow online on a real kernel. Driven in tmux, it
 # encrypts a plain ext4 partition with the volume open as /dev/mapper/fdewiz-*, measures
 # before and after (the after-run on the dm-crypt volume), goes to the background and
-# back, and shows the comparison; the data verifies through a fresh mapping. (The same
+# back, and shows the comparison; 'bench --compare' pairs the two saved runs (every I/O
+# test and the build steps: test-vm-bench.sh's checks, which ran the same engine flow from
+# the command line in a VM of its own); the data verifies through a fresh mapping. (The same
 # screens in Russian and Japanese are test-tui-predict's, on the host: 2.5 minutes less
 # here, where every start of the wizard is emulated.)
 set -euo pipefail
@@ -62,6 +64,16 @@ vm_check "results capture: a test with its plain row" \
 vm_check "results capture: its encrypted row with a percent" \
 	grep -qE '[0-9]+\.[0-9]% (slower|faster)( \([a-z]+\))? +encrypted ' <<<"$results"
 vm_check "results capture: more I/O rows" grep -qF "RND4K Q1T1 read" <<<"$results"
+# The command line's comparison of the wizard's two runs, every I/O test paired: the
+# default set (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 and RND4K Q1T1, each read and write,
+# and RND4K Q32T1 mix 70/30) and the build steps, plain against dm-crypt.
+cmp=$VM_WORK/compare.json
+sed -n 's/^COMPARE-JSON //p' "$VM_LOG" | tr -d '\r' >"$cmp"
+vm_check "comparison printed as JSON" jq -e '.tests | length > 0' "$cmp"
+n=$(jq '[.tests[] | select(.id | startswith("io."))] | length' "$cmp" 2>/dev/null || echo 0)
+vm_check "9 I/O tests compared plain against encrypted (got $n)" [ "$n" = 9 ]
+n=$(jq '[.tests[] | select(.id | startswith("build."))] | length' "$cmp" 2>/dev/null || echo 0)
+vm_check "build steps compared (got $n)" [ "$n" -ge 3 ]
 if [ -n "${FDEWIZ_TUI_CAPTURES:-}" ]; then
 	printf '%s\n' "$plan" >"$FDEWIZ_TUI_CAPTURES/vm-plan-predict.txt"
 	printf '%s\n' "$results" >"$FDEWIZ_TUI_CAPTURES/vm-results-predict.txt"

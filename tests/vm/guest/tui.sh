@@ -167,7 +167,17 @@ step "final state $final; before $before; after $after"
 [ -s "$after" ] || die "the after-benchmark was not saved"
 [ -s "$predicted" ] || die "the prediction was not kept with the job"
 [ "$(jq -r '.label' "$after")" = after ] || die "after label"
+[ "$(jq -r '.label' "$before")" = before ] || die "baseline label"
+[ -n "$(jq -r '.cipher' "$after")" ] || die "the after run does not name its cipher"
+[ -n "$(jq -r '.kernel' "$after")" ] || die "the after run does not name its kernel"
 grep -q /run/fdewiz/bench /proc/mounts && die "a benchmark mount was left behind"
+# The command line's comparison of the two runs the wizard saved; the host reads the JSON
+# from the console (the guest's root is read-only).
+echo COMPARE-BEGIN
+"$fdewiz" bench --compare "$before" "$after" || die "bench --compare"
+echo COMPARE-END
+"$fdewiz" bench --compare --json "$before" "$after" >/run/compare.json || die "compare --json"
+echo "COMPARE-JSON $(jq -c . /run/compare.json)"
 [ -b "/dev/mapper/$name" ] || die "no /dev/mapper/$name after completion"
 cryptsetup close "$name" || die "close $name"
 printf '%s' "$pass" >/tmp/key
