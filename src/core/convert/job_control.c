@@ -170,10 +170,16 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	 * half-written makes libcryptsetup repair it, and a second resume reading at that
 	 * moment would see no LUKS at all.
 	 */
-	rc = resume_open_target(r, address, true, why, len);
-	if (rc)
-		return rc;
-	r->lock_fd = fdw_target_lock(&r->target);
+	/* A block device's lock needs no scan of its disk; an image's is keyed by the file and
+	 * the partition's offset, which its scan finds (and the scan says best what is wrong
+	 * with an address that opens no lock). */
+	r->lock_fd = fdw_target_lock_node(address);
+	if (r->lock_fd < 0 && r->lock_fd != -EBUSY) {
+		rc = resume_open_target(r, address, true, why, len);
+		if (rc)
+			return rc;
+		r->lock_fd = fdw_target_lock(&r->target);
+	}
 	if (r->lock_fd == -EBUSY) {
 		snprintf(why, len, _("another fdewiz is converting %s right now. Nothing was "
 				     "changed."), address);
@@ -185,7 +191,8 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 		return r->lock_fd;
 	}
 	/* Look again under the lock: the run that held it may have just changed it. */
-	fdw_target_close(&r->target);
+	if (r->target_open)
+		fdw_target_close(&r->target);
 	r->target_open = false;
 	rc = resume_open_target(r, address, false, why, len);
 	if (rc)

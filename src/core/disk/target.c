@@ -150,6 +150,13 @@ int fdw_target_open_to_change(const char *address, struct fdw_target *t)
 	return rc;
 }
 
+/* The lock file of a block device's bytes: keyed by its number, whatever its name. */
+static void blk_lock_path(const struct stat *st, char *path, size_t len)
+{
+	snprintf(path, len, "%s/blk-%u-%u.lock", FDW_LOCK_DIR, major(st->st_rdev),
+		 minor(st->st_rdev));
+}
+
 /* The lock file of @t's bytes, however the user named them. */
 static int lock_path(const struct fdw_target *t, char *path, size_t len)
 {
@@ -158,8 +165,7 @@ static int lock_path(const struct fdw_target *t, char *path, size_t len)
 	if (stat(t->part->node ? t->part->node : t->disk.path, &st) != 0)
 		return -errno;
 	if (t->part->node)
-		snprintf(path, len, "%s/blk-%u-%u.lock", FDW_LOCK_DIR, major(st.st_rdev),
-			 minor(st.st_rdev));
+		blk_lock_path(&st, path, len);
 	else
 		snprintf(path, len, "%s/img-%llu-%llu-%llu.lock", FDW_LOCK_DIR,
 			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
@@ -167,14 +173,10 @@ static int lock_path(const struct fdw_target *t, char *path, size_t len)
 	return 0;
 }
 
-int fdw_target_lock(const struct fdw_target *t)
+static int lock_at(const char *path)
 {
-	char path[PATH_MAX + 64];
 	int fd, rc;
 
-	rc = lock_path(t, path, sizeof(path));
-	if (rc)
-		return rc;
 	/* Locks only matter while processes live: /run (a tmpfs) forgets them at boot. */
 	if (mkdir(FDW_LOCK_DIR, 0700) != 0 && errno != EEXIST)
 		return -errno;
@@ -187,6 +189,27 @@ int fdw_target_lock(const struct fdw_target *t)
 		return rc;
 	}
 	return fd;
+}
+
+int fdw_target_lock(const struct fdw_target *t)
+{
+	char path[PATH_MAX + 64];
+	int rc = lock_path(t, path, sizeof(path));
+
+	return rc ? rc : lock_at(path);
+}
+
+int fdw_target_lock_node(const char *node)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	if (stat(node, &st) != 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	blk_lock_path(&st, path, sizeof(path));
+	return lock_at(path);
 }
 
 /* Is @line of /proc/locks a flock held (not waited for) on inode @ino of device @dev? */

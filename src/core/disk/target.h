@@ -47,6 +47,9 @@ int fdw_target_attach(struct fdw_target *t);
  * to keep open while converting (a forked worker inherits it) or -EBUSY.
  */
 int fdw_target_lock(const struct fdw_target *t);
+/* The same lock for the target whose node is the block device @node, taken without a scan
+ * of its disk; -ENOTBLK when @node is no block device (an image: open it and lock that). */
+int fdw_target_lock_node(const char *node);
 /*
  * Does some process hold the partition's conversion lock right now? Read from /proc/locks
  * without taking the lock, not even shared: a viewer that took it for an instant would make
