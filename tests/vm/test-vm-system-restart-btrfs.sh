@@ -61,6 +61,8 @@ vm_restart_final "$img" "$VM_WORK/recovery" vda3_crypt
 vm_check "/ is subvolume $subvol of the btrfs, on dm-crypt on partition 3" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-ROOT-FS fstype=btrfs fsroot=/$subvol\$' &&
 		tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-ROOT-CHAIN crypt,part,disk,'"
+vm_check "its swap is on dm-crypt (a random key at each start)" \
+	bash -c "tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-SWAP .*dmtype=crypt'"
 
 # 4. The filesystem checked from a live VM.
 vm_restart_fsck "$img" /dev/vda3
