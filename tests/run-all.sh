@@ -62,9 +62,9 @@ tier_of()
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
 	# The one-restart boot tests of ext4 and LVM and the live carve go to the host lane,
-	# after its tiers (see below), so that both lanes end together (measured: host lane
-	# root 925 s, then 309 + 1155 + 543 s with the tmux tests beside them; VM lane
-	# 771 + 2129 s; the floating tasks 101 + 84 s).
+	# after its tiers (see below), so that both lanes end together (measured in the run of
+	# 57135c0: host lane root 933 s, then 1800 s with the tmux tests beside them; VM lane
+	# 647 + 1954 s; the floating tasks 61 + 83 s).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
 		tests/vm/test-vm-system-restart-lvm.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;

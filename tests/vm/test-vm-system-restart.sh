@@ -26,8 +26,8 @@
 # then a live VM checks both filesystems in full (e2fsck -f).
 # With FDEWIZ_VM_RESTART_BENCH=1 the plain root's baseline benchmark (at the preparation)
 # is compared with the encrypted one's at the end (minutes more; the suite leaves it out).
-# Cost: eight SeaBIOS boots (five of them cut short) and one live VM: about 19 minutes under
-# TCG with a second emulated machine beside it, as in the suite (measured there: 1155 s).
+# Cost: eight SeaBIOS boots (five of them cut short) and one live VM: about 17 minutes under
+# TCG with a second emulated machine beside it, as in the suite (measured there: 1007 s).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
