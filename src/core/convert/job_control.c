@@ -168,11 +168,10 @@ int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, siz
 	/*
 	 * The lock comes before the header is read: loading a header that a crash left
 	 * half-written makes libcryptsetup repair it, and a second resume reading at that
-	 * moment would see no LUKS at all.
+	 * moment would see no LUKS at all. A block device's lock needs no scan of its disk; an
+	 * image's is keyed by the file and the partition's offset, which its scan finds (and
+	 * the scan says best what is wrong with an address that opens no lock).
 	 */
-	/* A block device's lock needs no scan of its disk; an image's is keyed by the file and
-	 * the partition's offset, which its scan finds (and the scan says best what is wrong
-	 * with an address that opens no lock). */
 	r->lock_fd = fdw_target_lock_node(address);
 	if (r->lock_fd < 0 && r->lock_fd != -EBUSY) {
 		rc = resume_open_target(r, address, true, why, len);

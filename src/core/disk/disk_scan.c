@@ -2,7 +2,6 @@
 /* Scans disks and image files with libparted, then fills each partition's facts and verdict. */
 #include "config.h"
 
-#include <dirent.h>
 #include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/loopdev.h"
+#include "disk_paths.h"
 #include "target.h"
 
 /* Split "DISK:N" into the disk path and N; 0 when @address has no such suffix. */
@@ -151,10 +152,9 @@ int fdw_target_open_to_change(const char *address, struct fdw_target *t)
 }
 
 /* The lock file of a block device's bytes: keyed by its number, whatever its name. */
-static void blk_lock_path(const struct stat *st, char *path, size_t len)
+static void blk_lock_path(dev_t rdev, char *path, size_t len)
 {
-	snprintf(path, len, "%s/blk-%u-%u.lock", FDW_LOCK_DIR, major(st->st_rdev),
-		 minor(st->st_rdev));
+	snprintf(path, len, "%s/blk-%u-%u.lock", FDW_LOCK_DIR, major(rdev), minor(rdev));
 }
 
 /* The lock file of @t's bytes, however the user named them. */
@@ -165,7 +165,7 @@ static int lock_path(const struct fdw_target *t, char *path, size_t len)
 	if (stat(t->part->node ? t->part->node : t->disk.path, &st) != 0)
 		return -errno;
 	if (t->part->node)
-		blk_lock_path(&st, path, len);
+		blk_lock_path(st.st_rdev, path, len);
 	else
 		snprintf(path, len, "%s/img-%llu-%llu-%llu.lock", FDW_LOCK_DIR,
 			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
@@ -202,13 +202,11 @@ int fdw_target_lock(const struct fdw_target *t)
 int fdw_target_lock_node(const char *node)
 {
 	char path[PATH_MAX + 64];
-	struct stat st;
+	dev_t rdev;
 
-	if (stat(node, &st) != 0)
-		return -errno;
-	if (!S_ISBLK(st.st_mode))
+	if (!fdw_is_block_node(node, &rdev))
 		return -ENOTBLK;
-	blk_lock_path(&st, path, sizeof(path));
+	blk_lock_path(rdev, path, sizeof(path));
 	return lock_at(path);
 }
 

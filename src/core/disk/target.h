@@ -48,7 +48,8 @@ int fdw_target_attach(struct fdw_target *t);
  */
 int fdw_target_lock(const struct fdw_target *t);
 /* The same lock for the target whose node is the block device @node, taken without a scan
- * of its disk; -ENOTBLK when @node is no block device (an image: open it and lock that). */
+ * of its disk; -ENOTBLK when @node is none (an image, or no such file: open it and lock
+ * that). */
 int fdw_target_lock_node(const char *node);
 /*
  * Does some process hold the partition's conversion lock right now? Read from /proc/locks

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+/* udevadm settle, where udevd runs. */
 #include "config.h"
 
 #include <stdio.h>
