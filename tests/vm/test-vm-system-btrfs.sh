@@ -6,11 +6,12 @@
 # 'encrypt' shrinks the btrfs for the header, converts it and sets up the system's boot
 # (crypttab for the root, the swap with a random key, the initramfs made again in a chroot
 # of the subvolume). Checked from the live VM: btrfs check inside the LUKS volume is clean,
-# the file system keeps its UUID, the subvolume's crypttab and fstab, the initramfs holds
-# cryptsetup and btrfs (every file is checked by the boot that follows). The image
-# then boots from its own disk under OVMF with the passphrase typed once at the initramfs
-# prompt: all 3000 files check out, / is the subvolume @rootfs of a btrfs on dm-crypt, the
-# swap is on dm-crypt. Each phase's time is printed.
+# the file system keeps its UUID, the subvolume's crypttab and fstab (every file is checked
+# by the boot that follows). The image then boots from its own disk under OVMF with the
+# passphrase typed once at the initramfs prompt: all 3000 files check out, / is the
+# subvolume @rootfs of a btrfs on dm-crypt, the swap is on dm-crypt, and the initramfs it
+# started from holds cryptsetup, dm-crypt, the root's crypttab and btrfs (listed there by
+# its own lsinitramfs). Each phase's time is printed.
 # Cost: about 4 minutes under TCG: one live VM (about 2.5 min with the conversion and the
 # boot step) and one OVMF boot (about 70 s).
 set -euo pipefail
@@ -64,20 +65,21 @@ vm_check "fstab mounts /, then /boot, then /boot/efi" \
 	grep -q '^system-btrfs: FSTAB / /boot /boot/efi none $' "$VM_LOG"
 vm_check "fstab still mounts the subvolume as / by the btrfs UUID" \
 	grep -q "^system-btrfs: FSTAB-ROOT UUID=$btrfs_uuid / btrfs defaults,subvol=$subvol " "$VM_LOG"
-if grep -q '^system-btrfs: INITRAMFS unlisted' "$VM_LOG"; then
-	echo "$VM_NAME: the initramfs could not be listed in the live VM; its contents are not checked"
-else
-	vm_check "the initramfs holds cryptsetup, dm-crypt, the root's crypttab and btrfs" \
-		grep -Eq '^system-btrfs: INITRAMFS .* cryptsetup=[1-9][0-9]* dm-crypt=[1-9][0-9]* btrfs-ko=[1-9][0-9]* btrfs-tool=[1-9][0-9]* crypttab=[1-9]' "$VM_LOG"
-fi
-grep '^system-btrfs: \(PHASE\|TABLE\|LUKS\|INSIDE\|INITRAMFS\)' "$VM_LOG" || true
+grep '^system-btrfs: \(PHASE\|TABLE\|LUKS\|INSIDE\)' "$VM_LOG" || true
 
-# 2. It boots encrypted under OVMF: one passphrase, the subvolume mounted from dm-crypt.
-VM_BOOT_EFI=1 vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
+# 2. It boots encrypted under OVMF: one passphrase, the subvolume mounted from dm-crypt;
+# there its initramfs is listed by its own lsinitramfs (guest/initramfs-list.sh, from a
+# second disk: 3 s, where a chroot of the encrypted btrfs in the live VM took 38 s).
+mkdir -p "$VM_WORK/drive"
+install -m 0755 "$VM_HERE/guest/initramfs-list.sh" "$VM_WORK/drive/drive.sh"
+truncate -s 16M "$VM_WORK/drive.img"
+mkfs.ext4 -q -F -L fdw-drive -d "$VM_WORK/drive" "$VM_WORK/drive.img"
+VM_BOOT_DISK2=$VM_WORK/drive.img VM_BOOT_EFI=1 \
+	vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
 res=$(vm_boot_result "$VM_WORK/boot.log")
 phase "boot-encrypted-ovmf (${VM_BOOT_SECONDS}s in qemu)"
 echo "$VM_NAME: encrypted boot: $res"
-tr -d '\r' <"$VM_WORK/boot.log" | grep -a '^FDW-\(ROOT\|SWAP\|CMDLINE\)' || true
+tr -d '\r' <"$VM_WORK/boot.log" | grep -a '^FDW-\(ROOT\|SWAP\|CMDLINE\|DRIVE\)' || true
 vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
 vm_check "the system boots and all 3000 files check out, / on dm-crypt" \
 	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=crypt$' <<<"$res"
@@ -87,6 +89,9 @@ vm_check "the root's btrfs lies on dm-crypt on partition 3" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-ROOT-CHAIN crypt,part,disk,'"
 vm_check "its swap is on dm-crypt" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-SWAP .*dmtype=crypt'"
+vm_check "the initramfs it started from holds cryptsetup, dm-crypt, the root's crypttab and btrfs" \
+	grep -Eq '^FDW-DRIVE INITRAMFS .* cryptsetup=[1-9][0-9]* dm-crypt=[1-9][0-9]* btrfs-ko=[1-9][0-9]* btrfs-tool=[1-9][0-9]* crypttab=[1-9]' \
+	<<<"$(vm_drive_line "$VM_WORK/boot.log" INITRAMFS)"
 if [ "$VM_FAILED" != 0 ]; then
 	tr -d '\r' <"$VM_WORK/boot.log" | tail -n 40
 fi

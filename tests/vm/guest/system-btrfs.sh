@@ -4,7 +4,8 @@
 # 3 with the root in subvolume SUBVOL, swap on 4), /dev/vdb a persistent disk for fdewiz's
 # state. list and the plan, then one 'encrypt' (the btrfs shrunk for the header, the
 # conversion, the boot step); then checked from here: btrfs check inside the LUKS volume,
-# its UUID kept, the subvolume's crypttab and fstab, the initramfs on /boot.
+# its UUID kept, the subvolume's crypttab and fstab (its initramfs is listed by the
+# encrypted system's first boot: guest/initramfs-list.sh).
 set -euo pipefail
 fdewiz=$1
 work=$2
@@ -37,7 +38,7 @@ phase encrypted
 say "TABLE $(parted -s -m /dev/vda unit MiB print | tail -n +3 | tr '\n' ' ')"
 
 # Checked from outside: the btrfs inside the LUKS volume, clean and with its UUID; the
-# system's tables in its subvolume; its initramfs on /boot.
+# system's tables in its subvolume.
 for m in $(dmsetup ls --target crypt | awk '$2 ~ /^\(/ { print $1 }'); do
 	cryptsetup close "$m" || die "cannot close $m"
 done
@@ -55,28 +56,6 @@ say "SUBVOLS $(btrfs subvolume list /mnt/check | awk '{ print $NF }' | tr '\n' '
 grep -v '^#' /mnt/check/etc/crypttab | grep . | tr -s ' \t' ' ' | sed 's/^/system-btrfs: CRYPTTAB /'
 say "FSTAB $(grep -v '^#' /mnt/check/etc/fstab | awk '{ print $2 }' | tr '\n' ' ')"
 say "FSTAB-ROOT $(grep -v '^#' /mnt/check/etc/fstab | awk '$2 == "/"' | tr -s ' \t' ' ')"
-# The initramfs the boot step made, listed by the system's own lsinitramfs.
-mount -o ro /dev/vda2 /mnt/check/boot
-mount --bind /dev /mnt/check/dev
-mount --bind /proc /mnt/check/proc
-initrd=
-for f in /mnt/check/boot/initrd.img-*; do
-	case "$f" in
-	*bak) ;;
-	*) initrd=${f##*/} && break ;;
-	esac
-done
-if chroot /mnt/check lsinitramfs "/boot/$initrd" >/run/initrd.txt 2>/run/initrd.err; then
-	say "INITRAMFS $initrd cryptsetup=$(grep -c 'sbin/cryptsetup$' /run/initrd.txt)" \
-		"dm-crypt=$(grep -c '/dm-crypt\.ko' /run/initrd.txt)" \
-		"btrfs-ko=$(grep -c '/btrfs\.ko' /run/initrd.txt)" \
-		"btrfs-tool=$(grep -c 'bin/btrfs$' /run/initrd.txt)" \
-		"crypttab=$(grep -c 'cryptroot/crypttab$' /run/initrd.txt)"
-else
-	say "INITRAMFS unlisted: $(head -n 3 /run/initrd.err | tr '\n' ' ')"
-fi
-phase initramfs-listed
-umount /mnt/check/proc /mnt/check/dev /mnt/check/boot
 umount /mnt/check
 cryptsetup close check
 phase closed
