@@ -257,7 +257,7 @@ vm_restart_root()
 # labelled fdw-drive, VM_BOOT_DISK2), whose drive.sh its check unit runs at each boot:
 # guest/system-restart-drive.sh, fdewiz, the passphrase ($VM_WORK/key), the root partition
 # ROOT, the phase "arm", and each FILE (a path whose name it keeps, or a word: an empty file
-# of that name: "lean" or "bench").
+# of that name: "lean", "bench" or "dryrun").
 vm_restart_drive()
 {
 	local d=$VM_WORK/drive f
@@ -316,7 +316,7 @@ vm_restart_lean_arm()
 		bash -c "grep -q '^FDW-DRIVE PHASE arm $root crypt=none\$' <<<'$(vm_drive_line "$log" PHASE)' &&
 			grep -q '^FDW-DRIVE BOOT-BEFORE /dev/vda2 ' <<<'$(vm_drive_line "$log" BOOT-BEFORE)'"
 	vm_check "the plan says what the step at the restart does ($plan)" \
-		bash -c "tr -d '\r' <'$log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts: .*$plan'"
+		bash -c "tr -d '\r' <'$log' | grep -aq '^FDW-DRIVE \(PLAN\|ARM-OUT\) .*At the next restart, before the system starts: .*$plan'"
 	vm_restart_prepared "$log" 0
 }
 
@@ -347,6 +347,8 @@ vm_restart_converts()
 		grep -Eq " crypt=$name\$" <<<"$(vm_drive_line "$log" 'PHASE convert')"
 	vm_check "the service finished the conversion" \
 		grep -q 'SERVICE-RESULT success' <<<"$(vm_drive_line "$log" SERVICE-RESULT)"
+	vm_check "the person's writes were measured while the service converted" \
+		grep -Eq '^FDW-DRIVE THROUGHPUT busy=[0-9.]+MiB/s ' <<<"$(vm_drive_line "$log" THROUGHPUT)"
 	vm_check "crypttab names the root volume by UUID" \
 		grep -q "^FDW-DRIVE CRYPTTAB $name UUID=" <<<"$(vm_drive_line "$log" CRYPTTAB)"
 	vm_check "the initramfs has Debian's cryptroot for it and no step of fdewiz" \

@@ -40,7 +40,8 @@ printf 'restart on btrfs, 27' >"$VM_WORK/key"
 # Every boot under OVMF (vm_boot_installed).
 export VM_BOOT_EFI=1
 
-vm_restart_drive /dev/vda3 lean
+# With the plan alone first (dryrun): 'encrypt --at-restart --dry-run' in one of the tests.
+vm_restart_drive /dev/vda3 lean dryrun
 
 # 1. Plain, on btrfs (/ the subvolume): its own fdewiz prepares the restart.
 vm_restart_lean_arm "$img" 'root=/dev/vda3 type=part' ' checked and shrunk by 32 MiB'

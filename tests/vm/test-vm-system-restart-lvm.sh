@@ -52,7 +52,7 @@ vm_restart_lean_arm "$img" "root=$root_lv type=lvm" \
 	'volume group fdw-installed-vg deactivated; 32 MiB made free at the end of its physical volume'
 t0=$(date +%s)
 vm_check "the plan says there is no benchmark of a PV, and why" \
-	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN   benchmark: *none (an LVM physical volume holds no filesystem'"
+	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE ARM-OUT   benchmark: *none (an LVM physical volume holds no filesystem'"
 vm_check "it carries LVM's tools for the room (pvresize, lvreduce) and util-linux's mkswap" \
 	grep -q '^FDW-DRIVE INITRD-LVM 3$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-LVM)"
 

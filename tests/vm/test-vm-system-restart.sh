@@ -65,8 +65,8 @@ done
 vm_check "before: /boot is a folder inside the root, the disk has two partitions" \
 	grep -q '^FDW-DRIVE BOOT-BEFORE inside parts=2$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" BOOT-BEFORE)"
 vm_check "the plan says the restart, /boot made a partition of its own, the background conversion" \
-	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*At the next restart, before the system starts' &&
-		tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE PLAN .*/boot made a partition of its own (512 MiB from the root.s end'"
+	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE ARM-OUT .*At the next restart, before the system starts' &&
+		tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE ARM-OUT .*/boot made a partition of its own (512 MiB from the root.s end'"
 vm_check "the wizard offered the running root and showed its plan at the next restart" \
 	bash -c "grep -q 'holds the running system' '$VM_WORK/capture-PLAN' &&
 		grep -q 'At the next restart, before the system starts' '$VM_WORK/capture-PLAN'"
