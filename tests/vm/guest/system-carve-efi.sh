@@ -74,18 +74,8 @@ dump()
 }
 dump encrypted
 clevis luks list -d /dev/vda2 | sed 's/^/system-carve-efi: CLEVIS /'
-# On the encrypted system: remove the binding, then enrol again (the boots below use the
-# new one).
-rc=0
-"$fdewiz" tpm remove /dev/vda2 >/run/tpm-remove.log 2>&1 || rc=$?
-sed 's/^/system-carve-efi: tpm-remove: /' /run/tpm-remove.log
-say "TPM-REMOVE rc=$rc"
-dump removed
-rc=0
-"$fdewiz" tpm enrol --key-file "$work/key" /dev/vda2 >/run/tpm-enrol.log 2>&1 || rc=$?
-sed 's/^/system-carve-efi: tpm-enrol: /' /run/tpm-enrol.log
-say "TPM-ENROL rc=$rc"
-dump enrolled
+# (tpm remove and enrol on an encrypted volume, with real clevis and a real software TPM:
+# tests/root/test-tpm.sh; the binding that encrypt made is the one the boots below use.)
 "$fdewiz" tpm status /dev/vda2 2>&1 | sed 's/^/system-carve-efi: tpm-status: /'
 say "RECORD $(jq -r .step /mnt/state/fdewiz/boot-move-*.json)"
 say "TABLE $(parted -s -m /dev/vda unit MiB print | tail -n +3 | tr '\n' ' ')"
