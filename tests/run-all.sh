@@ -59,14 +59,18 @@ tier_of()
 {
 	case "$1" in
 	tests/unit/*) echo unit ;;
+	# fio against fdewiz's benchmark waits on the disk (measured alone: 136 s, 34 s of
+	# CPU): it runs after the tmux tests, beside the boot tests of vmsys2 (below).
+	tests/root/test-bench-fio.sh) echo rootio ;;
 	tests/root/*) echo root ;;
 	tests/tui/*) echo tui ;;
-	# The one-restart boot tests of ext4 and LVM and the live carve go to the host lane,
-	# after its tiers (see below), so that both lanes end together (measured in the run of
-	# 57135c0: host lane root 933 s, then 1800 s with the tmux tests beside them; VM lane
-	# 647 + 1954 s; the floating tasks 61 + 83 s).
+	# The one-restart boot tests of ext4 and LVM, the live carve and the refusals on the
+	# installed image go to the host lane, after its tiers (see below), so that both lanes
+	# end together (measured in the run of d7c429d: host lane root 929 s, then 1792 s with
+	# the tmux tests beside them; VM lane 22 s of build, 637 + 1949 s; the floating tasks
+	# 60 + 81 s; then fio's 142 s and 75 s of the boot tests left the host lane).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
-		tests/vm/test-vm-system-restart-lvm.sh) echo vmsys2 ;;
+		tests/vm/test-vm-system-restart-lvm.sh | tests/vm/test-vm-system-boot.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;
 	tests/vm/*) echo vm ;;
 	*) echo other ;;
@@ -99,13 +103,13 @@ run_distcheck()
 	make distcheck >/tmp/fdewiz-distcheck.log 2>&1 || rc=$?
 	echo "$rc $(($(date +%s) - t0))" >tests/distcheck.result
 }
-# run_floating: the tasks that either lane may run (the fuzz smoke, distcheck), each taken
-# once (mkdir is atomic) by whichever lane is free first, so that the two lanes end
-# together instead of one waiting on the other's last minutes.
+# run_floating: the tasks that either lane may run (distcheck, the fuzz smoke), each taken
+# once (mkdir is atomic) by whichever lane is free first, the longer first, so that the
+# two lanes end together instead of one waiting on the other's last minutes.
 run_floating()
 {
 	local task
-	for task in other distcheck; do
+	for task in distcheck other; do
 		mkdir "tests/floating-$task.taken" 2>/dev/null || continue
 		case $task in
 		other) run_tier other 1 ;;
@@ -118,9 +122,11 @@ rm -rf tests/times tests/distcheck.result tests/floating-*.taken
 run_tier unit "$(nproc)"
 if [ "$quick" = 1 ]; then
 	run_tier root 1
+	run_tier rootio 1
 elif [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
 	build_vm_binary
 	run_tier root 1
+	run_tier rootio 1
 	run_tier tui 1
 	run_tier vm 1
 	run_tier vmsys 1
@@ -147,10 +153,14 @@ else
 	# vmsys2 follow the host tiers: the VM lane's emulated machine and its own then take a
 	# core each (the host lane is otherwise idle by then), where the VM lane alone would
 	# have ended minutes after the host lane.
-	# The tmux tests wait more than they compute (measured alone: 229 s, 101 s of CPU), so
-	# they run beside the first boot test of vmsys2 rather than before it.
+	# The tmux tests wait more than they compute (measured alone: 229 s, 101 s of CPU), and
+	# the fio comparison waits on the disk: both run beside the first boot test of vmsys2
+	# rather than before it.
 	run_tier root 1
-	run_tier tui 1 &
+	(
+		run_tier tui 1
+		run_tier rootio 1
+	) &
 	tui_pid=$!
 	run_tier vmsys2 1
 	wait "$tui_pid" || true
@@ -159,7 +169,7 @@ else
 	wait "$img_pid" || true
 fi
 status=0 pass=0 fail=0 error=0 skip=0 skipped="" times=""
-for tier in unit root tui vm vmsys vmsys2 other; do
+for tier in unit root rootio tui vm vmsys vmsys2 other; do
 	[ -f "tests/tier-$tier.result" ] || continue
 	read -r p f e sk secs rc <"tests/tier-$tier.result"
 	pass=$((pass + ${p:-0})) fail=$((fail + ${f:-0})) error=$((error + ${e:-0}))
@@ -202,7 +212,7 @@ fi
 
 # A failing test's own log ends the output, so that a run seen only by its last lines (a
 # CI page) still says what went wrong.
-for tier in unit root tui vm vmsys vmsys2 other; do
+for tier in unit root rootio tui vm vmsys vmsys2 other; do
 	[ -f "tests/tier-$tier.log" ] || continue
 	sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "tests/tier-$tier.log" | sort -u |
 		while read -r t; do
