@@ -19,8 +19,8 @@
 #      the volume group: every old file and every file written during the conversion checks
 #      out, the smaller swap volume is in use;
 # then a live VM runs e2fsck on the root volume inside the encrypted PV.
-# Cost: three OVMF boots and one live VM, about 8.5 minutes under TCG (measured: 508 s in the
-# suite's run of 57135c0; alone, boots of 148, 292 and 58 s, the step at the restart 20 s).
+# Cost: three OVMF boots and one live VM, about 8 minutes under TCG (measured: 477 s in the
+# suite's run of 6fbffcf: boots of 149, 269 and 50 s, the step at the restart 18 s).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
