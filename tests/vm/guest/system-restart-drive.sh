@@ -66,10 +66,11 @@ converting()
 		[ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
 		status1 | grep -q "^$rootdev running "
 }
-# Moving data: running, not paused or setting up the boot once the data is all encrypted.
+# Moving data: running, not paused or setting up the boot once the data is all encrypted
+# (judged from the status line given, or from a new one).
 converting_data()
 {
-	status1 | grep " running " | grep -vq 'setting up the boot'
+	printf '%s\n' "${1:-$(status1)}" | grep " running " | grep -vq 'setting up the boot'
 }
 power=/var/lib/fdw-power
 
@@ -210,7 +211,7 @@ convert)
 		busy=$(write_files 64 busy)
 		after=$(status1)
 		say "BUSY ${busy}MiB/s, then: $after"
-		if converting_data; then
+		if converting_data "$after"; then
 			echo "$busy" >$d/busy
 			sync $d/busy
 		fi
