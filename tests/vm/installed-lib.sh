@@ -271,8 +271,16 @@ vm_restart_drive()
 	for f in "$@"; do
 		if [ -e "$f" ]; then install -m 0755 "$f" "$d/"; else touch "$d/$f"; fi
 	done
-	truncate -s 128M "$VM_WORK/drive.img"
-	mkfs.ext4 -q -F -L fdw-drive -d "$d" "$VM_WORK/drive.img"
+	vm_drive_image 128
+}
+
+# vm_drive_image MIB: the folder $VM_WORK/drive (its drive.sh is what the installed
+# system's check unit runs first at each boot) made into a disk of MIB MiB labelled
+# fdw-drive, $VM_WORK/drive.img, given to the boots as their second disk (VM_BOOT_DISK2).
+vm_drive_image()
+{
+	truncate -s "$1M" "$VM_WORK/drive.img"
+	mkfs.ext4 -q -F -L fdw-drive -d "$VM_WORK/drive" "$VM_WORK/drive.img"
 	export VM_BOOT_DISK2=$VM_WORK/drive.img
 }
 

@@ -72,10 +72,8 @@ grep '^system-btrfs: \(PHASE\|TABLE\|LUKS\|INSIDE\)' "$VM_LOG" || true
 # second disk: 3 s, where a chroot of the encrypted btrfs in the live VM took 38 s).
 mkdir -p "$VM_WORK/drive"
 install -m 0755 "$VM_HERE/guest/initramfs-list.sh" "$VM_WORK/drive/drive.sh"
-truncate -s 16M "$VM_WORK/drive.img"
-mkfs.ext4 -q -F -L fdw-drive -d "$VM_WORK/drive" "$VM_WORK/drive.img"
-VM_BOOT_DISK2=$VM_WORK/drive.img VM_BOOT_EFI=1 \
-	vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
+vm_drive_image 16
+VM_BOOT_EFI=1 vm_boot_installed "$img" "$VM_WORK/boot.log" "$VM_WORK/key" 1200
 res=$(vm_boot_result "$VM_WORK/boot.log")
 phase "boot-encrypted-ovmf (${VM_BOOT_SECONDS}s in qemu)"
 echo "$VM_NAME: encrypted boot: $res"
