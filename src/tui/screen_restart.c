@@ -74,9 +74,11 @@ static int draw_plan(struct tui *t, struct restart_state *rs, int y)
 				       "restart:"), t->address);
 	y += tui_wrap(y, 2, COLS - 4, 2, line) + 1;
 	fdw_restart_plan(&rs->stage, steps);
-	for (int i = 0; i < FDW_RESTART_PLAN_STEPS && y < LINES - 4; i++) {
+	/* A step takes the lines it needs (the step at the restart, with a move of /boot,
+	 * six at 100 columns): cut at a fixed count, its last sentence was lost. */
+	for (int i = 0; i < FDW_RESTART_PLAN_STEPS && y < LINES - 6; i++) {
 		snprintf(line, sizeof(line), "%d. %s", i + 1, steps[i]);
-		y += tui_wrap(y, 2, COLS - 4, 5, line);
+		y += tui_wrap(y, 2, COLS - 4, LINES - 6 - y, line);
 	}
 	y++;
 	if (rs->mode == RS_PLAN && !fdw_restart_can_bench(&rs->stage)) {

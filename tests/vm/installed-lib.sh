@@ -290,14 +290,14 @@ vm_drive_line()
 	tr -d '\r' <"$1" | grep -a "^FDW-DRIVE $2" | tail -n1
 }
 
-# vm_restart_prepared LOG BENCH: what the first boot's 'encrypt --at-restart' left (its
-# console log LOG; BENCH: 0, or 1 with the baseline benchmark): it prepared, showed a
-# recovery key, the initramfs carries the step, the service is enabled, and the system
-# still started plain with every file good.
+# vm_restart_prepared LOG BENCH: what the first boot's preparation left ('encrypt
+# --at-restart', or the wizard's; its console log LOG; BENCH: 0, or 1 with the baseline
+# benchmark): it prepared, showed a recovery key, the initramfs carries the step, the
+# service is enabled, and the system still started plain with every file good.
 vm_restart_prepared()
 {
 	local log=$1 bench=$2
-	vm_check "encrypt --at-restart prepared it (baseline benchmark: $bench)" \
+	vm_check "it was prepared, fdewiz ended with 0 (baseline benchmark: $bench)" \
 		grep -q "rc=0 .*baseline=$bench\$" <<<"$(vm_drive_line "$log" 'ARM ')"
 	vm_check "a recovery key was shown" \
 		grep -q '^FDW-DRIVE RECOVERY-SHOWN 56$' <<<"$(vm_drive_line "$log" RECOVERY-SHOWN)"

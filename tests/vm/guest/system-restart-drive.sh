@@ -3,9 +3,9 @@
 # boots by its check unit (from the disk labelled fdw-drive, mounted at /run/fdw-drive; its
 # output goes to the serial console). The file "phase" on that disk says which boot this
 # is: "arm" (fdewiz installed; the wizard prepares the encryption of this system's own
-# root at the next restart and cancels it, system-restart-wizard.sh; then 'encrypt
-# --at-restart' prepares it again, with the baseline benchmark when the file "bench" is
-# there), "convert" (booted on dm-crypt after the restart: the battery guard, the pause
+# root at the next restart, system-restart-wizard.sh; with the file "lean" 'encrypt
+# --at-restart' does; with the baseline benchmark when the file "bench" is there),
+# "convert" (booted on dm-crypt after the restart: the battery guard, the pause
 # and the resume, files written while the service converts, until it has finished and set
 # up the boot), "final" (booted by Debian's own cryptroot: what is left of fdewiz's step).
 # Each boot ends with the check unit's report. The file "root" names the root partition;
@@ -102,22 +102,27 @@ arm)
 	# the same plan, so one test runs it (seconds of emulated CPU for its disk scan).
 	[ ! -e $d/dryrun ] || fdewiz encrypt --at-restart --dry-run --bench-scale tiny $rootdev 2>&1 |
 		sed 's/^/FDW-DRIVE PLAN /'
-	# The wizard prepares it first, and (opened again) cancels that preparation.
-	[ $lean = 1 ] || bash $d/wizard.sh
-	# The command line prepares it; with the baseline benchmark of the plain root when
-	# the host asks (the file "bench": minutes more under emulation, at both ends).
-	bench=--no-bench
-	[ ! -e $d/bench ] || bench="--bench-scale tiny"
-	t0=$(date +%s)
-	rc=0
-	# shellcheck disable=SC2086 # $bench is one or two words
-	FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz encrypt --at-restart --yes --fast-pbkdf \
-		--key-file $d/key $bench $rootdev >$d/arm.out 2>&1 || rc=$?
-	say "ARM rc=$rc seconds=$(($(date +%s) - t0)) baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
-	grep -v '[A-Z0-9]\{6\}-[A-Z0-9]\{6\}-' $d/arm.out | sed 's/^/FDW-DRIVE ARM-OUT /'
-	# The recovery key as shown: kept on this disk for the final boot's test.
-	grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
-	say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
+	if [ $lean = 0 ]; then
+		# The wizard prepares it (its ARM and RECOVERY-SHOWN lines, the key kept on
+		# this disk), with the baseline benchmark when the host asks.
+		FDEWIZ_TEST_BENCH_REPEATS=1 FDEWIZ_TEST_BENCH_SCALE=tiny bash $d/wizard.sh
+	else
+		# The command line prepares it; with the baseline benchmark of the plain root
+		# when the host asks (the file "bench": minutes more under emulation, at both
+		# ends).
+		bench=--no-bench
+		[ ! -e $d/bench ] || bench="--bench-scale tiny"
+		t0=$(date +%s)
+		rc=0
+		# shellcheck disable=SC2086 # $bench is one or two words
+		FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz encrypt --at-restart --yes --fast-pbkdf \
+			--key-file $d/key $bench $rootdev >$d/arm.out 2>&1 || rc=$?
+		say "ARM rc=$rc seconds=$(($(date +%s) - t0)) baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
+		grep -v '[A-Z0-9]\{6\}-[A-Z0-9]\{6\}-' $d/arm.out | sed 's/^/FDW-DRIVE ARM-OUT /'
+		# The recovery key as shown: kept on this disk for the final boot's test.
+		grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
+		say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
+	fi
 	# Listed once: each listing takes seconds of the emulated CPU.
 	lsinitramfs "$initrd" >/run/initrd.list
 	say "INITRD-STEP $(grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$' /run/initrd.list)"
@@ -143,6 +148,10 @@ convert)
 		w=0
 		while [ "$(percent)" = "$p1" ] && [ $w -lt 120 ]; do sleep 2; w=$((w + 2)); done
 		say "GUARD-GOES-ON $(status1)"
+		# Begun at the restart, it cannot be cancelled any more: refused, saying so.
+		rc=0
+		fdewiz cancel >$d/cancel.out 2>&1 || rc=$?
+		say "CANCEL-REFUSED rc=$rc $(tr '\n' ' ' <$d/cancel.out)"
 		# Paused by the person: the service ends without a failure, nothing moves.
 		rc=0
 		fdewiz pause $rootdev >$d/pause.out 2>&1 || rc=$?
@@ -208,7 +217,7 @@ convert)
 	# boot was being set up, measures nothing).
 	[ -s $d/busy ] || wait_status ' running ' 120 >/dev/null
 	if [ ! -s $d/busy ] && converting_data; then
-		busy=$(write_files 64 busy)
+		busy=$(write_files 32 busy)
 		after=$(status1)
 		say "BUSY ${busy}MiB/s, then: $after"
 		if converting_data "$after"; then
@@ -235,7 +244,7 @@ convert)
 	journalctl -b -u fdewiz-restart.service -o short-monotonic | tail -n 30 | sed 's/^/FDW-DRIVE JOURNAL /'
 	# The same writes on the idle system: measured once, by test-vm-system-restart.sh.
 	idle="(not measured here)"
-	[ $lean = 1 ] || idle=$(write_files 64 idle)MiB/s
+	[ $lean = 1 ] || idle=$(write_files 32 idle)MiB/s
 	say "THROUGHPUT busy=$(cat $d/busy 2>/dev/null || echo '(not measured)')MiB/s idle=$idle"
 	say "STALE-COPIES $(ls /boot | grep -c '\.dpkg-bak\.fdewiz-bak$')"
 	say "STATUS-END $(fdewiz status $rootdev 2>&1 | tr '\n' ' ' | tr -s ' ')"

@@ -3,8 +3,13 @@
 # installed Debian (plain, fdewiz installed): the wizard, driven in tmux, prepares the
 # encryption of this system's own root at the next restart (the disks pane offers the
 # running root, its plan, the passphrase, the typed YES, the recovery key shown, what is
-# prepared); opened again it shows that preparation, and cancels it there. Each screen
-# the host checks is printed as "FDW-DRIVE CAPTURE-NAME | ..."; results as "FDW-DRIVE WIZ...".
+# prepared); opened again it shows that preparation, and q leaves it prepared, saying how
+# to undo it. This preparation is the one the restart carries out: the drive then prints
+# "FDW-DRIVE ARM ..." for it as for the command line's, and the recovery key shown is kept
+# on the drive for the final boot. (Its cancel is not run here: a cancel costs one more
+# preparation, a minute and a half of the emulated machine, to go on with the restart.)
+# Each screen the host checks is printed as "FDW-DRIVE CAPTURE-NAME | ..."; results as
+# "FDW-DRIVE WIZ..."; with the file "bench" the baseline benchmark is left ticked.
 set -u
 d=/run/fdw-drive
 export TMUX_TMPDIR=/run/tmux TUI_TERM=xterm-256color LANG=C.UTF-8
@@ -14,7 +19,6 @@ mkdir -p /run/tmux
 srv=restart-wizard
 pass=$(cat $d/key)
 rootdev=$(cat $d/root)
-initrd=/boot/initrd.img-$(uname -r)
 say() { echo "FDW-DRIVE $*"; }
 capture() { tmux_capture "$srv" | sed "s/^/FDW-DRIVE CAPTURE-$1 | /"; }
 fail()
@@ -35,8 +39,10 @@ capture DISKS
 tmux_send "$srv" Enter
 wait_for "Encrypt at the next restart" 60
 wait_for "[x] Measure the speed" 10
-tmux_send "$srv" b
-wait_for "[ ] Measure the speed" 10
+if [ ! -e $d/bench ]; then
+	tmux_send "$srv" b
+	wait_for "[ ] Measure the speed" 10
+fi
 capture PLAN
 tmux_send "$srv" Enter
 
@@ -46,30 +52,28 @@ wait_for "Type YES" 10
 tmux_send "$srv" -l "YES"
 tmux_send "$srv" Enter
 wait_for "Preparing" 30
+t0=$(date +%s)
 wait_for "Recovery key" 900
+seconds=$(($(date +%s) - t0))
 capture RECOVERY
+# The key as shown, for the final boot's test (cryptroot's prompt).
+tmux_capture "$srv" -J | grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' | head -n1 >$d/recovery
 tmux_send "$srv" Enter
 wait_for "Prepared: $rootdev is encrypted at the next restart" 30
 capture PREPARED
-say "WIZ-INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$')"
-say "WIZ-SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 30 || fail "the wizard did not quit"
-say "WIZ-EXIT $(tmux_exit_status "$srv")"
+rc=$(tmux_exit_status "$srv")
 tmux_stop "$srv"
+say "ARM rc=$rc seconds=$seconds baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
+say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
 
-# 3. Opened again: it shows the preparation, and c (twice) cancels it.
+# 3. Opened again: it shows the preparation; q leaves it so, saying how to undo it.
 tmux_start "$srv" 100 34 fdewiz /dev/vda
 wait_for "Prepared: $rootdev" 120
-tmux_send "$srv" c
-wait_for "Press c again" 10
-tmux_send "$srv" c
-wait_for "The initramfs no longer carries" 300
-capture CANCELLED
-say "WIZ-CANCELLED-INITRD-STEP $(lsinitramfs "$initrd" | grep -c 'fdewiz-restart')"
-say "WIZ-CANCELLED-FILES $(ls /var/lib/fdewiz/restart /etc/initramfs-tools/hooks/fdewiz-restart /etc/systemd/system/fdewiz-restart.service 2>/dev/null | wc -l)"
-tmux_send "$srv" Enter
-wait_for "Choose a partition" 60
+capture REOPENED
 tmux_send "$srv" q
 tmux_wait_exit "$srv" 30 || fail "the wizard did not quit"
+capture FAREWELL
+say "WIZ-REOPENED-EXIT $(tmux_exit_status "$srv")"
 say "WIZ-DONE"
