@@ -66,9 +66,9 @@ tier_of()
 	tests/tui/*) echo tui ;;
 	# The one-restart boot tests of ext4 and LVM, the live carve and the refusals on the
 	# installed image go to the host lane, after its tiers (see below), so that both lanes
-	# end together (measured in the run of 6fbffcf: host lane root 772 s, then 1814 s with
-	# the tmux tests and fio beside them, then the fuzz smoke 59 s; VM lane 21 s of build,
-	# 631 + 1866 s, then distcheck 88 s; the lanes ended 39 s apart, make check 2669 s).
+	# end together (measured in the run of 30204b4: host lane root 773 s, then 1662 s with
+	# the tmux tests and fio beside them, then distcheck 87 s; VM lane its build, 628 +
+	# 1862 s, then the fuzz smoke 45 s; the lanes ended 34 s apart, make check 2582 s).
 	tests/vm/test-vm-system-restart.sh | tests/vm/test-vm-system-carve.sh | \
 		tests/vm/test-vm-system-restart-lvm.sh | tests/vm/test-vm-system-boot.sh) echo vmsys2 ;;
 	tests/vm/test-vm-system-*) echo vmsys ;;

@@ -123,11 +123,15 @@ tmux_send "$srv" Enter
 # 5. Progress: the baseline benchmark, then the conversion; the percent rises.
 tmux_wait_for "$srv" "Phase: benchmarking" 30
 save 5-preparing
-# The screen stays live while the baseline is measured: a resize re-wraps the text.
+# The screen stays live while the baseline is measured: a resize re-wraps the text. Until
+# the wizard redraws, tmux shows the old lines cut at 80 columns, which also lack the
+# sentence's end: the wait is for that end on a line of its own.
 tmux_resize "$srv" 80 24
 for _ in $(seq 1 50); do
-	line=$(tmux_capture "$srv" | grep "Measuring the speed" || true)
-	[[ -n "$line" && "$line" != *"minute or two."* ]] && break
+	screen=$(tmux_capture "$srv")
+	line=$(grep "Measuring the speed" <<<"$screen" || true)
+	[[ -n "$line" && "$line" != *"minute or two."* && "$screen" == *"minute or two."* ]] &&
+		break
 	sleep 0.2
 done
 assert_true "80x24 while measuring: the sentence is wrapped anew" \

@@ -26,10 +26,10 @@
 # then a live VM checks both filesystems in full (e2fsck -f).
 # With FDEWIZ_VM_RESTART_BENCH=1 the plain root's baseline benchmark (at the preparation)
 # is compared with the encrypted one's at the end (minutes more; the suite leaves it out).
-# Cost: eight SeaBIOS boots (five of them cut short) and one live VM: about 15 minutes under
-# TCG with a second emulated machine beside it, as in the suite (measured there: 994 s with
-# a second preparation in the first boot, which cancelled the wizard's and prepared from
-# the command line; about 90 s of it went with that preparation).
+# Cost: eight SeaBIOS boots (five of them cut short) and one live VM: about 14 minutes under
+# TCG with a second emulated machine beside it, as in the suite (measured there: 846 s; 994
+# s when the first boot also cancelled the wizard's preparation and prepared again from the
+# command line).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
