@@ -31,7 +31,8 @@ fail()
 wait_for() { tmux_wait_for "$srv" "$1" "$2" >/dev/null || fail "'$1' did not appear within $2 s"; }
 trap 'tmux_stop "$srv"' EXIT
 
-# 1. The disks pane: the running root, Enter, its plan (the benchmark switched off here).
+# 1. The disks pane: the running root, Enter, its plan (the benchmark switched off, unless
+# the host asks for it: the file "bench").
 tmux_start "$srv" 100 34 env FDEWIZ_TEST_FAST_PBKDF=1 fdewiz /dev/vda
 wait_for "Choose a partition" 120
 tmux_select "$srv" " ${rootdev#/dev/vda} .*mounted-root" || fail "$rootdev cannot be selected"
