@@ -17,8 +17,8 @@
 #      converts in the background; it finishes with crypttab and an initramfs without
 #      fdewiz's step; the service's first run meets a battery at 10 % (fdewiz's
 #      power-supply test folder) and waits for the charger, goes on once it is plugged in,
-#      refuses 'fdewiz cancel' (begun, it cannot be undone), is paused with 'fdewiz pause', stays paused across a restart, and 'fdewiz resume'
-#      goes on with it; the power is cut five times on the way (below), each boot after it
+#      refuses 'fdewiz cancel' (begun, it cannot be undone), is paused with 'fdewiz
+#      pause', stays paused across a restart, and 'fdewiz resume' goes on with it; the power is cut five times on the way (below), each boot after it
 #      starting (from the old GRUB or the new one), asking for the passphrase and going on;
 #   3. Debian's own cryptroot opens the root from the new /boot (GRUB reads it there), the
 #      recovery key shown at the preparation typed at its prompt: every old file and every

@@ -102,9 +102,10 @@ arm)
 	# the same plan, so one test runs it (seconds of emulated CPU for its disk scan).
 	[ ! -e $d/dryrun ] || fdewiz encrypt --at-restart --dry-run --bench-scale tiny $rootdev 2>&1 |
 		sed 's/^/FDW-DRIVE PLAN /'
+	# Either way "arm.result" says "EXIT-STATUS SECONDS" of the preparation, and the
+	# recovery key as shown is kept in "recovery" for the final boot's test.
 	if [ $lean = 0 ]; then
-		# The wizard prepares it (its ARM and RECOVERY-SHOWN lines, the key kept on
-		# this disk), with the baseline benchmark when the host asks.
+		# The wizard prepares it, with the baseline benchmark when the host asks.
 		FDEWIZ_TEST_BENCH_REPEATS=1 FDEWIZ_TEST_BENCH_SCALE=tiny bash $d/wizard.sh
 	else
 		# The command line prepares it; with the baseline benchmark of the plain root
@@ -117,12 +118,13 @@ arm)
 		# shellcheck disable=SC2086 # $bench is one or two words
 		FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz encrypt --at-restart --yes --fast-pbkdf \
 			--key-file $d/key $bench $rootdev >$d/arm.out 2>&1 || rc=$?
-		say "ARM rc=$rc seconds=$(($(date +%s) - t0)) baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
+		echo "$rc $(($(date +%s) - t0))" >$d/arm.result
 		grep -v '[A-Z0-9]\{6\}-[A-Z0-9]\{6\}-' $d/arm.out | sed 's/^/FDW-DRIVE ARM-OUT /'
-		# The recovery key as shown: kept on this disk for the final boot's test.
 		grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
-		say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
 	fi
+	read -r rc seconds <$d/arm.result
+	say "ARM rc=$rc seconds=$seconds baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
+	say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
 	# Listed once: each listing takes seconds of the emulated CPU.
 	lsinitramfs "$initrd" >/run/initrd.list
 	say "INITRD-STEP $(grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$' /run/initrd.list)"
