@@ -279,7 +279,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	struct fdw_secret *pass = NULL;
 	struct fdw_encrypt *e = fdw_encrypt_new();
 	const char *no_boot;
-	char why[1024];
+	char why[2560];
 	int rc, exit_code = FDW_EXIT_ERROR;
 
 	if (!e) {

@@ -95,12 +95,35 @@ static struct json_object *owner_json(const struct fdw_owner *ow)
 	return o;
 }
 
+/* The kernels and boot loaders found inside, whatever names it; NULL when none were and
+ * it could look. */
+static struct json_object *boot_files_json(const struct fdw_boot_files *bf)
+{
+	struct json_object *o, *kinds;
+
+	if (!bf->kinds && !bf->look_error)
+		return NULL;
+	o = json_object_new_object();
+	kinds = json_object_new_array();
+	for (unsigned bit = 1; bit && bit <= FDW_BOOTF_MACOS; bit <<= 1)
+		if (bf->kinds & bit)
+			json_object_array_add(kinds, json_object_new_string(
+							     fdw_boot_file_kind_name(bit)));
+	json_object_object_add(o, "found", kinds);
+	json_object_object_add(o, "where", bf->kinds ? json_object_new_string(
+					   bf->under_boot ? "boot" : "top") : NULL);
+	json_object_object_add(o, "looked", json_object_new_boolean(!bf->look_error));
+	json_object_object_add(o, "root", nullable_string(*bf->root_address ? bf->root_address
+								       : NULL));
+	return o;
+}
+
 static struct json_object *verdict_json(const struct fdw_partition *p)
 {
 	const struct fdw_verdict *v = &p->verdict;
 	struct json_object *o = json_object_new_object();
 	struct json_object *strategies = json_object_new_array();
-	char msg[512];
+	char msg[2048];
 
 	for (unsigned bit = FDW_STRATEGY_SHRINK; bit <= FDW_STRATEGY_FREE_TAIL; bit <<= 1)
 		if (v->strategies & bit)
@@ -150,6 +173,7 @@ static struct json_object *partition_json(const struct fdw_partition *p)
 	json_object_object_add(o, "detached_header", str_or_null(p->detached_header));
 	json_object_object_add(o, "installed_system", installed_os_json(&p->os));
 	json_object_object_add(o, "belongs_to", owner_json(&p->owner));
+	json_object_object_add(o, "boot_files", boot_files_json(&p->boot_files));
 	json_object_object_add(o, "verdict", verdict_json(p));
 	return o;
 }

@@ -66,7 +66,7 @@ static void print_conversion_source(FILE *out, const struct fdw_disk *d,
 
 static void print_disk(FILE *out, const struct fdw_disk *d)
 {
-	char size[32], usage[64], verdict[64], why[512];
+	char size[32], usage[64], verdict[64], why[2048];
 
 	fdw_format_size(d->size, size, sizeof(size));
 	fprintf(out, "%s  %s, %s, %s%s%s\n", cli_safe(d->path),

@@ -207,7 +207,7 @@ static void draw_detail(struct tui *t, int y)
 	const struct disks_state *ds = state_of(t);
 	const struct fdw_partition *p;
 	const struct fdw_disk *d;
-	char buf[1024], a[32], b[32];
+	char buf[2048], a[32], b[32];
 
 	tui_hline(t, y++, 0, COLS);
 	if (ds->n_tree == 0)
@@ -285,7 +285,7 @@ static void open_conversion(struct tui *t, const struct fdw_partition *p)
 	const struct disks_state *ds = state_of(t);
 	struct fdw_volume_id now;
 	struct fdw_job job;
-	char why[512];
+	char why[2048];
 
 	/* Its own record (by the header's UUID), never one of a volume named so before. */
 	fdw_volume_id_of(&ds->disks[ds->tree[ds->sel].disk], p, &now);
@@ -343,7 +343,7 @@ static void disks_key(struct tui *t, struct tui_key k)
 			snprintf(t->chosen, sizeof(t->chosen), "%s", p->address);
 			tui_go(t, TUI_RESTART);
 		} else if (!p->verdict.eligible) {
-			char why[512];
+			char why[2048];
 
 			fdw_verdict_explain(p, why, sizeof(why));
 			tui_set_status(t, true, _("Cannot encrypt this one in place: %s e: erase and "

@@ -147,7 +147,7 @@ static bool plan_enter(struct tui *t, const char *address)
 	struct plan_state *s = st(t);
 	struct fdw_encrypt_options o;
 	struct fdw_cipher_advice a;
-	char why[512] = "", spec[48];
+	char why[2048] = "", spec[48];
 	int rc;
 
 	tui_release_plan(t);
@@ -204,7 +204,7 @@ static void choose_cipher(struct tui *t, int i)
 {
 	const struct fdw_cipher_choice *c;
 	size_t n = fdw_cipher_choices(&c);
-	char why[512];
+	char why[2048];
 
 	if (i < 0 || (size_t)i >= n)
 		return;

@@ -290,7 +290,7 @@ static int prepare_plan(struct fdw_encrypt *e, const char *address,
 	int rc = plan_make(e, &o->rq, &plan_why);
 
 	if (rc) {
-		char detail[512];
+		char detail[2048];
 
 		/* The verdict's own sentence names the mountpoint or holder. */
 		if (rc == -EPERM)

@@ -162,10 +162,67 @@ static bool read_through(const struct fdw_disk *disks, size_t n_disks, const str
 	return false;
 }
 
+/* The LUKS partition of @disks whose UUID @bf's boot configuration names, or NULL. */
+static const struct fdw_partition *luks_named(const struct fdw_disk *disks, size_t n_disks,
+					      const struct fdw_boot_files *bf)
+{
+	for (size_t i = 0; i < n_disks; i++)
+		for (size_t j = 0; j < disks[i].n_parts; j++) {
+			const struct fdw_partition *q = &disks[i].parts[j];
+
+			if (q->luks_version && q->uuid && fdw_boot_files_names_uuid(bf, q->uuid))
+				return q;
+		}
+	return NULL;
+}
+
+/* On @d: the LUKS partition numbered as root='s mapping ("sda3_crypt"), or the only LUKS
+ * partition when root= is some mapping (encrypted LVM); NULL when neither says. */
+static const struct fdw_partition *luks_beside(const struct fdw_disk *d,
+					       const struct fdw_boot_files *bf)
+{
+	const struct fdw_partition *only = NULL;
+	int number = fdw_boot_files_mapper_number(bf), n_luks = 0;
+
+	for (size_t j = 0; j < d->n_parts; j++) {
+		const struct fdw_partition *q = &d->parts[j];
+
+		if (!q->luks_version)
+			continue;
+		if (number && q->number == number)
+			return q;
+		only = q;
+		n_luks++;
+	}
+	return bf->root_mapper[0] && n_luks == 1 ? only : NULL;
+}
+
+/* A partition holding kernels or a boot loader with no fstab naming it: the encrypted
+ * root its boot loader starts, where its configuration tells (boot_files.h). */
+static void attribute_boot_files(struct fdw_disk *disks, size_t n_disks)
+{
+	for (size_t i = 0; i < n_disks; i++)
+		for (size_t j = 0; j < disks[i].n_parts; j++) {
+			struct fdw_boot_files *bf = &disks[i].parts[j].boot_files;
+			const struct fdw_partition *root;
+
+			if (!(bf->kinds & FDW_BOOTF_DECISIVE) || (bf->kinds & FDW_BOOTF_OTHER_OS))
+				continue;
+			root = luks_named(disks, n_disks, bf);
+			if (!root)
+				root = luks_beside(&disks[i], bf);
+			if (!root)
+				continue;
+			snprintf(bf->root_address, sizeof(bf->root_address), "%s", root->address);
+			bf->root_luks_version = root->luks_version;
+		}
+}
+
 void fdw_disks_attribute(struct fdw_disk *disks, size_t n_disks)
 {
 	struct match_ctx *m = calloc(1, sizeof(*m));
 
+	attribute_boot_files(disks, n_disks);
 	if (!m)
 		return;
 	for (size_t i = 0; i < n_disks; i++)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot_files.h"
 #include "installed_os.h"
 #include "lvm_pv.h"
 
@@ -56,6 +57,9 @@ enum fdw_reason {
 	FDW_REASON_INSTALLED_SYSTEM,
 	FDW_REASON_SYSTEM_BOOT_PART,	/* another system's /boot, /usr, ...: its boot reads it */
 	FDW_REASON_LVM_NO_ROOM,		/* an installed system's PV without the header's room */
+	FDW_REASON_BOOT_FILES,		/* kernels or a boot loader: a /boot, whoever's it is */
+	FDW_REASON_OTHER_OS_BOOT,	/* Windows' or macOS's boot, or an installed Windows */
+	FDW_REASON_NOT_LOOKED,		/* could not look inside for boot files */
 	FDW_REASON__COUNT
 };
 
@@ -142,6 +146,10 @@ struct fdw_partition {
 	/* An installed system inside (its fstab mounts something at /), read, never mounted;
 	 * for a PV, on its logical volume lvm.lvs[lvm.root_lv]. */
 	struct fdw_installed_os os;
+
+	/* Not a root: the kernels and boot loaders it holds (boot_files.h), read like the
+	 * installed systems; kinds 0 when none, look_error when it could not look. */
+	struct fdw_boot_files boot_files;
 
 	/* The installed system (on another partition) whose fstab, crypttab or RESUME= names
 	 * this one, and what for; found.false when none does. */

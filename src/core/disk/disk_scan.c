@@ -123,11 +123,46 @@ static void look_for_installed_os(const struct fdw_disk *d, const struct fdw_sys
 	else if (running)
 		rc = fdw_system_read_running(p->uuid, p->label, running, &p->os);
 	else if (btrfs && !p->n_mountpoints && !p->n_holders)
-		rc = fdw_system_peek_os(&(const struct fdw_peek_where){
+		rc = fdw_system_peek(&(const struct fdw_peek_where){
 			.device = p->node, .file = d->path, .offset = p->start, .size = p->size,
-			.fstype = p->fstype, .uuid = p->uuid, .label = p->label }, &p->os);
+			.fstype = p->fstype, .uuid = p->uuid, .label = p->label }, &p->os,
+			&p->boot_files);
 	if (rc != 0)
 		memset(&p->os, 0, sizeof(p->os));
+	if (btrfs && rc != 0 && !running && !p->n_mountpoints && !p->n_holders)
+		p->boot_files.look_error = rc;
+}
+
+/*
+ * Not a root: does a boot loader read it all the same (a /boot whose root fdewiz cannot
+ * read, another system's boot manager)? Unused filesystems only: one in use is refused
+ * anyway, and looked at again once it is not. ext is read with debugfs, anything else
+ * the kernel mounts read-only in a child's own namespace; an APFS container is macOS's.
+ */
+static void look_for_boot_files(const struct fdw_disk *d, struct fdw_partition *p)
+{
+	struct fdw_installed_os none;
+	int rc = 0;
+
+	if (p->os.found || p->extended || p->flag_esp || p->flag_bios_boot || p->luks_version ||
+	    p->n_mountpoints || p->n_holders || !p->fstype)
+		return;
+	if (!strcmp(p->fstype, "apfs")) {
+		p->boot_files.kinds = FDW_BOOTF_MACOS;
+	} else if (fdw_fstype_is_ext(p->fstype)) {
+		rc = fdw_boot_files_probe_ext(d->path, p->start, &p->boot_files);
+	} else if (!strcmp(p->fstype, "btrfs")) {
+		return;		/* looked at with its system (look_for_installed_os) */
+	} else if (fdw_boot_files_peek_needed(p->fstype)) {
+		rc = fdw_system_peek(&(const struct fdw_peek_where){
+			.device = p->node, .file = d->path, .offset = p->start, .size = p->size,
+			.fstype = p->fstype, .uuid = p->uuid, .label = p->label }, &none,
+			&p->boot_files);
+	}
+	if (rc) {
+		memset(&p->boot_files, 0, sizeof(p->boot_files));
+		p->boot_files.look_error = rc;
+	}
 }
 
 /*
@@ -311,6 +346,7 @@ static int fill_partition(struct fdw_disk *d, int fd, const struct fdw_sysstate 
 		return 0;
 	}
 	look_for_installed_os(d, st, p);
+	look_for_boot_files(d, p);
 	if (p->luks_version && p->n_holders)
 		look_inside_open_luks(p);
 	look_into_pv(d, fd, st, p);

@@ -11,51 +11,11 @@
 #include <unistd.h>
 
 #include "base/i18n.h"
+#include "debugfs_reader.h"
 #include "installed_os.h"
 #include "base/tabfile.h"
 #include "base/log.h"
-#include "base/spawn.h"
 #include "base/sysstate.h"
-
-/*
- * Run debugfs read-only ("-c": catastrophic mode, which also never writes) on the
- * filesystem at @offset of the file open as @fd, with @commands on its stdin; its stdout
- * (at most FDW_OS_TEXT_MAX bytes) in a new string. The filesystem is named by the descriptor,
- * so the path is opened once and no '?' in it can be taken for an option.
- */
-static int debugfs_run(int fd, uint64_t offset, const char *commands, char **out)
-{
-	char spec[64], *buf = malloc(FDW_OS_TEXT_MAX + 1);
-	char *argv[] = { "debugfs", "-c", "-f", "-", spec, NULL };
-	const struct fdw_spawn_opts o = {
-		.stdin_bytes = commands, .stdin_len = strlen(commands), .fd3 = fd,
-		.discard_stderr = true,
-	};
-	size_t len = 0;
-	int op, rc;
-	pid_t pid;
-	ssize_t n;
-
-	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	snprintf(spec, sizeof(spec), "/proc/self/fd/3?offset=%llu", (unsigned long long)offset);
-	rc = fdw_spawn_start(argv, &o, &pid, &op);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	while ((n = read(op, buf + len, FDW_OS_TEXT_MAX - len)) > 0)
-		len += (size_t)n;
-	close(op);
-	buf[len] = '\0';
-	if (fdw_spawn_wait(pid, NULL) != 0) {
-		free(buf);
-		return -EIO;
-	}
-	*out = buf;
-	return 0;
-}
 
 /* The files whose presence tells the boot setup; asked in one go, by fixed names. */
 static const char *const probes[] = {
@@ -73,84 +33,6 @@ static const char *const probes[] = {
 
 enum { P_FSTAB, P_ITOOLS, P_CRYPTROOT, P_DRACUT, P_DRACUT_CRYPT, P_GRUB_PC, P_GRUB_EFI,
        P_SDBOOT, P_CLEVIS_HOOK, P_CLEVIS_TPM2, P__COUNT };
-
-/* Which of @paths exist, from debugfs's "debugfs: stat NAME" echo and "Inode:" lines. */
-static void parse_stats(const char *out, const char *const *paths, int n_paths, bool *found)
-{
-	int cur = -1;
-
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		if (!strncmp(line, "debugfs: stat ", 14)) {
-			cur = -1;
-			for (int i = 0; i < n_paths; i++)
-				if (n - 14 == strlen(paths[i]) && !strncmp(line + 14, paths[i], n - 14))
-					cur = i;
-		} else if (cur >= 0 && !strncmp(line, "Inode:", 6)) {
-			found[cur] = true;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-}
-
-/* The debugfs reader: one run per question, on the filesystem at an offset of a file. */
-struct debugfs_ctx {
-	int fd;
-	uint64_t offset;
-};
-
-/* "VERB PATH" lines for debugfs's stdin; -ENAMETOOLONG past its 1 KiB. */
-static int commands(const char *verb, const char *const *paths, int n, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		size_t used = strlen(buf);
-
-		if ((size_t)snprintf(buf + used, len - used, "%s %s\n", verb, paths[i]) >= len - used)
-			return -ENAMETOOLONG;
-	}
-	return 0;
-}
-
-static int debugfs_exist(void *ctx, const char *const *paths, int n, bool *found)
-{
-	struct debugfs_ctx *c = ctx;
-	char cmds[1024], *text;
-	int rc = commands("stat", paths, n, cmds, sizeof(cmds));
-
-	if (!rc)
-		rc = debugfs_run(c->fd, c->offset, cmds, &text);
-	if (rc)
-		return rc;
-	parse_stats(text, paths, n, found);
-	free(text);
-	return 0;
-}
-
-static int debugfs_cat(void *ctx, const char *const *paths, int n, char **text)
-{
-	struct debugfs_ctx *c = ctx;
-	char cmds[1024];
-	int rc = commands("cat", paths, n, cmds, sizeof(cmds));
-
-	return rc ? rc : debugfs_run(c->fd, c->offset, cmds, text);
-}
-
-/* Kernels: "vmlinuz-" entries in boot/ (debugfs "ls -p": /ino/mode/.../name/). */
-static bool debugfs_has_kernels(void *ctx)
-{
-	struct debugfs_ctx *c = ctx;
-	char *text;
-	bool yes;
-
-	if (debugfs_run(c->fd, c->offset, "ls -p /boot\n", &text))
-		return false;
-	yes = strstr(text, "/vmlinuz-") != NULL;
-	free(text);
-	return yes;
-}
 
 /* Does fstab @spec name the filesystem with @uuid and @label? */
 static bool spec_names(const char *spec, const char *uuid, const char *label)
@@ -420,8 +302,9 @@ int fdw_installed_os_read(const struct fdw_os_reader *rd, const char *fs_uuid,
 int fdw_installed_os_probe(const char *path, uint64_t offset, const char *fs_uuid,
 			   const char *label, struct fdw_installed_os *out)
 {
-	struct debugfs_ctx c = { .offset = offset };
-	const struct fdw_os_reader rd = { debugfs_exist, debugfs_cat, debugfs_has_kernels, &c };
+	struct fdw_debugfs c = { .offset = offset };
+	const struct fdw_os_reader rd = { fdw_debugfs_exist, fdw_debugfs_cat,
+					   fdw_debugfs_has_kernels, &c };
 	int rc;
 
 	memset(out, 0, sizeof(*out));

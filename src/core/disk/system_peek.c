@@ -28,6 +28,7 @@
 struct peek_reply {
 	int rc;
 	struct fdw_installed_os os;	/* os.found: a system is there */
+	struct fdw_boot_files bf;	/* when none is: boot files, if asked for */
 };
 
 bool fdw_system_peek_needed(const char *fstype)
@@ -35,10 +36,35 @@ bool fdw_system_peek_needed(const char *fstype)
 	return fstype && (!strcmp(fstype, "btrfs") || !strcmp(fstype, "xfs"));
 }
 
-/* Read-only and no log replay: not a byte of the filesystem is written. */
-static const char *no_replay_option(const char *fstype)
+/* The filesystems blkid names that the kernel mounts, and under which name; the options
+ * that keep a read-only mount from writing (no log replay). */
+static const struct {
+	const char *blkid, *kernel, *options;
+} mountable[] = {
+	{ "btrfs", "btrfs", "rescue=nologreplay" },
+	{ "xfs", "xfs", "norecovery" },
+	{ "vfat", "vfat", NULL },
+	{ "exfat", "exfat", NULL },
+	{ "ntfs", "ntfs3", NULL },
+	{ "hfsplus", "hfsplus", NULL },
+	{ "hfs", "hfs", NULL },
+	{ "f2fs", "f2fs", "norecovery" },
+	{ "jfs", "jfs", NULL },
+	{ "nilfs2", "nilfs2", "norecovery" },
+	{ "udf", "udf", NULL },
+};
+
+static int mountable_index(const char *fstype)
 {
-	return !strcmp(fstype, "btrfs") ? "rescue=nologreplay" : "norecovery";
+	for (size_t i = 0; fstype && i < sizeof(mountable) / sizeof(mountable[0]); i++)
+		if (!strcmp(fstype, mountable[i].blkid))
+			return (int)i;
+	return -1;
+}
+
+bool fdw_boot_files_peek_needed(const char *fstype)
+{
+	return mountable_index(fstype) >= 0;
 }
 
 /* Is @top/@sub/etc/fstab a regular file, with no link on the way? */
@@ -84,6 +110,46 @@ static int tree_cat(void *ctx, const char *const *paths, int n, char **text)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+/* The names in @dir, one a line, "." and ".." left out. */
+static int tree_list(void *ctx, const char *dir, char **names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t len = 0, cap = 4096;
+	char *buf;
+
+	(void)ctx;
+	*names = NULL;
+	if (!d)
+		return -errno;
+	buf = malloc(cap);
+	while (buf && (de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (len + n + 2 > cap) {
+			char *nb = realloc(buf, cap = (len + n + 2) * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, de->d_name, n);
+		len += n;
+		buf[len++] = '\n';
+	}
+	closedir(d);
+	if (!buf)
+		return -ENOMEM;
+	buf[len] = '\0';
+	*names = buf;
+	return 0;
 }
 
 static bool tree_has_kernels(void *ctx)
@@ -158,13 +224,30 @@ static void read_system(const char *top, const char *sub, const struct fdw_peek_
 		close(real_root);
 }
 
+/* No system at @top: does a boot loader read it? Looked at as a tree of its own (chroot),
+ * so that no link leads out of it. */
+static void read_boot_files(const char *top, struct peek_reply *r)
+{
+	const struct fdw_boot_reader rd = { tree_list, tree_exist, tree_cat, NULL };
+	int real_root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (real_root < 0 || chroot(top) != 0 || chdir("/") != 0)
+		r->rc = -errno;
+	else
+		r->rc = fdw_boot_files_look(&rd, &r->bf);
+	if (real_root >= 0 && (fchdir(real_root) != 0 || chroot(".") != 0 || chdir("/") != 0))
+		r->rc = r->rc ? r->rc : -errno;
+	if (real_root >= 0)
+		close(real_root);
+}
+
 static int peek_child(void *ctx, int fd, int status_fd)
 {
 	static struct peek_reply r;
 	const struct fdw_peek_where *w = ctx;
 	const char *device = w->device;
 	char top[128], sub[64], loop[64];
-	int loop_fd = -1;
+	int loop_fd = -1, m = mountable_index(w->fstype);
 
 	(void)status_fd;
 	r.rc = fdw_private_mount_dir("peek", top, sizeof(top));
@@ -173,13 +256,17 @@ static int peek_child(void *ctx, int fd, int status_fd)
 		r.rc = loop_fd < 0 ? loop_fd : 0;
 		device = loop;
 	}
-	if (!r.rc && mount(device, top, w->fstype, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			   no_replay_option(w->fstype)) != 0)
+	if (!r.rc && m < 0)
+		r.rc = -ENOTSUP;
+	if (!r.rc && mount(device, top, mountable[m].kernel,
+			   MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, mountable[m].options) != 0)
 		r.rc = -errno;
 	if (!r.rc) {
 		find_system(top, sub, sizeof(sub));
 		if (sub[0])
 			read_system(top, sub, w, &r);
+		else if (w->boot_files)
+			read_boot_files(top, &r);
 		umount2(top, MNT_DETACH);
 	}
 	/* Our own loop device (autoclear) goes with its last descriptor; wait until it has. */
@@ -192,6 +279,12 @@ static int peek_child(void *ctx, int fd, int status_fd)
 
 int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *os)
 {
+	return fdw_system_peek(w, os, NULL);
+}
+
+int fdw_system_peek(const struct fdw_peek_where *w, struct fdw_installed_os *os,
+		    struct fdw_boot_files *bf)
+{
 	const struct fdw_child_opts o = { .parent_death_signal = SIGKILL };
 	static struct peek_reply r;
 	struct fdw_child c;
@@ -199,9 +292,14 @@ int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *
 	ssize_t n;
 	int rc;
 
+	struct fdw_peek_where asked = *w;
+
 	memset(os, 0, sizeof(*os));
+	if (bf)
+		memset(bf, 0, sizeof(*bf));
+	asked.boot_files = bf != NULL;
 	r.rc = -ECHILD;
-	rc = fdw_child_start(&c, &o, peek_child, (void *)w);
+	rc = fdw_child_start(&c, &o, peek_child, &asked);
 	if (rc)
 		return rc;
 	while (got < sizeof(r) && ((n = read(c.reply_fd, (char *)&r + got, sizeof(r) - got)) > 0 ||
@@ -218,6 +316,10 @@ int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *
 	*os = r.os;
 	/* Outside text, sent back as bytes: terminated here whatever the child did. */
 	os->name[sizeof(os->name) - 1] = os->root_subvol[sizeof(os->root_subvol) - 1] = '\0';
+	if (bf && !os->found) {
+		*bf = r.bf;
+		fdw_boot_files_terminate(bf);
+	}
 	return 0;
 }
 

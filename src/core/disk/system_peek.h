@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot_files.h"
 #include "installed_os.h"
 #include "target.h"
 
@@ -20,6 +21,7 @@ struct fdw_peek_where {
 	const char *file;		/* ... then @size bytes at @offset of this image or disk */
 	uint64_t offset, size;
 	const char *fstype, *uuid, *label;
+	bool boot_files;		/* set by fdw_system_peek() */
 };
 
 /*
@@ -31,6 +33,15 @@ struct fdw_peek_where {
  * look (then nobody can say it holds none).
  */
 int fdw_system_peek_os(const struct fdw_peek_where *w, struct fdw_installed_os *os);
+
+/*
+ * The same, and when no system is there, the boot files it holds (boot_files.h), for any
+ * filesystem the kernel mounts (fdw_boot_files_peek_needed()). @bf may be NULL.
+ */
+int fdw_system_peek(const struct fdw_peek_where *w, struct fdw_installed_os *os,
+		    struct fdw_boot_files *bf);
+/* Is @fstype one whose boot files are looked at by mounting it (all but ext)? */
+bool fdw_boot_files_peek_needed(const char *fstype);
 
 /*
  * The running system's own root, a filesystem fdewiz does not read unmounted that is

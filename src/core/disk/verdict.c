@@ -2,6 +2,7 @@
 /* Decides whether and how each partition can be encrypted in place, and says why. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,6 +67,16 @@ static const struct {
 	[FDW_REASON_LVM_NO_ROOM] = { "lvm-no-room",
 		N_("An installed system's LVM physical volume with no room for the header at its "
 		   "end: free some extents at the end of the volume group, then look again.") },
+	[FDW_REASON_BOOT_FILES] = { "boot-files",
+		N_("Holds kernels or a boot loader's files: a boot loader reads this partition "
+		   "before any passphrase can be asked for, so encrypting it would leave the "
+		   "system that starts from it unable to start. It stays unencrypted.") },
+	[FDW_REASON_OTHER_OS_BOOT] = { "other-os-boot",
+		N_("Another operating system starts from it (Windows or macOS): fdewiz leaves "
+		   "it alone.") },
+	[FDW_REASON_NOT_LOOKED] = { "not-looked-inside",
+		N_("fdewiz could not look inside this filesystem, so it cannot tell whether a "
+		   "boot loader reads it; nothing is converted unseen.") },
 	[FDW_REASON_UNSUPPORTED_FS] = { "unsupported-filesystem",
 		N_("This filesystem cannot be resized by fdewiz and there is no free space after "
 		   "the partition: only a detached header on another disk would work.") },
@@ -157,6 +168,11 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 	/* Another system's /boot or /usr: refused whoever mounts it now, so first. */
 	if (p->owner.found && p->owner.use == FDW_USE_BOOT)
 		return FDW_REASON_SYSTEM_BOOT_PART;
+	/* The same by what it holds, whether or not fdewiz can read the system's root. */
+	if (p->boot_files.kinds & FDW_BOOTF_OTHER_OS)
+		return FDW_REASON_OTHER_OS_BOOT;
+	if (p->boot_files.kinds & FDW_BOOTF_DECISIVE)
+		return FDW_REASON_BOOT_FILES;
 	if (fdw_mounted_as_root(p))
 		return FDW_REASON_MOUNTED_ROOT;
 	if (p->swap_active)
@@ -184,6 +200,8 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 		return FDW_REASON_INSTALLED_SYSTEM;
 	if (p->size < FDW_MIN_PARTITION)
 		return FDW_REASON_TOO_SMALL;
+	if (p->boot_files.look_error)
+		return FDW_REASON_NOT_LOOKED;
 	if (!p->fstype && p->looks_random)
 		return FDW_REASON_NO_SIGNATURE;
 	if (!p->fstype)
@@ -461,6 +479,75 @@ static int explain_system_boot_part(const struct fdw_partition *p, char *buf, si
 			p->owner.spec, p->owner.root_address);
 }
 
+/* Kernels or a boot loader, found by what the partition holds: whose, when its boot
+ * loader's configuration names an encrypted root here, and what to do instead. */
+static int explain_boot_files(const struct fdw_partition *p, char *buf, size_t len)
+{
+	const struct fdw_boot_files *bf = &p->boot_files;
+	char what[512];
+
+	fdw_boot_files_describe(bf->kinds, what, sizeof(what));
+	if (bf->root_address[0])
+		return snprintf(buf, len,
+				_("The /boot of the encrypted system on %s (LUKS%d): it holds %s, "
+				  "which its boot loader reads before any passphrase can be asked "
+				  "for, so encrypting it would leave that system unable to start. "
+				  "That system's root is encrypted already; this partition stays "
+				  "unencrypted by design."), bf->root_address, bf->root_luks_version,
+				what);
+	if (bf->under_boot)
+		return snprintf(buf, len,
+				_("Holds %s in its boot folder, and no system of its own (no "
+				  "etc/fstab): a boot loader may read this partition before any "
+				  "passphrase can be asked for, so encrypting it could leave the "
+				  "system that starts from it unable to start. If nothing starts "
+				  "from it any more, move those files away and look again, or erase "
+				  "and encrypt it (fdewiz erase-encrypt)."), what);
+	return snprintf(buf, len,
+			_("Holds %s: a boot loader reads this partition before any passphrase can "
+			  "be asked for, so encrypting it would leave the system that starts from "
+			  "it unable to start. It stays unencrypted by design: encrypt that "
+			  "system's root instead, or, if nothing starts from it any more, erase "
+			  "and encrypt it (fdewiz erase-encrypt)."), what);
+}
+
+/* Windows or macOS starts from it: their own encryption is theirs to do. */
+static int explain_other_os(const struct fdw_partition *p, char *buf, size_t len)
+{
+	unsigned k = p->boot_files.kinds;
+	char what[512];
+
+	fdw_boot_files_describe(k & FDW_BOOTF_OTHER_OS, what, sizeof(what));
+	if (k & FDW_BOOTF_MACOS)
+		return snprintf(buf, len,
+				_("Holds %s (or is an APFS container): macOS starts from it, and "
+				  "encrypting it would leave macOS unable to start. fdewiz leaves it "
+				  "alone; macOS's own FileVault encrypts it."), what);
+	return snprintf(buf, len,
+			_("Holds %s: Windows starts from it, and encrypting it would leave Windows "
+			  "unable to start. fdewiz leaves it alone; Windows' own BitLocker "
+			  "encrypts it."), what);
+}
+
+/* Its contents are unknown: no driver for its filesystem, a mount that failed. */
+static int explain_not_looked(const struct fdw_partition *p, char *buf, size_t len)
+{
+	int err = -p->boot_files.look_error;
+
+	if (err == ENODEV)
+		return snprintf(buf, len,
+				_("fdewiz could not look inside its %s filesystem (this kernel has "
+				  "no driver for it loaded), so it cannot tell whether a boot loader "
+				  "reads it before any passphrase can be asked for; nothing is "
+				  "converted unseen. Load the driver (modprobe) and look again, or "
+				  "erase and encrypt it if it holds nothing to keep."), p->fstype);
+	return snprintf(buf, len,
+			_("fdewiz could not look inside its %s filesystem (mounting it read-only "
+			  "failed: %s), so it cannot tell whether a boot loader reads it before any "
+			  "passphrase can be asked for; nothing is converted unseen. Check it with "
+			  "its fsck, then look again."), p->fstype, strerror(err));
+}
+
 /* "/home of Debian GNU/Linux 12 on IMAGE:3: " before the verdict's own words. */
 static int owner_prefix(const struct fdw_partition *p, char *buf, size_t len)
 {
@@ -483,6 +570,15 @@ static size_t explain_own(const struct fdw_partition *p, char *buf, size_t len)
 	switch (v->reason) {
 	case FDW_REASON_SYSTEM_BOOT_PART:
 		n = explain_system_boot_part(p, buf, len);
+		break;
+	case FDW_REASON_BOOT_FILES:
+		n = explain_boot_files(p, buf, len);
+		break;
+	case FDW_REASON_OTHER_OS_BOOT:
+		n = explain_other_os(p, buf, len);
+		break;
+	case FDW_REASON_NOT_LOOKED:
+		n = explain_not_looked(p, buf, len);
 		break;
 	case FDW_REASON_OK:
 		n = 0;
