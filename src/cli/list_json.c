@@ -101,7 +101,7 @@ static struct json_object *boot_files_json(const struct fdw_boot_files *bf)
 {
 	struct json_object *o, *kinds;
 
-	if (!bf->kinds && !bf->look_error)
+	if (!(bf->kinds & FDW_BOOTF_DECISIVE) && !bf->look_error)
 		return NULL;
 	o = json_object_new_object();
 	kinds = json_object_new_array();

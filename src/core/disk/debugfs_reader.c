@@ -179,37 +179,19 @@ int fdw_debugfs_list(void *ctx, const char *dir, char **names)
 	return *names ? 0 : -ENOMEM;
 }
 
-int fdw_debugfs_batch(const struct fdw_debugfs *d, const char *const *commands, int n,
-		      char **outputs)
+int fdw_debugfs_split(const char *text, const char *const *commands, int n, char **outputs)
 {
-	size_t len = 1;
-	char *cmds, *text, *cut[FDW_DEBUGFS_BATCH_MAX + 1];
-	int rc, at = 0;
+	const char *cut[FDW_DEBUGFS_BATCH_MAX + 1];
+	int at = 0;
 
 	if (n < 1 || n > FDW_DEBUGFS_BATCH_MAX)
 		return -EINVAL;
-	for (int i = 0; i < n; i++) {
-		if (strchr(commands[i], '\n'))
-			return -EINVAL;
-		len += strlen(commands[i]) + 1;
-		outputs[i] = NULL;
-	}
-	cmds = malloc(len);
-	if (!cmds)
-		return -ENOMEM;
-	cmds[0] = '\0';
-	for (int i = 0; i < n; i++)
-		strcat(strcat(cmds, commands[i]), "\n");
-	rc = fdw_debugfs_run(d, cmds, LIST_MAX, &text);
-	free(cmds);
-	if (rc)
-		return rc;
 	/* Each command's output follows its echo, "debugfs: COMMAND". A file name may hold
 	 * a newline and forge such a line, so only the next command's echo, in order, starts
 	 * a section: a forged one can move a listing's names to a later listing, never out
 	 * of all of them. */
-	for (char *line = text; line && *line && at < n;) {
-		char *nl = strchr(line, '\n');
+	for (const char *line = text; line && *line && at < n;) {
+		const char *nl = strchr(line, '\n');
 
 		if (!strncmp(line, "debugfs: ", 9) && !strncmp(line + 9, commands[at],
 							       strlen(commands[at])) &&
@@ -229,10 +211,38 @@ int fdw_debugfs_batch(const struct fdw_debugfs *d, const char *const *commands, 
 		if (!outputs[i]) {
 			for (int k = 0; k < i; k++)
 				free(outputs[k]);
-			free(text);
 			return -ENOMEM;
 		}
 	}
-	free(text);
 	return 0;
+}
+
+int fdw_debugfs_batch(const struct fdw_debugfs *d, const char *const *commands, int n,
+		      char **outputs)
+{
+	size_t len = 1;
+	char *cmds, *text;
+	int rc;
+
+	if (n < 1 || n > FDW_DEBUGFS_BATCH_MAX)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		if (strchr(commands[i], '\n'))
+			return -EINVAL;
+		len += strlen(commands[i]) + 1;
+		outputs[i] = NULL;
+	}
+	cmds = malloc(len);
+	if (!cmds)
+		return -ENOMEM;
+	cmds[0] = '\0';
+	for (int i = 0; i < n; i++)
+		strcat(strcat(cmds, commands[i]), "\n");
+	rc = fdw_debugfs_run(d, cmds, LIST_MAX, &text);
+	free(cmds);
+	if (rc)
+		return rc;
+	rc = fdw_debugfs_split(text, commands, n, outputs);
+	free(text);
+	return rc;
 }

@@ -34,6 +34,9 @@ bool fdw_debugfs_has_kernels(void *ctx);
 int fdw_debugfs_batch(const struct fdw_debugfs *d, const char *const *commands, int n,
 		      char **outputs);
 
+/* The batch's output @text cut into each command's (the parser of fdw_debugfs_batch). */
+int fdw_debugfs_split(const char *text, const char *const *commands, int n, char **outputs);
+
 /* The parsers of debugfs's output, apart for tests and fuzzing: which of @paths its
  * "stat" echoes say exist, and the names of an "ls -p" listing, one a line. */
 void fdw_debugfs_parse_stats(const char *out, const char *const *paths, int n_paths,

@@ -309,7 +309,8 @@ int fdw_system_peek(const struct fdw_peek_where *w, struct fdw_installed_os *os,
 	if (got != sizeof(r))
 		return -ECHILD;
 	if (r.rc) {
-		fdw_log(FDW_LOG_WARN, "%s: cannot look inside its %s: %s",
+		/* A look for boot files that fails is the verdict's to say (not-looked-inside). */
+		fdw_log(bf ? FDW_LOG_DEBUG : FDW_LOG_WARN, "%s: cannot look inside its %s: %s",
 			w->device ? w->device : w->file, w->fstype, strerror(-r.rc));
 		return r.rc;
 	}
