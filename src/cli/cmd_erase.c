@@ -100,12 +100,14 @@ static struct fdw_secret *confirm_and_ask(const struct fdw_erase *e, const char 
 					  const struct erase_opts *o)
 {
 	struct fdw_secret *pass;
-	char prompt[2048], text[1536], warning[PATH_MAX + 256];
+	char prompt[8192], text[6144], warning[PATH_MAX + 1024];
 
 	if (fdw_erase_random_warning(e, warning, sizeof(warning)) &&
 	    !confirm_random(warning, o))
 		return NULL;
 	fdw_erase_confirm_text(e, text, sizeof(text));
+	if (fdw_erase_boot_warning(e, warning, sizeof(warning)))
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "\n%s", warning);
 	snprintf(prompt, sizeof(prompt), _("%s\nType the partition's address (%s) to continue: "),
 		 text, cli_safe(address));
 	if (!o->yes && !cli_confirm_typed(prompt, address)) {

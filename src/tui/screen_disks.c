@@ -202,7 +202,25 @@ static void draw_row(struct tui *t, int y, size_t i, const struct columns *c)
 		tui_attr_off(t, TUI_C_SELECT);
 }
 
-static void draw_detail(struct tui *t, int y)
+/* The pane under the list: DETAIL_LINES, more where the chosen partition's verdict needs
+ * them (whose /boot, why, what to do) and the list leaves the rows free. */
+static int detail_lines(struct tui *t, const struct disks_state *ds)
+{
+	const struct fdw_partition *p = ds->n_tree ? row_part(t, ds->sel) : NULL;
+	int need, spare = LINES - 4 - (int)ds->n_tree - (ds->scan_errors[0] ? 2 : 0);
+	char buf[2048];
+
+	if (!p)
+		return DETAIL_LINES;
+	fdw_verdict_explain(p, buf, sizeof(buf));
+	/* Its address and UUID, and a mountpoint, below the verdict. */
+	need = tui_wrap_count(COLS - 2, LINES, buf) + DETAIL_LINES - 2;
+	if (need > spare)
+		need = spare;
+	return need > DETAIL_LINES ? need : DETAIL_LINES;
+}
+
+static void draw_detail(struct tui *t, int y, int lines)
 {
 	const struct disks_state *ds = state_of(t);
 	const struct fdw_partition *p;
@@ -226,7 +244,7 @@ static void draw_detail(struct tui *t, int y)
 	}
 	fdw_verdict_explain(p, buf, sizeof(buf));
 	tui_attr_on(t, p->verdict.eligible ? TUI_C_GOOD : TUI_C_BAD);
-	y += tui_wrap(y, 1, COLS - 2, 2, buf);
+	y += tui_wrap(y, 1, COLS - 2, lines - (DETAIL_LINES - 2), buf);
 	tui_attr_off(t, p->verdict.eligible ? TUI_C_GOOD : TUI_C_BAD);
 	if (p->fs_used >= 0 && p->fs_size > 0)
 		snprintf(buf, sizeof(buf), _("%s  used %s of %s  UUID %s"), p->address,
@@ -246,7 +264,7 @@ static void disks_draw(struct tui *t)
 {
 	struct disks_state *ds = state_of(t);
 	struct columns c;
-	int y = 2, list_rows = LINES - 4 - DETAIL_LINES, x = 1;
+	int lines = detail_lines(t, ds), y = 2, list_rows = LINES - 4 - lines, x = 1;
 
 	tui_title(t, _("Choose a partition to encrypt in place"));
 	layout(&c);
@@ -276,7 +294,7 @@ static void disks_draw(struct tui *t)
 		tui_wrap(y, 1, COLS - 2, 2 + list_rows - y, ds->scan_errors);
 		tui_attr_off(t, TUI_C_BAD);
 	}
-	draw_detail(t, LINES - 1 - DETAIL_LINES - 1);
+	draw_detail(t, LINES - 1 - lines - 1, lines);
 }
 
 /* An encrypted partition: its conversion's progress or results, or an unfinished one to resume. */

@@ -107,6 +107,12 @@ static void erase_draw(struct tui *t)
 	tui_attr_on(t, TUI_C_WARN);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_WARN);
+	/* Boot files on it: what stops starting comes before anything is chosen. */
+	if (fdw_erase_boot_warning(&er->e, line, sizeof(line))) {
+		tui_attr_on(t, TUI_C_BAD);
+		y += tui_wrap(y, 2, COLS - 4, 3, line);
+		tui_attr_off(t, TUI_C_BAD);
+	}
 	/* On the smallest terminals the choices and their reason come first. */
 	if (LINES >= 24)
 		y += tui_wrap(y, 2, COLS - 4, 2, _("It becomes a new, empty encrypted volume, "

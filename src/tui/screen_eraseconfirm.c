@@ -75,6 +75,8 @@ static void econfirm_draw(struct tui *t)
 					 "be undone."));
 	if (fdw_erase_random_warning(&t->erase.e, line, sizeof(line)))
 		y += tui_wrap(y, 2, COLS - 4, 3, line);
+	if (fdw_erase_boot_warning(&t->erase.e, line, sizeof(line)))
+		y += tui_wrap(y, 2, COLS - 4, 3, line);
 	tui_attr_off(t, TUI_C_BAD);
 	y++;
 	what_line(t, line, sizeof(line));

@@ -102,8 +102,8 @@ rc=0
 out=$(echo no | "$FDEWIZ" erase-encrypt --fs none --key-file "$key" "$a:2" 2>&1) || rc=$?
 assert_eq "erase-encrypt A:2 with a wrong answer stops" 1 "$rc"
 assert_contains "erase-encrypt A:2 says whose /boot and what stops" "$out" \
-	"It is the /boot of the encrypted system on $a:3 (kernels, initramfs images, kernel \
-configurations and GRUB's files): that system will no longer start."
+	"It is the /boot of the encrypted system on $a:3 (it holds kernels, initramfs images, \
+kernel configurations and GRUB's files): that system will no longer start."
 assert_contains "erase-encrypt A:2 asks for the typed answer" "$out" \
 	"Type the partition's address ($a:2) to continue"
 unchanged "$a"

@@ -3,8 +3,11 @@
 # and /home (partition 4) of its own: the pane names the system for each of them; its /boot
 # is refused in place (Enter) and for erase-and-encrypt (e), with why and what to do; the
 # plan for its /home says whose it is and that its boot entry is written in that system,
-# and the "Open this volume at boot" box says why not this one's. Nothing is written: the
-# image's sha256 is the same at the end.
+# and the "Open this volume at boot" box says why not this one's. Then Debian's encrypted
+# install (tests/lib/boot-files-images.sh), whose /boot no readable fstab names: its row is
+# refused by what it holds, Enter says whose /boot it is, and the erase screen says that
+# system will no longer start. Nothing is written: the images' sha256 are the same at the
+# end.
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there.
 set -euo pipefail
@@ -14,6 +17,7 @@ lib=$(dirname "$0")/../lib
 . "$lib/images.sh"
 . "$lib/tmux.sh"
 . "$lib/fake-system.sh"
+. "$lib/boot-files-images.sh"
 
 require_root
 require_cmds tmux mkfs.ext4 debugfs parted sha256sum
@@ -93,5 +97,39 @@ tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 assert_eq "the image is unchanged" "$before" "$(sha256sum <"$img")"
 assert_true "no loop device is left over the image" test -z "$(losetup -j "$img")"
+
+# 5. Debian's encrypted install: its /boot is refused by what it holds, with whose it is.
+img=$IMG_TMP/encrypted-install.img
+encrypted_install_image "$img"
+before=$(sha256sum <"$img")
+tmux_stop "$srv"
+tmux_start "$srv" 110 32 env FDEWIZ_STATE_DIR="$IMG_TMP/state" "$FDEWIZ" "$img"
+tmux_wait_for "$srv" "Choose a partition" 30
+to_row 2 Boot
+tmux_wait_for "$srv" "The /boot of the encrypted system on" 10
+save sysparts-5-boot-files
+s=$(flat)
+assert_contains "the encrypted install's /boot is refused in the list" "$s" "no (boot-fil"
+# The pane grows to hold the whole verdict: whose, why, what is done.
+assert_contains "the pane says whose /boot it is" "$s" \
+	"The /boot of the encrypted system on $img:3 (LUKS2): it holds kernels"
+assert_contains "the pane says it stays unencrypted" "$s" \
+	"this partition stays unencrypted by design."
+tmux_send "$srv" Enter
+tmux_wait_for "$srv" "Cannot encrypt this one in place" 10
+s=$(flat)
+assert_contains "Enter on the encrypted install's /boot: refused with the reason" "$s" \
+	"Cannot encrypt this one in place: The /boot of the encrypted system on"
+assert_not_contains "Enter on the encrypted install's /boot: no plan" "$s" "Plan for $img:2"
+tmux_send "$srv" e
+tmux_wait_for "$srv" "Erase and encrypt (for a reinstall)" 10
+save sysparts-6-boot-files-erase
+assert_contains "the erase screen says that system stops starting" "$(flat)" \
+	"that system will no longer start."
+tmux_send "$srv" Escape
+tmux_wait_for "$srv" "Choose a partition" 10
+tmux_send "$srv" q
+tmux_wait_exit "$srv" 20
+assert_eq "the encrypted install's image is unchanged" "$before" "$(sha256sum <"$img")"
 
 assert_finish

@@ -403,36 +403,33 @@ int fdw_erase_set_options(struct fdw_erase *e, const struct fdw_erase_options *o
 	return rc ? rc : prepare_checks(e, safe, why, why_len);
 }
 
-/* What stops starting when the boot files on it are gone, in one sentence; "" when none. */
-static void boot_loss_text(const struct fdw_partition *p, char *buf, size_t len)
-{
-	const struct fdw_boot_files *bf = &p->boot_files;
-	char what[512], safe[PATH_MAX];
-
-	buf[0] = '\0';
-	if (!(bf->kinds & FDW_BOOTF_DECISIVE))
-		return;
-	fdw_boot_files_describe(bf->kinds, what, sizeof(what));
-	if (bf->kinds & FDW_BOOTF_OTHER_OS)
-		snprintf(buf, len, _(" It holds %s: the other operating system that starts from "
-				     "it will no longer start."), what);
-	else if (bf->root_address[0])
-		snprintf(buf, len, _(" It is the /boot of the encrypted system on %s (%s): that "
-				     "system will no longer start."),
-			 fdw_text_safe(bf->root_address, safe, sizeof(safe)), what);
-	else
-		snprintf(buf, len, _(" It holds %s: the system that starts from it will no longer "
-				     "start."), what);
-}
-
 void fdw_erase_confirm_text(const struct fdw_erase *e, char *buf, size_t len)
 {
-	char safe[PATH_MAX], loss[PATH_MAX + 768] = "";
+	char safe[PATH_MAX];
 
-	if (e->target.part)
-		boot_loss_text(e->target.part, loss, sizeof(loss));
-	snprintf(buf, len, _("This destroys all data on %s (%s).%s"),
-		 fdw_text_safe(e->address, safe, sizeof(safe)), e->what, loss);
+	snprintf(buf, len, _("This destroys all data on %s (%s)."),
+		 fdw_text_safe(e->address, safe, sizeof(safe)), e->what);
+}
+
+const char *fdw_erase_boot_warning(const struct fdw_erase *e, char *buf, size_t len)
+{
+	const struct fdw_boot_files *bf = e->target.part ? &e->target.part->boot_files : NULL;
+	char what[512], safe[PATH_MAX];
+
+	if (!bf || !(bf->kinds & FDW_BOOTF_DECISIVE))
+		return NULL;
+	fdw_boot_files_describe(bf->kinds, what, sizeof(what));
+	if (bf->kinds & FDW_BOOTF_OTHER_OS)
+		snprintf(buf, len, _("It holds %s: the other operating system that starts from it "
+				     "will no longer start."), what);
+	else if (bf->root_address[0])
+		snprintf(buf, len, _("It is the /boot of the encrypted system on %s (it holds %s): "
+				     "that system will no longer start."),
+			 fdw_text_safe(bf->root_address, safe, sizeof(safe)), what);
+	else
+		snprintf(buf, len, _("It holds %s: the system that starts from it will no longer "
+				     "start."), what);
+	return buf;
 }
 
 const char *fdw_erase_random_warning(const struct fdw_erase *e, char *buf, size_t len)

@@ -77,7 +77,7 @@ struct fdw_erase_options {
 /*
  * The erase-and-encrypt flow, the same for both front-ends: fdw_erase_prepare (checks,
  * loop device, the partition's lock; changes nothing), the confirmation text
- * (fdw_erase_confirm_text, fdw_erase_random_warning), then fdw_erase_run with the new
+ * (fdw_erase_confirm_text, fdw_erase_random_warning, fdw_erase_boot_warning), then fdw_erase_run with the new
  * passphrase, fdw_erase_report for what to tell, and fdw_erase_close.
  */
 struct fdw_erase {
@@ -139,6 +139,14 @@ void fdw_erase_confirm_text(const struct fdw_erase *e, char *buf, size_t len);
  * needs one more explicit answer.
  */
 const char *fdw_erase_random_warning(const struct fdw_erase *e, char *buf, size_t len);
+
+/*
+ * When the partition holds kernels or a boot loader (a reinstall may mean to erase them),
+ * what stops starting, in one sentence ("It is the /boot of the encrypted system on
+ * IMAGE:3 ...: that system will no longer start."); NULL otherwise. Shown beside the
+ * confirmation; the typed answer is the usual one.
+ */
+const char *fdw_erase_boot_warning(const struct fdw_erase *e, char *buf, size_t len);
 
 /*
  * Destroy the partition's data: the new LUKS2 volume with @pass, its filesystem, then what
