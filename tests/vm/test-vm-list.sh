@@ -1,5 +1,7 @@
 #!/bin/bash
-# fdewiz VM tests: "fdewiz list" on a real kernel sees partition nodes, mounts and LUKS2.
+# fdewiz VM tests: "fdewiz list" on a real kernel sees partition nodes, mounts and LUKS2;
+# a FAT partition without the esp flag that holds Windows' boot manager (a fourth disk) is
+# looked into through the kernel's FAT driver and refused, its bytes unchanged.
 #
 # FDEWIZ names the binary (default: src/fdewiz of this tree); it must not live under
 # /tmp, which the guest replaces by a tmpfs.  LIST_TRACE=1 traces the guest half with
@@ -8,7 +10,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
 vm_init test-vm-list
-vm_need_pkgs parted cryptsetup-bin e2fsprogs jq python3-jsonschema
+vm_need_pkgs parted cryptsetup-bin e2fsprogs jq python3-jsonschema dosfstools mtools
 
 top=$(cd "$VM_HERE/../.." && pwd)
 vm_find_fdewiz
@@ -29,7 +31,7 @@ vm_parted "$img" mklabel gpt \
 for p in boot data secret; do
 	mkdir -p "$VM_WORK/$p"
 done
-head -c 1M /dev/urandom >"$VM_WORK/boot/vmlinuz-test"
+head -c 1M /dev/urandom >"$VM_WORK/boot/notes.bin"
 head -c 5M /dev/urandom >"$VM_WORK/data/photos.bin"
 head -c 6M /dev/urandom >"$VM_WORK/secret/keys.bin"
 echo "not for your eyes" >"$VM_WORK/secret/diary.txt"
@@ -67,8 +69,20 @@ mkfs.ext4 -q -F -b 4096 -U "$boot_uuid" -d "$VM_WORK/sysboot" \
 	-E "offset=$MiB,nodiscard" "$VM_WORK/boot2.img" 98M
 boot2_sum=$(sha256sum <"$VM_WORK/boot2.img")
 
+# The fourth disk: Windows' boot manager on FAT, in a partition without the esp flag (an
+# MBR's, whose type no flag tells), written with mtools: nothing mounts it here.
+truncate -s 100M "$VM_WORK/win.img"
+vm_parted "$VM_WORK/win.img" mklabel msdos mkpart primary fat32 1MiB 99MiB
+mkfs.vfat -F 32 -n WINBOOT --offset 2048 "$VM_WORK/win.img" $((98 * 1024)) >/dev/null
+head -c 65536 /dev/urandom >"$VM_WORK/bootmgfw.efi"
+MTOOLS_SKIP_CHECK=1 mmd -i "$VM_WORK/win.img@@$MiB" ::/EFI ::/EFI/Microsoft \
+	::/EFI/Microsoft/Boot 2>/dev/null
+MTOOLS_SKIP_CHECK=1 mcopy -i "$VM_WORK/win.img@@$MiB" "$VM_WORK/bootmgfw.efi" \
+	::/EFI/Microsoft/Boot/ 2>/dev/null
+win_sum=$(sha256sum <"$VM_WORK/win.img")
+
 vm_run ${LIST_TRACE:+--env LIST_TRACE=1} --timeout 600 --disk "$img" \
-	--disk "$VM_WORK/sys.img" --disk "$VM_WORK/boot2.img" \
+	--disk "$VM_WORK/sys.img" --disk "$VM_WORK/boot2.img" --disk "$VM_WORK/win.img" \
 	"$VM_HERE/guest/list.sh" "$FDEWIZ" "$VM_WORK/secret.sha256"
 vm_check "guest half exits 0 (got $VM_RC)" [ "$VM_RC" = 0 ]
 vm_check "guest printed FDEWIZ-LIST-OK" grep -q '^FDEWIZ-LIST-OK$' "$VM_LOG"
@@ -79,6 +93,11 @@ done
 vm_check "list over all disks says whose /boot it is" \
 	grep -q '^list: CROSS-DISK list vdc1 installed-system-boot /dev/vdb1$' "$VM_LOG"
 vm_check "that disk's bytes are unchanged" [ "$(sha256sum <"$VM_WORK/boot2.img")" = "$boot2_sum" ]
+vm_check "Windows' boot manager on FAT is seen through the kernel's driver and refused" \
+	grep -q '^list: WINDOWS-BOOT list other-os-boot \["efi","windows-boot"\] top$' "$VM_LOG"
+vm_check "encrypting it is refused, saying Windows starts from it" \
+	grep -q "^list: WINDOWS-BOOT encrypt rc=1 .*Holds Windows' boot manager: Windows starts from it.*Nothing was changed" "$VM_LOG"
+vm_check "its disk's bytes are unchanged" [ "$(sha256sum <"$VM_WORK/win.img")" = "$win_sum" ]
 
 # The guest printed the JSON; check it against the schema here, where python is fast.
 sed -n '/^FDEWIZ-LIST-JSON-BEGIN$/,/^FDEWIZ-LIST-JSON-END$/p' "$VM_LOG" | sed '1d;$d' \

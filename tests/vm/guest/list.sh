@@ -3,6 +3,7 @@
 #
 # Usage: list.sh FDEWIZ SECRET_SHA256
 # /dev/vda: 1 Boot ext4, 2 Data ext4, 3 Secret ext4 (encrypted here first), free space.
+# /dev/vdb, vdc: an installed system's root and its /boot; /dev/vdd: Windows' boot manager.
 set -euo pipefail
 if [ -n "${LIST_TRACE:-}" ]; then PS4='+ ${SECONDS}s '; set -x; fi
 
@@ -101,6 +102,13 @@ cross encrypt encrypt --yes --foreground --no-bench --fast-pbkdf --key-file - /d
 cross encrypt-dry-run encrypt --dry-run --key-file - /dev/vdc1
 cross erase-encrypt erase-encrypt --yes-destroy-data --accept-weak-passphrase --key-file - /dev/vdc1
 echo "list: CROSS-DISK list vdc1 $("$FDEWIZ" list --json | jq -r '.disks[] | select(.path == "/dev/vdc") | .partitions[0] | "\(.verdict.reason) \(.belongs_to.root)"')"
+
+# /dev/vdd1: FAT without the esp flag holding Windows' boot manager (test-vm-list.sh).
+echo "list: WINDOWS-BOOT list $("$FDEWIZ" list --json /dev/vdd | jq -c -r '.disks[0].partitions[0] | "\(.verdict.reason) \(.boot_files.found) \(.boot_files.where)"')"
+rc=0
+out=$("$FDEWIZ" encrypt --yes --foreground --no-bench --fast-pbkdf --key-file - /dev/vdd1 \
+	</tmp/cross.key 2>&1) || rc=$?
+echo "list: WINDOWS-BOOT encrypt rc=$rc $(tr '\n' ' ' <<<"$out")"
 
 umount /mnt/data
 bad=$(grep -c '^FAIL' <<<"$results" || true)
