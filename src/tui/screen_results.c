@@ -110,7 +110,8 @@ static int draw_delta(struct tui *t, int y, const struct fdw_bench_delta *d, int
 	const struct fdw_bench_metric *me = mp ? fdw_bench_metric_get(d->encrypted, mp->key) :
 					    NULL;
 	double big = mp && me ? (mp->median > me->median ? mp->median : me->median) : 0;
-	double p = mp ? fdw_results_predicted(pred_of(t), d->plain->id, mp->key) : -1;
+	/* Predicted on the baseline beside it: the plain figure times the predicted ratio. */
+	double p = mp ? fdw_results_predicted(pred_of(t), d->plain->id, mp->key, mp->median) : -1;
 	int lw = label_width(), pc = pred_col(t);
 	int bx = 2 + tw + 1 + lw + 1, bw = COLS - bx - 14 - pc, vx = COLS - 13 - pc;
 	char v[64], s[96];
@@ -199,8 +200,10 @@ static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 	y += baseline_columns(t, y, tw, vw);
 	for (size_t i = s->top; i < b->n_tests && y < bottom; i++) {
 		const struct fdw_bench_metric *m = headline(&b->tests[i]);
-		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key) : -1;
-		double slow = fdw_predict_slowdown(pred_of(t), b->tests[i].id);
+		double p = m ? fdw_results_predicted(pred_of(t), b->tests[i].id, m->key,
+						     m->median) : -1;
+		double slow = m ? fdw_results_predicted_slowdown(pred_of(t), b->tests[i].id,
+								 m->key) : -1;
 		char v[64], w[128];
 
 		if (!fdw_results_has_figure(&b->tests[i]))
@@ -218,6 +221,20 @@ static void draw_baseline(struct tui *t, int y, int tw, int bottom)
 		}
 		y++;
 	}
+}
+
+/* When the plan's probe and the baseline disagree: one dim line that says so. */
+static int probe_text(struct tui *t, int y, const struct fdw_bench_run *base)
+{
+	char line[1024];
+	int n;
+
+	if (!fdw_results_probe_note(pred_of(t), base, line, sizeof(line)))
+		return 0;
+	tui_attr_on(t, TUI_C_DIM);
+	n = tui_wrap(y, 2, COLS - 4, 2, line);
+	tui_attr_off(t, TUI_C_DIM);
+	return n;
 }
 
 /* An installed system's root: whether its boot step was done, and what it changed. */
@@ -277,6 +294,7 @@ static void results_draw(struct tui *t)
 			y += tui_wrap(y, 2, COLS - 4, 2, line);
 			tui_attr_off(t, TUI_C_DIM);
 		}
+		y += probe_text(t, y, s->bench[0]);
 		y++;
 		bottom -= 2;
 		if (s->top >= n)
@@ -293,6 +311,7 @@ static void results_draw(struct tui *t)
 		tui_attr_on(t, TUI_C_WARN);
 		y += tui_wrap(y, 2, COLS - 4, 3, note);
 		tui_attr_off(t, TUI_C_WARN);
+		y += probe_text(t, y, s->bench[0]);
 		y++;
 		draw_baseline(t, y, tw, bottom - 2);
 		snprintf(line, sizeof(line), _("Saved: %s"), t->job.bench_before);

@@ -246,10 +246,68 @@ tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 assert_eq "results: exit status" 0 "$(tmux_exit_status "$srv")"
 
+# 4a. A baseline that differs from the plan's probe (the disk at half the speed it had
+#     then): each prediction beside it is the baseline times the line's predicted ratio,
+#     its percentage is that ratio's, and one line says that the two disagreed. Checked
+#     row by row against the prediction file. Only where no after-run exists (the
+#     baseline-only screen); 4b shows the columns beside the encrypted figures.
+before_json=$(jq -r .bench_before "$job_file")
+if [ "$(jq -r .bench_after "$job_file")" = "" ]; then
+	jq '.tests[].metrics[] |= (if .key == "mbps" or .key == "iops"
+		then .samples |= map(. * 0.5) else . end)' "$before_json" >"$before_json.new"
+	mv "$before_json.new" "$before_json"
+	tmux_stop "$srv"
+	tmux_start "$srv" 110 30 env FDEWIZ_STATE_DIR="$state" "$FDEWIZ" "$img"
+	tmux_wait_for "$srv" "Choose a partition" 20
+	tmux_send "$srv" Down Down Enter
+	tmux_wait_for "$srv" "Results for $img:2" 20
+	tmux_wait_for "$srv" "predicted" 10
+	s=$(tmux_capture "$srv" -J)
+	save predict-3b-results-baseline-differs
+	assert_contains "results: the probe's disagreement with the baseline is said" "$s" \
+		"The plan's quick look saw this disk"
+	rows=$(python3 - "$pred" "$before_json" <<'PY' 3<<<"$s"
+import json, re, sys
+pred = {t["id"]: t for t in json.load(open(sys.argv[1]))["tests"]}
+base = json.load(open(sys.argv[2]))["tests"]
+screen = open(3).read().splitlines()
+def med(t, key):
+    for m in t["metrics"]:
+        if m["key"] == key and m["samples"]:
+            s = sorted(m["samples"]); n = len(s)
+            return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return None
+checked = bad = 0
+for t in base:
+    if t["id"] not in pred or not t.get("primary"):
+        continue
+    key = t["primary"]
+    b, pe, pp = med(t, key), med(pred[t["id"]], key), med(pred[t["id"]], "plain_" + key)
+    if not (b and pe and pp):
+        continue
+    ratio = pe / pp
+    want, want_pct = b * ratio, max(0, (1 - ratio) * 100)
+    row = [l for l in screen if l.strip().startswith(t["title"])]
+    m = re.search(r"predicted ([0-9.]+) \S+, ([0-9]+)% slower", row[0]) if row else None
+    ok = m and abs(float(m.group(1)) - want) <= max(0.6, want * 0.001) and \
+        abs(int(m.group(2)) - want_pct) <= 0.51
+    checked += 1
+    bad += not ok
+    print(("ok " if ok else "BAD ") + t["title"] + ": want %.1f, %.0f%%; row %r" %
+          (want, want_pct, row[0] if row else None))
+print("rows checked %d, wrong %d" % (checked, bad))
+PY
+)
+	printf '%s\n' "$rows"
+	assert_true "results: four rows checked against baseline x ratio" \
+		grep -q '^rows checked 4, wrong 0$' <<<"$rows"
+	tmux_send "$srv" q
+	tmux_wait_exit "$srv" 20
+fi
+
 # 4b. Opened again later, from the disks list, with an after-run (derived from the saved
 #     baseline where this machine cannot run it, as test-tui-flow does): the prediction
 #     kept with the job is set beside each encrypted figure.
-before_json=$(jq -r .bench_before "$job_file")
 if [ "$(jq -r .bench_after "$job_file")" = "" ]; then
 	after_json=$state/bench/after-derived.json
 	jq '.label = "after" | .tests[].metrics[] |= (if .higher_is_better

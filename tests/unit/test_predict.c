@@ -505,12 +505,14 @@ static void test_results_beside(void **state)
 	measured_disk(&m);
 	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
 	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 4);
-	assert_true(fdw_results_predicted(&p, "io.seqwrite.qd8", "mbps") < 0);
-	assert_float_equal(fdw_results_predicted(&p, "io.seqread.qd8", "mbps"),
+	assert_true(fdw_results_predicted(&p, "io.seqwrite.qd8", "mbps", 500) < 0);
+	/* On the baseline the probe saw (500): the probe's own figure. */
+	assert_float_equal(fdw_results_predicted(&p, "io.seqread.qd8", "mbps", 500),
 			   200 * 1.048576, 1e-6);
-	assert_true(fdw_results_predicted(&p, "io.seqread.qd8", "lat_p50_us") < 0);
-	assert_true(fdw_results_predicted(&p, "build.compile", "wall_s") < 0);
-	assert_true(fdw_results_predicted(NULL, "io.seqread.qd8", "mbps") < 0);
+	assert_true(fdw_results_predicted(&p, "io.seqread.qd8", "lat_p50_us", 10) < 0);
+	assert_true(fdw_results_predicted(&p, "build.compile", "wall_s", 3) < 0);
+	assert_true(fdw_results_predicted(NULL, "io.seqread.qd8", "mbps", 500) < 0);
+	assert_true(fdw_results_predicted(&p, "io.seqread.qd8", "mbps", 0) < 0);
 	/* Measured: 500 plain, 190.0 encrypted; the prediction (209.7) is 10 % off. */
 	memset(&plain, 0, sizeof(plain));
 	memset(&enc, 0, sizeof(enc));
@@ -530,6 +532,63 @@ static void test_results_beside(void **state)
 	assert_string_equal(s, "");
 }
 
+/* A baseline that differs from the plan's probe: every prediction is the baseline times
+ * the predicted ratio, and its percentage is that ratio's; the disagreement is said once. */
+static void test_results_on_baseline(void **state)
+{
+	static struct fdw_bench_run m, p, base;
+	static const char *const ids[] = { "io.seqread.qd8", "io.seqread.qd1",
+					   "io.randread.qd32", "io.randread.qd1" };
+	char s[512];
+
+	(void)state;
+	measured_disk(&m);
+	add_test(&m, "cipher.aes-xts-512", "enc_mibps", 200, "dec_mibps", 200);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 4);
+	for (size_t i = 0; i < 4; i++) {
+		double r = fdw_predict_ratio(&p, ids[i], "mbps");
+		double slow = fdw_results_predicted_slowdown(&p, ids[i], "iops");
+
+		assert_true(r > 0);
+		/* The ratio is the line's, whichever figure: MB/s and IOPS agree. */
+		assert_float_equal(fdw_predict_ratio(&p, ids[i], "iops"), r, 1e-9);
+		/* A disk half as fast that day: half the prediction, the same percentage. */
+		assert_float_equal(fdw_results_predicted(&p, ids[i], "iops", 1000), 1000 * r,
+				   1e-6);
+		assert_float_equal(slow, r >= 1 ? 0 : (1 - r) * 100, 1e-9);
+		assert_float_equal(slow, fdw_predict_slowdown(&p, ids[i]), 1e-9);
+		/* Never a prediction above the figure it is based on with "0% slower" beside. */
+		assert_true(fdw_results_predicted(&p, ids[i], "mbps", 123) <= 123 + 1e-9 ||
+			    slow == 0);
+	}
+	/* The baseline saw the disk at half the probe's speed: said, with by how much. */
+	memset(&base, 0, sizeof(base));
+	add_test(&base, "io.seqread.qd8", "mbps", 250, NULL, 0);
+	base.tests[0].metrics[0].higher_is_better = true;
+	snprintf(base.tests[0].title, sizeof(base.tests[0].title), "SEQ1M Q8T1 read");
+	assert_true(fdw_results_probe_note(&p, &base, s, sizeof(s)));
+	assert_string_equal(s, "The plan's quick look saw this disk 100% faster than the "
+			    "baseline did (SEQ1M Q8T1 read): each prediction here is the "
+			    "baseline's figure times the slowdown predicted.");
+	/* Within the floor (4 % off): nothing said. */
+	base.tests[0].metrics[0].samples[0] = base.tests[0].metrics[0].median = 520;
+	assert_false(fdw_results_probe_note(&p, &base, s, sizeof(s)));
+	assert_string_equal(s, "");
+	/* 30 % off, but the probe's own figures spread over 40 %: within its noise. */
+	base.tests[0].metrics[0].samples[0] = base.tests[0].metrics[0].median = 385;
+	assert_true(fdw_results_probe_note(&p, &base, s, sizeof(s)));
+	m.tests[0].metrics[0].samples[0] = 400;
+	m.tests[0].metrics[0].samples[1] = 500;
+	m.tests[0].metrics[0].samples[2] = 600;
+	m.tests[0].metrics[0].n = 3;
+	fdw_bench_metric_finish(&m.tests[0].metrics[0]);
+	assert_int_equal(fdw_predict_make(&m, "cipher.aes-xts-512", 1, &p), 4);
+	assert_false(fdw_results_probe_note(&p, &base, s, sizeof(s)));
+	/* The spread does not move the prediction: the probe's median is its figure. */
+	assert_float_equal(fdw_results_predicted(&p, "io.seqread.qd8", "mbps", 500),
+			   200 * 1.048576, 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_writes_not_from_reads),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_results_beside),
+		cmocka_unit_test(test_results_on_baseline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

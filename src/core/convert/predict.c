@@ -138,8 +138,32 @@ static double line_overhead(const struct line *l, const struct request_cost *c)
 	return c->call + hops * (l->qd <= 1 && c->wake > 0 ? c->wake : c->hop);
 }
 
+/* The spread (percent) of metric @key of test @id in @r, or 0. */
+static double spread(const struct fdw_bench_run *r, const char *id, const char *key)
+{
+	const struct fdw_bench_test *t = find(r, id);
+	const struct fdw_bench_metric *m = t ? fdw_bench_metric_get(t, key) : NULL;
+
+	return m && m->n > 1 ? m->spread_pct : 0;
+}
+
+/* The disk's figure as the probe saw it, its spread kept (three samples around it): the
+ * results tell a baseline that disagrees with the probe from one within its noise. */
+static void metric_set_spread(struct fdw_bench_metric *m, const char *key, const char *unit,
+			      double v, double spread_pct)
+{
+	metric_set(m, key, unit, true, v);
+	if (spread_pct <= 0)
+		return;
+	m->samples[0] = v * (1.0 - spread_pct / 200.0);
+	m->samples[1] = v;
+	m->samples[2] = v * (1.0 + spread_pct / 200.0);
+	m->n = 3;
+	fdw_bench_metric_finish(m);
+}
+
 static void line_fill(struct fdw_bench_test *t, const struct line *l, double disk,
-		      double cipher, double overhead_us, unsigned cpus)
+		      double disk_spread, double cipher, double overhead_us, unsigned cpus)
 {
 	double bs = l->random ? SMALL_IO : 1024.0 * 1024.0;
 	double enc = fdw_predict_stream(disk, cipher, bs, overhead_us, l->qd, cpus);
@@ -152,8 +176,8 @@ static void line_fill(struct fdw_bench_test *t, const struct line *l, double dis
 	snprintf(t->title, sizeof(t->title), "%s", l->title);
 	metric_set(&t->metrics[0], "mbps", "MB/s", true, enc);
 	metric_set(&t->metrics[1], "iops", "IOPS", true, enc * 1e6 / bs);
-	metric_set(&t->metrics[2], "plain_mbps", "MB/s", true, disk);
-	metric_set(&t->metrics[3], "plain_iops", "IOPS", true, disk * 1e6 / bs);
+	metric_set_spread(&t->metrics[2], "plain_mbps", "MB/s", disk, disk_spread);
+	metric_set_spread(&t->metrics[3], "plain_iops", "IOPS", disk * 1e6 / bs, disk_spread);
 	metric_set(&t->metrics[4], "crypto_cpu_pct", "%", false, cpu_pct);
 	metric_set(&t->metrics[5], "request_us", "us", false, overhead_us);
 	t->n_metrics = 6;
@@ -193,19 +217,31 @@ size_t fdw_predict_make(const struct fdw_bench_run *measured, const char *cipher
 		if (disk <= 0)
 			continue;
 		line_fill(&out->tests[out->n_tests++], &lines[i], disk,
-			  line_cipher(&lines[i], enc, dec),
+			  spread(measured, lines[i].from, "mbps"), line_cipher(&lines[i], enc, dec),
 			  line_overhead(&lines[i], &rc), cpus ? cpus : 1);
 	}
 	return out->n_tests;
 }
 
+double fdw_predict_ratio(const struct fdw_bench_run *pred, const char *id, const char *key)
+{
+	char plain_key[32];
+	double plain, enc;
+
+	if ((size_t)snprintf(plain_key, sizeof(plain_key), "plain_%s", key) >= sizeof(plain_key))
+		return -1;
+	plain = figure(pred, id, plain_key);
+	enc = figure(pred, id, key);
+	return plain > 0 && enc > 0 ? enc / plain : -1;
+}
+
 double fdw_predict_slowdown(const struct fdw_bench_run *pred, const char *id)
 {
-	double plain = figure(pred, id, "plain_mbps"), enc = figure(pred, id, "mbps");
+	double r = fdw_predict_ratio(pred, id, "mbps");
 
-	if (plain <= 0 || enc <= 0)
+	if (r <= 0)
 		return -1;
-	return enc >= plain ? 0 : (1.0 - enc / plain) * 100.0;
+	return r >= 1 ? 0 : (1.0 - r) * 100.0;
 }
 
 void fdw_predict_sentence(const struct fdw_bench_run *pred, char *buf, size_t len)

@@ -99,6 +99,12 @@ bool fdw_cipher_choice_usable(const struct fdw_bench_run *measured,
 void fdw_predict_sentence(const struct fdw_bench_run *pred, char *buf, size_t len);
 /* Percent slower of line @id in @pred (from its plain and encrypted figures), or -1. */
 double fdw_predict_slowdown(const struct fdw_bench_run *pred, const char *id);
+/*
+ * The ratio of line @id's encrypted figure to its plain one for @key ("mbps", "iops"):
+ * what the prediction says encryption does to that figure, whatever the disk's speed
+ * that day; -1 when @pred has no such line. The slowdown above is the same ratio.
+ */
+double fdw_predict_ratio(const struct fdw_bench_run *pred, const char *id, const char *key);
 
 /*
  * What may be shown of cipher test @id in @measured: its encryption speed (MiB/s) in

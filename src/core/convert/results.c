@@ -7,6 +7,7 @@
 
 #include "base/i18n.h"
 #include "boot/tpm.h"
+#include "predict.h"
 #include "results.h"
 #include "boot/system_boot.h"
 
@@ -46,17 +47,82 @@ bool fdw_results_has_figure(const struct fdw_bench_test *t)
 	return t && t->primary < t->n_metrics && t->metrics[t->primary].n > 0;
 }
 
-double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key)
+double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key,
+			     double baseline)
 {
+	double r = fdw_predict_ratio(pred, id, key);
+
+	return r > 0 && baseline > 0 ? baseline * r : -1;
+}
+
+double fdw_results_predicted_slowdown(const struct fdw_bench_run *pred, const char *id,
+				      const char *key)
+{
+	double r = fdw_predict_ratio(pred, id, key);
+
+	return r <= 0 ? -1 : r >= 1 ? 0 : (1.0 - r) * 100.0;
+}
+
+/* The probe's plain figure of line @id for @key and its spread; false when it has none. */
+static bool probe_figure(const struct fdw_bench_run *pred, const char *id, const char *key,
+			 double *v, double *spread)
+{
+	char plain_key[32];
+
 	for (size_t i = 0; pred && i < pred->n_tests; i++) {
 		const struct fdw_bench_metric *m;
 
 		if (strcmp(pred->tests[i].id, id) != 0)
 			continue;
-		m = fdw_bench_metric_get(&pred->tests[i], key);
-		return m && m->n ? m->median : -1;
+		snprintf(plain_key, sizeof(plain_key), "plain_%s", key);
+		m = fdw_bench_metric_get(&pred->tests[i], plain_key);
+		if (!m || !m->n || m->median <= 0)
+			return false;
+		*v = m->median;
+		*spread = m->spread_pct;
+		return true;
 	}
-	return -1;
+	return false;
+}
+
+bool fdw_results_probe_note(const struct fdw_bench_run *pred, const struct fdw_bench_run *base,
+			    char *buf, size_t len)
+{
+	double worst = 0, worst_probe = 0, worst_base = 0;
+	const char *title = NULL;
+
+	buf[0] = '\0';
+	for (size_t i = 0; base && i < base->n_tests; i++) {
+		const struct fdw_bench_test *t = &base->tests[i];
+		const struct fdw_bench_metric *m = fdw_results_has_figure(t) ?
+						   &t->metrics[t->primary] : NULL;
+		double probe, probe_spread, off, noise;
+
+		if (!m || m->median <= 0 || !probe_figure(pred, t->id, m->key, &probe,
+							 &probe_spread))
+			continue;
+		off = (probe > m->median ? probe - m->median : m->median - probe) / m->median * 100;
+		noise = probe_spread > m->spread_pct ? probe_spread : m->spread_pct;
+		if (noise < FDW_RESULTS_PROBE_FLOOR_PCT)
+			noise = FDW_RESULTS_PROBE_FLOOR_PCT;
+		if (off > noise && off > worst) {
+			worst = off;
+			worst_probe = probe;
+			worst_base = m->median;
+			title = t->title;
+		}
+	}
+	if (!title)
+		return false;
+	if (worst_probe > worst_base)
+		snprintf(buf, len, _("The plan's quick look saw this disk %.0f%% faster than the "
+				     "baseline did (%s): each prediction here is the baseline's figure "
+				     "times the slowdown predicted."), worst, fdw_gettext_read(title));
+	else
+		snprintf(buf, len, _("The plan's quick look saw this disk %.0f%% slower than the "
+				     "baseline did (%s): each prediction here is the baseline's figure "
+				     "times the slowdown predicted."), worst, fdw_gettext_read(title));
+	return true;
 }
 
 void fdw_results_prediction_verdict(const struct fdw_bench_delta *d, size_t n,
@@ -70,7 +136,9 @@ void fdw_results_prediction_verdict(const struct fdw_bench_delta *d, size_t n,
 		const struct fdw_bench_test *e = d[i].encrypted;
 		const struct fdw_bench_metric *m = e->primary < e->n_metrics ?
 						   &e->metrics[e->primary] : NULL;
-		double p = m ? fdw_results_predicted(pred, e->id, m->key) : -1;
+		const struct fdw_bench_metric *b = m ? fdw_bench_metric_get(d[i].plain, m->key) :
+						       NULL;
+		double p = m && b && b->n ? fdw_results_predicted(pred, e->id, m->key, b->median) : -1;
 
 		if (d[i].suspicious || p <= 0 || !m->n || m->median <= 0)
 			continue;

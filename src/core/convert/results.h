@@ -27,11 +27,29 @@ void fdw_results_verdict(const struct fdw_bench_delta *d, size_t n, char *buf, s
  */
 bool fdw_results_has_figure(const struct fdw_bench_test *t);
 
+/* Below this (percent) the plan's probe and the baseline agree, whatever their spreads. */
+#define FDW_RESULTS_PROBE_FLOOR_PCT 10.0
+
 /*
- * The figure @pred (the prediction kept with the job, src/core/convert/predict.h) expected for
- * test @id in @key ("mbps", "iops"), or -1 when it has none.
+ * The figure expected of the encrypted volume for test @id in @key ("mbps", "iops") on the
+ * plain figure @baseline measured before the conversion: @baseline times the ratio @pred
+ * (the prediction kept with the job, src/core/convert/predict.h) gives that line; -1 when
+ * it has none. One basis for every prediction set beside a measurement: the disk's speed
+ * on the day of the plan's probe does not count.
  */
-double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key);
+double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, const char *key,
+			     double baseline);
+/* The percentage that goes with it: (1 - ratio) * 100, 0 when not slower; -1 when none. */
+double fdw_results_predicted_slowdown(const struct fdw_bench_run *pred, const char *id,
+				      const char *key);
+/*
+ * When the plan's probe saw the disk faster or slower than the baseline @base did, by more
+ * than the spread of either (at least FDW_RESULTS_PROBE_FLOOR_PCT) on some line: one
+ * translated sentence that says by how much, on which line, and what the predictions are
+ * based on, and true; false and "" when they agree.
+ */
+bool fdw_results_probe_note(const struct fdw_bench_run *pred, const struct fdw_bench_run *base,
+			    char *buf, size_t len);
 
 /*
  * One translated sentence on how far the prediction was from the measured encrypted
