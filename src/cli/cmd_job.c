@@ -101,6 +101,10 @@ static void print_view_line(const struct view *v)
 		printf("  (%s)", cli_safe(v->p.message));
 	putchar('\n');
 	print_volume_line(v);
+	if (!v->recorded) {
+		fdw_job_unrecorded_hint(why, sizeof(why));
+		printf("    %s\n", why);
+	}
 	if (v->job.detached_header[0])
 		printf(_("    encrypted, header kept at %s\n"), cli_safe(v->job.detached_header));
 	if (fdw_results_backup_stale(&v->job, why, sizeof(why)))

@@ -186,6 +186,11 @@ if [ -n "$moving" ]; then
 	assert_contains "$STEP: status (text)" "$(cat "$res.out")" "running"
 	assert_contains "$STEP: status (text)" "$(cat "$res.out")" "ETA"
 	assert_contains "$STEP: status (text)" "$(cat "$res.out")" "(started outside fdewiz)"
+	# Where it looked, and how to read another state folder: the record may be there.
+	assert_contains "$STEP: status names where it looked" "$(tr '\n' ' ' <"$res.out")" \
+		"No record of it in $FDEWIZ_STATE_DIR/jobs: another program started it"
+	assert_contains "$STEP: status says how to read another state folder" \
+		"$(cat "$res.out")" "FDEWIZ_STATE_DIR=/mnt/var/lib/fdewiz fdewiz status"
 	echo "    $(head -1 "$res.out")"
 	# The readings are fdewiz's own: nothing of it reaches the volume.
 	assert_true "$STEP: pause refuses what fdewiz does not run" \

@@ -14,7 +14,9 @@
 #include "disk.h"
 #include "state/job.h"
 #include "job_locate.h"
+#include "base/i18n.h"
 #include "base/loopdev.h"
+#include "base/statedir.h"
 #include "base/sysstate.h"
 #include "target.h"
 #include "volume_id.h"
@@ -176,4 +178,13 @@ int fdw_job_unrecorded(struct fdw_job **out, size_t *n)
 		*n = 0;
 	}
 	return rc;
+}
+
+void fdw_job_unrecorded_hint(char *buf, size_t len)
+{
+	snprintf(buf, len, _("No record of it in %s/jobs: another program started it (cryptsetup "
+			     "reencrypt), or fdewiz did with another state folder, such as a live "
+			     "system's or an installed system's mounted at /mnt (read that one "
+			     "with: FDEWIZ_STATE_DIR=/mnt%s %s status)."), fdw_state_dir(),
+		 FDW_DEFAULT_STATE_DIR, "fdewiz");
 }

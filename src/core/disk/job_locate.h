@@ -19,5 +19,11 @@ int fdw_job_locate(const struct fdw_job *job, struct fdw_target *t);
  * record belongs to (started by another tool), as jobs built from their headers.
  */
 int fdw_job_unrecorded(struct fdw_job **out, size_t *n);
+/*
+ * For such a conversion: where fdewiz looked for its record, and how to read another
+ * state folder (a live system's, or an installed system's mounted elsewhere), one
+ * translated sentence into @buf.
+ */
+void fdw_job_unrecorded_hint(char *buf, size_t len);
 
 #endif
