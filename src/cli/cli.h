@@ -29,6 +29,7 @@ int cmd_list(int argc, char **argv);
 int cmd_encrypt(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_pause(int argc, char **argv);
+int cmd_pace(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_recovery_key(int argc, char **argv);

@@ -129,6 +129,7 @@ struct encrypt_opts {
 	bool dry_run, yes, fast_pbkdf, foreground, offline, no_bench, accept_weak;
 	bool allow_low_battery, at_restart;
 	const char *tpm_pcrs;		/* --tpm (with --pcrs): unlock the root with the TPM */
+	enum fdw_pace pace;		/* --pace */
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -199,6 +200,9 @@ static void encrypt_usage(FILE *out)
 		       "  --tpm                 an installed system's root: also unlock it with\n"
 		       "                        this computer's TPM 2.0 at its start (clevis)\n"
 		       "  --pcrs LIST           with --tpm: the PCRs to seal to (default 7)\n"
+		       "  --pace MODE           how it shares the disk: auto (default: full speed\n"
+		       "                        on a quiet disk, yields while other work uses\n"
+		       "                        it), gentle or full; 'fdewiz pace' changes it\n"
 		       "  --fast-pbkdf          weak key derivation, for tests only\n"),
 		fdw_progname, fdw_state_dir(), FDW_BATTERY_START_PERCENT, fdw_state_dir());
 }
@@ -270,6 +274,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 		.offline = o->offline, .fast_pbkdf = o->fast_pbkdf, .dry_run = o->dry_run,
 		.bench_baseline = !o->no_bench, .bench_scale = o->bench_scale,
 		.allow_low_battery = o->allow_low_battery, .tpm_pcrs = o->tpm_pcrs,
+		.pace = o->pace,
 	};
 	struct fdw_start_options so = {
 		.recovery_key = o->recovery_key, .boot_entries = o->crypttab, .boot = o->boot,
@@ -352,7 +357,7 @@ enum encrypt_option { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE
        OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
        OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
        OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD, OPT_AT_RESTART,
-       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY, OPT_TPM, OPT_PCRS };
+       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY, OPT_TPM, OPT_PCRS, OPT_PACE };
 
 /* Take option @c of encrypt into @o: -1, or the exit code when the command ends here. */
 static int take_option(int c, struct encrypt_opts *o)
@@ -403,6 +408,15 @@ static int take_option(int c, struct encrypt_opts *o)
 			o->tpm_pcrs = FDW_TPM_DEFAULT_PCRS;
 		break;
 	case OPT_PCRS: o->tpm_pcrs = optarg; break;
+	case OPT_PACE:
+		if (fdw_pace_parse(optarg) < 0) {
+			fprintf(stderr, _("%s: unknown pace '%s': auto, gentle or full.\n"),
+				fdw_progname, optarg);
+			cli_usage_error("encrypt");
+			return FDW_EXIT_USAGE;
+		}
+		o->pace = (enum fdw_pace)fdw_pace_parse(optarg);
+		break;
 	case OPT_BENCH_SCALE: {
 		enum fdw_bench_scale scale;
 
@@ -479,6 +493,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "mount", required_argument, NULL, OPT_MOUNT },
 		{ "no-bench", no_argument, NULL, OPT_NO_BENCH },
 		{ "bench-scale", required_argument, NULL, OPT_BENCH_SCALE },
+		{ "pace", required_argument, NULL, OPT_PACE },
 		{ "crypttab", no_argument, NULL, OPT_CRYPTTAB },
 		{ "recovery-key", no_argument, NULL, OPT_RECOVERY_KEY },
 		{ "root", required_argument, NULL, OPT_ROOT },

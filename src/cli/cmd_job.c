@@ -95,6 +95,12 @@ static void print_view_line(const struct view *v)
 			printf(_("  %s/s  ETA %s  elapsed %s  worker %d"), speed, eta, elapsed,
 			       (int)v->p.pid);
 	}
+	if (v->p.state == FDW_JOB_RUNNING && v->p.yielding) {
+		fdw_format_size((uint64_t)v->p.others_bps, speed, sizeof(speed));
+		printf(_("  yielding to other work: %s/s"), speed);
+	}
+	if (v->p.state == FDW_JOB_RUNNING && v->p.pace[0])
+		printf(_("  pace %s"), cli_safe(v->p.pace));
 	if (!v->recorded)
 		printf(_("  (started outside fdewiz)"));
 	if (v->p.message[0])
@@ -176,6 +182,10 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "elapsed", json_object_new_double(v->p.elapsed));
 	json_object_object_add(o, "pid", v->p.pid ? json_object_new_int(v->p.pid) : NULL);
 	json_object_object_add(o, "message", json_object_new_string(v->p.message));
+	json_object_object_add(o, "pace", json_object_new_string(v->p.pace[0] ? v->p.pace :
+								  v->job.pace[0] ? v->job.pace : "auto"));
+	json_object_object_add(o, "yielding", json_object_new_boolean(v->p.yielding));
+	json_object_object_add(o, "others_bps", json_object_new_double(v->p.others_bps));
 	json_object_object_add(o, "detached_header", v->job.detached_header[0] ?
 			       json_object_new_string(v->job.detached_header) : NULL);
 	/* A stale backup is no header backup: it is named apart, with the sentence. */
@@ -450,7 +460,8 @@ static int simple_usage(const char *cmd, int c)
 			 "it.\n"), fdw_progname);
 	else
 		printf(_("Usage: %s resume [--key-file FILE|-] [--foreground] "
-			 "[--allow-low-battery] [--tpm [--pcrs LIST]] DEVICE|IMAGE:N\n"
+			 "[--allow-low-battery] [--tpm [--pcrs LIST]] [--pace MODE] "
+			 "DEVICE|IMAGE:N\n"
 			 "Continue an unfinished conversion (repairing it first after a crash), or\n"
 			 "the boot steps of an installed system's root left by a power cut.\n"
 			 "  --key-file FILE|-   read the passphrase from FILE (or stdin)\n"
@@ -459,7 +470,8 @@ static int simple_usage(const char *cmd, int c)
 			 "                      pause when it runs low\n"
 			 "  --tpm               an installed system's root: also unlock it with\n"
 			 "                      this computer's TPM 2.0 at its start, once done\n"
-			 "  --pcrs LIST         with --tpm: the PCRs to seal to (default 7)\n"),
+			 "  --pcrs LIST         with --tpm: the PCRs to seal to (default 7)\n"
+			 "  --pace MODE         auto, gentle or full (default: as it was)\n"),
 		       fdw_progname, FDW_BATTERY_START_PERCENT);
 	return FDW_EXIT_OK;
 }
@@ -578,10 +590,12 @@ int cmd_resume(int argc, char **argv)
 		{ "allow-low-battery", no_argument, NULL, 'b' },
 		{ "tpm", no_argument, NULL, 't' },
 		{ "pcrs", required_argument, NULL, 'p' },
+		{ "pace", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *key_file = NULL, *address, *tpm_pcrs = NULL;
+	int pace = -1;
 	bool foreground = false, low_battery = false;
 	struct fdw_secret *pass;
 	struct fdw_resume r;
@@ -599,8 +613,10 @@ int cmd_resume(int argc, char **argv)
 			tpm_pcrs = tpm_pcrs ? tpm_pcrs : FDW_TPM_DEFAULT_PCRS;
 		else if (c == 'p')
 			tpm_pcrs = optarg;
+		else if (c == 'P' && (pace = fdw_pace_parse(optarg)) >= 0)
+			continue;
 		else
-			return simple_usage("resume", c);
+			return simple_usage("resume", c == 'P' ? '?' : c);
 	}
 	if (optind != argc - 1)
 		return simple_usage("resume", '?');
@@ -631,6 +647,12 @@ int cmd_resume(int argc, char **argv)
 		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
 	}
+	/* Kept in its record before it goes on, so that the worker starts with it. */
+	if (pace >= 0 && r.recorded && fdw_job_set_pace(&r.job, (enum fdw_pace)pace) != 0)
+		fprintf(stderr, _("%s: the pace could not be recorded; it goes on as it was.\n"),
+			fdw_progname);
+	else if (pace >= 0)
+		snprintf(r.job.pace, sizeof(r.job.pace), "%s", fdw_pace_name((enum fdw_pace)pace));
 	if (r.boot_move_only || r.lvm_room_only) {
 		/* Nothing is encrypted yet: the move of /boot is finished, without a passphrase. */
 		exit_code = resume_boot_move(&r, address);

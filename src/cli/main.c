@@ -53,6 +53,7 @@ static void usage(FILE *out)
 		       "(see encrypt --help)\n"
 		       "  status [--json] [--watch] [DEVICE|IMAGE:N]   show conversions\n"
 		       "  pause DEVICE|IMAGE:N                  stop a running conversion safely\n"
+		       "  pace DEVICE|IMAGE:N auto|gentle|full  how it shares the disk meanwhile\n"
 		       "  resume [--key-file FILE] [--foreground] DEVICE|IMAGE:N   continue one\n"
 		       "  bench [OPTIONS] DIR|DEVICE   measure I/O, a build and the ciphers "
 		       "(see bench --help)\n"
@@ -132,6 +133,8 @@ int main(int argc, char **argv)
 		return cmd_resume(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "pause"))
 		return cmd_pause(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "pace"))
+		return cmd_pace(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "status"))
 		return cmd_status(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "bench"))

@@ -18,6 +18,7 @@
 #include "luks2/convert.h"
 #include "state/job.h"
 #include "state/phase.h"
+#include "base/pace.h"
 #include "plan.h"
 #include "boot/system_boot.h"
 #include "base/secret.h"
@@ -46,6 +47,8 @@ struct fdw_encrypt_options {
 	/* An installed system's root that also unlocks with this computer's TPM 2.0 at its
 	 * start, sealed to these PCRs ("7") once the conversion is done; NULL: not. */
 	const char *tpm_pcrs;
+	/* How it shares the disk while it converts (base/pace.h); 0 is auto. */
+	enum fdw_pace pace;
 };
 
 /*
@@ -335,6 +338,12 @@ int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t n
 int fdw_job_for_target(const struct fdw_target *t, struct fdw_job *job, bool *recorded);
 /* The same for @address, opened here; the job's address is set to @address's canonical one. */
 int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded);
+/*
+ * How @job's conversion shares the disk from now on: kept in its record, which its worker
+ * reads again each second (a running one follows within about a second; a paused or
+ * interrupted one resumes with it). 0, or -errno (the record could not be written).
+ */
+int fdw_job_set_pace(struct fdw_job *job, enum fdw_pace pace);
 
 /*
  * A header backup @file was just made of the volume at @address: when its record says its

@@ -21,6 +21,7 @@ struct fdw_encrypt {
 	char tpm_pcrs[64];		/* unlock with the TPM, sealed to these; "" for no */
 	bool offline, fast_pbkdf, bench_baseline, allow_low_battery;
 	char bench_scale[8];
+	enum fdw_pace pace;		/* how the worker shares the disk */
 	/* set by fdw_encrypt_start only, while begin writes the header */
 	const struct fdw_secret *recovery_key;
 	fdw_bench_status_fn bench_status;	/* hears the baseline benchmark's steps */

@@ -96,6 +96,14 @@ int fdw_job_for_address(const char *address, struct fdw_job *job, bool *recorded
 	return rc;
 }
 
+int fdw_job_set_pace(struct fdw_job *job, enum fdw_pace pace)
+{
+	if (!fdw_pace_name(pace))
+		return -EINVAL;
+	snprintf(job->pace, sizeof(job->pace), "%s", fdw_pace_name(pace));
+	return fdw_job_save(job);
+}
+
 int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t note_len)
 {
 	struct fdw_proc_id worker = { 0 };

@@ -17,6 +17,7 @@
 #include "bench/bench_flow.h"
 #include "restart.h"
 #include "base/clock.h"
+#include "base/pace.h"
 #include "luks2/convert.h"
 #include "luks2/final_window.h"
 #include "disk/fsresize.h"
@@ -57,7 +58,16 @@ struct publisher {
 	pthread_cond_t wake;
 	bool refreshing;
 	pthread_t refresher;
+	/* Sharing the disk (base/pace.h): the pace as the job record says it, looked at again
+	 * each PACE_CHECK_S so that `fdewiz pace` reaches a running conversion. */
+	char job_id[40];
+	enum fdw_pace pace;
+	double last_pace_check;
+	struct fdw_pacer pacer;
 };
+
+/* How often a running conversion reads its pace again from its record. */
+#define PACE_CHECK_S 1.0
 
 static double now_since(const double *t0)
 {
@@ -69,6 +79,52 @@ static void publish(struct publisher *pub)
 	pub->p.updated = time(NULL);
 	if (fdw_progress_write(pub->path, &pub->p) != 0)
 		fdw_log(FDW_LOG_WARN, "could not publish progress to %s", pub->path);
+}
+
+/* The pace in @job's record: auto when it names none. */
+static enum fdw_pace pace_of(const struct fdw_job *job)
+{
+	int pace = fdw_pace_parse(job->pace);
+
+	return pace < 0 ? FDW_PACE_AUTO : (enum fdw_pace)pace;
+}
+
+/* Take up the pace its record says now, and what the disk's other work looked like. */
+static void pace_follow(struct publisher *pub, double t)
+{
+	struct fdw_job now;
+
+	if (t - pub->last_pace_check < PACE_CHECK_S || fdw_job_find_id(pub->job_id, &now) != 0)
+		return;
+	pub->last_pace_check = t;
+	if (pace_of(&now) == pub->pace)
+		return;
+	pub->pace = pace_of(&now);
+	fdw_pace_priority(pub->pace);
+	fdw_log(FDW_LOG_INFO, "pace: %s from now on", fdw_pace_name(pub->pace));
+}
+
+/* Between two hotzones: wait as the pace says, and say so in the status record. */
+static void pace_step(struct publisher *pub, uint64_t done, double t)
+{
+	bool changed;
+
+	pace_follow(pub, t);
+	pthread_mutex_lock(&pub->lock);
+	/* The status says at once when the pace changed or the waiting began or ended. */
+	changed = strcmp(pub->p.pace, fdw_pace_name(pub->pace)) != 0;
+	snprintf(pub->p.pace, sizeof(pub->p.pace), "%s", fdw_pace_name(pub->pace));
+	if (changed)
+		publish(pub);
+	pthread_mutex_unlock(&pub->lock);
+	fdw_pacer_step(&pub->pacer, pub->pace, done, pub->stop);
+	pthread_mutex_lock(&pub->lock);
+	changed = pub->p.yielding != pub->pacer.yielding;
+	pub->p.yielding = pub->pacer.yielding;
+	pub->p.others_bps = pub->pacer.yielding ? pub->pacer.others_bps : 0;
+	if (changed)
+		publish(pub);
+	pthread_mutex_unlock(&pub->lock);
 }
 
 static int on_progress(uint64_t done, uint64_t total, void *ctx)
@@ -102,6 +158,8 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 			return 1;
 		}
 	}
+	if (!*pub->stop && done < total)
+		pace_step(pub, done, t);
 	return *pub->stop ? 1 : 0;
 }
 
@@ -264,9 +322,15 @@ static void publish_start(struct publisher *pub, const struct fdw_job *job,
 	pub->p.message[0] = '\0';
 	pub->p.bench_what[0] = '\0';
 	pub->p.phase = FDW_PHASE_ENCRYPTING;
+	snprintf(pub->job_id, sizeof(pub->job_id), "%s", job->id);
+	pub->pace = pace_of(job);
+	snprintf(pub->p.pace, sizeof(pub->p.pace), "%s", fdw_pace_name(pub->pace));
+	pub->p.yielding = false;
+	pub->p.others_bps = 0;
+	fdw_pacer_init(&pub->pacer, v->device);
 	publish(pub);
-	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s", job->address, v->device,
-		v->active_name ? " (online)" : "");
+	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s, pace %s", job->address, v->device,
+		v->active_name ? " (online)" : "", fdw_pace_name(pub->pace));
 }
 
 /* Started on a low battery by force: the person chose to run it on battery. */
@@ -474,7 +538,13 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	lock_if_under_root(v);
 	publish_start(&pub, job, v);
 	pub.power_guard = power_guard_wanted();
+	/* Its priorities for the conversion alone: the boot step and the after-benchmark run
+	 * as anything else does (a benchmark at the idle I/O class would measure nothing). */
+	fdw_pace_priority(pub.pace);
 	rc = convert_on_power(v, pass, &pub);
+	fdw_pace_priority(FDW_PACE_FULL);
+	pub.p.yielding = false;
+	pub.p.others_bps = 0;
 	/* The keyslots are written: nothing after this needs the passphrase, but an installed
 	 * system's boot step, which opens the volume under its crypttab name, and another
 	 * system's data step, which adds a keyslot for a key file when that system's root is

@@ -141,6 +141,7 @@ int fdw_job_save(const struct fdw_job *job)
 	json_object_object_add(o, "bench_predicted",
 			       json_object_new_string(job->bench_predicted));
 	json_object_object_add(o, "bench_scale", json_object_new_string(job->bench_scale));
+	json_object_object_add(o, "pace", json_object_new_string(job->pace));
 	json_object_object_add(o, "created", json_object_new_int64(job->created));
 	json_object_object_add(o, "identity", ident_json(&job->ident));
 	job_path(job->id, path, sizeof(path));
@@ -171,6 +172,7 @@ int fdw_job_load_file(const char *path, struct fdw_job *job)
 	fdw_json_get_str(o, "bench_predicted", job->bench_predicted,
 			 sizeof(job->bench_predicted));
 	fdw_json_get_str(o, "bench_scale", job->bench_scale, sizeof(job->bench_scale));
+	fdw_json_get_str(o, "pace", job->pace, sizeof(job->pace));
 	job->created = fdw_json_get_int(o, "created");
 	ident_load(o, &job->ident);
 	json_object_put(o);

@@ -53,6 +53,9 @@ struct fdw_job {
 	char bench_note[256];
 	char bench_predicted[PATH_MAX];	/* the prediction made before it began, or empty */
 	char bench_scale[8];		/* "tiny", "quick": the after-run matches */
+	/* How it shares the disk (base/pace.h: "auto", "gentle", "full"; "" is auto): chosen
+	 * at the start, changed by `fdewiz pace` while it runs, kept for a resume. */
+	char pace[8];
 	int64_t created;
 	struct fdw_volume_id ident;	/* empty in records made before identities were kept */
 };

@@ -3,6 +3,7 @@
 #ifndef FDW_PROGRESS_H
 #define FDW_PROGRESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -66,6 +67,11 @@ struct fdw_progress {
 	 * unknown), as the engine's benchmark reports them (bench_flow.h). */
 	char bench_what[64];
 	double bench_fraction, bench_left;
+	/* How it shares the disk now ("auto", "gentle", "full"; "" before a worker said), and
+	 * while it waits for other work: that work's disk traffic (bytes per second). */
+	char pace[8];
+	bool yielding;
+	double others_bps;
 };
 
 /*
