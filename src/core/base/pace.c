@@ -62,9 +62,10 @@ const char *fdw_pace_text(enum fdw_pace pace)
 int fdw_pace_priority(enum fdw_pace pace)
 {
 	int nice_to = pace == FDW_PACE_GENTLE ? 19 : pace == FDW_PACE_AUTO ? 10 : 0;
-	int io = pace == FDW_PACE_GENTLE ? IOPRIO_VALUE(IOPRIO_CLASS_IDLE, 0) :
-		 pace == FDW_PACE_AUTO ? IOPRIO_VALUE(IOPRIO_CLASS_BE, 7) :
-		 IOPRIO_VALUE(IOPRIO_CLASS_BE, 4);
+	/* The idle class for both: mq-deadline serves levels within best-effort alike, so
+	 * only another class yields in the scheduler; its aging keeps it from starving. */
+	int io = pace == FDW_PACE_FULL ? IOPRIO_VALUE(IOPRIO_CLASS_BE, 4) :
+		 IOPRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
 	int rc = 0;
 
 	/* Lowering is always allowed; raising back (full after gentle) needs root. */
