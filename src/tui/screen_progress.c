@@ -410,6 +410,15 @@ static int draw_state(struct tui *t, int y)
 	snprintf(line, sizeof(line), _("Speed: %s    ETA: %s    Elapsed: %s"), c, eta,
 		 el);
 	tui_put(y++, 2, COLS - 4, line, false);
+	/* How it shares the disk, and while it waits for other work, that work's speed. */
+	if (p->state == FDW_JOB_RUNNING && p->pace[0]) {
+		if (p->yielding)
+			snprintf(line, sizeof(line), _("Pace: %s, yielding to other work: %s/s"),
+				 p->pace, fdw_format_size((uint64_t)p->others_bps, a, sizeof(a)));
+		else
+			snprintf(line, sizeof(line), _("Pace: %s"), p->pace);
+		tui_put(y++, 2, COLS - 4, line, false);
+	}
 	if (p->state == FDW_JOB_RUNNING && p->phase == FDW_PHASE_BENCHMARKING &&
 	    p->bench_what[0]) {
 		y += tui_wrap(y + 1, 2, COLS - 4, 2, _("Measuring the speed of the encrypted "
@@ -487,7 +496,26 @@ static void progress_draw(struct tui *t)
 static const char *progress_hint(const struct tui *t)
 {
 	return t->begin_running ? NULL : N_("b: keep running in the background and quit  "
-					    "p: pause  r: resume  ?: help");
+					    "p: pause  r: resume  g: pace  ?: help");
+}
+
+/* The next pace (auto, gentle, full, auto...), kept in the record the worker reads. */
+static void pace_next(struct tui *t)
+{
+	int now = fdw_pace_parse(t->prog.pace[0] ? t->prog.pace : t->job.pace);
+	enum fdw_pace next = (enum fdw_pace)((now < 0 ? 0 : now + 1) % FDW_PACE__COUNT);
+
+	if (!t->have_job) {
+		tui_set_status(t, false, "%s", _("This conversion has no record of fdewiz's."));
+		return;
+	}
+	if (fdw_job_set_pace(&t->job, next) != 0) {
+		tui_set_status(t, true, "%s", _("The pace could not be recorded; it goes on as "
+						"it was."));
+		return;
+	}
+	tui_set_status(t, false, _("Pace %s from now on (%s)."), fdw_pace_name(next),
+		       fdw_pace_text(next));
 }
 
 static void progress_key(struct tui *t, struct tui_key k)
@@ -528,6 +556,8 @@ static void progress_key(struct tui *t, struct tui_key k)
 			tui_set_status(t, true, _("It did not pause in time (%s); it may still "
 						  "stop soon."), strerror(-rc));
 		progress_tick(t);
+	} else if (tui_key_is(k, 'g')) {
+		pace_next(t);
 	} else if (tui_key_is(k, 'r')) {
 		if (running)
 			tui_set_status(t, false, "%s", _("It is running already."));

@@ -346,7 +346,8 @@ static void draw_help(struct tui *t)
 		   "Tab: next field.  Esc or Backspace: go back (nothing is changed before you "
 		   "type the confirmation word).  ?: this help.  q: quit.  On the progress "
 		   "screen: b leaves the conversion running in the background and quits, p "
-		   "pauses it at a safe point, r resumes it."),
+		   "pauses it at a safe point, r resumes it, g changes how it shares the disk "
+		   "(auto, gentle, full)."),
 		 _("Press any key to close."), 0);
 }
 

@@ -203,6 +203,13 @@ start
 tmux_wait_for "$srv" "Encrypting $img:2" 20
 assert_not_contains "second start: not the disks" "$(tmux_capture "$srv")" "Choose a partition"
 tmux_wait_for "$srv" "State: running" 20
+# How it shares the disk: auto from the start; g makes it gentle, and the worker (held
+# between two hotzones) takes it up.
+tmux_wait_for "$srv" "Pace: auto" 10
+tmux_send "$srv" g
+tmux_wait_for "$srv" "Pace gentle from now on" 10
+tmux_wait_for "$srv" "Pace: gentle" 20
+assert_reached "g on the progress screen: the running conversion took up the pace gentle"
 tmux_send "$srv" p
 tmux_wait_for "$srv" "State: paused" 60
 tmux_send "$srv" r
