@@ -61,13 +61,26 @@ const char *fdw_pace_text(enum fdw_pace pace)
 
 int fdw_pace_priority(enum fdw_pace pace)
 {
-	int nice_to = pace == FDW_PACE_GENTLE ? 19 : pace == FDW_PACE_AUTO ? 10 : 0;
-	/* The idle class for both: mq-deadline serves levels within best-effort alike, so
-	 * only another class yields in the scheduler; its aging keeps it from starving. */
-	int io = pace == FDW_PACE_FULL ? IOPRIO_VALUE(IOPRIO_CLASS_BE, 4) :
-		 IOPRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
-	int rc = 0;
+	/* What the process had before the first change (a service may start at nice 10):
+	 * full goes back to it, and the others never raise it. */
+	static int base_nice = INT_MIN, base_io = -1;
+	int nice_to, io, rc = 0;
 
+	if (base_nice == INT_MIN) {
+		errno = 0;
+		base_nice = getpriority(PRIO_PROCESS, 0);
+		if (errno)
+			base_nice = 0;
+		base_io = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
+	}
+	nice_to = pace == FDW_PACE_GENTLE ? 19 : pace == FDW_PACE_AUTO ? 10 : base_nice;
+	if (nice_to < base_nice)
+		nice_to = base_nice;
+	/* The idle class for auto and gentle: mq-deadline serves levels within best-effort
+	 * alike, so only another class yields in the scheduler; its aging keeps it from
+	 * starving. */
+	io = pace == FDW_PACE_FULL ? (base_io >= 0 ? base_io : IOPRIO_VALUE(IOPRIO_CLASS_BE, 4)) :
+	     IOPRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
 	/* Lowering is always allowed; raising back (full after gentle) needs root. */
 	if (setpriority(PRIO_PROCESS, 0, nice_to) != 0)
 		rc = -errno;

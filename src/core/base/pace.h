@@ -29,10 +29,10 @@ int fdw_pace_parse(const char *name);
 const char *fdw_pace_text(enum fdw_pace pace);
 
 /*
- * The calling process's CPU and I/O priority for @pace: full the default best-effort I/O
- * level and nice 0; auto and gentle the idle I/O class (the block scheduler serves it when
- * nobody else waits: mq-deadline and bfq honour it), nice 10 and 19. 0, or -errno from
- * the first that failed (the conversion goes on regardless).
+ * The calling process's CPU and I/O priority for @pace: full what the process had before
+ * the first call; auto and gentle the idle I/O class (the block scheduler serves it when
+ * nobody else waits: mq-deadline and bfq honour it), nice 10 and 19 (never below what it
+ * had). 0, or -errno from the first that failed (the conversion goes on regardless).
  */
 int fdw_pace_priority(enum fdw_pace pace);
 

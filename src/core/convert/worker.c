@@ -539,7 +539,8 @@ int fdw_worker_run(const struct fdw_job *job, const struct fdw_volume *v,
 	publish_start(&pub, job, v);
 	pub.power_guard = power_guard_wanted();
 	/* Its priorities for the conversion alone: the boot step and the after-benchmark run
-	 * as anything else does (a benchmark at the idle I/O class would measure nothing). */
+	 * as the process did before (a benchmark at the idle I/O class would measure
+	 * nothing). */
 	fdw_pace_priority(pub.pace);
 	rc = convert_on_power(v, pass, &pub);
 	fdw_pace_priority(FDW_PACE_FULL);
