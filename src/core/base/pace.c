@@ -7,11 +7,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -135,18 +133,26 @@ static bool disk_bytes(const char *path, uint64_t *bytes)
 	return fdw_pace_parse_stat(buf, bytes);
 }
 
-/* The device a loop device's backing file lives on, or 0. */
-static dev_t loop_backing(const char *node)
+/* The device a loop device's backing file lives on (sysfs names the file), or 0. */
+static dev_t loop_backing(dev_t loop)
 {
-	struct loop_info64 li;
-	int fd = open(node, O_RDONLY | O_CLOEXEC);
-	dev_t dev = 0;
+	char path[64], file[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
 
-	if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0)
-		dev = (dev_t)li.lo_device;
-	if (fd >= 0)
-		close(fd);
-	return dev;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(loop),
+		 minor(loop));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, file, sizeof(file) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	file[n] = '\0';
+	file[strcspn(file, "\n")] = '\0';
+	return stat(file, &st) == 0 ? st.st_dev : 0;
 }
 
 /* The whole disk of block device @dev: its sysfs stat path; a partition's is its parent's. */
@@ -173,7 +179,6 @@ void fdw_pacer_init(struct fdw_pacer *p, const char *device)
 {
 	struct stat st;
 	dev_t dev = 0;
-	char node[64];
 
 	memset(p, 0, sizeof(*p));
 	if (stat(device, &st) != 0)
@@ -181,10 +186,8 @@ void fdw_pacer_init(struct fdw_pacer *p, const char *device)
 	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	/* Loop devices over files over loop devices: down to a disk, a few levels at most. */
 	for (int depth = 0; depth < 4 && major(dev) == 7; depth++) {
-		dev_t under;
+		dev_t under = loop_backing(dev);
 
-		snprintf(node, sizeof(node), "/dev/block/%u:%u", major(dev), minor(dev));
-		under = loop_backing(node);
 		if (!under)
 			break;
 		dev = under;
@@ -200,14 +203,22 @@ double fdw_pacer_step(struct fdw_pacer *p, enum fdw_pace pace, uint64_t done,
 	double now = fdw_now_s(), wait, waited = 0;
 	uint64_t bytes;
 
-	if (!p->stat_path[0] || !disk_bytes(p->stat_path, &bytes))
+	/* Called again with nothing more done (libcryptsetup reports a hotzone's start and
+	 * its end): the window goes on, so that its bytes are measured against its work. */
+	if (!p->stat_path[0] || (p->primed && done == p->done) ||
+	    !disk_bytes(p->stat_path, &bytes))
 		return 0;
 	if (p->primed && now > p->t && done >= p->done) {
-		/* The conversion's own: each byte read once and written once. */
-		uint64_t own = 2 * (done - p->done), seen = bytes - p->disk_bytes;
+		/* The conversion's own: each byte read once and written once, and the header's
+		 * updates after each hotzone (80 KiB measured with the default metadata). */
+		uint64_t own = 2 * (done - p->done) + FDW_PACE_STEP_OWN_BYTES,
+			 seen = bytes - p->disk_bytes;
 
 		p->others_bps = seen > own ? (double)(seen - own) / (now - p->t) : 0;
 		wait = fdw_pace_wait(pace, p->others_bps, now - p->t);
+		fdw_log(FDW_LOG_DEBUG, "pace %s: %.3f s, disk %llu, own %llu, others %.0f B/s, "
+			"wait %.3f s", fdw_pace_name(pace), now - p->t, (unsigned long long)seen,
+			(unsigned long long)own, p->others_bps, wait);
 	} else {
 		wait = 0;
 	}

@@ -18,6 +18,8 @@ enum fdw_pace {
 
 /* Others' disk traffic (bytes per second) above which the disk counts as in use. */
 #define FDW_PACE_BUSY_BPS (1024.0 * 1024.0)
+/* What the conversion writes besides its data each hotzone: the header's updates. */
+#define FDW_PACE_STEP_OWN_BYTES (128 * 1024)
 /* The longest wait between two hotzones: status, pause and a stop stay prompt. */
 #define FDW_PACE_MAX_WAIT_S 2.0
 
