@@ -9,12 +9,13 @@
 # device's backing disk is the one the pacer watches). Prints figures and ratios; asserts
 # nothing (these machines are noisy: compare rows of one run, not runs).
 #
-# Usage (root, from a built tree): tests/bench/pace.sh [PARTITION_MIB (default 6144)]
+# Usage (root, from a built tree): tests/bench/pace.sh [PARTITION_MIB (default 12288: the full pace must still
+# be converting while the person works)]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-size=${1:-6144}
+size=${1:-12288}
 secs=${PACE_BENCH_SECONDS:-8}
 work=/var/tmp/fdw-pace-bench
 export FDEWIZ_STATE_DIR=$work/state
@@ -62,6 +63,8 @@ person()
 done_bytes() { "$FDEWIZ" status --json "$work/pace.img:1" | jq -r '.conversions[0].done // 0'; }
 state() { "$FDEWIZ" status --json "$work/pace.img:1" | jq -r '.conversions[0].state // ""'; }
 
+# Once to warm up (the first run of the writes is slower, whatever runs beside it), then idle.
+person warmup
 person idle
 printf '%-8s %12s %12s %14s %16s %16s\n' pace "randread p50" "p99 (us)" "writes MiB/s" \
 	"convert quiet" "convert busy"
