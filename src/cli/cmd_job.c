@@ -582,6 +582,16 @@ static int resume_boot_move(struct fdw_resume *r, const char *address)
 	return FDW_EXIT_OK;
 }
 
+/* resume --pace: kept in its record before it goes on, so that the worker starts with it. */
+static void resume_take_pace(struct fdw_resume *r, enum fdw_pace pace)
+{
+	if (r->recorded && fdw_job_set_pace(&r->job, pace) != 0)
+		fprintf(stderr, _("%s: the pace could not be recorded; it goes on as it was.\n"),
+			fdw_progname);
+	else
+		snprintf(r->job.pace, sizeof(r->job.pace), "%s", fdw_pace_name(pace));
+}
+
 int cmd_resume(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -595,12 +605,11 @@ int cmd_resume(int argc, char **argv)
 		{ 0 }
 	};
 	const char *key_file = NULL, *address, *tpm_pcrs = NULL;
-	int pace = -1;
 	bool foreground = false, low_battery = false;
 	struct fdw_secret *pass;
 	struct fdw_resume r;
 	char why[1024];
-	int c, rc, exit_code;
+	int c, rc, exit_code, pace = -1;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'k')
@@ -647,12 +656,8 @@ int cmd_resume(int argc, char **argv)
 		fdw_resume_close(&r);
 		return FDW_EXIT_ERROR;
 	}
-	/* Kept in its record before it goes on, so that the worker starts with it. */
-	if (pace >= 0 && r.recorded && fdw_job_set_pace(&r.job, (enum fdw_pace)pace) != 0)
-		fprintf(stderr, _("%s: the pace could not be recorded; it goes on as it was.\n"),
-			fdw_progname);
-	else if (pace >= 0)
-		snprintf(r.job.pace, sizeof(r.job.pace), "%s", fdw_pace_name((enum fdw_pace)pace));
+	if (pace >= 0)
+		resume_take_pace(&r, (enum fdw_pace)pace);
 	if (r.boot_move_only || r.lvm_room_only) {
 		/* Nothing is encrypted yet: the move of /boot is finished, without a passphrase. */
 		exit_code = resume_boot_move(&r, address);

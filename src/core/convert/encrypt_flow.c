@@ -228,7 +228,7 @@ static void prepare_options(struct fdw_encrypt *e, const struct fdw_encrypt_opti
 		snprintf(e->active_name, sizeof(e->active_name), "%s", o->active_name);
 	if (o->tpm_pcrs)
 		snprintf(e->tpm_pcrs, sizeof(e->tpm_pcrs), "%s", o->tpm_pcrs);
-	e->pace = o->pace;
+	e->pace = fdw_pace_name(o->pace) ? o->pace : FDW_PACE_AUTO;
 	snprintf(e->bench_scale, sizeof(e->bench_scale), "quick");
 	if (o->bench_scale && fdw_encrypt_set_bench(e, e->bench_baseline, o->bench_scale) != 0)
 		fdw_log(FDW_LOG_WARN, "unknown benchmark scale '%s': quick instead", o->bench_scale);
@@ -635,8 +635,7 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	}
 	snprintf(job->cipher, sizeof(job->cipher), "%s-%s, %u-bit key", e->plan.cipher,
 		 e->plan.cipher_mode, e->plan.key_bits);
-	snprintf(job->pace, sizeof(job->pace), "%s", fdw_pace_name(e->pace) ?
-		 fdw_pace_name(e->pace) : "auto");
+	snprintf(job->pace, sizeof(job->pace), "%s", fdw_pace_name(e->pace));
 	if (e->bench_baseline && fdw_encrypt_can_bench(e)) {
 		snprintf(job->bench_scale, sizeof(job->bench_scale), "%s", e->bench_scale);
 		fdw_encrypt_excl_drop(e);
