@@ -235,13 +235,19 @@ double fdw_predict_ratio(const struct fdw_bench_run *pred, const char *id, const
 	return plain > 0 && enc > 0 ? enc / plain : -1;
 }
 
-double fdw_predict_slowdown(const struct fdw_bench_run *pred, const char *id)
+double fdw_predict_slowdown_of(const struct fdw_bench_run *pred, const char *id,
+			       const char *key)
 {
-	double r = fdw_predict_ratio(pred, id, "mbps");
+	double r = fdw_predict_ratio(pred, id, key);
 
 	if (r <= 0)
 		return -1;
 	return r >= 1 ? 0 : (1.0 - r) * 100.0;
+}
+
+double fdw_predict_slowdown(const struct fdw_bench_run *pred, const char *id)
+{
+	return fdw_predict_slowdown_of(pred, id, "mbps");
 }
 
 void fdw_predict_sentence(const struct fdw_bench_run *pred, char *buf, size_t len)

@@ -99,6 +99,9 @@ bool fdw_cipher_choice_usable(const struct fdw_bench_run *measured,
 void fdw_predict_sentence(const struct fdw_bench_run *pred, char *buf, size_t len);
 /* Percent slower of line @id in @pred (from its plain and encrypted figures), or -1. */
 double fdw_predict_slowdown(const struct fdw_bench_run *pred, const char *id);
+/* The same for figure @key ("mbps", "iops"): the one rule from a ratio to a percentage. */
+double fdw_predict_slowdown_of(const struct fdw_bench_run *pred, const char *id,
+			       const char *key);
 /*
  * The ratio of line @id's encrypted figure to its plain one for @key ("mbps", "iops"):
  * what the prediction says encryption does to that figure, whatever the disk's speed

@@ -58,9 +58,7 @@ double fdw_results_predicted(const struct fdw_bench_run *pred, const char *id, c
 double fdw_results_predicted_slowdown(const struct fdw_bench_run *pred, const char *id,
 				      const char *key)
 {
-	double r = fdw_predict_ratio(pred, id, key);
-
-	return r <= 0 ? -1 : r >= 1 ? 0 : (1.0 - r) * 100.0;
+	return fdw_predict_slowdown_of(pred, id, key);
 }
 
 /* The probe's plain figure of line @id for @key and its spread; false when it has none. */
