@@ -59,6 +59,8 @@ tier_of()
 {
 	case "$1" in
 	tests/unit/*) echo unit ;;
+	# What run-all.sh builds once per machine (cache_timed): cold, its cost shows here.
+	"(cache)"*) echo cache ;;
 	# fio against fdewiz's benchmark waits on the disk (measured alone: 136 s, 34 s of
 	# CPU): it runs after the tmux tests, beside the boot tests of vmsys2 (below).
 	tests/root/test-bench-fio.sh) echo rootio ;;
@@ -117,6 +119,16 @@ run_floating()
 		esac
 	done
 }
+# cache_timed NAME COMMAND...: COMMAND (a cache built once per machine: the installed
+# Debian images, the VM's kernel), its wall and CPU time in the report as "(cache) NAME",
+# so that a cold machine's extra cost is seen beside the tests.
+cache_timed()
+{
+	local name=$1
+	shift
+	FDEWIZ_TIMES_DIR=$top/tests/times FDEWIZ_TIMES_AS="(cache)$name" \
+		sh tests/lib/timed.sh "$@"
+}
 start=$(date +%s)
 rm -rf tests/times tests/distcheck.result tests/floating-*.taken
 run_tier unit "$(nproc)"
@@ -139,9 +151,11 @@ else
 	# its lane, so that one emulated machine runs at a time beside the host tests. A test
 	# that finds the build still running waits for its lock; a failed build is reported by
 	# the tests themselves, which ask for the image again.
-	tests/vm/installed-image.sh --quiet >tests/installed-image.log 2>&1 &
+	cache_timed installed-image tests/vm/installed-image.sh --quiet \
+		>tests/installed-image.log 2>&1 &
 	img_pid=$!
 	(
+		cache_timed vm-kernel tests/vm/vm-prepare.sh --quiet >/dev/null 2>tests/vm-prepare.log
 		build_vm_binary
 		run_tier vm 1
 		run_tier vmsys 1
@@ -190,13 +204,16 @@ echo "make check: $(($(date +%s) - start)) s (${times%,} )"
 report=tests/time-report.txt
 {
 	echo "# make check $(($(date +%s) - start)) s; tiers:${times%,}"
-	echo "# seconds tier test"
-	cat tests/times/*.time 2>/dev/null | while read -r secs name; do
-		echo "$secs $(tier_of "$name") $name"
+	echo "# wall-seconds cpu-seconds tier test"
+	cat tests/times/*.time 2>/dev/null | while read -r secs cpu name; do
+		echo "$secs $cpu $(tier_of "$name") $name"
 	done | sort -rn
 } >"$report"
-echo "slowest tests (all in $report):"
-grep -v '^#' "$report" | head -15 | awk '{ printf "  %5d s  %-6s %s\n", $1, $2, $3 }'
+echo "slowest tests (all in $report; CPU: of the processes each waited for):"
+grep -v '^#' "$report" | head -15 |
+	awk '{ printf "  %5d s  CPU %5d s  %-6s %s\n", $1, $2, $3, $4 }'
+# The guard against drift: each tier and test against the recorded run.
+[ "$quick" = 1 ] || sh tests/lib/time-drift.sh "$report" tests/time-recorded.txt || true
 
 if [ "$quick" = 0 ]; then
 	read -r dc_rc dc_secs 2>/dev/null <tests/distcheck.result || dc_rc=1 dc_secs=0
