@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,14 @@ static char *slurp(const char *rel)
 	return text;
 }
 
+/* Field by field: the flag at the end is followed by the struct's padding. */
+static void assert_stage_equal(const struct fdw_restart_stage *a,
+			       const struct fdw_restart_stage *b)
+{
+	assert_memory_equal(a, b, offsetof(struct fdw_restart_stage, swap_replaced));
+	assert_int_equal(a->swap_replaced, b->swap_replaced);
+}
+
 static void test_stage_round_trip(void **state)
 {
 	struct fdw_restart_stage st = { 0 }, back;
@@ -71,23 +80,31 @@ static void test_stage_round_trip(void **state)
 	snprintf(path, sizeof(path), "%s/stage", root);
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
-	assert_memory_equal(&st, &back, sizeof(st));
+	assert_stage_equal(&st, &back);
 	/* A /boot inside the root to be carved first. */
 	st.boot_mib = 512;
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
 	assert_int_equal(back.boot_mib, 512);
+	assert_false(back.swap_replaced);
+	/* The plain swap to be replaced by one on a random key: said, for the step. */
+	st.swap_replaced = true;
+	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
+	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
+	assert_true(back.swap_replaced);
+	assert_stage_equal(&st, &back);
 	/* A btrfs root in a subvolume: both lines written, and read back as they were. */
 	snprintf(st.home, sizeof(st.home), "/var/lib/fdewiz/restart");
 	snprintf(st.fstype, sizeof(st.fstype), "btrfs");
 	snprintf(st.subvol, sizeof(st.subvol), "@rootfs");
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
-	assert_memory_equal(&st, &back, sizeof(st));
+	assert_stage_equal(&st, &back);
 	assert_string_equal(back.fstype, "btrfs");
 	assert_string_equal(back.subvol, "@rootfs");
 	/* Every field at its longest still fits the record, and reads back. */
 	memset(&st, 'x', sizeof(st));
+	st.swap_replaced = true;
 	st.device[sizeof(st.device) - 1] = st.address[sizeof(st.address) - 1] = '\0';
 	st.uuid[sizeof(st.uuid) - 1] = st.fs_uuid[sizeof(st.fs_uuid) - 1] = '\0';
 	st.name[sizeof(st.name) - 1] = st.subvol[sizeof(st.subvol) - 1] = '\0';
@@ -101,7 +118,7 @@ static void test_stage_round_trip(void **state)
 	st.boot_mib = 1u << 20;
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
-	assert_memory_equal(&st, &back, sizeof(st));
+	assert_stage_equal(&st, &back);
 	/* The same with an LVM PV's longest names. */
 	memset(st.subvol, 0, sizeof(st.subvol));
 	memset(st.fstype, 0, sizeof(st.fstype));
@@ -111,7 +128,7 @@ static void test_stage_round_trip(void **state)
 	memcpy(st.root_lv, "/dev/mapper/", 12);
 	assert_int_equal(fdw_restart_stage_write(path, &st), 0);
 	assert_int_equal(fdw_restart_stage_read(path, &back), 0);
-	assert_memory_equal(&st, &back, sizeof(st));
+	assert_stage_equal(&st, &back);
 	memset(st.vg, 0, sizeof(st.vg));
 	memset(st.root_lv, 0, sizeof(st.root_lv));
 	memset(st.fstype, 0, sizeof(st.fstype));
@@ -214,6 +231,8 @@ static void test_stage_refused(void **state)
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nboot_mib=\n",
 		/* A root's filesystem the step does not know, or said oddly. */
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=xfs\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nswap=yes\n",
+		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nswap=\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=BTRFS\n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=btrfs \n",
 		"device=d\naddress=a\nuuid=u\nfs_uuid=f\nname=n\nfstype=\n",
@@ -308,6 +327,12 @@ static void test_install_and_remove(void **state)
 	assert_non_null(script);
 	assert_non_null(strstr(script, "/sbin/fdewiz restart-step"));
 	assert_non_null(strstr(script, "echo \"ROOT=$out\" >>/conf/param.conf"));
+	/* A resume device that the boot setup's new swap replaced is not waited for. */
+	assert_non_null(strstr(script, "grep -qx 'swap=replaced'"));
+	assert_non_null(strstr(script, "echo 'resume=' >>/conf/param.conf"));
+	snprintf(link, sizeof(link), "sh -n '%s/etc/initramfs-tools/scripts/local-top/"
+		 "fdewiz-restart'", root);
+	assert_int_equal(system(link), 0);
 	unit = slurp("/etc/systemd/system/fdewiz-restart.service");
 	assert_non_null(unit);
 	assert_non_null(strstr(unit, "ExecStart=/usr/sbin/fdewiz restart-continue\n"));

@@ -115,6 +115,12 @@ static const char script_text[] =
 	"done\n"
 	"if [ $rc = 0 ] && [ -b \"$out\" ]; then\n"
 	"\techo \"ROOT=$out\" >>/conf/param.conf\n"
+	"\t# The plain swap the boot setup replaced is no resume device any more: not\n"
+	"\t# waited for (init reads param.conf after each script).\n"
+	"\tif grep -qx 'swap=replaced' \"$stage\" && [ -n \"${resume:-}\" ] &&\n"
+	"\t   [ -z \"$(resolve_device \"$resume\" 2>/dev/null)\" ]; then\n"
+	"\t\techo 'resume=' >>/conf/param.conf\n"
+	"\tfi\n"
 	"elif [ -n \"$vg\" ]; then\n"
 	"\t# The step may have closed the volume group, which udev opened once only.\n"
 	"\tlvm vgchange -a y \"$vg\" >/dev/null 2>&1 || :\n"
@@ -215,8 +221,9 @@ int fdw_restart_stage_write(const char *path, const struct fdw_restart_stage *st
 	n = snprintf(text, sizeof(text),
 		     "# fdewiz: the root to encrypt at the next restart\n"
 		     "device=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=%s\nboot_mib=%u\n"
-		     "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s",
+		     "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s",
 		     st->device, st->address, st->uuid, st->fs_uuid, st->name, st->boot_mib,
+		     st->swap_replaced ? "swap=replaced\n" : "",
 		     st->home[0] ? "home=" : "", st->home, st->home[0] ? "\n" : "",
 		     st->fstype[0] ? "fstype=" : "", st->fstype, st->fstype[0] ? "\n" : "",
 		     st->subvol[0] ? "subvol=" : "", st->subvol, st->subvol[0] ? "\n" : "",
@@ -302,6 +309,15 @@ int fdw_restart_stage_read(const char *path, struct fdw_restart_stage *st)
 
 		if (frc == -EINVAL || src == -EINVAL || !stage_fs_valid(st->fstype, st->subvol))
 			rc = -EINVAL;
+	}
+	/* Optional: a stage without it leaves the resume device to the initramfs. */
+	if (!rc) {
+		char swap[16];
+		int wrc = stage_field(text, "swap", swap, sizeof(swap));
+
+		if (wrc == -EINVAL || (!wrc && strcmp(swap, "replaced")))
+			rc = -EINVAL;
+		st->swap_replaced = !wrc;
 	}
 	/* On a PV only, both (checked against its fstype). */
 	if (!rc) {

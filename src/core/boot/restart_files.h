@@ -33,6 +33,11 @@ struct fdw_restart_stage {
 	 * ("/dev/mapper/vg-root"); "" otherwise. */
 	char vg[128];
 	char root_lv[192];
+	/* The boot setup replaces the system's plain swap with one on a random key (its
+	 * resume device then gone): the step clears a resume device it no longer finds,
+	 * where the initramfs would wait for it (about 30 s) at every start until the setup
+	 * has made it again. */
+	bool swap_replaced;
 };
 
 /* <state dir>/restart: the stage record ("stage") and the prepared header ("header"). */

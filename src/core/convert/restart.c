@@ -268,6 +268,7 @@ static int check_target(const struct fdw_target *t, struct fdw_restart_stage *st
 	snprintf(st->address, sizeof(st->address), "%s", p->address);
 	snprintf(st->fs_uuid, sizeof(st->fs_uuid), "%s", p->uuid ? p->uuid : "");
 	fdw_system_boot_name(t, st->name, sizeof(st->name));
+	st->swap_replaced = p->os.found && fdw_system_boot_swap_planned(&p->os);
 	return 0;
 }
 
