@@ -33,6 +33,8 @@ struct view {
 	struct fdw_job job;
 	struct fdw_progress p;
 	bool recorded;		/* false: started by another tool, seen in the header */
+	bool restart_begun;	/* unrecorded because the service after the restart has not
+				 * taken it over yet: begun by fdewiz's step there */
 	char where[PATH_MAX];	/* the address its volume is on now; empty: not found */
 };
 
@@ -70,7 +72,10 @@ static void print_view_line(const struct view *v)
 {
 	char done[32], total[32], speed[32], eta[48], elapsed[48], why[PATH_MAX * 2 + 512];
 
-	if (v->where[0])
+	/* Interrupted only until its service takes it over: not a state to act on. */
+	if (v->where[0] && v->restart_begun)
+		printf(_("%s  begun at the restart"), cli_safe(v->where));
+	else if (v->where[0])
 		printf("%s  %s", cli_safe(v->where), fdw_job_state_name(v->p.state));
 	else
 		printf(_("(not found; last on %s)  %s"), cli_safe(v->job.address),
@@ -101,12 +106,17 @@ static void print_view_line(const struct view *v)
 	}
 	if (v->p.state == FDW_JOB_RUNNING && v->p.pace[0])
 		printf(_("  pace %s"), cli_safe(v->p.pace));
-	if (!v->recorded)
+	if (!v->recorded && !v->restart_begun)
 		printf(_("  (started outside fdewiz)"));
 	if (v->p.message[0])
 		printf("  (%s)", cli_safe(v->p.message));
 	putchar('\n');
 	print_volume_line(v);
+	if (v->restart_begun) {
+		fdw_restart_phase_text(FDW_RESTART_BEGUN, NULL, why, sizeof(why));
+		printf("    %s\n", why);
+		return;
+	}
 	if (!v->recorded) {
 		fdw_job_unrecorded_hint(why, sizeof(why));
 		printf("    %s\n", why);
@@ -171,7 +181,8 @@ static struct json_object *view_json(const struct view *v)
 			       json_object_new_int64((int64_t)id->image_offset) : NULL);
 	json_object_object_add(o, "id", json_object_new_string(v->job.id));
 	json_object_object_add(o, "source", json_object_new_string(v->recorded ? "fdewiz" :
-									 "header"));
+								 v->restart_begun ? "restart" :
+								 "header"));
 	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(v->p.state)));
 	json_object_object_add(o, "phase", json_object_new_string(fdw_phase_key(v->p.phase)));
 	json_object_object_add(o, "percent", json_object_new_double(percent_of(&v->p)));
@@ -231,6 +242,17 @@ static double now_s(void)
 }
 
 /* Unfinished conversions on this machine that have no record (started by another tool). */
+/* An unrecorded conversion that fdewiz's step began at a restart, which the service has
+ * not taken over yet: not "started outside fdewiz", and nothing to resume by hand. */
+static void mark_restart_begun(struct view *v)
+{
+	struct fdw_restart_stage st;
+
+	v->restart_begun = !v->recorded &&
+			   fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN &&
+			   !strcmp(st.uuid, v->job.id);
+}
+
 static int collect_unrecorded(struct view **out, size_t *n)
 {
 	struct fdw_job *jobs;
@@ -253,6 +275,7 @@ static int collect_unrecorded(struct view **out, size_t *n)
 		v->job = jobs[i];
 		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0) {
 			fdw_outside_rate(&v->job, &v->p, now_s());
+			mark_restart_begun(v);
 			(*n)++;
 		}
 	}
@@ -279,6 +302,8 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 			rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
 		if (!rc && !v->recorded)
 			fdw_outside_rate(&v->job, &v->p, now_s());
+		if (!rc)
+			mark_restart_begun(v);
 		if (rc) {
 			free(v);
 			return rc == -ENODEV ? -ENOENT : rc;
@@ -327,12 +352,42 @@ static bool any_running(const struct view *v, size_t n, bool first)
 	return false;
 }
 
+/* A root prepared to be encrypted at the next restart (for @address when given), whose
+ * conversion has not begun: its line in `status`, or false when there is none. */
+static bool print_prepared(const char *address)
+{
+	struct fdw_restart_stage st;
+	char text[1024];
+
+	if (fdw_restart_phase_of(address, &st) != FDW_RESTART_PREPARED)
+		return false;
+	fdw_restart_phase_text(FDW_RESTART_PREPARED, &st, text, sizeof(text));
+	printf("%s  %s\n", cli_safe(address ? address : st.address), text);
+	return true;
+}
+
+/* The same for --json: {"address", "name", "id"} or null. */
+static struct json_object *prepared_json(const char *address)
+{
+	struct fdw_restart_stage st;
+	struct json_object *o;
+
+	if (fdw_restart_phase_of(address, &st) != FDW_RESTART_PREPARED)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "address", json_object_new_string(address ? address :
+									  st.address));
+	json_object_object_add(o, "name", json_object_new_string(st.name));
+	json_object_object_add(o, "id", json_object_new_string(st.uuid));
+	return o;
+}
+
 /*
  * The JSON document of `status --json`: the conversions, and in "errors" (as in
  * `list --json`) what could not be looked at, with the sentence stderr says.
  */
-static void print_status_json(const struct view *views, size_t n, const char *path,
-			      const char *why)
+static void print_status_json(const struct view *views, size_t n, const char *address,
+			      const char *path, const char *why)
 {
 	struct json_object *root = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -351,6 +406,7 @@ static void print_status_json(const struct view *views, size_t n, const char *pa
 			       json_object_new_int(STATUS_JSON_VERSION));
 	json_object_object_add(root, "conversions", arr);
 	json_object_object_add(root, "errors", errs);
+	json_object_object_add(root, "prepared_restart", prepared_json(address));
 	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
 						     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
@@ -375,7 +431,7 @@ static void status_error(const char *address, int rc, bool json)
 		cli_report_scan_error(path, rc);
 	}
 	if (json) {
-		print_status_json(NULL, 0, path, why);
+		print_status_json(NULL, 0, address, path, why);
 		fflush(stdout);
 	}
 }
@@ -423,19 +479,31 @@ int cmd_status(int argc, char **argv)
 	address = optind < argc ? argv[optind] : NULL;
 	for (;;) {
 		rc = collect(address, all, &views, &n);
+		/* Not LUKS2 yet, but prepared to be encrypted at the next restart: said so. */
+		if (rc == -ENOENT && address) {
+			struct fdw_restart_stage st;
+
+			if (fdw_restart_phase_of(address, &st) == FDW_RESTART_PREPARED) {
+				if (json)
+					print_status_json(NULL, 0, address, NULL, NULL);
+				else
+					print_prepared(address);
+				return FDW_EXIT_OK;
+			}
+		}
 		if (rc) {
 			status_error(address, rc, json);
 			return FDW_EXIT_ERROR;
 		}
 		if (json) {
-			print_status_json(views, n, NULL, NULL);
+			print_status_json(views, n, address, NULL, NULL);
 		} else {
 			if (watch && tty)
 				fputs("\033[H\033[J", stdout);
-			if (!n)
-				printf(_("No conversions.\n"));
 			for (size_t i = 0; i < n; i++)
 				print_view_line(&views[i]);
+			if (!(!address && print_prepared(NULL)) && !n)
+				printf(_("No conversions.\n"));
 		}
 		fflush(stdout);
 		if (!watch || !any_running(views, n, first)) {

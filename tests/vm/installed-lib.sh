@@ -308,6 +308,9 @@ vm_restart_prepared()
 		grep -q '^FDW-DRIVE INITRD-STEP 5$' <<<"$(vm_drive_line "$log" INITRD-STEP)"
 	vm_check "the service is enabled" \
 		grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(vm_drive_line "$log" 'SERVICE ')"
+	vm_check "status says the root is prepared, encrypted at the next restart" \
+		grep -q "^FDW-DRIVE STATUS-PREPARED /dev/[a-z0-9]*  prepared: encrypted at the next restart .*'fdewiz cancel' undoes" \
+		<<<"$(vm_drive_line "$log" STATUS-PREPARED)"
 	vm_check "the prepared system still booted plain, all files good" \
 		grep -q "^FDW-BOOT-OK sums=ok files=3000 root=$(vm_restart_root PLAIN)\$" \
 		<<<"$(vm_boot_result "$log")"

@@ -61,6 +61,18 @@ int fdw_restart_cancel(char *why, size_t len);
 bool fdw_restart_pending(struct fdw_restart_stage *st);
 /* Prepared, and its restart has not begun the conversion yet ('cancel' still undoes it)? */
 bool fdw_restart_prepared(struct fdw_restart_stage *st);
+/* Where a restart's conversion stands, as `status` tells it. */
+enum fdw_restart_phase {
+	FDW_RESTART_NONE,	/* none prepared (for that partition) */
+	FDW_RESTART_PREPARED,	/* prepared; the restart has not begun it ('cancel' undoes it) */
+	FDW_RESTART_BEGUN,	/* the step at the restart wrote its header; the service goes on */
+};
+/* For the partition @address (by any of its names; NULL: whichever is prepared), with @st
+ * filled when not FDW_RESTART_NONE. */
+enum fdw_restart_phase fdw_restart_phase_of(const char *address, struct fdw_restart_stage *st);
+/* What `status` and the wizard say of @phase, translated ("" for none). */
+void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
+			    char *buf, size_t len);
 /* Can the plain root be benchmarked before (not an LVM PV, which holds no filesystem)? */
 bool fdw_restart_can_bench(const struct fdw_restart_stage *st);
 

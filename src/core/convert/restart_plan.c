@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "luks2/luks2_peek.h"
@@ -64,4 +65,45 @@ bool fdw_restart_prepared(struct fdw_restart_stage *st)
 bool fdw_restart_can_bench(const struct fdw_restart_stage *st)
 {
 	return !st->vg[0];
+}
+
+/* Does @address name the stage's root partition (by any of its names)? */
+static bool names_stage_root(const char *address, const struct fdw_restart_stage *st)
+{
+	char want[PATH_MAX], dev[PATH_MAX];
+
+	if (!realpath(address, want))
+		return false;
+	return (realpath(st->device, dev) && !strcmp(dev, want)) ||
+	       (st->address[0] && realpath(st->address, dev) && !strcmp(dev, want));
+}
+
+enum fdw_restart_phase fdw_restart_phase_of(const char *address, struct fdw_restart_stage *st)
+{
+	char dev[PATH_MAX];
+
+	if (!fdw_restart_pending(st))
+		return FDW_RESTART_NONE;
+	if (address && !names_stage_root(address, st))
+		return FDW_RESTART_NONE;
+	/* The device by its PARTUUID link, or as the person named it where there is none. */
+	if ((realpath(st->device, dev) || (st->address[0] && realpath(st->address, dev))) &&
+	    fdw_luks2_peek_has_uuid(dev, st->uuid))
+		return FDW_RESTART_BEGUN;
+	return FDW_RESTART_PREPARED;
+}
+
+void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
+			    char *buf, size_t len)
+{
+	if (phase == FDW_RESTART_PREPARED)
+		snprintf(buf, len, _("prepared: encrypted at the next restart (the passphrase is "
+				     "asked before the system starts, then it converts in the "
+				     "background as %s); 'fdewiz cancel' undoes the preparation"),
+			 st->name);
+	else if (phase == FDW_RESTART_BEGUN)
+		snprintf(buf, len, _("its service (fdewiz-restart) goes on with it in the "
+				     "background once the system has started; nothing to do"));
+	else if (len)
+		buf[0] = '\0';
 }

@@ -132,6 +132,8 @@ arm)
 	say "INITRD-BTRFS $(grep -c 'sbin/btrfs$\|/btrfs\.ko' /run/initrd.list)"
 	say "INITRD-LVM $(grep -c 'sbin/pvresize$\|sbin/lvreduce$\|sbin/mkswap$' /run/initrd.list)"
 	say "SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
+	# What status says of the prepared root, still plain (not "no conversion").
+	say "STATUS-PREPARED $(fdewiz status $rootdev 2>&1 | head -n1)"
 	# What a power cut inside update-initramfs leaves beside the image: no initramfs of a
 	# kernel, so the boot set up at the end neither keeps a copy of it nor checks it.
 	head -c 65536 /dev/urandom >"$initrd.dpkg-bak"
