@@ -15,17 +15,6 @@
 #include "core/base/base_api.h"
 #include "tui/tui.h"
 
-const char *fdw_progname = "fdewiz";
-
-const char *cli_safe(const char *s)
-{
-	static char ring[8][4 * 1024];
-	static unsigned next;
-	char *buf = ring[next++ % 8];
-
-	return fdw_text_safe(s, buf, sizeof(ring[0]));
-}
-
 static int verbosity;
 
 static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx)
@@ -79,12 +68,6 @@ static void usage(FILE *out)
 		       "  -h, --help      show this help\n"
 		       "  -V, --version   show the version\n"),
 		fdw_progname);
-}
-
-void cli_usage_error(const char *command)
-{
-	fprintf(stderr, _("%s: wrong usage. Nothing was changed. See '%s %s%s--help'.\n"),
-		fdw_progname, fdw_progname, command ? command : "", command ? " " : "");
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What the wizard's screens share: typed secrets, the prepared plan, the job, labels. */
+/* What the wizard's screens share: typed secrets, the prepared plan, labels. */
 #include "config.h"
 
 #include <limits.h>
@@ -79,12 +79,4 @@ void tui_release_erase(struct tui *t)
 	t->erase.open = false;
 	t->erase.done = false;
 	t->erasing = false;
-}
-
-void tui_open_job(struct tui *t, const struct fdw_job *job)
-{
-	t->job = *job;
-	t->have_job = true;
-	t->progress_msg[0] = '\0';
-	tui_go(t, TUI_PROGRESS);
 }

@@ -166,7 +166,7 @@ int tui_box_width(int cols)
 
 int tui_box_lines(const char *msg, int cols, int rows, int extra)
 {
-	/* Counted by the rule tui_wrap() draws with, CJK breaks and kinsoku included. */
+	/* Counted by the rule wrapped text is drawn with, CJK breaks and kinsoku included. */
 	int lines = tui_wrap_count(tui_box_width(cols) - 4, rows, msg);
 
 	return lines > rows - 8 - extra ? rows - 8 - extra : lines;

@@ -276,6 +276,14 @@ bool tui_go(struct tui *t, enum tui_screen s)
 	return true;
 }
 
+void tui_open_job(struct tui *t, const struct fdw_job *job)
+{
+	t->job = *job;
+	t->have_job = true;
+	t->progress_msg[0] = '\0';
+	tui_go(t, TUI_PROGRESS);
+}
+
 /* ---- the frame ---- */
 
 static void draw_too_small(struct tui *t)

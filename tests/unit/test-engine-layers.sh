@@ -4,12 +4,14 @@
 #   base < state < luks2 < disk < boot < bench < convert
 # and a file includes only headers of its own folder (by bare name) or of a folder below
 # (as "folder/name.h"); and no engine function calls, directly or around a loop, back into
-# the file it came from: no call cycle between files, inside a folder or across folders.
+# the file it came from: no call cycle between files, inside a folder or across folders; nor
+# between the files of each front-end (src/cli, src/tui: any function that is not static).
 # A folder's internal header (NAME_internal.h) is included only inside that folder: never
 # by another folder nor by the front-ends (src/cli, src/tui); a unit test may, to test it.
 # The front-ends include of each folder only its public header, FOLDER/FOLDER_api.h.
 # Each rule is first shown to fail on a copy of the tree with a planted upward include, a
-# planted cycle and a planted include of an internal header, then checked on the tree
+# planted cycle (in the engine and in src/cli) and a planted include of an internal header,
+# then checked on the tree
 # itself. Cost: about a second (six passes of python3 over the sources, no build).
 set -euo pipefail
 
@@ -101,21 +103,24 @@ sys.exit(bad)
 PY
 }
 
-# check_cycles CORE: prints each set of files whose fdw_ functions call each other around
-# a loop; 1 when there is one.
+# check_cycles DIR [PATTERN]: prints each set of files under DIR whose functions (named
+# by PATTERN: the engine's fdw_ ones by default; a front-end's every function that is not
+# static) call each other around a loop; 1 when there is one.
 check_cycles()
 {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "${2:-fdw_[a-z0-9_]+}" <<'PY'
 import collections, glob, os, re, sys
 files = sorted(glob.glob(sys.argv[1] + '/**/*.c', recursive=True))
+name = sys.argv[2]
 defined = {}
 for c in files:
-    for m in re.finditer(r'^[a-z][^\n;]*?\b(fdw_[a-z0-9_]+)\s*\([^;{]*\)\s*\{',
+    for m in re.finditer(r'^(?!static)[a-z][^\n;]*?\b(' + name + r')\s*\([^;{]*\)\s*\{',
                          open(c, errors='replace').read(), re.M):
-        defined[m.group(1)] = c
+        if m.group(1) not in ('if', 'while', 'for', 'switch', 'return', 'sizeof'):
+            defined[m.group(1)] = c
 calls = collections.defaultdict(set)
 for c in files:
-    for m in re.finditer(r'\b(fdw_[a-z0-9_]+)\s*\(', open(c, errors='replace').read()):
+    for m in re.finditer(r'\b(' + name + r')\s*\(', open(c, errors='replace').read()):
         d = defined.get(m.group(1))
         if d and d != c:
             calls[c].add(d)
@@ -169,6 +174,8 @@ fails_on()
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A front-end's functions, whatever their prefix (cli_, cmd_, list_, tui_, screen_...).
+front_names='[a-z][a-z0-9_]*'
 
 # The rules catch what they are for: a copy of the engine with one upward include, and one
 # with a cycle (a base file calling back into a state file that calls it).
@@ -183,6 +190,14 @@ printf 'int fdw_planted_b(void);\nint fdw_planted_a(void)\n{\n\treturn fdw_plant
 	>>"$tmp/cycle/state/job.c"
 desc="the cycle rule fails on a planted call cycle (base/clock.c <-> state/job.c)"
 check fails_on check_cycles "$tmp/cycle"
+
+# The front-ends too: main.c calls the commands, so a command calling back into main.c
+# (as the escaping and the usage error once did) closes a circle.
+cp -r "$src/cli" "$tmp/cli-cycle"
+printf 'void planted_in_main(void)\n{\n}\n' >>"$tmp/cli-cycle/main.c"
+printf 'void planted_in_list(void)\n{\n\tplanted_in_main();\n}\n' >>"$tmp/cli-cycle/cmd_list.c"
+desc="the cycle rule fails on a planted circle in src/cli (cmd_list.c <-> main.c)"
+check fails_on check_cycles "$tmp/cli-cycle" "$front_names"
 
 mkdir "$tmp/inside"
 cp -r "$src/tui" "$tmp/inside/"
@@ -200,6 +215,10 @@ desc="every engine include stays in its folder or goes down a layer"
 check check_layers "$src/core"
 desc="no call cycle between the engine's files"
 check check_cycles "$src/core"
+desc="no call cycle between the command line's files"
+check check_cycles "$src/cli" "$front_names"
+desc="no call cycle between the wizard's files"
+check check_cycles "$src/tui" "$front_names"
 desc="internal headers stay in their folders"
 check check_internal "$src"
 desc="the front-ends include only each folder's public header"
