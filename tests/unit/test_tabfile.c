@@ -101,6 +101,32 @@ static void test_options(void **state)
 	assert_false(fdw_tab_has_option(&l, 4, "luks"));
 }
 
+static void test_option_value(void **state)
+{
+	struct fdw_tab_line l;
+	struct fdw_tab_reader r;
+	char v[16];
+
+	(void)state;
+	fdw_tab_begin(&r, "UUID=x / btrfs defaults,subvol=/@old,compress=zstd,subvol=@root\\040fs 0 0\n"
+			  "UUID=y /srv ext4 defaults,subvolume=a,subvol 0 2\n");
+	assert_true(fdw_tab_next(&r, &l));
+	/* The last one wins, its escape decoded. */
+	assert_true(fdw_tab_option_value(&l, 3, "subvol", v, sizeof(v)));
+	assert_string_equal(v, "@root fs");
+	assert_true(fdw_tab_option_value(&l, 3, "compress", v, sizeof(v)));
+	assert_string_equal(v, "zstd");
+	assert_false(fdw_tab_option_value(&l, 3, "defaults", v, sizeof(v)));
+	assert_string_equal(v, "");
+	/* Too long for the buffer: none, not cut. */
+	assert_false(fdw_tab_option_value(&l, 3, "subvol", v, 5));
+	assert_string_equal(v, "");
+	assert_false(fdw_tab_option_value(&l, 7, "subvol", v, sizeof(v)));
+	assert_true(fdw_tab_next(&r, &l));
+	/* A longer name that begins the same, and the option with no value: none. */
+	assert_false(fdw_tab_option_value(&l, 3, "subvol", v, sizeof(v)));
+}
+
 static void test_empty_and_null(void **state)
 {
 	struct fdw_tab_line l;
@@ -124,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_hash_inside_field),
 		cmocka_unit_test(test_escapes_and_limits),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_option_value),
 		cmocka_unit_test(test_empty_and_null),
 	};
 

@@ -84,3 +84,24 @@ bool fdw_tab_has_option(const struct fdw_tab_line *l, int i, const char *opt)
 	}
 	return false;
 }
+
+bool fdw_tab_option_value(const struct fdw_tab_line *l, int i, const char *opt, char *buf,
+			  size_t len)
+{
+	char field[512];
+	size_t ol = strlen(opt);
+	bool found = false;
+
+	if (len)
+		buf[0] = '\0';
+	if (!len || !fdw_tab_field(l, i, field, sizeof(field)))
+		return false;
+	for (char *save = NULL, *o = strtok_r(field, ",", &save); o;
+	     o = strtok_r(NULL, ",", &save)) {
+		if (strncmp(o, opt, ol) || o[ol] != '=')
+			continue;
+		found = strlen(o + ol + 1) < len;
+		snprintf(buf, len, "%s", found ? o + ol + 1 : "");
+	}
+	return found;
+}

@@ -44,5 +44,11 @@ bool fdw_tab_field_is(const struct fdw_tab_line *l, int i, const char *s);
 bool fdw_tab_field(const struct fdw_tab_line *l, int i, char *buf, size_t len);
 /* Does field @i, a comma-separated list, hold @opt alone or as "@opt=..."? */
 bool fdw_tab_has_option(const struct fdw_tab_line *l, int i, const char *opt);
+/*
+ * The value of "@opt=VALUE" in field @i (escapes decoded; the last one wins, as mount(8)
+ * takes it) into @buf. False, with @buf "", when there is none or it does not fit.
+ */
+bool fdw_tab_option_value(const struct fdw_tab_line *l, int i, const char *opt, char *buf,
+			  size_t len);
 
 #endif

@@ -15,6 +15,7 @@
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/spawn.h"
+#include "base/tabfile.h"
 #include "base/testhook.h"
 #include "luks2/convert.h"
 #include "luks2/luks2_peek.h"
@@ -202,6 +203,8 @@ static int new_slot(const char *device, const struct fdw_tpm_binding *old, int n
 bool fdw_tpm_in_system_crypttab(const char *device)
 {
 	struct fdw_luks2_peek p;
+	struct fdw_tab_reader r;
+	struct fdw_tab_line l;
 	char *tab = NULL, want[64];
 	size_t n;
 	bool found = false;
@@ -212,12 +215,9 @@ bool fdw_tpm_in_system_crypttab(const char *device)
 	fdw_luks2_peek_release(&p);
 	if (fdw_read_file("/etc/crypttab", 1 << 20, FDW_READ_TEXT, &tab, &n, NULL) != 0)
 		return false;
-	for (char *line = strtok(tab, "\n"); line && !found; line = strtok(NULL, "\n")) {
-		char name[128], source[PATH_MAX];
-
-		if (sscanf(line, " %127s %4095s", name, source) == 2 && name[0] != '#')
-			found = !strcmp(source, want) || !strcmp(source, device);
-	}
+	fdw_tab_begin(&r, tab);
+	while (!found && fdw_tab_next(&r, &l))
+		found = fdw_tab_field_is(&l, 1, want) || fdw_tab_field_is(&l, 1, device);
 	free(tab);
 	return found;
 }

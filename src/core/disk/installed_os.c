@@ -91,21 +91,16 @@ static void add_entry(struct fdw_installed_os *out, const char *spec, const char
 /* The subvol= of an fstab line's options, without a leading '/': "" when none or too long. */
 static void subvol_option(const struct fdw_tab_line *l, char *buf, size_t len)
 {
-	char opts[512];
+	char value[512];
+	const char *o = value;
 
 	buf[0] = '\0';
-	if (!fdw_tab_field(l, 3, opts, sizeof(opts)))
+	if (!fdw_tab_option_value(l, 3, "subvol", value, sizeof(value)))
 		return;
-	for (char *save = NULL, *o = strtok_r(opts, ",", &save); o;
-	     o = strtok_r(NULL, ",", &save)) {
-		if (strncmp(o, "subvol=", 7))
-			continue;
-		o += 7;
-		while (*o == '/')
-			o++;
-		if (strlen(o) < len)
-			snprintf(buf, len, "%s", o);
-	}
+	while (*o == '/')
+		o++;
+	if (strlen(o) < len)
+		snprintf(buf, len, "%s", o);
 }
 
 void fdw_installed_os_parse_fstab(const char *text, const char *fs_uuid, const char *label,
