@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The README's wizard captures, kept true (doc/make-captures.sh makes them).
+"""The manual's wizard captures, kept true (doc/make-captures.sh makes them).
 
 Each doc/captures/NAME.txt starts with a stamp line: the sources that draw that screen,
-each with the first 16 hex digits of its sha256 when the capture was made. A README block
-after a line "<!-- capture NAME -->" is that capture without its stamp.
+each with the first 16 hex digits of its sha256 when the capture was made. A block of the
+manual (doc/manual.md) after a line "<!-- capture NAME -->" is that capture without its
+stamp.
 
   captures.py stamp TOP NAME   print the stamp line of NAME for the sources as they are
-  captures.py update TOP       copy every capture into its README block
+  captures.py update TOP       copy every capture into its block of the manual
   captures.py check TOP        what is stale, one line each; exit 1 when anything is
 """
 import hashlib
@@ -28,6 +29,8 @@ SOURCES = {
     "results": ["src/tui/screen_results.c", "src/tui/tui.c", "src/core/convert/results.c"],
 }
 MARK = re.compile(r"^<!-- capture ([a-z0-9-]+) -->$")
+# The document that shows them.
+DOC = "doc/manual.md"
 
 
 def digest(top, path):
@@ -49,7 +52,7 @@ def capture(top, name):
     return (lines[0] if lines else ""), lines[1:]
 
 
-def readme_blocks(text):
+def doc_blocks(text):
     """(NAME, first line, last line) of each marked block; lines count from 0."""
     lines = text.split("\n")
     out = []
@@ -79,31 +82,31 @@ def check(top):
             changed = [p for p in SOURCES[name] if old.get(p) != digest(top, p)]
             bad.append("%s: made before %s changed; run doc/make-captures.sh" %
                        (path, ", ".join(changed) or "its list of sources"))
-    with open(os.path.join(top, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(top, DOC), encoding="utf-8") as f:
         text = f.read()
     lines = text.split("\n")
     seen = set()
-    for name, first, end in readme_blocks(text):
+    for name, first, end in doc_blocks(text):
         seen.add(name)
         if name not in SOURCES:
-            bad.append("README.md: capture %s is not one doc/make-captures.sh makes" % name)
+            bad.append("%s: capture %s is not one doc/make-captures.sh makes" % (DOC, name))
         elif first is None or end is None:
-            bad.append("README.md: the capture %s mark is not followed by a ``` block" % name)
+            bad.append("%s: the capture %s mark is not followed by a ``` block" % (DOC, name))
         elif lines[first:end] != capture(top, name)[1]:
-            bad.append("README.md: the %s block is not doc/captures/%s.txt; run "
-                       "doc/captures.py update ." % (name, name))
+            bad.append("%s: the %s block is not doc/captures/%s.txt; run "
+                       "doc/captures.py update ." % (DOC, name, name))
     for name in SOURCES:
         if name not in seen:
-            bad.append("README.md: no block marked <!-- capture %s -->" % name)
+            bad.append("%s: no block marked <!-- capture %s -->" % (DOC, name))
     return bad
 
 
 def update(top):
-    path = os.path.join(top, "README.md")
+    path = os.path.join(top, DOC)
     with open(path, encoding="utf-8") as f:
         text = f.read()
     lines = text.split("\n")
-    for name, first, end in reversed(readme_blocks(text)):
+    for name, first, end in reversed(doc_blocks(text)):
         if name in SOURCES and first is not None and end is not None:
             lines[first:end] = capture(top, name)[1]
     with open(path + ".new", "w", encoding="utf-8") as f:

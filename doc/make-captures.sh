@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The wizard's screens as the README shows them, captured from the real program on the demo
+# The wizard's screens as the manual shows them, captured from the real program on the demo
 # image (data/make-demo-disk.sh) in tmux at 100x30, into doc/captures/NAME.txt. Each file
 # starts with a stamp: the sources that draw that screen and a hash of each as it was.
 # tests/unit/test-captures.sh fails when one of those sources changed since, and when a
-# README block marked <!-- capture NAME --> is not that capture: run this again then.
+# block of doc/manual.md marked <!-- capture NAME --> is not that capture: run this again
+# then.
 #
 # Run as root from a built tree: doc/make-captures.sh   (about two minutes; it converts the
 # demo image's Data partition in a folder of its own under /var/tmp, nothing else).
-# The recovery key is shown as X's. The README's blocks marked <!-- capture NAME --> are
+# The recovery key is shown as X's. The manual's blocks marked <!-- capture NAME --> are
 # then made the captures (doc/captures.py update).
 set -euo pipefail
 
@@ -78,4 +79,4 @@ tmux_send "$srv" q
 tmux_wait_exit "$srv" 30 || true
 python3 "$top/doc/captures.py" update "$top"
 python3 "$top/doc/captures.py" check "$top"
-echo "doc/captures: $(ls "$top/doc/captures" | wc -l) captures, copied into README.md"
+echo "doc/captures: $(ls "$top/doc/captures" | wc -l) captures, copied into doc/manual.md"

@@ -121,7 +121,7 @@ assert_true "po/LINGUAS names languages" test -n "${langs// /}"
 wanted="/usr/sbin/fdewiz /usr/share/man/man8/fdewiz.8.gz
 	/usr/share/bash-completion/completions/fdewiz /usr/share/fdewiz/fdewiz-list.schema.json
 	/usr/share/doc/fdewiz/copyright /usr/share/doc/fdewiz/changelog.gz
-	/usr/share/doc/fdewiz/README.md.gz"
+	/usr/share/doc/fdewiz/README.md.gz /usr/share/doc/fdewiz/manual.md.gz"
 for l in $langs; do
 	wanted="$wanted /usr/share/locale/$l/LC_MESSAGES/fdewiz.mo"
 done

@@ -5,7 +5,7 @@
 # passphrase, leaving it in the background, the progress screen again on a new start, the
 # results; then the data is decrypted by cryptsetup and verified (fsck + sha256).
 #
-# FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there (for the README).
+# FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there (for the manual).
 # FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation, and
 # FDEWIZ_TEST_BENCH_SCALE=tiny a short baseline benchmark (still half a minute here, where
 # the default took a minute or two; its screen is checked the same).

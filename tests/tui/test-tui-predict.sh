@@ -10,7 +10,7 @@
 # The plan and both results screens are also shown in Russian and Japanese: the words in
 # that language, the same figures (the prediction, predicted beside measured).
 #
-# FDEWIZ_TUI_CAPTURES=DIR saves the plan and results screens there (for the README).
+# FDEWIZ_TUI_CAPTURES=DIR saves the plan and results screens there (for the manual).
 set -euo pipefail
 
 lib=$(dirname "$0")/../lib

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The README's wizard captures are the program's (doc/captures.py): each capture in
-# doc/captures/ carries a hash of every source that draws its screen, and each README block
-# marked <!-- capture NAME --> is that capture. The check is first shown to fail on a copy
-# of the tree with a planted change to a screen's text and one to a README block, then
+# The manual's wizard captures are the program's (doc/captures.py): each capture in
+# doc/captures/ carries a hash of every source that draws its screen, and each block of
+# doc/manual.md marked <!-- capture NAME --> is that capture. The check is first shown to
+# fail on a copy of the tree with a planted change to a screen's text and one to a block,
+# then
 # passes on the tree itself. Cost: well under a second (python3, no build).
 set -euo pipefail
 
@@ -27,10 +28,10 @@ expect()
 	fi
 }
 
-# A copy of what the check reads: the README, the captures, the sources they name.
+# A copy of what the check reads: the manual, the captures, the sources they name.
 copy=$tmp/tree
 mkdir -p "$copy"
-(cd "$top" && cp --parents README.md doc/captures/*.txt src/tui/*.c src/core/*/*.c "$copy")
+(cd "$top" && cp --parents doc/manual.md doc/captures/*.txt src/tui/*.c src/core/*/*.c "$copy")
 expect "the copy passes as the tree does" 0 "$copy"
 sed -i '0,/_("Choose a partition to encrypt in place")/s//_("Pick a partition to encrypt in place")/' \
 	"$copy/src/tui/screen_disks.c"
@@ -38,9 +39,9 @@ grep -q 'Pick a partition' "$copy/src/tui/screen_disks.c" || { echo "FAIL: nothi
 expect "a planted change to the disks screen's title is caught" 1 "$copy" \
 	"doc/captures/disks.txt: made before src/tui/screen_disks.c changed"
 cp "$top/src/tui/screen_disks.c" "$copy/src/tui/screen_disks.c"
-sed -i '0,/^ fdewiz — Recovery key$/s//  fdewiz — Recovery key/' "$copy/README.md"
-expect "a planted change to a README block is caught" 1 "$copy" \
-	"README.md: the recovery block is not doc/captures/recovery.txt"
+sed -i '0,/^ fdewiz — Recovery key$/s//  fdewiz — Recovery key/' "$copy/doc/manual.md"
+expect "a planted change to a block of the manual is caught" 1 "$copy" \
+	"doc/manual.md: the recovery block is not doc/captures/recovery.txt"
 expect "the tree's captures are the program's" 0 "$top"
 
 echo "test-captures: $((checks - fails)) passed, $fails failed"

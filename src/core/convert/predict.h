@@ -2,7 +2,7 @@
 /*
  * The prediction shown before a conversion: how fast the encrypted volume will be, per
  * benchmark line, from a read-only measurement of the partition and the cipher benchmark
- * of this CPU. The model is stated in README.md ("How the prediction is made").
+ * of this CPU. The model is stated in doc/manual.md ("How the prediction is made").
  */
 #ifndef FDW_PREDICT_H
 #define FDW_PREDICT_H
