@@ -479,8 +479,9 @@ int cmd_status(int argc, char **argv)
 	address = optind < argc ? argv[optind] : NULL;
 	for (;;) {
 		rc = collect(address, all, &views, &n);
-		/* Not LUKS2 yet, but prepared to be encrypted at the next restart: said so. */
-		if (rc == -ENOENT && address) {
+		/* Not LUKS2 yet (plain, or an LVM PV in use), but prepared to be encrypted at
+		 * the next restart: said so. */
+		if (rc && address) {
 			struct fdw_restart_stage st;
 
 			if (fdw_restart_phase_of(address, &st) == FDW_RESTART_PREPARED) {
