@@ -241,27 +241,29 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Unfinished conversions on this machine that have no record (started by another tool). */
-/* An unrecorded conversion that fdewiz's step began at a restart, which the service has
- * not taken over yet: not "started outside fdewiz", and nothing to resume by hand. */
-static void mark_restart_begun(struct view *v)
+/* The id of the conversion fdewiz's step began at a restart and the service has not taken
+ * over yet ("" when none): unrecorded, but not "started outside fdewiz", and nothing to
+ * resume by hand. Looked up once per gathering, for its unrecorded conversions. */
+static void restart_begun_id(char *id, size_t len)
 {
 	struct fdw_restart_stage st;
 
-	v->restart_begun = !v->recorded &&
-			   fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN &&
-			   !strcmp(st.uuid, v->job.id);
+	snprintf(id, len, "%s", fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN ? st.uuid :
+				"");
 }
 
+/* Unfinished conversions on this machine that have no record (started by another tool). */
 static int collect_unrecorded(struct view **out, size_t *n)
 {
 	struct fdw_job *jobs;
 	struct view *nv;
 	size_t n_jobs;
+	char begun[sizeof(jobs->id)];
 	int rc = fdw_job_unrecorded(&jobs, &n_jobs);
 
 	if (rc || !n_jobs)
 		return rc;
+	restart_begun_id(begun, sizeof(begun));
 	nv = realloc(*out, (*n + n_jobs) * sizeof(**out));
 	if (!nv) {
 		free(jobs);
@@ -275,7 +277,7 @@ static int collect_unrecorded(struct view **out, size_t *n)
 		v->job = jobs[i];
 		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0) {
 			fdw_outside_rate(&v->job, &v->p, now_s());
-			mark_restart_begun(v);
+			v->restart_begun = begun[0] && !strcmp(begun, v->job.id);
 			(*n)++;
 		}
 	}
@@ -300,10 +302,13 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 		rc = fdw_job_for_address(address, &v->job, &v->recorded);
 		if (!rc)
 			rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
-		if (!rc && !v->recorded)
+		if (!rc && !v->recorded) {
+			char begun[sizeof(v->job.id)];
+
 			fdw_outside_rate(&v->job, &v->p, now_s());
-		if (!rc)
-			mark_restart_begun(v);
+			restart_begun_id(begun, sizeof(begun));
+			v->restart_begun = begun[0] && !strcmp(begun, v->job.id);
+		}
 		if (rc) {
 			free(v);
 			return rc == -ENODEV ? -ENOENT : rc;
@@ -353,32 +358,26 @@ static bool any_running(const struct view *v, size_t n, bool first)
 }
 
 /* A root prepared to be encrypted at the next restart (for @address when given), whose
- * conversion has not begun: its line in `status`, or false when there is none. */
-static bool print_prepared(const char *address)
+ * conversion has not begun: @st filled, or NULL when there is none. */
+static const struct fdw_restart_stage *prepared_of(const char *address,
+						   struct fdw_restart_stage *st)
 {
-	struct fdw_restart_stage st;
-	char text[1024];
-
-	if (fdw_restart_phase_of(address, &st) != FDW_RESTART_PREPARED)
-		return false;
-	fdw_restart_phase_text(FDW_RESTART_PREPARED, &st, text, sizeof(text));
-	printf("%s  %s\n", cli_safe(address ? address : st.address), text);
-	return true;
+	return fdw_restart_phase_of(address, st) == FDW_RESTART_PREPARED ? st : NULL;
 }
 
-/* The same for --json: {"address", "name", "id"} or null. */
-static struct json_object *prepared_json(const char *address)
+/* Its --json object, {"address", "name", "id"}, or null for none. */
+static struct json_object *prepared_json(const char *address,
+					 const struct fdw_restart_stage *st)
 {
-	struct fdw_restart_stage st;
 	struct json_object *o;
 
-	if (fdw_restart_phase_of(address, &st) != FDW_RESTART_PREPARED)
+	if (!st)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "address", json_object_new_string(address ? address :
-									  st.address));
-	json_object_object_add(o, "name", json_object_new_string(st.name));
-	json_object_object_add(o, "id", json_object_new_string(st.uuid));
+									  st->address));
+	json_object_object_add(o, "name", json_object_new_string(st->name));
+	json_object_object_add(o, "id", json_object_new_string(st->uuid));
 	return o;
 }
 
@@ -387,7 +386,8 @@ static struct json_object *prepared_json(const char *address)
  * `list --json`) what could not be looked at, with the sentence stderr says.
  */
 static void print_status_json(const struct view *views, size_t n, const char *address,
-			      const char *path, const char *why)
+			      const struct fdw_restart_stage *prepared, const char *path,
+			      const char *why)
 {
 	struct json_object *root = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -406,7 +406,7 @@ static void print_status_json(const struct view *views, size_t n, const char *ad
 			       json_object_new_int(STATUS_JSON_VERSION));
 	json_object_object_add(root, "conversions", arr);
 	json_object_object_add(root, "errors", errs);
-	json_object_object_add(root, "prepared_restart", prepared_json(address));
+	json_object_object_add(root, "prepared_restart", prepared_json(address, prepared));
 	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
 						     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
@@ -431,9 +431,29 @@ static void status_error(const char *address, int rc, bool json)
 		cli_report_scan_error(path, rc);
 	}
 	if (json) {
-		print_status_json(NULL, 0, address, path, why);
+		struct fdw_restart_stage st;
+
+		print_status_json(NULL, 0, address, prepared_of(address, &st), path, why);
 		fflush(stdout);
 	}
+}
+
+/* The prepared root's part of `status` (see prepared_of): its line, or with @json the
+ * whole document; false when there is none. */
+static bool show_prepared(const char *address, bool json)
+{
+	struct fdw_restart_stage st;
+	char text[1024];
+
+	if (!prepared_of(address, &st))
+		return false;
+	if (json) {
+		print_status_json(NULL, 0, address, &st, NULL, NULL);
+		return true;
+	}
+	fdw_restart_phase_text(FDW_RESTART_PREPARED, &st, text, sizeof(text));
+	printf("%s  %s\n", cli_safe(address ? address : st.address), text);
+	return true;
 }
 
 static void status_usage(FILE *out)
@@ -481,29 +501,26 @@ int cmd_status(int argc, char **argv)
 		rc = collect(address, all, &views, &n);
 		/* Not LUKS2 yet (plain, or an LVM PV in use), but prepared to be encrypted at
 		 * the next restart: said so. */
-		if (rc && address) {
-			struct fdw_restart_stage st;
-
-			if (fdw_restart_phase_of(address, &st) == FDW_RESTART_PREPARED) {
-				if (json)
-					print_status_json(NULL, 0, address, NULL, NULL);
-				else
-					print_prepared(address);
-				return FDW_EXIT_OK;
-			}
-		}
+		if (rc && address && show_prepared(address, json))
+			return FDW_EXIT_OK;
 		if (rc) {
 			status_error(address, rc, json);
 			return FDW_EXIT_ERROR;
 		}
 		if (json) {
-			print_status_json(views, n, address, NULL, NULL);
+			struct fdw_restart_stage st;
+
+			print_status_json(views, n, address, prepared_of(address, &st), NULL,
+					  NULL);
 		} else {
+			bool prepared;
+
 			if (watch && tty)
 				fputs("\033[H\033[J", stdout);
 			for (size_t i = 0; i < n; i++)
 				print_view_line(&views[i]);
-			if (!(!address && print_prepared(NULL)) && !n)
+			prepared = !address && show_prepared(NULL, false);
+			if (!n && !prepared)
 				printf(_("No conversions.\n"));
 		}
 		fflush(stdout);
