@@ -35,6 +35,8 @@ struct view {
 	bool recorded;		/* false: started by another tool, seen in the header */
 	bool restart_begun;	/* unrecorded because the service after the restart has not
 				 * taken it over yet: begun by fdewiz's step there */
+	bool service_pending;	/* interrupted (a power cut), and the service after this
+				 * restart has not taken it over yet: it will */
 	char where[PATH_MAX];	/* the address its volume is on now; empty: not found */
 };
 
@@ -136,6 +138,11 @@ static void print_view_line(const struct view *v)
 		}
 		/* fall through */
 	case FDW_JOB_INTERRUPTED:
+		if (v->service_pending && v->p.state == FDW_JOB_INTERRUPTED) {
+			fdw_restart_phase_text(FDW_RESTART_BEGUN, NULL, why, sizeof(why));
+			printf("    %s\n", why);
+			break;
+		}
 		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
 		break;
 	case FDW_JOB_NEEDS_REPAIR:
@@ -184,6 +191,9 @@ static struct json_object *view_json(const struct view *v)
 								 v->restart_begun ? "restart" :
 								 "header"));
 	json_object_object_add(o, "state", json_object_new_string(fdw_job_state_name(v->p.state)));
+	/* Begun at a restart: its service goes on with it (unrecorded yet, or interrupted). */
+	json_object_object_add(o, "service_takes_over",
+			       json_object_new_boolean(v->restart_begun || v->service_pending));
 	json_object_object_add(o, "phase", json_object_new_string(fdw_phase_key(v->p.phase)));
 	json_object_object_add(o, "percent", json_object_new_double(percent_of(&v->p)));
 	json_object_object_add(o, "done", json_object_new_int64((int64_t)v->p.done));
@@ -241,29 +251,49 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The id of the conversion fdewiz's step began at a restart and the service has not taken
- * over yet ("" when none): unrecorded, but not "started outside fdewiz", and nothing to
- * resume by hand. Looked up once per gathering, for its unrecorded conversions. */
-static void restart_begun_id(char *id, size_t len)
+/* The conversion fdewiz's step began at a restart, looked up once per gathering: its id
+ * ("" when none) and whether its service has yet to take it over at this start. Unrecorded
+ * it is not "started outside fdewiz"; interrupted, nothing to resume by hand while the
+ * service is to come. */
+struct restart_begun {
+	bool looked;		/* only asked for by a conversion it may concern */
+	char id[sizeof(((struct fdw_job *)0)->id)];
+	bool service_pending;
+};
+
+/* Mark @v (observed) by what the restart began, looked up into @b the first time. */
+static void restart_begun_mark(struct view *v, struct restart_begun *b)
 {
 	struct fdw_restart_stage st;
+	bool same;
 
-	snprintf(id, len, "%s", fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN ? st.uuid :
-				"");
+	if (v->recorded && v->p.state != FDW_JOB_INTERRUPTED)
+		return;
+	if (!b->looked) {
+		bool begun = fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN;
+
+		snprintf(b->id, sizeof(b->id), "%s", begun ? st.uuid : "");
+		b->service_pending = begun && fdw_restart_service_pending(&st);
+		b->looked = true;
+	}
+	same = b->id[0] && !strcmp(b->id, v->job.id);
+
+	if (!v->recorded)
+		v->restart_begun = same;
+	else
+		v->service_pending = same && b->service_pending;
 }
 
 /* Unfinished conversions on this machine that have no record (started by another tool). */
-static int collect_unrecorded(struct view **out, size_t *n)
+static int collect_unrecorded(struct view **out, size_t *n, struct restart_begun *begun)
 {
 	struct fdw_job *jobs;
 	struct view *nv;
 	size_t n_jobs;
-	char begun[sizeof(jobs->id)];
 	int rc = fdw_job_unrecorded(&jobs, &n_jobs);
 
 	if (rc || !n_jobs)
 		return rc;
-	restart_begun_id(begun, sizeof(begun));
 	nv = realloc(*out, (*n + n_jobs) * sizeof(**out));
 	if (!nv) {
 		free(jobs);
@@ -277,7 +307,7 @@ static int collect_unrecorded(struct view **out, size_t *n)
 		v->job = jobs[i];
 		if (fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where)) == 0) {
 			fdw_outside_rate(&v->job, &v->p, now_s());
-			v->restart_begun = begun[0] && !strcmp(begun, v->job.id);
+			restart_begun_mark(v, begun);
 			(*n)++;
 		}
 	}
@@ -289,6 +319,7 @@ static int collect_unrecorded(struct view **out, size_t *n)
 static int collect(const char *address, bool all, struct view **out, size_t *n)
 {
 	struct fdw_job *jobs = NULL;
+	struct restart_begun begun = { 0 };
 	size_t n_jobs = 0;
 	int rc;
 
@@ -302,13 +333,10 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 		rc = fdw_job_for_address(address, &v->job, &v->recorded);
 		if (!rc)
 			rc = fdw_job_observe_at(&v->job, &v->p, v->where, sizeof(v->where));
-		if (!rc && !v->recorded) {
-			char begun[sizeof(v->job.id)];
-
+		if (!rc && !v->recorded)
 			fdw_outside_rate(&v->job, &v->p, now_s());
-			restart_begun_id(begun, sizeof(begun));
-			v->restart_begun = begun[0] && !strcmp(begun, v->job.id);
-		}
+		if (!rc)
+			restart_begun_mark(v, &begun);
 		if (rc) {
 			free(v);
 			return rc == -ENODEV ? -ENOENT : rc;
@@ -336,11 +364,13 @@ static int collect(const char *address, bool all, struct view **out, size_t *n)
 			continue;
 		if (v->where[0] && where_taken(*out, *n, v->where))
 			v->where[0] = '\0';
+		if (v->where[0])
+			restart_begun_mark(v, &begun);
 		if (all || recent_or_open(v))
 			(*n)++;
 	}
 	free(jobs);
-	return collect_unrecorded(out, n);
+	return collect_unrecorded(out, n, &begun);
 }
 
 /*

@@ -13,25 +13,29 @@
 #      reencrypt --init-only with the stage's UUID) and the service not there yet: no
 #      "started outside fdewiz" and no "continue with: fdewiz resume", but that the service
 #      goes on with it; with another UUID in the stage, the header's conversion is someone
-#      else's again, and said so.
-# Nothing is converted: status only reads.
-# Cost: about 10 s.
+#      else's again, and said so;
+#   3. a conversion interrupted by a power cut during the service's work, at the next
+#      start before the service takes it over (the passphrase the step left still in root's
+#      keyring): its service goes on with it, nothing to resume by hand; without that key,
+#      'fdewiz resume'.
+# Status only reads; part 3's conversion is fdewiz's own, killed at 30 %.
+# Cost: about 15 s.
 set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
 require_root
-require_cmds jq parted losetup mkfs.ext4 cryptsetup blkid
+require_cmds jq parted losetup mkfs.ext4 cryptsetup blkid python3
 require_fdewiz
 
 img_test_init
 export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
 img=$IMG_TMP/disk.img
-img_new "$img" 96
+img_new "$img" 192
 img_gpt "$img"
 img_part "$img" Root 1 64
-img_part "$img" Other 65 95
+img_part "$img" Other 65 191
 img_mkfs "$img" 1 ext4 Root
 img_mkfs "$img" 2 ext4 Other
 img_fill "$img" 1 8
@@ -102,4 +106,64 @@ check "with another preparation's UUID it is someone else's conversion, said so"
 	grep -q 'started outside fdewiz' <<<"$out"
 check "... not begun at the restart" not_grep 'begun at the restart' <<<"$out"
 img_unloop "$loop"
+
+# 3. After a power cut during the service's conversion: its record says interrupted, and at
+# the next start the step left the passphrase in root's keyring for the service, which has
+# not taken it over yet: it will, so nobody is asked to resume by hand; once the key is
+# gone (taken by a service that stopped, or never left: Debian's cryptroot opened it), the
+# person resumes. (By its address: the listing of every conversion would show the other
+# tests' too, when they run beside this one.) Here the conversion is fdewiz's own offline one on partition 2, killed at
+# 30 %, and the key is put in and taken out with the keyring's system calls.
+rc=0
+printf 'restart passphrase' >"$IMG_TMP/key"
+FDEWIZ_TEST_KILL_AT=progress=30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+	--key-file "$IMG_TMP/key" "$img:2" >"$IMG_TMP/enc.out" 2>&1 || rc=$?
+[ "$rc" = 137 ] || tail -n 5 "$IMG_TMP/enc.out"
+assert_eq "the conversion of partition 2 was killed at 30 %" 137 "$rc"
+loop2=$(img_loop "$img" 2)
+uuid2=$(cryptsetup luksUUID "$loop2")
+# keyring put|drop DESC: a "user" key in root's user keyring (add_key, keyctl: x86-64).
+keyring()
+{
+	python3 - "$1" "$2" <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+user = ctypes.c_long(-4)  # KEY_SPEC_USER_KEYRING
+desc = sys.argv[2].encode()
+if sys.argv[1] == "put":
+    sys.exit(0 if libc.syscall(248, b"user", desc, b"restart passphrase", 18, user) > 0 else 1)
+key = libc.syscall(250, 10, user, b"user", desc, 0)  # KEYCTL_SEARCH
+if key > 0:
+    libc.syscall(250, 3, ctypes.c_long(key), 0, 0, 0)  # KEYCTL_REVOKE
+    libc.syscall(250, 9, ctypes.c_long(key), user, 0, 0)  # KEYCTL_UNLINK
+PY
+}
+sed -i "s|^address=.*|address=$loop2|" "$FDEWIZ_STATE_DIR/restart/stage"
+sed -i "s|^uuid=.*|uuid=$uuid2|" "$FDEWIZ_STATE_DIR/restart/stage"
+out=$("$FDEWIZ" status "$img:2" 2>&1) || true
+echo "status (interrupted, no key): $out"
+check "without the key left at this start: interrupted, continue with 'fdewiz resume'" \
+	grep -q 'continue with: fdewiz resume' <<<"$out"
+check "... and --json says no service takes it over" \
+	[ "$("$FDEWIZ" status --json | jq -r '[.conversions[] | select(.id == "'"$uuid2"'") | .service_takes_over] | tostring')" = '[false]' ]
+keyring put "fdewiz-restart:$uuid2"
+out=$("$FDEWIZ" status "$img:2" 2>&1) || true
+echo "status (interrupted, the key waiting): $out"
+check "the key waiting for the service: still said to be interrupted" \
+	grep -q "^$img:2  interrupted  [0-9.]*%" <<<"$out"
+check "... not to be resumed by hand" not_grep 'resume' <<<"$out"
+check "... but that its service goes on with it" \
+	grep -q 'its service (fdewiz-restart) goes on with it in the background' <<<"$out"
+out=$("$FDEWIZ" status 2>&1) || true
+check "the same in the listing of every conversion" \
+	bash -c 'grep -A2 "^$1  interrupted" <<<"$2" | grep -q "its service (fdewiz-restart) goes on"' \
+	_ "$img:2" "$out"
+check "--json says its service takes it over" \
+	[ "$("$FDEWIZ" status --json | jq -r '[.conversions[] | select(.id == "'"$uuid2"'") | .service_takes_over] | tostring')" = '[true]' ]
+keyring drop "fdewiz-restart:$uuid2"
+out=$("$FDEWIZ" status "$img:2" 2>&1) || true
+check "the key gone again: continue with 'fdewiz resume'" \
+	grep -q 'continue with: fdewiz resume' <<<"$out"
+img_unloop "$loop2"
 assert_finish

@@ -74,6 +74,11 @@ int fdw_keyring_get(const char *desc, struct fdw_secret **out)
 	return 0;
 }
 
+bool fdw_keyring_has(const char *desc)
+{
+	return find(desc) >= 0;
+}
+
 void fdw_keyring_drop(const char *desc)
 {
 	int32_t id = find(desc);

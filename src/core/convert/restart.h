@@ -70,6 +70,10 @@ enum fdw_restart_phase {
 /* For the partition @address (by any of its names; NULL: whichever is prepared), with @st
  * filled when not FDW_RESTART_NONE. */
 enum fdw_restart_phase fdw_restart_phase_of(const char *address, struct fdw_restart_stage *st);
+/* Begun, and the passphrase typed at this start still waits in root's keyring: the
+ * service has not taken the conversion over yet, and will (without it, it cannot go on by
+ * itself: 'fdewiz resume' asks for the passphrase). */
+bool fdw_restart_service_pending(const struct fdw_restart_stage *st);
 /* What `status` and the wizard say of @phase, translated ("" for none). */
 void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
 			    char *buf, size_t len);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/keyring.h"
+#include "boot/restart_files.h"
 #include "luks2/luks2_peek.h"
 #include "restart.h"
 
@@ -91,6 +93,14 @@ enum fdw_restart_phase fdw_restart_phase_of(const char *address, struct fdw_rest
 	    fdw_luks2_peek_has_uuid(dev, st->uuid))
 		return FDW_RESTART_BEGUN;
 	return FDW_RESTART_PREPARED;
+}
+
+bool fdw_restart_service_pending(const struct fdw_restart_stage *st)
+{
+	char desc[128];
+
+	fdw_restart_key_desc(st->uuid, desc, sizeof(desc));
+	return fdw_keyring_has(desc);
 }
 
 void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
