@@ -251,41 +251,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The conversion fdewiz's step began at a restart, looked up once per gathering: its id
- * ("" when none) and whether its service has yet to take it over at this start. Unrecorded
- * it is not "started outside fdewiz"; interrupted, nothing to resume by hand while the
- * service is to come. */
-struct restart_begun {
-	bool looked;		/* only asked for by a conversion it may concern */
-	char id[sizeof(((struct fdw_job *)0)->id)];
-	bool service_pending;
-};
-
-/* Mark @v (observed) by what the restart began, looked up into @b the first time. */
-static void restart_begun_mark(struct view *v, struct restart_begun *b)
+/* Mark @v (observed) by whether the service of a restart goes on with it (@b: the restart
+ * looked up once per gathering). */
+static void restart_begun_mark(struct view *v, struct fdw_restart_begun *b)
 {
-	struct fdw_restart_stage st;
-	bool same;
+	bool goes_on = fdw_restart_goes_on_with(b, &v->job, v->recorded, &v->p);
 
-	if (v->recorded && v->p.state != FDW_JOB_INTERRUPTED)
-		return;
-	if (!b->looked) {
-		bool begun = fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN;
-
-		snprintf(b->id, sizeof(b->id), "%s", begun ? st.uuid : "");
-		b->service_pending = begun && fdw_restart_service_pending(&st);
-		b->looked = true;
-	}
-	same = b->id[0] && !strcmp(b->id, v->job.id);
-
-	if (!v->recorded)
-		v->restart_begun = same;
-	else
-		v->service_pending = same && b->service_pending;
+	v->restart_begun = goes_on && !v->recorded;
+	v->service_pending = goes_on && v->recorded;
 }
 
 /* Unfinished conversions on this machine that have no record (started by another tool). */
-static int collect_unrecorded(struct view **out, size_t *n, struct restart_begun *begun)
+static int collect_unrecorded(struct view **out, size_t *n, struct fdw_restart_begun *begun)
 {
 	struct fdw_job *jobs;
 	struct view *nv;
@@ -319,7 +296,7 @@ static int collect_unrecorded(struct view **out, size_t *n, struct restart_begun
 static int collect(const char *address, bool all, struct view **out, size_t *n)
 {
 	struct fdw_job *jobs = NULL;
-	struct restart_begun begun = { 0 };
+	struct fdw_restart_begun begun = { 0 };
 	size_t n_jobs = 0;
 	int rc;
 

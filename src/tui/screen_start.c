@@ -13,14 +13,17 @@
 #include "core/base/base_api.h"
 #include "core/disk/disk_api.h"
 #include "core/boot/boot_api.h"
+#include "core/convert/convert_api.h"
 #include "curses.h"
 #include "tui.h"
 
-/* The conversions shown: unfinished, or ended unseen (n_ended of them). */
+/* The conversions shown: unfinished, or ended unseen (n_ended of them); by_service: the
+ * service of a restart goes on with it (nothing to resume by hand). */
 struct start_state {
 	struct fdw_job *jobs;
 	struct fdw_progress *progress;
-	size_t n, sel, n_ended;
+	bool *by_service;
+	size_t n, sel, n_ended, n_by_service;
 };
 
 /* @address without a trailing ":N" (a partition of an image), resolved. */
@@ -59,7 +62,8 @@ static bool job_matches(const struct tui *t, const struct fdw_job *job)
  * Keep @job when it is on this machine now (under the address it has now) and either
  * unfinished or ended while nobody watched.
  */
-static void consider(struct tui *t, struct start_state *st, struct fdw_job *job)
+static void consider(struct tui *t, struct start_state *st, struct fdw_job *job, bool recorded,
+		     struct fdw_restart_begun *begun)
 {
 	char where[PATH_MAX];
 	struct fdw_progress p;
@@ -74,6 +78,8 @@ static void consider(struct tui *t, struct start_state *st, struct fdw_job *job)
 	snprintf(job->address, sizeof(job->address), "%s", where);
 	if (!job_matches(t, job))
 		return;
+	st->by_service[st->n] = fdw_restart_goes_on_with(begun, job, recorded, &p);
+	st->n_by_service += st->by_service[st->n];
 	st->jobs[st->n] = *job;
 	st->progress[st->n++] = p;
 	st->n_ended += ended;
@@ -82,14 +88,18 @@ static void consider(struct tui *t, struct start_state *st, struct fdw_job *job)
 static void start_load(struct tui *t, struct start_state *st)
 {
 	struct fdw_job *all = NULL, *other = NULL;
+	struct fdw_restart_begun begun = { 0 };
 	size_t n = 0, n_other = 0;
 
 	free(st->jobs);
 	free(st->progress);
+	free(st->by_service);
 	st->jobs = NULL;
 	st->progress = NULL;
+	st->by_service = NULL;
 	st->n = 0;
 	st->n_ended = 0;
+	st->n_by_service = 0;
 	if (fdw_job_list(&all, &n) != 0)
 		n = 0;
 	/* Unfinished conversions another tool started: they have no record, only a header. */
@@ -99,12 +109,13 @@ static void start_load(struct tui *t, struct start_state *st)
 		goto out;
 	st->jobs = calloc(n + n_other, sizeof(*st->jobs));
 	st->progress = calloc(n + n_other, sizeof(*st->progress));
-	if (!st->jobs || !st->progress)
+	st->by_service = calloc(n + n_other, sizeof(*st->by_service));
+	if (!st->jobs || !st->progress || !st->by_service)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		consider(t, st, &all[i]);
+		consider(t, st, &all[i], true, &begun);
 	for (size_t i = 0; i < n_other; i++)
-		consider(t, st, &other[i]);
+		consider(t, st, &other[i], false, &begun);
 	if (st->sel >= st->n)
 		st->sel = 0;
 out:
@@ -112,16 +123,17 @@ out:
 	free(other);
 }
 
-/* What a person knows the volume by: label, size and UUID. */
-static void job_name(const struct fdw_job *job, char *buf, size_t len)
+/* What a person knows the volume by: label, size and UUID (and who began it, when not
+ * fdewiz: not @by_service, the restart's step). */
+static void job_name(const struct fdw_job *job, bool by_service, char *buf, size_t len)
 {
 	char size[32] = "";
 
 	if (job->ident.size)
 		fdw_format_size(job->ident.size, size, sizeof(size));
 	snprintf(buf, len, "%s%s%s%s%s  %.8s", job->ident.label[0] ? "\"" : "", job->ident.label,
-		 job->ident.label[0] ? "\", " : "", size, job->created ? "" : _(", not by fdewiz"),
-		 job->id);
+		 job->ident.label[0] ? "\", " : "", size,
+		 job->created || by_service ? "" : _(", not by fdewiz"), job->id);
 }
 
 static void start_draw(struct tui *t)
@@ -151,7 +163,7 @@ static void start_draw(struct tui *t)
 
 		char name[160];
 
-		job_name(&st->jobs[i], name, sizeof(name));
+		job_name(&st->jobs[i], st->by_service[i], name, sizeof(name));
 		snprintf(line, sizeof(line), "%s %s  %s", i == st->sel ? ">" : " ",
 			 st->jobs[i].address, name);
 		if (i == st->sel)
@@ -162,6 +174,13 @@ static void start_draw(struct tui *t)
 		tui_put(y, COLS - 40 > 30 ? COLS - 40 : 30, 38, line, false);
 		if (i == st->sel)
 			tui_attr_off(t, TUI_C_SELECT);
+	}
+	/* The restart's own: said under the list, so that nobody resumes it by hand. */
+	if (st->n_by_service && y + 1 < LINES - 3) {
+		char why[512];
+
+		fdw_restart_phase_text(FDW_RESTART_BEGUN, NULL, why, sizeof(why));
+		tui_wrap(y + 1, 2, cw, 2, why);
 	}
 }
 
@@ -194,6 +213,10 @@ static void start_key(struct tui *t, struct tui_key k)
 		if (st->progress[st->sel].state == FDW_JOB_RUNNING)
 			tui_set_status(t, false, "%s", _("It is running already: press Enter to "
 							 "see its progress."));
+		else if (st->by_service[st->sel])
+			tui_set_status(t, false, "%s", _("The restart's conversion: its service "
+							 "(fdewiz-restart) goes on with it once "
+							 "the system has started; nothing to do."));
 		else if (st->progress[st->sel].state == FDW_JOB_COMPLETE &&
 			 !fdw_system_boot_pending(&st->jobs[st->sel]))
 			tui_set_status(t, false, "%s", _("It is complete: press Enter to see its "
@@ -253,6 +276,7 @@ static void start_free(void *state)
 
 	free(st->jobs);
 	free(st->progress);
+	free(st->by_service);
 }
 
 const struct tui_screen_ops tui_screen_start = {

@@ -24,6 +24,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/../lib/assert.sh"
 . "$(dirname "$0")/../lib/images.sh"
+. "$(dirname "$0")/../lib/restart-state.sh"
 require_root
 require_cmds jq parted losetup mkfs.ext4 cryptsetup blkid python3
 require_fdewiz
@@ -49,16 +50,11 @@ uuid=0b7e3a55-1f2d-4c8e-9a61-5d2f8e4c7b10
 check() { local what=$1 rc=0; shift; "$@" >/dev/null 2>&1 || rc=$?; assert_eq "$what" 0 "$rc"; }
 not_grep() { ! grep -q "$@"; }
 
-# stage UUID: the stage record 'encrypt --at-restart' writes (restart_files.c's format).
+# stage UUID: the stage record 'encrypt --at-restart' writes, for the root on $loop.
 stage()
 {
-	mkdir -p "$FDEWIZ_STATE_DIR/restart"
-	chmod 0700 "$FDEWIZ_STATE_DIR" "$FDEWIZ_STATE_DIR/restart"
-	printf '# fdewiz: the root to encrypt at the next restart\ndevice=%s\naddress=%s\nuuid=%s\nfs_uuid=%s\nname=root_crypt\nboot_mib=0\nfstype=ext4\n' \
-		"/dev/disk/by-partuuid/$partuuid" "$loop" "$1" \
-		"$(blkid -s UUID -o value "$loop" 2>/dev/null || echo none)" \
-		>"$FDEWIZ_STATE_DIR/restart/stage"
-	chmod 0600 "$FDEWIZ_STATE_DIR/restart/stage"
+	restart_stage "$FDEWIZ_STATE_DIR" "$partuuid" "$loop" "$1" \
+		"$(blkid -s UUID -o value "$loop" 2>/dev/null || echo none)"
 }
 stage "$uuid"
 
@@ -122,23 +118,6 @@ FDEWIZ_TEST_KILL_AT=progress=30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkd
 assert_eq "the conversion of partition 2 was killed at 30 %" 137 "$rc"
 loop2=$(img_loop "$img" 2)
 uuid2=$(cryptsetup luksUUID "$loop2")
-# keyring put|drop DESC: a "user" key in root's user keyring (add_key, keyctl: x86-64).
-keyring()
-{
-	python3 - "$1" "$2" <<'PY'
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-user = ctypes.c_long(-4)  # KEY_SPEC_USER_KEYRING
-desc = sys.argv[2].encode()
-if sys.argv[1] == "put":
-    sys.exit(0 if libc.syscall(248, b"user", desc, b"restart passphrase", 18, user) > 0 else 1)
-key = libc.syscall(250, 10, user, b"user", desc, 0)  # KEYCTL_SEARCH
-if key > 0:
-    libc.syscall(250, 3, ctypes.c_long(key), 0, 0, 0)  # KEYCTL_REVOKE
-    libc.syscall(250, 9, ctypes.c_long(key), user, 0, 0)  # KEYCTL_UNLINK
-PY
-}
 sed -i "s|^address=.*|address=$loop2|" "$FDEWIZ_STATE_DIR/restart/stage"
 sed -i "s|^uuid=.*|uuid=$uuid2|" "$FDEWIZ_STATE_DIR/restart/stage"
 out=$("$FDEWIZ" status "$img:2" 2>&1) || true
@@ -147,7 +126,7 @@ check "without the key left at this start: interrupted, continue with 'fdewiz re
 	grep -q 'continue with: fdewiz resume' <<<"$out"
 check "... and --json says no service takes it over" \
 	[ "$("$FDEWIZ" status --json | jq -r '[.conversions[] | select(.id == "'"$uuid2"'") | .service_takes_over] | tostring')" = '[false]' ]
-keyring put "fdewiz-restart:$uuid2"
+restart_key put "$uuid2"
 out=$("$FDEWIZ" status "$img:2" 2>&1) || true
 echo "status (interrupted, the key waiting): $out"
 check "the key waiting for the service: still said to be interrupted" \
@@ -161,7 +140,7 @@ check "the same in the listing of every conversion" \
 	_ "$img:2" "$out"
 check "--json says its service takes it over" \
 	[ "$("$FDEWIZ" status --json | jq -r '[.conversions[] | select(.id == "'"$uuid2"'") | .service_takes_over] | tostring')" = '[true]' ]
-keyring drop "fdewiz-restart:$uuid2"
+restart_key drop "$uuid2"
 out=$("$FDEWIZ" status "$img:2" 2>&1) || true
 check "the key gone again: continue with 'fdewiz resume'" \
 	grep -q 'continue with: fdewiz resume' <<<"$out"

@@ -49,6 +49,15 @@ bool fdw_restart_pending(struct fdw_restart_stage *st)
 	return fdw_restart_stage_read(stage, st) == 0;
 }
 
+bool fdw_restart_begun(const struct fdw_restart_stage *st)
+{
+	char dev[PATH_MAX];
+
+	/* The device by its PARTUUID link, or as the person named it where there is none. */
+	return (realpath(st->device, dev) || (st->address[0] && realpath(st->address, dev))) &&
+	       fdw_luks2_peek_has_uuid(dev, st->uuid);
+}
+
 /* Is the boot folder a filesystem of its own? The initramfs is read from it plain. */
 static bool boot_separate(void)
 {
@@ -624,7 +633,7 @@ int fdw_restart_cancel(char *why, size_t len)
 		snprintf(why, len, _("no encryption is prepared for the next restart."));
 		return -ENOENT;
 	}
-	if (fdw_luks2_peek_has_uuid(st.device, st.uuid)) {
+	if (fdw_restart_begun(&st)) {
 		snprintf(why, len, _("the encryption of %s has begun (at a restart) and cannot "
 				     "be undone; pause it with: fdewiz pause %s"), st.address,
 			 st.address);

@@ -59,6 +59,9 @@ int fdw_restart_cancel(char *why, size_t len);
 
 /* Is a restart prepared on this system (the stage record there)? */
 bool fdw_restart_pending(struct fdw_restart_stage *st);
+/* Has the step at a restart begun @st's conversion: its header on the root (found by its
+ * PARTUUID link, or as the person named it where there is none)? */
+bool fdw_restart_begun(const struct fdw_restart_stage *st);
 /* Prepared, and its restart has not begun the conversion yet ('cancel' still undoes it)? */
 bool fdw_restart_prepared(struct fdw_restart_stage *st);
 /* Where a restart's conversion stands, as `status` tells it. */
@@ -74,6 +77,21 @@ enum fdw_restart_phase fdw_restart_phase_of(const char *address, struct fdw_rest
  * service has not taken the conversion over yet, and will (without it, it cannot go on by
  * itself: 'fdewiz resume' asks for the passphrase). */
 bool fdw_restart_service_pending(const struct fdw_restart_stage *st);
+/* The restart's conversion as a gathering of conversions (status, the wizard) sees it:
+ * looked up once, on the first conversion it may concern. Zero it before the gathering. */
+struct fdw_restart_begun {
+	bool looked;
+	char id[40];		/* the UUID the step began with, or "" */
+	bool service_pending;	/* fdw_restart_service_pending() of that stage */
+};
+/*
+ * Does the service of a restart go on with @job (@recorded: it has a job record; observed
+ * as @p) by itself, so that nobody is to resume it by hand? Either the step at this start
+ * began it and the service has not taken it over yet (no record yet), or a power cut
+ * interrupted it and the passphrase typed at this start still waits for the service.
+ */
+bool fdw_restart_goes_on_with(struct fdw_restart_begun *b, const struct fdw_job *job,
+			      bool recorded, const struct fdw_progress *p);
 /* What `status` and the wizard say of @phase, translated ("" for none). */
 void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
 			    char *buf, size_t len);

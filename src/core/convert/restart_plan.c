@@ -10,7 +10,6 @@
 #include "base/i18n.h"
 #include "base/keyring.h"
 #include "boot/restart_files.h"
-#include "luks2/luks2_peek.h"
 #include "restart.h"
 
 void fdw_restart_plan(const struct fdw_restart_stage *st,
@@ -57,11 +56,7 @@ void fdw_restart_plan(const struct fdw_restart_stage *st,
 
 bool fdw_restart_prepared(struct fdw_restart_stage *st)
 {
-	char dev[PATH_MAX];
-
-	if (!fdw_restart_pending(st))
-		return false;
-	return !realpath(st->device, dev) || !fdw_luks2_peek_has_uuid(dev, st->uuid);
+	return fdw_restart_pending(st) && !fdw_restart_begun(st);
 }
 
 bool fdw_restart_can_bench(const struct fdw_restart_stage *st)
@@ -82,17 +77,11 @@ static bool names_stage_root(const char *address, const struct fdw_restart_stage
 
 enum fdw_restart_phase fdw_restart_phase_of(const char *address, struct fdw_restart_stage *st)
 {
-	char dev[PATH_MAX];
-
 	if (!fdw_restart_pending(st))
 		return FDW_RESTART_NONE;
 	if (address && !names_stage_root(address, st))
 		return FDW_RESTART_NONE;
-	/* The device by its PARTUUID link, or as the person named it where there is none. */
-	if ((realpath(st->device, dev) || (st->address[0] && realpath(st->address, dev))) &&
-	    fdw_luks2_peek_has_uuid(dev, st->uuid))
-		return FDW_RESTART_BEGUN;
-	return FDW_RESTART_PREPARED;
+	return fdw_restart_begun(st) ? FDW_RESTART_BEGUN : FDW_RESTART_PREPARED;
 }
 
 bool fdw_restart_service_pending(const struct fdw_restart_stage *st)
@@ -101,6 +90,26 @@ bool fdw_restart_service_pending(const struct fdw_restart_stage *st)
 
 	fdw_restart_key_desc(st->uuid, desc, sizeof(desc));
 	return fdw_keyring_has(desc);
+}
+
+bool fdw_restart_goes_on_with(struct fdw_restart_begun *b, const struct fdw_job *job,
+			      bool recorded, const struct fdw_progress *p)
+{
+	struct fdw_restart_stage st;
+
+	/* A recorded conversion is the service's again only once a power cut stopped it. */
+	if (recorded && p->state != FDW_JOB_INTERRUPTED)
+		return false;
+	if (!b->looked) {
+		bool begun = fdw_restart_phase_of(NULL, &st) == FDW_RESTART_BEGUN;
+
+		snprintf(b->id, sizeof(b->id), "%s", begun ? st.uuid : "");
+		b->service_pending = begun && fdw_restart_service_pending(&st);
+		b->looked = true;
+	}
+	if (!b->id[0] || strcmp(b->id, job->id))
+		return false;
+	return !recorded || b->service_pending;
 }
 
 void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
