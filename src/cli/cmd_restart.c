@@ -251,8 +251,9 @@ int cmd_restart_continue(int argc, char **argv)
 			cli_safe(st.address));
 	} else {
 		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
-		/* 'fdewiz pause' stopped it: the service ends without a failure. */
-		if (exit_code != FDW_EXIT_OK && fdw_restart_paused(&st))
+		/* 'fdewiz pause' or a shutdown stopped it at a safe point: the service ends
+		 * without a failure (a shutdown's goes on at the next start). */
+		if (exit_code != FDW_EXIT_OK && fdw_restart_stopped_safely(&st))
 			exit_code = FDW_EXIT_OK;
 	}
 	fdw_resume_close(&r);

@@ -56,7 +56,7 @@ set_power()
 
 img=$IMG_TMP/disk.img
 # A worker still waiting for the charger (the test failed half-way) holds the image:
-# `pause` stops it too (SIGTERM to the worker that holds the lock, then a wait).
+# `pause` stops it too (SIGINT to the worker that holds the lock, then a wait).
 img_worker_stop_at_exit "$FDEWIZ_STATE_DIR" "$img"
 img_ext4_fixture "$img" 302 60 data end
 echo "image built in $((SECONDS - t0)) s"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Offline in-place encryption of an ext4 partition inside a disk image: encrypt, stop with
-# SIGINT and resume, kill with SIGKILL and resume; each time verified independently of
+# SIGINT and resume, kill with SIGKILL and resume, in the background stopped by SIGTERM (a
+# shutdown: interrupted) and by pause (paused); each time verified independently of
 # fdewiz (cryptsetup decrypts through a header copy, then e2fsck and sha256 of every file).
 set -euo pipefail
 
@@ -157,8 +158,9 @@ grep -q "already exists" "$work/out" || { cat "$work/out"; assert_stop "existing
 rm -f "$work/backup.hdr"
 assert_reached "an existing header backup is refused before anything changes"
 
-# 7. In the background: the worker survives its parent, pause stops it at a safe point,
-#    resume continues in a new worker, status follows it to completion.
+# 7. In the background: the worker survives its parent; SIGTERM (a shutdown) stops it at a
+#    safe point as interrupted, resume continues in a new worker, pause (the person's)
+#    stops that one as paused, resume again, status follows it to completion.
 status_field() {
 	"$FDEWIZ" status --json "$work/disk.img:1" | jq -r ".conversions[0].$1"
 }
@@ -172,10 +174,24 @@ wpid=$(sed -n 's/.*(worker \([0-9]*\)).*/\1/p' "$work/out")
 [ "$(ps -o tty= -p "$wpid" | tr -d ' ')" = "?" ] || assert_stop "worker has a terminal"
 [ "$(status_field state)" = running ] || assert_stop "status does not say running"
 wait_job "$work/disk.img:1" '.percent >= 30' 60 || true
+# SIGTERM, as a shutdown sends every process: stopped at a safe point, interrupted (it goes
+# on with resume, or the restart's service at the next start), not paused by the person.
+kill -TERM "$wpid"
+for _ in $(seq 100); do case "$(ps -o stat= -p "$wpid" || true)" in ""|Z*) break ;; esac; sleep 0.1; done
+assert_eq "SIGTERM (a shutdown): interrupted, not paused" interrupted "$(status_field state)"
+assert_eq "... saying the system asked it to stop" 1 \
+	"$(status_field message | grep -c 'stopped at a safe point when the system asked')"
+"$FDEWIZ" status "$work/disk.img:1" >"$work/out" 2>&1 || true
+assert_eq "... and to continue with resume" 1 "$(grep -c 'continue with: fdewiz resume' "$work/out")"
+FDEWIZ_TEST_HOLD_AT=progress=60 "$FDEWIZ" resume --key-file "$work/key" "$work/disk.img:1" \
+	>"$work/out" 2>&1 || { cat "$work/out"; assert_stop "resume after SIGTERM"; }
+wpid=$(sed -n 's/.*(worker \([0-9]*\)).*/\1/p' "$work/out")
+[ -n "$wpid" ] && kill -0 "$wpid" || assert_stop "the resumed worker is not alive"
+wait_job "$work/disk.img:1" '.percent >= 60' 60 || true
 "$FDEWIZ" pause "$work/disk.img:1" >"$work/out" 2>&1 || { cat "$work/out"; assert_stop "pause"; }
 [ "$(status_field state)" = paused ] || assert_stop "status does not say paused"
 pct=$(status_field percent)
-[ "${pct%%.*}" -ge 30 ] || assert_stop "paused at $pct%, before the point it was held at"
+[ "${pct%%.*}" -ge 60 ] || assert_stop "paused at $pct%, before the point it was held at"
 # Gone, or a zombie waiting for init to reap it: either way it holds nothing.
 case "$(ps -o stat= -p "$wpid" || true)" in ""|Z*) ;; *) assert_stop "worker still alive after pause";; esac
 assert_reached "background worker paused at $pct%"

@@ -12,9 +12,8 @@ static void on_stop_signal(int sig)
 {
 	volatile sig_atomic_t *f = stop_flag;
 
-	(void)sig;
 	if (f)
-		*f = 1;
+		*f = sig;
 }
 
 void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
@@ -35,6 +34,11 @@ void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+bool fdw_stop_by_system(sig_atomic_t flag)
+{
+	return flag == SIGTERM;
 }
 
 void fdw_stop_signals_defer(void)

@@ -12,10 +12,12 @@ struct fdw_stop_signals {
 };
 
 /*
- * From now on SIGINT and SIGTERM set *@flag to 1 (the handler does nothing else), and so
- * does SIGHUP when @hup_stops; otherwise SIGHUP is ignored (a closed terminal must not end
- * a conversion half-way). The three are unblocked, so one that came while they were
- * blocked is delivered now. @saved (may be NULL) keeps the previous handlers.
+ * From now on SIGINT and SIGTERM set *@flag to the signal's number (the handler does
+ * nothing else), and so does SIGHUP when @hup_stops; otherwise SIGHUP is ignored (a closed
+ * terminal must not end a conversion half-way). The three are unblocked, so one that came
+ * while they were blocked is delivered now. @saved (may be NULL) keeps the previous
+ * handlers. A person's stop ('fdewiz pause', Ctrl-C) is SIGINT; SIGTERM is the system's
+ * (a shutdown stops every process with it), which fdw_stop_by_system() tells.
  */
 void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
 			    struct fdw_stop_signals *saved);
@@ -25,6 +27,10 @@ void fdw_stop_signals_catch(volatile sig_atomic_t *flag, bool hup_stops,
  * (the conversion, once it runs) takes them as "stop at the next safe point".
  */
 void fdw_stop_signals_defer(void);
+
+/* Did the stop asked in @flag come from the system (SIGTERM: a shutdown, a service
+ * stopped), not from the person? */
+bool fdw_stop_by_system(sig_atomic_t flag);
 
 /* Put back the handlers @saved kept. */
 void fdw_stop_signals_restore(const struct fdw_stop_signals *saved);

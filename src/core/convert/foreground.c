@@ -85,6 +85,11 @@ static void say_outcome(const struct fg_run *run, const struct fdw_job *job,
 						 "'cryptsetup close %s' once it is unmounted."),
 			    v->active_name, v->active_name);
 		say_backup(ops, job);
+	} else if (rc == -EINTR && fdw_stop_by_system(stop_requested)) {
+		say(ops, FDW_SAY_INFO, _("Stopped at a safe point at %.1f%%, as the system asked (a "
+					 "shutdown or restart). The data is intact; it goes on with "
+					 "'fdewiz resume %s' (after the restart of 'encrypt "
+					 "--at-restart', by itself)."), run->p.percent, job->address);
 	} else if (rc == -EINTR) {
 		say(ops, FDW_SAY_INFO, _("Stopped at a safe point. The data is intact; continue "
 					 "with 'fdewiz resume %s'."), job->address);

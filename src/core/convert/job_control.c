@@ -131,7 +131,9 @@ int fdw_job_pause(const struct fdw_job *job, int timeout_s, char *note, size_t n
 		fdw_target_close(&t);
 		return -ESTALE;
 	}
-	if (kill(p.pid, SIGTERM) != 0)
+	/* SIGINT: the person's pause. SIGTERM is the system's (a shutdown), after which the
+	 * conversion is interrupted, not paused, and the restart's service goes on. */
+	if (kill(p.pid, SIGINT) != 0)
 		rc = -errno;
 	/*
 	 * The worker finishes the hotzone it is writing, records where it stopped and

@@ -150,8 +150,8 @@ pid_t fdw_launch_background(const struct fdw_job *job, struct fdw_target *t,
 	/* The worker. Memory locks do not survive fork: lock the secret again. */
 	if (fdw_secret_relock((struct fdw_secret *)pass) != 0)
 		_exit(1);
-	/* SIGTERM (pause) and SIGINT stop at the next safe point; there is no terminal to
-	 * hang up. */
+	/* SIGINT (pause) and SIGTERM (the system's, at a shutdown) stop at the next safe
+	 * point; there is no terminal to hang up. */
 	fdw_stop_signals_catch(&stop_requested, false, NULL);
 	openlog("fdewiz", LOG_PID, LOG_DAEMON);
 	fdw_job_log_path(job, log_path, sizeof(log_path));

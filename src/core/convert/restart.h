@@ -126,6 +126,9 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
  */
 int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass, char *why,
 			  size_t len);
+/* Did the conversion of @st stop at a safe point as asked: paused by the person, or
+ * stopped by the system (a shutdown), rather than failing? */
+bool fdw_restart_stopped_safely(const struct fdw_restart_stage *st);
 /* Stopped by 'fdewiz pause' (a power cut leaves it "interrupted" instead)? */
 bool fdw_restart_paused(const struct fdw_restart_stage *st);
 /* After the conversion and its boot step: the stage, the key and the service go. */

@@ -336,6 +336,15 @@ static int take_job(const char *from_dir, const char *id)
 	return rc;
 }
 
+bool fdw_restart_stopped_safely(const struct fdw_restart_stage *st)
+{
+	struct fdw_progress p;
+	struct fdw_job job;
+
+	return fdw_job_find_id(st->uuid, &job) == 0 && fdw_job_observe(&job, &p) == 0 &&
+	       (p.state == FDW_JOB_PAUSED || p.state == FDW_JOB_INTERRUPTED);
+}
+
 bool fdw_restart_paused(const struct fdw_restart_stage *st)
 {
 	struct fdw_progress p;

@@ -18,6 +18,7 @@
 #include "restart.h"
 #include "base/clock.h"
 #include "base/pace.h"
+#include "base/stopsig.h"
 #include "luks2/convert.h"
 #include "luks2/final_window.h"
 #include "disk/fsresize.h"
@@ -497,6 +498,16 @@ static void publish_outcome(struct publisher *pub, const struct fdw_job *job, in
 		pub->p.done = pub->p.total;
 		pub->p.phase = FDW_PHASE_DONE;
 		fdw_log(FDW_LOG_INFO, "%s: conversion complete", job->address);
+	} else if (rc == -EINTR && fdw_stop_by_system(*pub->stop)) {
+		/* Not the person's pause: it goes on at the next start (the restart's service)
+		 * or with 'resume', as after any interruption, only without a hotzone to replay. */
+		pub->p.state = FDW_JOB_INTERRUPTED;
+		snprintf(pub->p.message, sizeof(pub->p.message),
+			 _("stopped at a safe point when the system asked (a shutdown or "
+			   "restart); the data is intact"));
+		fdw_log(FDW_LOG_INFO, "%s: stopped for shutdown at %.1f %% (a safe point)",
+			job->address, pub->p.total ? 100.0 * (double)pub->p.done /
+			(double)pub->p.total : 0.0);
 	} else if (rc == -EINTR) {
 		pub->p.state = FDW_JOB_PAUSED;
 		fdw_log(FDW_LOG_INFO, "%s: paused at a safe point", job->address);

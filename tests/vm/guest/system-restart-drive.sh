@@ -194,9 +194,11 @@ convert)
 		sync
 	fi
 	# Runs again after each power cut of the test, until the conversion has finished.
-	# Its status every 5 s while it converts, for the host's cuts at a point of the
-	# conversion; every 10 s once it sets up the boot (a status takes a good part of a
-	# second of the emulated CPU, taken from the service, which runs at nice 10).
+	# Its status every 10 s while it converts, for the host's cuts at a point of the
+	# conversion (1 GiB at about 10 MiB/s: some eight looks between 10 and 89 %, the
+	# window of the cut during it); every 15 s once it sets up the boot. A status takes
+	# 0.3-0.6 s of the emulated CPU (measured alone), taken from the service, which runs
+	# at nice 10: every 5 s it was a tenth of the machine.
 	(
 		i=0
 		while converting; do
@@ -209,8 +211,8 @@ convert)
 			fi
 			i=$((i + 1))
 			case $line in
-			*'(setting up the boot)'*) sleep 10 ;;
-			*) sleep 5 ;;
+			*'(setting up the boot)'*) sleep 15 ;;
+			*) sleep 10 ;;
 			esac
 		done
 	) &
@@ -229,8 +231,9 @@ convert)
 			sync $d/busy
 		fi
 	fi
-	# Files are written while it converts; not while it sets up the boot, where they would
-	# only slow update-initramfs (the service runs at nice 10, this at 0).
+	# Files are written while it converts, one every 5 s (each write, flush, sum and look
+	# at the service runs six programs on the emulated CPU); not while it sets up the boot,
+	# where they would only slow update-initramfs (the service runs at nice 10, this at 0).
 	n=0
 	while converting; do
 		case $(cat /run/fdw-status 2>/dev/null) in
@@ -241,7 +244,7 @@ convert)
 		esac
 		write_files 1 "during$n" 262144 >/dev/null
 		n=$((n + 1))
-		sleep 2
+		sleep 5
 	done
 	wait $poller
 	say "SERVICE-RESULT $(systemctl show -p Result --value fdewiz-restart.service) files-during=$n"
