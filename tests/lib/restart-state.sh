@@ -15,6 +15,20 @@ restart_stage()
 	chmod 0600 "$1/restart/stage"
 }
 
+# restart_interrupted ADDRESS DIR: fdewiz's own offline conversion of ADDRESS killed at
+# 30 % (as a power cut during the service's conversion leaves it: recorded, interrupted),
+# the passphrase "restart passphrase" in DIR/key, its output in DIR/enc.out (its last
+# lines printed unless it was killed). Returns its exit status: 137 when killed.
+restart_interrupted()
+{
+	local rc=0
+	printf 'restart passphrase' >"$2/key"
+	FDEWIZ_TEST_KILL_AT=progress=30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf \
+		--no-bench --key-file "$2/key" "$1" >"$2/enc.out" 2>&1 || rc=$?
+	[ "$rc" = 137 ] || tail -n 5 "$2/enc.out"
+	return "$rc"
+}
+
 # restart_key put|drop UUID: the passphrase the step at a restart leaves in root's user
 # keyring for the service ("fdewiz-restart:UUID"), put there or taken away with the
 # keyring's system calls (add_key, keyctl; x86-64 numbers), as the service takes it.

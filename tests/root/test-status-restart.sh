@@ -111,10 +111,7 @@ img_unloop "$loop"
 # tests' too, when they run beside this one.) Here the conversion is fdewiz's own offline one on partition 2, killed at
 # 30 %, and the key is put in and taken out with the keyring's system calls.
 rc=0
-printf 'restart passphrase' >"$IMG_TMP/key"
-FDEWIZ_TEST_KILL_AT=progress=30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
-	--key-file "$IMG_TMP/key" "$img:2" >"$IMG_TMP/enc.out" 2>&1 || rc=$?
-[ "$rc" = 137 ] || tail -n 5 "$IMG_TMP/enc.out"
+restart_interrupted "$img:2" "$IMG_TMP" || rc=$?
 assert_eq "the conversion of partition 2 was killed at 30 %" 137 "$rc"
 loop2=$(img_loop "$img" 2)
 uuid2=$(cryptsetup luksUUID "$loop2")

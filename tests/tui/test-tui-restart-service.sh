@@ -34,11 +34,8 @@ img_gpt "$img"
 img_part "$img" Root 1 159
 img_mkfs "$img" 1 ext4 Root
 img_fill "$img" 1 16
-printf 'restart passphrase' >"$IMG_TMP/key"
 rc=0
-FDEWIZ_TEST_KILL_AT=progress=30 "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
-	--key-file "$IMG_TMP/key" "$img:1" >"$IMG_TMP/enc.out" 2>&1 || rc=$?
-[ "$rc" = 137 ] || tail -n 5 "$IMG_TMP/enc.out"
+restart_interrupted "$img:1" "$IMG_TMP" || rc=$?
 assert_eq "the conversion was killed at 30 %" 137 "$rc"
 loop=$(img_loop "$img" 1)
 uuid=$(cryptsetup luksUUID "$loop")
