@@ -135,7 +135,8 @@ cache_timed()
 # flush. On this disk test-encrypt-offline.sh took 253 s (72 s of CPU) with its images in
 # /var/tmp and 169 s (75 s) in /dev/shm; the root tier's tests waited 900 of their 2178 s.
 # The fio comparison (tier rootio) measures the disk and the VM tests' images need
-# O_DIRECT: both stay on the disk.
+# O_DIRECT: both stay on the disk. The tmux tests stay there too for now: they run beside
+# the boot tests, off the longer lane, and were not yet run from memory.
 fast_tmp=/var/tmp
 if [ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -ge $((4 * 1024 * 1024)) ] 2>/dev/null; then
 	fast_tmp=/dev/shm
@@ -158,7 +159,7 @@ elif [ "${FDEWIZ_TEST_SERIAL:-0}" = 1 ]; then
 	build_vm_binary
 	run_tier_fast root 1
 	run_tier rootio 1
-	run_tier_fast tui 1
+	run_tier tui 1
 	run_tier vm 1
 	run_tier vmsys 1
 	run_tier vmsys2 1
@@ -191,7 +192,7 @@ else
 	# rather than before it.
 	run_tier_fast root 1
 	(
-		run_tier_fast tui 1
+		run_tier tui 1
 		run_tier rootio 1
 	) &
 	tui_pid=$!
