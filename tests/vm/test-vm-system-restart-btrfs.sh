@@ -2,7 +2,7 @@
 # fdewiz VM tests: a btrfs root encrypted with one restart, no live system: the layout
 # Debian's installer makes on btrfs on an EFI machine (installed-image.sh's disk-btrfs.img:
 # GPT, the ESP on 1, /boot on 2, btrfs on 3 holding the root in subvolume @rootfs, swap on
-# 4; GRUB for EFI), booted from its own disk under OVMF three times, each boot's own steps
+# 4; GRUB for EFI), booted from its own disk under OVMF four times, each boot's own steps
 # coming from a second disk (guest/system-restart-drive.sh, "lean": the wizard, the battery
 # guard, the pause and the power cuts are test-vm-system-restart.sh's):
 #   1. its own fdewiz prepares the encryption of its running root at the next restart (the
@@ -11,13 +11,17 @@
 #   2. the restart: the passphrase typed once at the initramfs prompt; fdewiz's step checks
 #      the unmounted btrfs (btrfs check), shrinks it (mounted privately), writes the header
 #      and opens the volume; the system comes up with the subvolume on dm-crypt while the
-#      service converts and files are written; it finishes with crypttab and an initramfs
-#      without fdewiz's step;
+#      service converts; once it has converted a tenth the system is restarted cleanly
+#      ('systemctl reboot'): at that shutdown the service stops at a safe point, as
+#      interrupted (not paused), and says where in its journal (kept on disk for the
+#      test), failing nothing; the next start asks once and the service goes on by itself
+#      while files are written; it finishes with crypttab and an initramfs without
+#      fdewiz's step;
 #   3. Debian's own cryptroot opens it, the recovery key typed at its prompt: every old file
 #      and every file written during the conversion checks out, / is the subvolume;
 # then a live VM runs btrfs check inside the volume.
-# Cost: three OVMF boots and one live VM, about 7 minutes under TCG (measured 416 s in the
-# suite's run of 6fbffcf, the emulated CPU an EPYC).
+# Cost: four OVMF boots and one live VM, about 9 minutes under TCG (measured 416 s in the
+# suite's run of 6fbffcf with three boots; the fourth, the clean restart, adds a boot).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +44,9 @@ printf 'restart on btrfs, 27' >"$VM_WORK/key"
 # Every boot under OVMF (vm_boot_installed).
 export VM_BOOT_EFI=1
 
-# With the plan alone first (dryrun): 'encrypt --at-restart --dry-run' in one of the tests.
-vm_restart_drive /dev/vda3 lean dryrun
+# With the plan alone first (dryrun): 'encrypt --at-restart --dry-run' in one of the tests;
+# and a clean restart during the conversion (reboot).
+vm_restart_drive /dev/vda3 lean dryrun reboot
 
 # 1. Plain, on btrfs (/ the subvolume): its own fdewiz prepares the restart.
 vm_restart_lean_arm "$img" 'root=/dev/vda3 type=part' ' checked and shrunk by 32 MiB'
@@ -49,12 +54,25 @@ t0=$(date +%s)
 vm_check "it carries the btrfs tool and module" \
 	grep -q '^FDW-DRIVE INITRD-BTRFS [2-9]$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-BTRFS)"
 
-# 2. The restart: the step in the initramfs, then the service converts.
+# 2. The restart: the step in the initramfs, then the service converts; at a tenth the
+# system is restarted cleanly ('systemctl reboot', as at the end of a day), and the next
+# start goes on by itself.
+log=$VM_WORK/boot2s.log
+vm_boot_installed "$img" "$log" "$VM_WORK/key" 1800
+echo "$VM_NAME: TIMING boot-2-shutdown ${VM_BOOT_SECONDS}s in qemu"
+vm_drive_line "$log" REBOOTING
+vm_check "the service converted, then the system restarted cleanly (systemctl reboot)" \
+	bash -c "grep -Eq '^FDW-DRIVE REBOOTING /dev/vda3 running [1-9][0-9]\.' <<<'$(vm_drive_line "$log" REBOOTING)' &&
+		tr -d '\r' <'$log' | grep -aq 'reboot: Restarting system'"
 vm_restart_converts "$img" "$VM_WORK/key" vda3_crypt 0
 t0=$(date +%s)
+tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^FDW-DRIVE PREV-' || true
+vm_check "at the shutdown the service stopped at a safe point, said where, and failed nothing" \
+	grep -q '^FDW-DRIVE PREV-STOP 1 0$' <<<"$(vm_drive_line "$VM_WORK/boot2.log" PREV-STOP)"
+# The step itself ran at the first restart (boot2s.log); the second one only opened it.
 vm_check "the step checked the btrfs (no error found) and shrank it before the header" \
-	bash -c "tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: .*no error found' &&
-		tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: Resize device id 1 (/dev/vda3)'"
+	bash -c "tr -d '\r' <'$VM_WORK/boot2s.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: .*no error found' &&
+		tr -d '\r' <'$VM_WORK/boot2s.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: Resize device id 1 (/dev/vda3)'"
 
 # 3. Debian's own boot of the encrypted root; the recovery key typed at cryptroot's prompt.
 vm_restart_recovery

@@ -11,7 +11,8 @@
 # Each boot ends with the check unit's report. The file "root" names the root partition;
 # with the file "lean" (test-vm-system-restart-btrfs.sh) the wizard, the battery guard and
 # the pause are left to test-vm-system-restart.sh; with "dryrun" the plan is printed alone
-# first ('encrypt --at-restart --dry-run').
+# first ('encrypt --at-restart --dry-run'); with "reboot" the system is restarted cleanly
+# ('systemctl reboot') once the service has converted a tenth.
 d=/run/fdw-drive
 rootdev=$(cat $d/root)
 lean=0
@@ -94,6 +95,12 @@ arm)
 	else
 		echo Discharging >$power/BAT0/status
 		echo 10 >$power/BAT0/capacity
+	fi
+	# With the file "reboot" the conversion is restarted cleanly on the way: the journal is
+	# kept on disk, for the next start to read what the service said at the shutdown.
+	if [ -e $d/reboot ]; then
+		mkdir -p /var/log/journal
+		journalctl --flush
 	fi
 	# The benchmarks once each, not three times: seconds of emulated CPU each.
 	printf '[Service]\nEnvironment=FDEWIZ_TEST_POWER_SUPPLY=%s FDEWIZ_TEST_BENCH_REPEATS=1\n' \
@@ -191,6 +198,31 @@ convert)
 		FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz resume --key-file $d/key $rootdev >$d/resume.out 2>&1 || rc=$?
 		say "RESUMED rc=$rc $(status1)"
 		touch $d/resumed
+		sync
+	fi
+	# A shutdown during the conversion (the file "reboot"): 'systemctl reboot' once the
+	# service has converted a tenth; at the next start, what the journal kept of its stop.
+	if [ -e $d/reboot ] && [ ! -e $d/rebooted ]; then
+		w=0
+		until converting_data && [ "$(percent | cut -d. -f1)" -ge 10 ] 2>/dev/null; do
+			[ $w -lt 900 ] || break
+			sleep 5
+			w=$((w + 5))
+		done
+		say "REBOOTING $(status1)"
+		touch $d/rebooted
+		sync
+		systemctl reboot
+		sleep 600
+	fi
+	if [ -e $d/rebooted ] && [ ! -e $d/reboot-read ]; then
+		journalctl -b -1 -u fdewiz-restart.service -o short-monotonic | tail -n 6 |
+			sed 's/^/FDW-DRIVE PREV-JOURNAL /'
+		journalctl -b -1 -u fdewiz-restart.service -o cat >/run/prev-journal
+		# "PREV-STOP SAID FAILED": the lines saying where it stopped for the shutdown, and
+		# those of a failure, a stop that timed out or a process killed.
+		say "PREV-STOP $(grep -c 'Stopped at a safe point at [0-9.]*%, as the system asked' /run/prev-journal) $(grep -c 'Failed with result\|timed out\|Killing process' /run/prev-journal)"
+		touch $d/reboot-read
 		sync
 	fi
 	# Runs again after each power cut of the test, until the conversion has finished.
