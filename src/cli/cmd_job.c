@@ -138,7 +138,8 @@ static void print_view_line(const struct view *v)
 		}
 		/* fall through */
 	case FDW_JOB_INTERRUPTED:
-		if (v->service_pending && v->p.state == FDW_JOB_INTERRUPTED) {
+		/* Only ever set for an interrupted one (fdw_restart_goes_on_with()). */
+		if (v->service_pending) {
 			fdw_restart_phase_text(FDW_RESTART_BEGUN, NULL, why, sizeof(why));
 			printf("    %s\n", why);
 			break;

@@ -336,22 +336,27 @@ static int take_job(const char *from_dir, const char *id)
 	return rc;
 }
 
-bool fdw_restart_stopped_safely(const struct fdw_restart_stage *st)
+/* The state of @st's conversion as its record and header say now; -1 without a record. */
+static int restart_job_state(const struct fdw_restart_stage *st)
 {
 	struct fdw_progress p;
 	struct fdw_job job;
 
-	return fdw_job_find_id(st->uuid, &job) == 0 && fdw_job_observe(&job, &p) == 0 &&
-	       (p.state == FDW_JOB_PAUSED || p.state == FDW_JOB_INTERRUPTED);
+	if (fdw_job_find_id(st->uuid, &job) != 0 || fdw_job_observe(&job, &p) != 0)
+		return -1;
+	return (int)p.state;
+}
+
+bool fdw_restart_stopped_safely(const struct fdw_restart_stage *st)
+{
+	int state = restart_job_state(st);
+
+	return state == FDW_JOB_PAUSED || state == FDW_JOB_INTERRUPTED;
 }
 
 bool fdw_restart_paused(const struct fdw_restart_stage *st)
 {
-	struct fdw_progress p;
-	struct fdw_job job;
-
-	return fdw_job_find_id(st->uuid, &job) == 0 && fdw_job_observe(&job, &p) == 0 &&
-	       p.state == FDW_JOB_PAUSED;
+	return restart_job_state(st) == FDW_JOB_PAUSED;
 }
 
 /* The step's record knows nothing of the baseline benchmark the preparation measured. */
