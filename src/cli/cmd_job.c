@@ -70,6 +70,44 @@ static void print_volume_line(const struct view *v)
 	putchar('\n');
 }
 
+/* What to do next with @v, found where it is now: a line, or none. */
+static void print_next_step(const struct view *v)
+{
+	char why[PATH_MAX * 2 + 512];
+
+	switch (v->p.state) {
+	case FDW_JOB_PAUSED:
+		if (v->p.pid) {
+			printf(_("    it goes on by itself once the charger is connected (worker "
+				 "%d)\n"), (int)v->p.pid);
+			break;
+		}
+		/* fall through */
+	case FDW_JOB_INTERRUPTED:
+		/* Only ever set for an interrupted one (fdw_restart_goes_on_with()). */
+		if (v->service_pending) {
+			fdw_restart_phase_text(FDW_RESTART_BEGUN, NULL, why, sizeof(why));
+			printf("    %s\n", why);
+			break;
+		}
+		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
+		break;
+	case FDW_JOB_NEEDS_REPAIR:
+		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
+		       fdw_progname, cli_safe(v->where));
+		break;
+	case FDW_JOB_COMPLETE:
+		if (v->job.bench_before[0] && v->job.bench_after[0])
+			printf(_("    benchmark: %s bench --compare %s %s\n"), fdw_progname,
+			       cli_safe(v->job.bench_before), cli_safe(v->job.bench_after));
+		else if (v->job.bench_note[0])
+			printf(_("    benchmark: only before (%s)\n"), cli_safe(v->job.bench_note));
+		break;
+	default:
+		break;
+	}
+}
+
 static void print_view_line(const struct view *v)
 {
 	char done[32], total[32], speed[32], eta[48], elapsed[48], why[PATH_MAX * 2 + 512];
@@ -127,39 +165,8 @@ static void print_view_line(const struct view *v)
 		printf(_("    encrypted, header kept at %s\n"), cli_safe(v->job.detached_header));
 	if (fdw_results_backup_stale(&v->job, why, sizeof(why)))
 		printf("    %s\n", cli_safe(why));
-	if (!v->where[0])
-		return;
-	switch (v->p.state) {
-	case FDW_JOB_PAUSED:
-		if (v->p.pid) {
-			printf(_("    it goes on by itself once the charger is connected (worker "
-				 "%d)\n"), (int)v->p.pid);
-			break;
-		}
-		/* fall through */
-	case FDW_JOB_INTERRUPTED:
-		/* Only ever set for an interrupted one (fdw_restart_goes_on_with()). */
-		if (v->service_pending) {
-			fdw_restart_phase_text(FDW_RESTART_BEGUN, NULL, why, sizeof(why));
-			printf("    %s\n", why);
-			break;
-		}
-		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
-		break;
-	case FDW_JOB_NEEDS_REPAIR:
-		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
-		       fdw_progname, cli_safe(v->where));
-		break;
-	case FDW_JOB_COMPLETE:
-		if (v->job.bench_before[0] && v->job.bench_after[0])
-			printf(_("    benchmark: %s bench --compare %s %s\n"), fdw_progname,
-			       cli_safe(v->job.bench_before), cli_safe(v->job.bench_after));
-		else if (v->job.bench_note[0])
-			printf(_("    benchmark: only before (%s)\n"), cli_safe(v->job.bench_note));
-		break;
-	default:
-		break;
-	}
+	if (v->where[0])
+		print_next_step(v);
 }
 
 static struct json_object *view_json(const struct view *v)
