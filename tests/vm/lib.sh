@@ -24,6 +24,17 @@ vm_init()
 
 vm_cleanup()
 {
+	local rc=$? f
+	# A script that stopped before its end (a command failed under "set -e"): the
+	# console logs of its boots, the only account of what the guest did.
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -z "${VM_FINISHED:-}" ]; then
+		echo "$VM_NAME: stopped early (exit status $rc); the last lines of its console logs:"
+		for f in "$VM_WORK"/*.log; do
+			[ -f "$f" ] || continue
+			echo "===== $(basename "$f") ====="
+			tr -d '\r' <"$f" | tail -n 60
+		done
+	fi
 	if [ -n "${FDEWIZ_VM_KEEP:-}" ]; then
 		echo "$VM_NAME: kept $VM_WORK"
 	else
@@ -118,6 +129,7 @@ vm_check()
 # The closing line that test runners and CI read.
 vm_finish()
 {
+	VM_FINISHED=1
 	echo "$VM_NAME: $VM_PASSED passed, $VM_FAILED failed"
 	[ "$VM_FAILED" = 0 ]
 }
