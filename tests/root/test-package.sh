@@ -15,7 +15,18 @@ require_cmds dpkg dpkg-deb dpkg-buildpackage dpkg-source dh autoreconf autopoint
 completion_lib=/usr/share/bash-completion/bash_completion
 [ -f "$completion_lib" ] || { echo "FAIL: bash-completion is not installed"; exit 1; }
 
-# This test installs and removes its own build; it must not replace one already there.
+# This test installs and removes its own build; it must not replace one already there. A
+# run killed between the two (SIGKILL, a machine restarted) leaves its own: the marker,
+# written just before its install and removed with its purge, tells which, and that one is
+# removed here, saying so.
+marker=/var/lib/fdewiz-tests/package-test-installed
+if dpkg-query -W -f='${Status}' fdewiz 2>/dev/null | grep -q 'ok installed' && [ -f "$marker" ] &&
+	[ "$(cat "$marker")" = "$(dpkg-query -W -f='${Version}' fdewiz)" ]; then
+	echo "NOTE: removing fdewiz $(cat "$marker"), left installed by a run of this test that" \
+		"was stopped before its end"
+	dpkg --purge fdewiz >/dev/null
+fi
+rm -f "$marker"
 if dpkg-query -W -f='${Status}' fdewiz 2>/dev/null | grep -q 'ok installed'; then
 	echo "SKIP: a package fdewiz is already installed ($(dpkg-query -W -f='${Version}' \
 		fdewiz)); this test installs and then removes its own build. Remove it first" \
@@ -31,7 +42,8 @@ installed=
 cleanup()
 {
 	if [ -n "$installed" ]; then
-		dpkg_retry dpkg --purge fdewiz >/dev/null || echo "could not remove fdewiz" >&2
+		dpkg_retry dpkg --purge fdewiz >/dev/null && rm -f "$marker" ||
+			echo "could not remove fdewiz" >&2
 	fi
 	img_cleanup
 }
@@ -151,6 +163,8 @@ for what in "$deb" "$dsc"; do
 done
 
 # 4. Install it for real and use what it installed.
+mkdir -p "${marker%/*}"
+echo "$changelog_version" >"$marker"
 dpkg_retry dpkg -i "$deb" >"$work/install.log" || { echo "FAIL: dpkg -i failed"; exit 1; }
 installed=1
 assert_contains "dpkg status" "$(dpkg-query -W -f='${Status}' fdewiz)" "install ok installed"
@@ -218,6 +232,7 @@ done
 # 5. Remove it: nothing of it stays.
 dpkg_retry dpkg --purge fdewiz >/dev/null || { echo "FAIL: dpkg --purge failed"; exit 1; }
 installed=
+rm -f "$marker"
 for f in /usr/sbin/fdewiz /usr/share/man/man8/fdewiz.8.gz \
 	/usr/share/bash-completion/completions/fdewiz /usr/share/fdewiz; do
 	assert_true "$f is gone after dpkg --purge" test ! -e "$f"
