@@ -18,6 +18,10 @@ rootdev=$(cat $d/root)
 lean=0
 [ ! -e $d/lean ] || lean=1
 say() { echo "FDW-DRIVE $*"; }
+# The kernel writes its messages to the same console as these lines, unsynchronised with
+# them, and one printed while a line goes out cuts it in two: from here on only
+# emergencies ("reboot: Restarting system" is one).
+dmesg -n 1 2>/dev/null || true
 # A btrfs subvolume's source ends in "[/@rootfs]", and btrfs names a mapping /dev/dm-N.
 root_src=$(findmnt -no SOURCE / | sed 's/\[.*//')
 [ "$(lsblk -ndo TYPE "$root_src")" != crypt ] || root_src=/dev/mapper/$(lsblk -ndo NAME "$root_src")
@@ -145,6 +149,7 @@ arm)
 	# kernel, so the boot set up at the end neither keeps a copy of it nor checks it.
 	head -c 65536 /dev/urandom >"$initrd.dpkg-bak"
 	echo convert >$d/phase
+	sync $d/phase
 	;;
 convert)
 	if [ ! -e $d/guarded ]; then
@@ -301,6 +306,7 @@ convert)
 	cat $d/work-sums >>/var/lib/fdw-check/sums
 	sync
 	echo final >$d/phase
+	sync $d/phase
 	;;
 final)
 	say "BOOT-FROM $(findmnt -no SOURCE /boot || echo inside) $(grep -o 'BOOT_IMAGE=[^ ]*' /proc/cmdline)"
@@ -312,5 +318,6 @@ final)
 		say "RECOVERY-OPENS no"
 	rm -f /run/rk
 	echo done >$d/phase
+	sync $d/phase
 	;;
 esac
