@@ -56,12 +56,27 @@ tmux_send "$srv" q
 tmux_wait_exit "$srv" 30 || die "the wizard did not quit"
 tmux_stop "$srv"
 phase listed
+# stamp_lines LOG TIMES: its input into LOG as it is, and into TIMES each line after the
+# seconds since it began: where the emulated machine's time goes (bash's own clock: no
+# program started per line).
+stamp_lines()
+{
+	local l
+	SECONDS=0
+	while IFS= read -r l; do
+		printf '%s\n' "$l" >&3
+		printf '%4d %s\n' "$SECONDS" "$l" >&4
+	done 3>"$1" 4>"$2"
+}
 rc=0
 "$fdewiz" --verbose encrypt --yes --fast-pbkdf --no-bench --foreground --recovery-key --tpm \
 	--header-backup /mnt/state/root.hdr --key-file /dev/stdin /dev/vda2 \
-	<"$work/key" >/run/encrypt.log 2>&1 || rc=$?
+	<"$work/key" 2>&1 | stamp_lines /run/encrypt.log /run/encrypt.times || rc=$?
 sed 's/^/system-carve-efi: encrypt: /' /run/encrypt.log
 say "ENCRYPT rc=$rc"
+# Its steps' times, the verbose log's lines without the scans' debug lines.
+grep -v ' fdewiz: debug: ' /run/encrypt.times | grep -E '^ *[0-9]+ (fdewiz: info:|[A-Z])' |
+	sed 's/^/system-carve-efi: ENCRYPT-AT /' || true
 [ "$rc" = 0 ] || die "encrypt"
 phase encrypted
 # The recovery key as shown, for the host's boot with a TPM that refuses (a test's key).
