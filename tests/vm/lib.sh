@@ -22,9 +22,11 @@ vm_init()
 	trap 'vm_cleanup' EXIT
 }
 
+# vm_cleanup [STATUS]: the trap's own; a test with a trap of its own passes the status the
+# script exits with (its first word: 'rc=$?; ...; vm_cleanup "$rc"').
 vm_cleanup()
 {
-	local rc=$? f
+	local rc=${1:-$?} f
 	# A script that stopped before its end (a command failed under "set -e"): the
 	# console logs of its boots, the only account of what the guest did.
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -z "${VM_FINISHED:-}" ]; then

@@ -85,7 +85,8 @@ partx -a "$loop" 2>/dev/null || true	# where the kernel's own scan makes no node
 volatile=$VM_WORK/volatile
 mkdir -p "$volatile"
 mount -t tmpfs -o size=16m fdewiz-volatile "$volatile"
-trap 'umount "$volatile" 2>/dev/null; partx -d "$loop" 2>/dev/null; losetup -d "$loop"; vm_cleanup' EXIT
+trap 'rc=$?; umount "$volatile" 2>/dev/null; partx -d "$loop" 2>/dev/null; losetup -d "$loop"
+	vm_cleanup "$rc"' EXIT
 udevadm settle 2>/dev/null || true
 for _ in $(seq 1 50); do [ -b "${loop}p2" ] && break; sleep 0.1; done
 sum=$(sha256sum <"${loop}p2")

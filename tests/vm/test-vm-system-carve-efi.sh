@@ -25,7 +25,7 @@ vm_init test-vm-system-carve-efi
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap ovmf swtpm swtpm-tools \
 	clevis clevis-luks clevis-tpm2 tpm2-tools tmux
 vm_find_fdewiz
-trap 'vm_swtpm_stop; vm_cleanup' EXIT
+trap 'rc=$?; vm_swtpm_stop; vm_cleanup "$rc"' EXIT
 # The wizard's tmux helpers, from the source tree (the guest sees the host's files).
 srcdir=$(realpath -m "${FDEWIZ_SRCDIR:-$VM_HERE/../..}")
 
