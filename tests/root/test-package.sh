@@ -20,14 +20,16 @@ completion_lib=/usr/share/bash-completion/bash_completion
 # written just before its install and removed with its purge, tells which, and that one is
 # removed here, saying so.
 marker=/var/lib/fdewiz-tests/package-test-installed
-if dpkg-query -W -f='${Status}' fdewiz 2>/dev/null | grep -q 'ok installed' && [ -f "$marker" ] &&
+fdewiz_installed() { dpkg-query -W -f='${Status}' fdewiz 2>/dev/null | grep -q 'ok installed'; }
+if fdewiz_installed && [ -f "$marker" ] &&
 	[ "$(cat "$marker")" = "$(dpkg-query -W -f='${Version}' fdewiz)" ]; then
 	echo "NOTE: removing fdewiz $(cat "$marker"), left installed by a run of this test that" \
 		"was stopped before its end"
-	dpkg --purge fdewiz >/dev/null
+	dpkg --purge fdewiz >/dev/null ||
+		{ echo "FAIL: dpkg --purge of that fdewiz failed; remove it with 'dpkg -r fdewiz'"; exit 1; }
 fi
 rm -f "$marker"
-if dpkg-query -W -f='${Status}' fdewiz 2>/dev/null | grep -q 'ok installed'; then
+if fdewiz_installed; then
 	echo "SKIP: a package fdewiz is already installed ($(dpkg-query -W -f='${Version}' \
 		fdewiz)); this test installs and then removes its own build. Remove it first" \
 		"with 'dpkg -r fdewiz'."

@@ -74,8 +74,8 @@ rc=0
 	<"$work/key" 2>&1 | stamp_lines /run/encrypt.log /run/encrypt.times || rc=$?
 sed 's/^/system-carve-efi: encrypt: /' /run/encrypt.log
 say "ENCRYPT rc=$rc"
-# Its steps' times, the verbose log's lines without the scans' debug lines.
-grep -v ' fdewiz: debug: ' /run/encrypt.times | grep -E '^ *[0-9]+ (fdewiz: info:|[A-Z])' |
+# Its steps' times: the verbose log's info lines and the plain output's (no debug lines).
+grep -E '^ *[0-9]+ (fdewiz: info:|[A-Z])' /run/encrypt.times |
 	sed 's/^/system-carve-efi: ENCRYPT-AT /' || true
 [ "$rc" = 0 ] || die "encrypt"
 phase encrypted
