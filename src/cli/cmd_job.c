@@ -632,67 +632,6 @@ int cmd_pause(int argc, char **argv)
 	return p.state == FDW_JOB_PAUSED ? FDW_EXIT_OK : FDW_EXIT_ERROR;
 }
 
-/* The conversion is complete; an installed system's boot step is left. */
-int cli_resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass)
-{
-	struct fdw_system_boot_result res;
-	char why[1024];
-
-	printf(_("%s is encrypted; setting up the installed system's boot.\n"), r->job.address);
-	fdw_target_close(&r->target);
-	r->target_open = false;
-	if (fdw_resume_boot_steps(&r->job, pass, &res, why, sizeof(why)) != 0) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-		return FDW_EXIT_ERROR;
-	}
-	if (res.loader_note[0])
-		printf("%s\n", cli_safe(res.loader_note));
-	if (r->job.bench_before[0] && !r->job.bench_after[0]) {
-		printf(_("Benchmarking the encrypted volume...\n"));
-		fflush(stdout);
-		fdw_resume_bench_after(&r->job);
-	}
-	return conversion_report_system(&r->job);
-}
-
-/* A move of an installed system's /boot cut short: finished; the root stays unencrypted. */
-static int resume_boot_move(struct fdw_resume *r, const char *address)
-{
-	char why[1024];
-
-	if (r->lvm_room_only)
-		printf(_("%s: making room for the header at the end of the physical volume was "
-			 "cut short; going on...\n"), cli_safe(address));
-	else
-		printf(_("%s: making /boot a partition of its own was cut short; going on...\n"),
-		       cli_safe(address));
-	fflush(stdout);
-	if (fdw_resume_layout_step(r, why, sizeof(why)) != 0) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-		return FDW_EXIT_ERROR;
-	}
-	if (r->lvm_room_only) {
-		printf(_("The header's room is made at the end of the physical volume; the system "
-			 "starts unencrypted as before. Nothing is encrypted yet: run '%s encrypt "
-			 "%s' to encrypt it.\n"), fdw_progname, cli_safe(address));
-		return FDW_EXIT_OK;
-	}
-	printf(_("/boot is a partition of its own now, and GRUB reads it there; the system "
-		 "starts unencrypted as before. Nothing is encrypted yet: run '%s encrypt %s' "
-		 "to encrypt its root.\n"), fdw_progname, cli_safe(address));
-	return FDW_EXIT_OK;
-}
-
-/* resume --pace: kept in its record before it goes on, so that the worker starts with it. */
-static void resume_take_pace(struct fdw_resume *r, enum fdw_pace pace)
-{
-	if (r->recorded && fdw_job_set_pace(&r->job, pace) != 0)
-		fprintf(stderr, _("%s: the pace could not be recorded; it goes on as it was.\n"),
-			fdw_progname);
-	else
-		snprintf(r->job.pace, sizeof(r->job.pace), "%s", fdw_pace_name(pace));
-}
-
 int cmd_resume(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -706,9 +645,10 @@ int cmd_resume(int argc, char **argv)
 		{ 0 }
 	};
 	const char *key_file = NULL, *address, *tpm_pcrs = NULL;
-	bool foreground = false, low_battery = false;
-	struct fdw_secret *pass;
-	struct fdw_resume r;
+	struct fdw_resume_how how = { .ops = conversion_ops() };
+	bool low_battery = false;
+	struct fdw_secret *pass = NULL;
+	struct fdw_resume *r;
 	char why[1024];
 	int c, rc, exit_code, pace = -1;
 
@@ -716,7 +656,7 @@ int cmd_resume(int argc, char **argv)
 		if (c == 'k')
 			key_file = optarg;
 		else if (c == 'f')
-			foreground = true;
+			how.foreground = true;
 		else if (c == 'b')
 			low_battery = true;
 		else if (c == 't')
@@ -732,54 +672,32 @@ int cmd_resume(int argc, char **argv)
 		return simple_usage("resume", '?');
 	address = argv[optind];
 	fdw_secret_harden_process();
-	rc = fdw_resume_prepare(&r, address, why, sizeof(why));
+	rc = fdw_resume_open(address, &r, why, sizeof(why));
 	if (!rc)
 		rc = fdw_power_start_check(low_battery, why, sizeof(why));
+	/* Recorded before the passphrase is asked: the boot step, here or in the worker,
+	 * seals the key once the conversion is done. */
+	if (!rc && tpm_pcrs)
+		rc = fdw_resume_want_tpm(r, tpm_pcrs, why, sizeof(why));
 	if (rc == -EALREADY)
 		fprintf(stderr, _("%s: %s Follow it with '%s status --watch %s'.\n"), fdw_progname,
 			cli_safe(why), fdw_progname, cli_safe(address));
 	else if (rc)
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 	if (rc) {
-		fdw_resume_close(&r);
+		fdw_resume_close(r);
 		return FDW_EXIT_ERROR;
 	}
-	/* Recorded before the passphrase is asked: the boot step, here or in the worker,
-	 * seals the key once the conversion is done. */
-	if (tpm_pcrs && (r.boot_move_only || r.lvm_room_only ||
-			 fdw_system_boot_want_tpm(&r.job, tpm_pcrs, why, sizeof(why)) != 0)) {
-		if (r.boot_move_only || r.lvm_room_only)
-			snprintf(why, sizeof(why), _("--tpm goes with the encryption of the root, "
-						     "which has not begun: 'fdewiz encrypt --tpm "
-						     "%s' after this. Nothing was changed."),
-				 address);
-		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-		fdw_resume_close(&r);
-		return FDW_EXIT_ERROR;
-	}
-	if (pace >= 0)
-		resume_take_pace(&r, (enum fdw_pace)pace);
-	if (r.boot_move_only || r.lvm_room_only) {
-		/* Nothing is encrypted yet: the move of /boot is finished, without a passphrase. */
-		exit_code = resume_boot_move(&r, address);
-		fdw_resume_close(&r);
-		return exit_code;
-	}
-	pass = passphrase_get(key_file, false);
+	if (pace >= 0 && fdw_resume_set_pace(r, (enum fdw_pace)pace) != 0)
+		fprintf(stderr, _("%s: the pace could not be recorded; it goes on as it was.\n"),
+			fdw_progname);
+	/* Nothing is encrypted yet in a layout step cut short: no passphrase to ask. */
+	if (fdw_resume_needs_passphrase(r))
+		pass = passphrase_get(key_file, false);
 	exit_code = FDW_EXIT_ERROR;
-	if (pass && r.boot_only) {
-		/* Only the installed system's boot step is left: it runs here, not in a worker. */
-		if (fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
-			fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-		else
-			exit_code = cli_resume_boot_step(&r, pass);
-	} else if (pass && !foreground)
-		exit_code = conversion_resume(&r, pass);
-	else if (pass && fdw_resume_check_passphrase(&r, pass, why, sizeof(why)) != 0)
-		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-	else if (pass)
-		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
+	if (pass || !fdw_resume_needs_passphrase(r))
+		exit_code = conversion_resume(r, pass, &how);
 	fdw_secret_free(pass);
-	fdw_resume_close(&r);
+	fdw_resume_close(r);
 	return exit_code;
 }

@@ -220,10 +220,12 @@ int cmd_restart_step(int argc, char **argv)
 
 int cmd_restart_continue(int argc, char **argv)
 {
+	/* Its passphrase opened the volume in the step already: not checked again. */
+	const struct fdw_resume_how how = { .foreground = true, .passphrase_known = true,
+					    .ops = conversion_ops() };
 	struct fdw_restart_stage st;
 	struct fdw_secret *pass = NULL;
-	struct fdw_secret no_pass = { .data = (char *)"", .len = 0 };
-	struct fdw_resume r;
+	struct fdw_resume *r = NULL;
 	char why[1024] = "", device[PATH_MAX];
 	int rc, exit_code = FDW_EXIT_ERROR;
 
@@ -239,24 +241,24 @@ int cmd_restart_continue(int argc, char **argv)
 	}
 	if (!realpath(st.device, device))
 		snprintf(device, sizeof(device), "%s", st.device);
-	rc = fdw_resume_prepare(&r, device, why, sizeof(why));
+	rc = fdw_resume_open(device, &r, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-	} else if (r.boot_only) {
-		/* Converted; the power went while the boot was being set up. */
-		exit_code = cli_resume_boot_step(&r, pass ? pass : &no_pass);
-	} else if (!pass) {
+	} else if (fdw_resume_kind(r) == FDW_RESUME_CONVERSION && !pass) {
 		fprintf(stderr, _("%s: the passphrase typed at this start is not in the kernel's "
 				  "keyring; go on with: fdewiz resume %s\n"), fdw_progname,
 			cli_safe(st.address));
 	} else {
-		exit_code = conversion_foreground(&r.job, &r.target, pass, NULL);
+		/* Converted, the power gone while the boot was set up: that step is left.
+		 * Else the conversion, in this process (the service is its worker). */
+		exit_code = conversion_resume(r, pass, &how);
 		/* 'fdewiz pause' or a shutdown stopped it at a safe point: the service ends
 		 * without a failure (a shutdown's goes on at the next start). */
-		if (exit_code != FDW_EXIT_OK && fdw_restart_stopped_safely(&st))
+		if (exit_code != FDW_EXIT_OK && fdw_resume_kind(r) == FDW_RESUME_CONVERSION &&
+		    fdw_restart_stopped_safely(&st))
 			exit_code = FDW_EXIT_OK;
 	}
-	fdw_resume_close(&r);
+	fdw_resume_close(r);
 	fdw_secret_free(pass);
 	return exit_code;
 }

@@ -60,11 +60,27 @@ static int said_background(pid_t pid, const struct fdw_job *job, const char *why
 	return FDW_EXIT_OK;
 }
 
-int conversion_resume(struct fdw_resume *r, const struct fdw_secret *pass)
+int conversion_resume(struct fdw_resume *r, struct fdw_secret *pass,
+		      const struct fdw_resume_how *how)
 {
 	char why[1024] = "";
+	pid_t worker = 0;
+	int rc = fdw_resume_run(r, pass, how, &worker, why, sizeof(why));
 
-	return said_background(fdw_resume_start(r, pass, NULL, why, sizeof(why)), &r->job, why);
+	if (rc) {
+		/* What a foreground step said is said already; @why is the rest. */
+		if (why[0])
+			fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		return FDW_EXIT_ERROR;
+	}
+	if (worker)
+		return said_background(worker, fdw_resume_job(r), why);
+	return FDW_EXIT_OK;
+}
+
+const struct fdw_foreground_ops *conversion_ops(void)
+{
+	return &shown;
 }
 
 int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, const char *mount_at)
@@ -86,11 +102,4 @@ int conversion_foreground_started(struct fdw_encrypt *e, struct fdw_secret *pass
 				  const char *mount_at)
 {
 	return fdw_encrypt_foreground(e, pass, mount_at, &shown) ? FDW_EXIT_ERROR : FDW_EXIT_OK;
-}
-
-int conversion_report_system(const struct fdw_job *job)
-{
-	if (fdw_system_boot_report(job, &shown) || fdw_system_data_report(job, &shown))
-		return FDW_EXIT_ERROR;
-	return FDW_EXIT_OK;
 }

@@ -25,14 +25,16 @@ int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, cons
 int conversion_foreground_started(struct fdw_encrypt *e, struct fdw_secret *pass,
 				  const char *mount_at);
 
-/* Resume @r in the background through the engine's resume (passphrase checked first). */
+/*
+ * Resume @r through the engine's one resume (core/convert/resume.h), printing what it
+ * says; the conversion in a background worker, or in this process with @how.foreground.
+ * Returns an exit code.
+ */
 struct fdw_resume;
-/* The conversion of @r is complete; the installed system's boot step is done here. */
-int cli_resume_boot_step(struct fdw_resume *r, const struct fdw_secret *pass);
-int conversion_resume(struct fdw_resume *r, const struct fdw_secret *pass);
-
-/* After a complete conversion of an installed system's root: what its boot step changed,
- * or that it is still to do. FDW_EXIT_OK, or FDW_EXIT_ERROR when it is not done. */
-int conversion_report_system(const struct fdw_job *job);
+struct fdw_resume_how;
+int conversion_resume(struct fdw_resume *r, struct fdw_secret *pass,
+		      const struct fdw_resume_how *how);
+/* Where the engine's foreground steps say what they do: this program's output. */
+const struct fdw_foreground_ops *conversion_ops(void);
 
 #endif

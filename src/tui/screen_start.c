@@ -72,8 +72,7 @@ static void consider(struct tui *t, struct start_state *st, struct fdw_job *job,
 	if (fdw_job_observe_at(job, &p, where, sizeof(where)) != 0 || !where[0])
 		return;
 	ended = fdw_job_ended_unseen(job, &p);
-	if (!ended && p.state != FDW_JOB_RUNNING && p.state != FDW_JOB_PAUSED &&
-	    p.state != FDW_JOB_INTERRUPTED && p.state != FDW_JOB_NEEDS_REPAIR)
+	if (!ended && !fdw_job_unfinished(job, &p))
 		return;
 	snprintf(job->address, sizeof(job->address), "%s", where);
 	if (!job_matches(t, job))
@@ -169,8 +168,10 @@ static void start_draw(struct tui *t)
 		if (i == st->sel)
 			tui_attr_on(t, TUI_C_SELECT);
 		tui_put(y, 2, cw, line, true);
+		/* Converted with a step left: that step is what resume does. */
 		snprintf(line, sizeof(line), "%-12s %5.1f%%  %s", fdw_job_state_label(p->state), pct,
-			 fdw_phase_label(p->phase));
+			 p->state == FDW_JOB_COMPLETE && fdw_job_unfinished(&st->jobs[i], p) ?
+			 _("boot step left") : fdw_phase_label(p->phase));
 		tui_put(y, COLS - 40 > 30 ? COLS - 40 : 30, 38, line, false);
 		if (i == st->sel)
 			tui_attr_off(t, TUI_C_SELECT);
@@ -210,22 +211,29 @@ static void start_key(struct tui *t, struct tui_key k)
 	} else if (tui_key_is(k, 'r')) {
 		if (!st->n)
 			return;
-		if (st->progress[st->sel].state == FDW_JOB_RUNNING)
+		switch (fdw_resume_offer(&st->jobs[st->sel], &st->progress[st->sel],
+					 st->by_service[st->sel])) {
+		case FDW_OFFER_RUNNING:
 			tui_set_status(t, false, "%s", _("It is running already: press Enter to "
 							 "see its progress."));
-		else if (st->by_service[st->sel])
+			break;
+		case FDW_OFFER_SERVICE:
 			tui_set_status(t, false, "%s", _("The restart's conversion: its service "
 							 "(fdewiz-restart) goes on with it once "
 							 "the system has started; nothing to do."));
-		else if (st->progress[st->sel].state == FDW_JOB_COMPLETE &&
-			 !fdw_system_boot_pending(&st->jobs[st->sel]))
+			break;
+		case FDW_OFFER_COMPLETE:
 			tui_set_status(t, false, "%s", _("It is complete: press Enter to see its "
 							 "results."));
-		else if (st->progress[st->sel].state == FDW_JOB_FAILED)
+			break;
+		case FDW_OFFER_FAILED:
 			tui_set_status(t, false, "%s", _("It cannot be resumed from here: press "
 							 "Enter to see what happened."));
-		else
+			break;
+		case FDW_OFFER_RESUME:
 			tui_prompt_resume(t, &st->jobs[st->sel]);
+			break;
+		}
 	} else if (tui_key_is(k, 'n')) {
 		tui_go(t, TUI_DISKS);
 	} else if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC) {

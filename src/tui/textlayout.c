@@ -51,8 +51,10 @@ size_t tui_text_decode(const char *s, wchar_t *out, size_t max)
 		} else if (used == 0) {
 			break;
 		}
-		if (wc == L'\t' || wc == L'\n')
+		if (wc == L'\t')
 			out[n++] = L' ';
+		else if (wc == L'\n')
+			out[n++] = L'\n';	/* a break where text wraps, else a space */
 		else if (control_char(wc))
 			n = escape_bytes(s, used, out, n, max);
 		else
@@ -107,7 +109,7 @@ size_t tui_text_line_end(const wchar_t *buf, size_t n, size_t start, int w)
 	size_t i = start, brk = 0;
 	int used = 0;
 
-	while (i < n && used + tui_text_cell_width(buf[i]) <= w) {
+	while (i < n && buf[i] != L'\n' && used + tui_text_cell_width(buf[i]) <= w) {
 		used += tui_text_cell_width(buf[i]);
 		if (buf[i] == L' ')
 			brk = i;
@@ -116,9 +118,21 @@ size_t tui_text_line_end(const wchar_t *buf, size_t n, size_t start, int w)
 			brk = i + 1;
 		i++;
 	}
+	if (i < n && buf[i] == L'\n')
+		return i;
 	if (i < n && brk > start)
 		i = brk;
 	return i == start ? i + 1 : i;
+}
+
+size_t tui_text_next_line(const wchar_t *buf, size_t n, size_t end)
+{
+	/* After a hard break the next line keeps its indent; after a wrap, no leading blank. */
+	if (end < n && buf[end] == L'\n')
+		return end + 1;
+	while (end < n && buf[end] == L' ')
+		end++;
+	return end;
 }
 
 int tui_text_wrap(const wchar_t *buf, size_t n, int w, int max_lines,
@@ -135,9 +149,7 @@ int tui_text_wrap(const wchar_t *buf, size_t n, int w, int max_lines,
 		lines[count].start = start;
 		lines[count].end = end;
 		count++;
-		start = end;
-		while (start < n && buf[start] == L' ')
-			start++;
+		start = tui_text_next_line(buf, n, end);
 	}
 	return count;
 }
@@ -151,10 +163,8 @@ int tui_wrap_count(int w, int max_lines, const char *s)
 	if (w <= 0)
 		return 0;
 	while (start < n && lines < max_lines) {
-		start = tui_text_line_end(buf, n, start, w);
+		start = tui_text_next_line(buf, n, tui_text_line_end(buf, n, start, w));
 		lines++;
-		while (start < n && buf[start] == L' ')
-			start++;
 	}
 	return lines;
 }

@@ -16,10 +16,11 @@ struct tui_text_line {
 };
 
 /*
- * Decode @s (multibyte, the locale's) into at most @max wide characters at @out. Tabs and
- * newlines become spaces; invalid bytes and characters a terminal would act on (C0, C1,
- * bidirectional overrides) become "\xHH", since labels and names come from whoever made
- * the disk. Returns the count.
+ * Decode @s (multibyte, the locale's) into at most @max wide characters at @out. Tabs
+ * become spaces; a newline stays (a hard break for the wrapping below, a space on one
+ * line); invalid bytes and characters a terminal would act on (C0, C1, bidirectional
+ * overrides) become "\xHH", since labels and names come from whoever made the disk.
+ * Returns the count.
  */
 size_t tui_text_decode(const char *s, wchar_t *out, size_t max);
 
@@ -37,14 +38,19 @@ bool tui_text_no_line_end(wchar_t c);
 /*
  * Where the line starting at @start ends (exclusive) in @w cells: at the last space that
  * fits, or between two double-width characters (CJK text has no spaces between words),
- * never before a character that may not start a line nor after one that may not end it.
- * Always at least one character further than @start.
+ * never before a character that may not start a line nor after one that may not end it;
+ * at a newline (a line of its own, empty when the newline is at @start). Otherwise always
+ * at least one character further than @start.
  */
 size_t tui_text_line_end(const wchar_t *buf, size_t n, size_t start, int w);
+/* Where the line after one that ended at @end starts: past its newline, or past the
+ * spaces a wrap left there. */
+size_t tui_text_next_line(const wchar_t *buf, size_t n, size_t end);
 
 /*
  * Wrap the @n wide characters at @buf into lines of @w cells, at most @max_lines of them,
- * into @lines; spaces at the start of a line are skipped. Returns the lines used.
+ * into @lines; spaces at the start of a wrapped line are skipped (not after a newline).
+ * Returns the lines used.
  */
 int tui_text_wrap(const wchar_t *buf, size_t n, int w, int max_lines,
 		  struct tui_text_line *lines);

@@ -68,7 +68,7 @@ static void put_wide(int y, int x, const wchar_t *s, size_t n)
 {
 	move(y, x);
 	for (size_t i = 0; i < n; i++) {
-		wchar_t wc = wcwidth(s[i]) < 0 ? L'?' : s[i];
+		wchar_t wc = s[i] == L'\n' ? L' ' : wcwidth(s[i]) < 0 ? L'?' : s[i];
 
 		addnwstr(&wc, 1);
 	}
@@ -230,8 +230,7 @@ void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
 	t->status_error = error;
 }
 
-/* The engine's sentences start in lower case (they follow "fdewiz: "); alone, capitalise. */
-static void capitalise(char *s)
+void tui_capitalise(char *s)
 {
 	if (s[0] >= 'a' && s[0] <= 'z')
 		s[0] = (char)(s[0] - 'a' + 'A');
@@ -241,7 +240,7 @@ void tui_show_dialog(struct tui *t, const char *title, const char *msg)
 {
 	snprintf(t->dialog_title, sizeof(t->dialog_title), "%s", title);
 	snprintf(t->dialog, sizeof(t->dialog), "%s", msg);
-	capitalise(t->dialog);
+	tui_capitalise(t->dialog);
 }
 
 /* The screens, in the order of enum tui_screen. */
@@ -420,68 +419,6 @@ void tui_redraw(struct tui *t)
 	refresh();
 }
 
-static void prompt_key(struct tui *t, struct tui_key k)
-{
-	char why[512] = "";
-	struct fdw_resume r;
-	pid_t pid;
-	int rc;
-
-	if (k.kind == TUI_KEY_ESC) {
-		tui_secret_clear(t->prompt_pass);
-		t->prompt = TUI_PROMPT_NONE;
-		t->prompt_msg[0] = '\0';
-		tui_set_status(t, false, "%s", _("Not resumed. Nothing was changed."));
-		return;
-	}
-	if (k.kind != TUI_KEY_ENTER) {
-		tui_secret_key(t->prompt_pass, k);
-		return;
-	}
-	if (t->prompt_pass->len == 0) {
-		snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s", _("Type the passphrase."));
-		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.lock_fd = -1;
-	snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s", _("Checking the passphrase..."));
-	tui_redraw(t);
-	rc = fdw_resume_prepare(&r, t->job.address, why, sizeof(why));
-	if (!rc) {
-		pid = fdw_resume_start(&r, t->prompt_pass, NULL, why, sizeof(why));
-		rc = pid < 0 ? (int)pid : 0;
-	}
-	if (rc == -EPERM) {
-		/* Wrong passphrase: let the user type it again. */
-		fdw_resume_close(&r);
-		tui_secret_clear(t->prompt_pass);
-		snprintf(t->prompt_msg, sizeof(t->prompt_msg), "%s",
-			 why[0] ? why : _("The passphrase is wrong. Nothing was changed."));
-		capitalise(t->prompt_msg);
-		return;
-	}
-	fdw_resume_close(&r);
-	tui_secret_clear(t->prompt_pass);
-	t->prompt = TUI_PROMPT_NONE;
-	t->prompt_msg[0] = '\0';
-	if (rc) {
-		tui_show_dialog(t, _("Not resumed"), why[0] ? why : strerror(-rc));
-		return;
-	}
-	tui_set_status(t, false, "%s", _("Resumed: converting in the background."));
-	t->have_prog = false;
-	tui_go(t, TUI_PROGRESS);
-}
-
-void tui_prompt_resume(struct tui *t, const struct fdw_job *job)
-{
-	t->job = *job;
-	t->have_job = true;
-	t->prompt = TUI_PROMPT_RESUME;
-	t->prompt_msg[0] = '\0';
-	tui_secret_clear(t->prompt_pass);
-}
-
 static void dispatch(struct tui *t, struct tui_key k)
 {
 	if (k.kind == TUI_KEY_RESIZE)
@@ -492,7 +429,7 @@ static void dispatch(struct tui *t, struct tui_key k)
 		return;
 	}
 	if (t->prompt != TUI_PROMPT_NONE) {
-		prompt_key(t, k);
+		t->prompt_key(t, k);
 		return;
 	}
 	if (t->dialog[0]) {

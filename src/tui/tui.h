@@ -86,7 +86,7 @@ struct tui {
 	int rows, cols;
 	char status[512];		/* one line at the bottom; empty: key hints */
 	bool status_error;
-	char dialog[1024];		/* a modal message, any key closes it */
+	char dialog[4096];		/* a modal message, any key closes it */
 	char dialog_title[128];
 	bool help;
 	char log[TUI_LOG_LINES][160];	/* engine warnings while curses owns the screen */
@@ -137,8 +137,9 @@ struct tui {
 	bool restarting;
 	struct tui_erase erase;
 
-	/* The masked prompt (resume). */
+	/* The masked prompt (resume): its keys go to prompt_key (set with it). */
 	enum tui_prompt_for prompt;
+	void (*prompt_key)(struct tui *t, struct tui_key k);
 	struct fdw_secret *prompt_pass;
 	char prompt_msg[512];
 };
@@ -168,6 +169,8 @@ const char *tui_checkbox(bool on);
 void tui_set_status(struct tui *t, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_show_dialog(struct tui *t, const char *title, const char *msg);
+/* The engine's sentences start in lower case (they follow "fdewiz: "); alone, capitalised. */
+void tui_capitalise(char *s);
 /*
  * The only way from one screen to another: runs @s's enter (which is told where the person
  * came from) and shows @s. False when @s was not entered: its enter said no (and may have
@@ -194,7 +197,7 @@ void tui_release_plan(struct tui *t);
 void tui_release_erase(struct tui *t);
 /* Show the progress of @job (the screen shows the results once it is complete). */
 void tui_open_job(struct tui *t, const struct fdw_job *job);
-/* Ask for the passphrase of @job over the screen, and resume it (tui.c). */
+/* Ask for the passphrase of @job over the screen, and resume it (resume_prompt.c). */
 void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
 
 /*

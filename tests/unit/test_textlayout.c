@@ -86,6 +86,30 @@ static void test_wrap_latin_and_russian(void **state)
 	assert_int_equal(tui_wrap_count(10, 1, RU_PASS), 1);
 }
 
+/* A newline breaks the line there; the next line keeps its indent (a listed item). */
+static void test_hard_breaks(void **state)
+{
+	wchar_t buf[TUI_TEXT_MAX];
+	struct tui_text_line lines[100];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(wrap("one\n  two three", 20, buf, &n, lines), 2);
+	assert_int_equal(lines[0].end, 3);	/* "one" */
+	assert_int_equal(lines[1].start, 4);	/* "  two three": the indent kept */
+	assert_int_equal(tui_wrap_count(20, 100, "one\n  two three"), 2);
+	/* Wrapping still happens inside each line. */
+	assert_int_equal(wrap("aaa bbb\nccc", 4, buf, &n, lines), 3);
+	assert_int_equal(lines[2].start, 8);
+	/* Two newlines: an empty line between. */
+	n = tui_text_decode("a\n\nb", buf, TUI_TEXT_MAX);
+	assert_int_equal(tui_text_wrap(buf, n, 10, 100, lines), 3);
+	assert_int_equal(lines[1].start, lines[1].end);
+	assert_int_equal(tui_wrap_count(10, 100, "a\n\nb"), 3);
+	/* On one line a newline takes the cell of a space. */
+	assert_int_equal(tui_width("a\nb"), 3);
+}
+
 static void test_kinsoku(void **state)
 {
 	const char *texts[] = { JA_NO_SUCH, JA_KEEP, JA_PASS, JA_CONFIRM };
@@ -166,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_wrap_latin_and_russian),
+		cmocka_unit_test(test_hard_breaks),
 		cmocka_unit_test(test_kinsoku),
 		cmocka_unit_test(test_box_lines),
 	};

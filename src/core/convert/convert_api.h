@@ -10,5 +10,6 @@
 #include "predict.h"
 #include "restart.h"
 #include "results.h"
+#include "resume.h"
 
 #endif

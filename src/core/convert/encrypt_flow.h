@@ -240,63 +240,8 @@ int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
  * changed (0), or that it is still to do (-EAGAIN). 0 when @job is no such root.
  */
 int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops);
-/*
- * Resuming a complete conversion whose boot steps are left (fdw_resume.boot_only): an
- * installed system's root's (system_boot.h), then another system's partition's
- * (system_data.h). 0, or -errno with @why.
- */
-int fdw_resume_boot_steps(const struct fdw_job *job, const struct fdw_secret *pass,
-			  struct fdw_system_boot_result *res, char *why, size_t len);
-/*
- * After those steps: the after-benchmark the conversion's end could not run (a power cut
- * came during the boot step), when the job has a baseline and its volume is open under
- * the record's name. 0 when there is nothing to run or it ran (the record says how).
- */
-int fdw_resume_bench_after(const struct fdw_job *job);
 /* The same for a partition of another installed system: that system's crypttab. */
 int fdw_system_data_report(const struct fdw_job *job, const struct fdw_foreground_ops *ops);
-
-/* An unfinished conversion found again, ready to continue. */
-struct fdw_resume {
-	struct fdw_job job;
-	bool recorded;			/* false: started by another tool, found in the header */
-	bool moved;			/* the record named another address: saved anew */
-	bool boot_only;			/* converted; only an installed system's boot step
-					 * is left (fdw_system_boot_finish) */
-	bool boot_move_only;		/* not converted; a move of its /boot out of the
-					 * root was cut short (fdw_resume_layout_step) */
-	bool lvm_room_only;		/* not converted; making the header's room at its
-					 * LVM PV's end was cut short (the same call) */
-	struct fdw_target target;
-	bool target_open;
-	int lock_fd;
-};
-
-/*
- * Find the unfinished conversion of @address, open it and take its lock. Changes
- * nothing. -ENOENT: none; -EALREADY: its worker is running; -EBUSY: locked.
- */
-int fdw_resume_prepare(struct fdw_resume *r, const char *address, char *why, size_t len);
-/*
- * Finish the move of an installed system's /boot out of its root that a crash cut short
- * (r->boot_move_only), or the header's room at its LVM PV's end (r->lvm_room_only): the
- * system then starts unencrypted as before, and the root can be encrypted. Needs no
- * passphrase. 0, or -errno with @why.
- */
-int fdw_resume_layout_step(struct fdw_resume *r, char *why, size_t len);
-/* 0 when @pass opens the volume; -EPERM with @why when it is wrong. */
-int fdw_resume_check_passphrase(struct fdw_resume *r, const struct fdw_secret *pass,
-				char *why, size_t len);
-/*
- * The one resume of a prepared conversion, for the command line and the wizard: check
- * @pass, then convert in a background worker (fdw_launch_background). Returns the
- * worker's pid; -EPERM with @why when the passphrase is wrong (nothing changed; ask
- * again); or -errno with @why. In the foreground: fdw_resume_check_passphrase(), then
- * fdw_conversion_foreground().
- */
-pid_t fdw_resume_start(struct fdw_resume *r, const struct fdw_secret *pass,
-		       const char *mount_at, char *why, size_t len);
-void fdw_resume_close(struct fdw_resume *r);
 
 /*
  * Attach @t and describe the volume of @job in @v (pointing into @job and @t). Online,

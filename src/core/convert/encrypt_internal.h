@@ -42,6 +42,10 @@ struct fdw_encrypt {
 	struct fdw_bench_run *predicted;
 };
 
+/* foreground.c: one line said through @ops (its say may be NULL). */
+void fdw_ops_say(const struct fdw_foreground_ops *ops, enum fdw_say kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* encrypt_hold.c: the exclusive hold on the partition (-EBUSY: someone else holds it), and
  * what the plan was made for, remembered and compared with @now (NULL: nothing changed;
  * else what did, in words). */

@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "encrypt_flow.h"
+#include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "results.h"
 #include "base/stopsig.h"
@@ -28,10 +29,7 @@ struct fg_run {
 
 static volatile sig_atomic_t stop_requested;
 
-static void say(const struct fdw_foreground_ops *ops, enum fdw_say kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(const struct fdw_foreground_ops *ops, enum fdw_say kind, const char *fmt, ...)
+void fdw_ops_say(const struct fdw_foreground_ops *ops, enum fdw_say kind, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -67,7 +65,7 @@ static void say_backup(const struct fdw_foreground_ops *ops, const struct fdw_jo
 
 	if (fdw_job_find_id(job->id, &rec) == 0 && fdw_results_backup_stale(&rec, why,
 									    sizeof(why)))
-		say(ops, FDW_SAY_WARNING, "%s", why);
+		fdw_ops_say(ops, FDW_SAY_WARNING, "%s", why);
 }
 
 /* What the worker's return means for the person, after the header is on. */
@@ -78,39 +76,50 @@ static void say_outcome(const struct fg_run *run, const struct fdw_job *job,
 	char d[32], tot[32];
 
 	if (rc == 0) {
-		say(ops, FDW_SAY_INFO, _("%s is now encrypted (%.0f s)."), job->address,
-		    fdw_now_s() - run->start);
+		fdw_ops_say(ops, FDW_SAY_INFO, _("%s is now encrypted (%.0f s)."), job->address,
+			    fdw_now_s() - run->start);
 		if (v->active_name)
-			say(ops, FDW_SAY_INFO, _("It stays open as /dev/mapper/%s; close it with "
-						 "'cryptsetup close %s' once it is unmounted."),
-			    v->active_name, v->active_name);
+			fdw_ops_say(ops, FDW_SAY_INFO,
+				    _("It stays open as /dev/mapper/%s; close it with "
+				      "'cryptsetup close %s' once it is unmounted."),
+				    v->active_name, v->active_name);
 		say_backup(ops, job);
 	} else if (rc == -EINTR && fdw_stop_by_system(stop_requested)) {
-		say(ops, FDW_SAY_INFO, _("Stopped at a safe point at %.1f%%, as the system asked (a "
-					 "shutdown or restart). The data is intact; it goes on with "
-					 "'fdewiz resume %s' (after the restart of 'encrypt "
-					 "--at-restart', by itself)."), run->p.percent, job->address);
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("Stopped at a safe point at %.1f%%, as the system asked (a "
+			      "shutdown or restart). The data is intact; it goes on with "
+			      "'fdewiz resume %s' (after the restart of 'encrypt "
+			      "--at-restart', by itself)."),
+			    run->p.percent, job->address);
 	} else if (rc == -EINTR) {
-		say(ops, FDW_SAY_INFO, _("Stopped at a safe point. The data is intact; continue "
-					 "with 'fdewiz resume %s'."), job->address);
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("Stopped at a safe point. The data is intact; continue "
+			      "with 'fdewiz resume %s'."),
+			    job->address);
 	} else if (rc == -EPERM) {
 		/* The header is on by now: "nothing was changed" would be false, and -ENOENT
 		 * (a device or file gone) is no passphrase problem. */
-		say(ops, FDW_SAY_ERROR, _("the passphrase does not open %s. The data is intact; "
-					  "continue with 'fdewiz resume %s' and the right "
-					  "passphrase."), job->address, job->address);
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("the passphrase does not open %s. The data is intact; "
+			      "continue with 'fdewiz resume %s' and the right "
+			      "passphrase."),
+			    job->address, job->address);
 	} else if (rc == -EIO || rc == -ENXIO || rc == -ENODEV) {
-		say(ops, FDW_SAY_ERROR, _("the disk failed (%s) at %.1f%% (%s of %s encrypted). "
-					  "Nothing is lost: every step is journalled in the LUKS2 "
-					  "header, so the conversion can go on from there. Check the "
-					  "disk and its cable (dmesg), then continue with 'fdewiz "
-					  "resume %s'."), strerror(-rc), run->p.percent,
-		    fdw_format_size(run->p.done, d, sizeof(d)),
-		    fdw_format_size(run->p.total, tot, sizeof(tot)), job->address);
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("the disk failed (%s) at %.1f%% (%s of %s encrypted). "
+			      "Nothing is lost: every step is journalled in the LUKS2 "
+			      "header, so the conversion can go on from there. Check the "
+			      "disk and its cable (dmesg), then continue with 'fdewiz "
+			      "resume %s'."),
+			    strerror(-rc), run->p.percent,
+			    fdw_format_size(run->p.done, d, sizeof(d)),
+			    fdw_format_size(run->p.total, tot, sizeof(tot)), job->address);
 	} else {
-		say(ops, FDW_SAY_ERROR, _("the conversion stopped: %s. Its state is recorded in "
-					  "the header; see 'fdewiz status %s', then 'fdewiz resume "
-					  "%s'."), strerror(-rc), job->address, job->address);
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("the conversion stopped: %s. Its state is recorded in "
+			      "the header; see 'fdewiz status %s', then 'fdewiz resume "
+			      "%s'."),
+			    strerror(-rc), job->address, job->address);
 	}
 }
 
@@ -122,26 +131,30 @@ int fdw_system_boot_report(const struct fdw_job *job, const struct fdw_foregroun
 	if (fdw_system_boot_status(job, &res, &done) != 0)
 		return 0;
 	if (!done) {
-		say(ops, FDW_SAY_ERROR, _("the installed system's boot is not set up yet (the log "
-					  "says why); the data is intact and encrypted. Run 'fdewiz "
-					  "resume %s' before starting that system."), job->address);
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("the installed system's boot is not set up yet (the log "
+			      "says why); the data is intact and encrypted. Run 'fdewiz "
+			      "resume %s' before starting that system."),
+			    job->address);
 		return -EAGAIN;
 	}
-	say(ops, FDW_SAY_INFO, _("The installed system's boot is set up. Files changed (each "
-				 "kept as a backup):"));
+	fdw_ops_say(ops, FDW_SAY_INFO,
+		    _("The installed system's boot is set up. Files changed (each "
+		      "kept as a backup):"));
 	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
-		say(ops, FDW_SAY_LIST_ITEM, "%s", line);
+		fdw_ops_say(ops, FDW_SAY_LIST_ITEM, "%s", line);
 	}
 	if (res.tpm_pcrs[0] && res.tpm_slot >= 0)
-		say(ops, FDW_SAY_INFO, _("It unlocks with this computer's TPM at its start (keyslot "
-					 "%d, sealed to PCR %s); when the TPM refuses it asks for "
-					 "the passphrase, and the recovery key works there too."),
-		    res.tpm_slot, res.tpm_pcrs);
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("It unlocks with this computer's TPM at its start (keyslot "
+			      "%d, sealed to PCR %s); when the TPM refuses it asks for "
+			      "the passphrase, and the recovery key works there too."),
+			    res.tpm_slot, res.tpm_pcrs);
 	else if (res.tpm_why[0])
-		say(ops, FDW_SAY_WARNING, "%s", res.tpm_why);
+		fdw_ops_say(ops, FDW_SAY_WARNING, "%s", res.tpm_why);
 	return 0;
 }
 
@@ -153,27 +166,32 @@ int fdw_system_data_report(const struct fdw_job *job, const struct fdw_foregroun
 	if (fdw_system_data_status(job, &res, &done) != 0)
 		return 0;
 	if (!done) {
-		say(ops, FDW_SAY_ERROR, _("the crypttab of the system on %s is not written yet (the "
-					  "log says why); the data is intact and encrypted. Run "
-					  "'fdewiz resume %s' before starting that system."),
-		    res.root_address, job->address);
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("the crypttab of the system on %s is not written yet (the "
+			      "log says why); the data is intact and encrypted. Run "
+			      "'fdewiz resume %s' before starting that system."),
+			    res.root_address, job->address);
 		return -EAGAIN;
 	}
 	if (res.key_file)
-		say(ops, FDW_SAY_INFO, _("The system on %s opens it at boot with a key file "
-					 "inside its encrypted root (one passphrase at boot): its "
-					 "etc/crypttab has '%s'."), res.root_address, res.line);
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("The system on %s opens it at boot with a key file "
+			      "inside its encrypted root (one passphrase at boot): its "
+			      "etc/crypttab has '%s'."),
+			    res.root_address, res.line);
 	else
-		say(ops, FDW_SAY_INFO, _("The system on %s opens it at boot (it asks for the "
-					 "passphrase): its etc/crypttab has '%s'."),
-		    res.root_address, res.line);
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("The system on %s opens it at boot (it asks for the "
+			      "passphrase): its etc/crypttab has '%s'."),
+			    res.root_address, res.line);
 	if (res.changed[0])
-		say(ops, FDW_SAY_INFO, _("Files changed in that system (each kept as a backup):"));
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("Files changed in that system (each kept as a backup):"));
 	for (char *line = res.changed, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
-		say(ops, FDW_SAY_LIST_ITEM, "%s", line);
+		fdw_ops_say(ops, FDW_SAY_LIST_ITEM, "%s", line);
 	}
 	return 0;
 }
@@ -191,16 +209,19 @@ int fdw_conversion_foreground(const struct fdw_job *job, struct fdw_target *t,
 	rc = fdw_job_open_volume(job, t, &v, pass, mount_at, &offline, &mount_failed, why,
 				 sizeof(why));
 	if (rc) {
-		say(ops, FDW_SAY_ERROR, "%s", why);
+		fdw_ops_say(ops, FDW_SAY_ERROR, "%s", why);
 		return rc;
 	}
 	if (offline)
-		say(ops, FDW_SAY_INFO, _("This system has no device-mapper: continuing offline; "
-					 "keep %s unmounted until it is done."), job->address);
+		fdw_ops_say(ops, FDW_SAY_INFO,
+			    _("This system has no device-mapper: continuing offline; "
+			      "keep %s unmounted until it is done."),
+			    job->address);
 	if (mount_failed)
-		say(ops, FDW_SAY_WARNING, "%s", why);
+		fdw_ops_say(ops, FDW_SAY_WARNING, "%s", why);
 	else if (mount_at && v.active_name)
-		say(ops, FDW_SAY_INFO, _("Mounted at %s; usable while it converts."), mount_at);
+		fdw_ops_say(ops, FDW_SAY_INFO, _("Mounted at %s; usable while it converts."),
+			    mount_at);
 	/* A Ctrl-C that came while the header was being written is honoured now. */
 	fdw_stop_signals_catch(&stop_requested, false, NULL);
 	run.start = fdw_now_s();
