@@ -18,7 +18,6 @@
 #include "base/child.h"
 #include "base/fileio.h"
 #include "base/i18n.h"
-#include "base/jsonfile.h"
 #include "base/log.h"
 #include "base/spawn.h"
 #include "base/statedir.h"
@@ -34,6 +33,7 @@
 #include "disk/private_mount.h"
 #include "disk/target.h"
 #include "fstab_mount.h"
+#include "state/step_record.h"
 #include "system_boot_internal.h"
 
 /* Each step is recorded once done; a crash repeats at most the one it was in. */
@@ -54,80 +54,48 @@ struct move_record {
 	enum move_step step;
 };
 
-static int record_path(const char *fs_uuid, char *buf, size_t len)
-{
-	/* The UUID goes into a path: only a well-formed one. */
-	if (!fdw_uuid_valid(fs_uuid))
-		return -EINVAL;
-	snprintf(buf, len, "%s/boot-move-%s.json", fdw_state_dir(), fs_uuid);
-	return 0;
-}
+_Static_assert(sizeof(enum move_step) == sizeof(int), "a step record's step is an int");
+
+static const struct fdw_record_field move_fields[] = {
+	FDW_REC_FIELD(struct move_record, fs_uuid, FDW_REC_STR),
+	FDW_REC_FIELD(struct move_record, disk, FDW_REC_STR),
+	FDW_REC_FIELD(struct move_record, number, FDW_REC_INT),
+	FDW_REC_FIELD(struct move_record, logical, FDW_REC_BOOL),
+	FDW_REC_FIELD(struct move_record, boot_start, FDW_REC_U64),
+	FDW_REC_FIELD(struct move_record, boot_size, FDW_REC_U64),
+	FDW_REC_FIELD(struct move_record, root_size, FDW_REC_U64),
+	FDW_REC_FIELD(struct move_record, root_fs_max, FDW_REC_U64),
+	FDW_REC_FIELD(struct move_record, boot_uuid, FDW_REC_STR),
+	FDW_REC_FIELD(struct move_record, boot_number, FDW_REC_INT),
+	FDW_REC_FIELD(struct move_record, esp_spec, FDW_REC_STR),
+};
+
+static const struct fdw_step_record move_kind = {
+	.kind = "boot-move", .id_key = "fs_uuid", .steps = step_keys, .n_steps = STEP_DONE + 1,
+	.size = sizeof(struct move_record), .step_offset = offsetof(struct move_record, step),
+	.fields = move_fields, .n_fields = sizeof(move_fields) / sizeof(move_fields[0]),
+};
 
 static int record_save(const struct move_record *r)
 {
-	char path[PATH_MAX];
-	struct json_object *o;
-	int rc = record_path(r->fs_uuid, path, sizeof(path));
-
-	if (rc)
-		return rc;
-	o = json_object_new_object();
-	if (!o)
-		return -ENOMEM;
-	json_object_object_add(o, "fs_uuid", json_object_new_string(r->fs_uuid));
-	json_object_object_add(o, "disk", json_object_new_string(r->disk));
-	json_object_object_add(o, "number", json_object_new_int(r->number));
-	json_object_object_add(o, "logical", json_object_new_boolean(r->logical));
-	json_object_object_add(o, "boot_start", json_object_new_int64((int64_t)r->boot_start));
-	json_object_object_add(o, "boot_size", json_object_new_int64((int64_t)r->boot_size));
-	json_object_object_add(o, "root_size", json_object_new_int64((int64_t)r->root_size));
-	json_object_object_add(o, "root_fs_max",
-			       json_object_new_int64((int64_t)r->root_fs_max));
-	json_object_object_add(o, "boot_uuid", json_object_new_string(r->boot_uuid));
-	json_object_object_add(o, "boot_number", json_object_new_int(r->boot_number));
-	json_object_object_add(o, "esp_spec", json_object_new_string(r->esp_spec));
-	json_object_object_add(o, "step", json_object_new_string(step_keys[r->step]));
-	rc = fdw_json_write_atomic(path, o);
-	json_object_put(o);
-	return rc;
+	return fdw_step_record_save(&move_kind, r->fs_uuid, r);
 }
 
-/* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted. */
+/* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted (the log says why). */
 static int record_load(const char *fs_uuid, struct move_record *r)
 {
-	char path[PATH_MAX], step[16];
-	struct json_object *o;
-	int rc = record_path(fs_uuid, path, sizeof(path));
+	char why[PATH_MAX + 256] = "";
+	int rc = fdw_step_record_load(&move_kind, fs_uuid, r, why, sizeof(why));
 
-	memset(r, 0, sizeof(*r));
-	if (rc)
-		return -ENOENT;
-	if (access(path, F_OK) != 0)
-		return -ENOENT;
-	o = json_object_from_file(path);
-	if (!o)
-		return -EBADMSG;
-	fdw_json_get_str(o, "fs_uuid", r->fs_uuid, sizeof(r->fs_uuid));
-	fdw_json_get_str(o, "disk", r->disk, sizeof(r->disk));
-	r->number = (int)fdw_json_get_int(o, "number");
-	r->logical = fdw_json_get_int(o, "logical") != 0;
-	r->boot_start = (uint64_t)fdw_json_get_int(o, "boot_start");
-	r->boot_size = (uint64_t)fdw_json_get_int(o, "boot_size");
-	r->root_size = (uint64_t)fdw_json_get_int(o, "root_size");
-	r->root_fs_max = (uint64_t)fdw_json_get_int(o, "root_fs_max");
-	fdw_json_get_str(o, "boot_uuid", r->boot_uuid, sizeof(r->boot_uuid));
-	r->boot_number = (int)fdw_json_get_int(o, "boot_number");
-	fdw_json_get_str(o, "esp_spec", r->esp_spec, sizeof(r->esp_spec));
-	fdw_json_get_str(o, "step", step, sizeof(step));
-	json_object_put(o);
-	r->step = STEP_DONE + 1;
-	for (size_t i = 0; i <= STEP_DONE; i++)
-		if (!strcmp(step, step_keys[i]))
-			r->step = (enum move_step)i;
-	if (strcmp(r->fs_uuid, fs_uuid) || r->step > STEP_DONE || !fdw_uuid_valid(r->boot_uuid) ||
-	    r->number < 1 || !r->root_size || !r->boot_size || r->root_fs_max > r->root_size)
-		return -EBADMSG;
-	return 0;
+	if (!rc && (!fdw_uuid_valid(r->boot_uuid) || r->number < 1 || !r->root_size ||
+		    !r->boot_size || r->root_fs_max > r->root_size)) {
+		snprintf(why, sizeof(why), "the /boot move record of %s: its sizes and numbers do "
+			 "not fit together", fs_uuid);
+		rc = -EBADMSG;
+	}
+	if (rc == -EBADMSG)
+		fdw_log(FDW_LOG_ERROR, "%s", why);
+	return rc;
 }
 
 bool fdw_boot_move_unfinished(const struct fdw_target *t)

@@ -3,18 +3,19 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/i18n.h"
-#include "base/jsonfile.h"
 #include "base/log.h"
 #include "base/spawn.h"
 #include "base/statedir.h"
 #include "base/testhook.h"
 #include "lvm_pv.h"
+#include "state/step_record.h"
 #include "lvm_room.h"
 #include "target.h"
 #include "udev_settle.h"
@@ -37,86 +38,47 @@ struct room_record {
 	enum room_step step;
 };
 
-/* A PV UUID goes into a path: LVM's 38 characters of letters, digits and dashes only. */
-static bool pv_uuid_valid(const char *u)
-{
-	size_t n = strlen(u);
+_Static_assert(sizeof(enum room_step) == sizeof(int), "a step record's step is an int");
 
-	if (n < 8 || n > 40)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((u[i] >= 'a' && u[i] <= 'z') || (u[i] >= 'A' && u[i] <= 'Z') ||
-		      (u[i] >= '0' && u[i] <= '9') || u[i] == '-'))
-			return false;
-	return true;
-}
+static const struct fdw_record_field room_fields[] = {
+	FDW_REC_FIELD(struct room_record, pv_uuid, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, node, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, vg, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, swap_lv, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, swap_dev, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, swap_uuid, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, swap_label, FDW_REC_STR),
+	FDW_REC_FIELD(struct room_record, swap_pe, FDW_REC_U64),
+	FDW_REC_FIELD(struct room_record, pv_size, FDW_REC_U64),
+};
 
-static int record_path(const char *pv_uuid, char *buf, size_t len)
-{
-	if (!pv_uuid || !pv_uuid_valid(pv_uuid))
-		return -EINVAL;
-	snprintf(buf, len, "%s/lvm-room-%s.json", fdw_state_dir(), pv_uuid);
-	return 0;
-}
+static const struct fdw_step_record room_kind = {
+	.kind = "lvm-room", .id_key = "pv_uuid", .steps = step_keys, .n_steps = STEP_DONE + 1,
+	.size = sizeof(struct room_record), .step_offset = offsetof(struct room_record, step),
+	.fields = room_fields, .n_fields = sizeof(room_fields) / sizeof(room_fields[0]),
+};
 
 static int record_save(const struct room_record *r)
 {
-	char path[PATH_MAX];
-	struct json_object *o;
-	int rc = record_path(r->pv_uuid, path, sizeof(path));
-
-	if (rc)
-		return rc;
-	o = json_object_new_object();
-	if (!o)
-		return -ENOMEM;
-	json_object_object_add(o, "pv_uuid", json_object_new_string(r->pv_uuid));
-	json_object_object_add(o, "node", json_object_new_string(r->node));
-	json_object_object_add(o, "vg", json_object_new_string(r->vg));
-	json_object_object_add(o, "swap_lv", json_object_new_string(r->swap_lv));
-	json_object_object_add(o, "swap_dev", json_object_new_string(r->swap_dev));
-	json_object_object_add(o, "swap_uuid", json_object_new_string(r->swap_uuid));
-	json_object_object_add(o, "swap_label", json_object_new_string(r->swap_label));
-	json_object_object_add(o, "swap_pe", json_object_new_int64((int64_t)r->swap_pe));
-	json_object_object_add(o, "pv_size", json_object_new_int64((int64_t)r->pv_size));
-	json_object_object_add(o, "step", json_object_new_string(step_keys[r->step]));
-	rc = fdw_json_write_atomic(path, o);
-	json_object_put(o);
-	return rc;
+	return fdw_step_record_save(&room_kind, r->pv_uuid, r);
 }
 
-/* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted. */
+/* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted (the log says why). */
 static int record_load(const char *pv_uuid, struct room_record *r)
 {
-	char path[PATH_MAX], step[16];
-	struct json_object *o;
+	char why[PATH_MAX + 256] = "";
+	int rc = fdw_step_record_load(&room_kind, pv_uuid, r, why, sizeof(why));
 
-	memset(r, 0, sizeof(*r));
-	if (record_path(pv_uuid, path, sizeof(path)) || access(path, F_OK) != 0)
-		return -ENOENT;
-	o = json_object_from_file(path);
-	if (!o)
-		return -EBADMSG;
-	fdw_json_get_str(o, "pv_uuid", r->pv_uuid, sizeof(r->pv_uuid));
-	fdw_json_get_str(o, "node", r->node, sizeof(r->node));
-	fdw_json_get_str(o, "vg", r->vg, sizeof(r->vg));
-	fdw_json_get_str(o, "swap_lv", r->swap_lv, sizeof(r->swap_lv));
-	fdw_json_get_str(o, "swap_dev", r->swap_dev, sizeof(r->swap_dev));
-	fdw_json_get_str(o, "swap_uuid", r->swap_uuid, sizeof(r->swap_uuid));
-	fdw_json_get_str(o, "swap_label", r->swap_label, sizeof(r->swap_label));
-	r->swap_pe = (uint64_t)fdw_json_get_int(o, "swap_pe");
-	r->pv_size = (uint64_t)fdw_json_get_int(o, "pv_size");
-	fdw_json_get_str(o, "step", step, sizeof(step));
-	json_object_put(o);
-	r->step = STEP_DONE + 1;
-	for (size_t i = 0; i <= STEP_DONE; i++)
-		if (!strcmp(step, step_keys[i]))
-			r->step = (enum room_step)i;
-	if (strcmp(r->pv_uuid, pv_uuid) || r->step > STEP_DONE || !r->vg[0] || !r->pv_size ||
-	    (r->swap_lv[0] && (!r->swap_pe || !r->swap_uuid[0] ||
-				strncmp(r->swap_dev, "/dev/mapper/", 12))))
-		return -EBADMSG;
-	return 0;
+	if (!rc && (!r->vg[0] || !r->pv_size ||
+		    (r->swap_lv[0] && (!r->swap_pe || !r->swap_uuid[0] ||
+					strncmp(r->swap_dev, "/dev/mapper/", 12))))) {
+		snprintf(why, sizeof(why), "the LVM room record of %s: its volume group, sizes or "
+			 "swap volume are missing", pv_uuid);
+		rc = -EBADMSG;
+	}
+	if (rc == -EBADMSG)
+		fdw_log(FDW_LOG_ERROR, "%s", why);
+	return rc;
 }
 
 bool fdw_lvm_room_unfinished(const struct fdw_target *t)

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Step records: one writer and one checked reader for every resumable layout change. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/jsonfile.h"
+#include "base/statedir.h"
+#include "step_record.h"
+
+bool fdw_step_record_id_valid(const char *id)
+{
+	size_t n = id ? strlen(id) : 0;
+
+	if (n < 8 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') ||
+		      (id[i] >= '0' && id[i] <= '9') || id[i] == '-'))
+			return false;
+	return true;
+}
+
+/* The id goes into a path: only a well-formed one. */
+static int record_path(const struct fdw_step_record *k, const char *id, char *buf, size_t len)
+{
+	if (!fdw_step_record_id_valid(id))
+		return -EINVAL;
+	snprintf(buf, len, "%s/%s-%s.json", fdw_state_dir(), k->kind, id);
+	return 0;
+}
+
+static struct json_object *field_value(const struct fdw_record_field *f, const char *base)
+{
+	const char *at = base + f->offset;
+
+	switch (f->type) {
+	case FDW_REC_STR:
+		return json_object_new_string(at);
+	case FDW_REC_U64:
+		return json_object_new_int64((int64_t) * (const uint64_t *)(const void *)at);
+	case FDW_REC_INT:
+		return json_object_new_int(*(const int *)(const void *)at);
+	case FDW_REC_BOOL:
+		return json_object_new_boolean(*(const bool *)(const void *)at);
+	}
+	return NULL;
+}
+
+int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const void *rec)
+{
+	const char *base = rec;
+	int step = *(const int *)(const void *)(base + k->step_offset);
+	char path[PATH_MAX];
+	struct json_object *o;
+	int rc = record_path(k, id, path, sizeof(path));
+
+	if (rc)
+		return rc;
+	if (step < 0 || step >= k->n_steps)
+		return -EINVAL;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "version", json_object_new_int(FDW_STEP_RECORD_VERSION));
+	for (size_t i = 0; i < k->n_fields; i++)
+		json_object_object_add(o, k->fields[i].key, field_value(&k->fields[i], base));
+	json_object_object_add(o, "step", json_object_new_string(k->steps[step]));
+	rc = fdw_json_write_atomic(path, o);
+	json_object_put(o);
+	return rc;
+}
+
+static void field_take(const struct fdw_record_field *f, struct json_object *o, char *base)
+{
+	char *at = base + f->offset;
+
+	switch (f->type) {
+	case FDW_REC_STR:
+		fdw_json_get_str(o, f->key, at, f->size);
+		break;
+	case FDW_REC_U64:
+		*(uint64_t *)(void *)at = (uint64_t)fdw_json_get_int(o, f->key);
+		break;
+	case FDW_REC_INT:
+		*(int *)(void *)at = (int)fdw_json_get_int(o, f->key);
+		break;
+	case FDW_REC_BOOL:
+		*(bool *)(void *)at = fdw_json_get_int(o, f->key) != 0;
+		break;
+	}
+}
+
+/* Which step @key names: its index, or -1. */
+static int step_index(const struct fdw_step_record *k, const char *key)
+{
+	for (int i = 0; i < k->n_steps; i++)
+		if (!strcmp(key, k->steps[i]))
+			return i;
+	return -1;
+}
+
+int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *rec, char *why,
+			 size_t len)
+{
+	char path[PATH_MAX], step[32], got[128];
+	struct json_object *o;
+	int64_t version;
+	int index;
+
+	memset(rec, 0, k->size);
+	if (record_path(k, id, path, sizeof(path)) || access(path, F_OK) != 0)
+		return -ENOENT;
+	o = json_object_from_file(path);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		snprintf(why, len, "%s: not a JSON record", path);
+		json_object_put(o);
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < k->n_fields; i++)
+		field_take(&k->fields[i], o, rec);
+	fdw_json_get_str(o, k->id_key, got, sizeof(got));
+	fdw_json_get_str(o, "step", step, sizeof(step));
+	version = fdw_json_get_int(o, "version");
+	json_object_put(o);
+	index = step_index(k, step);
+	if (version > FDW_STEP_RECORD_VERSION)
+		snprintf(why, len, "%s: version %lld, written by a newer fdewiz", path,
+			 (long long)version);
+	else if (strcmp(got, id))
+		snprintf(why, len, "%s: it names %s '%s', not '%s'", path, k->id_key, got, id);
+	else if (index < 0)
+		snprintf(why, len, "%s: unknown step '%s'", path, step);
+	else {
+		*(int *)(void *)((char *)rec + k->step_offset) = index;
+		return 0;
+	}
+	return -EBADMSG;
+}

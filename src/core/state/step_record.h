@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The record of a resumable change made step by step (the move of an installed system's
+ * /boot, the header's room at an LVM PV's end): a JSON file in the state folder, named
+ * <kind>-<id>.json, rewritten atomically and durably once each step is done, so that a
+ * crash repeats at most the step it was in. Each kind describes its fields once; saving,
+ * loading and checking are the same for all.
+ */
+#ifndef FDW_STEP_RECORD_H
+#define FDW_STEP_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The version this program writes; a record without one is of version 0 (the same fields). */
+#define FDW_STEP_RECORD_VERSION 1
+
+enum fdw_record_type { FDW_REC_STR, FDW_REC_U64, FDW_REC_INT, FDW_REC_BOOL };
+
+/* One field of the kind's struct: its key in the file, its type, where it is. */
+struct fdw_record_field {
+	const char *key;
+	enum fdw_record_type type;
+	size_t offset, size;		/* size: of the char array, for FDW_REC_STR */
+};
+
+#define FDW_REC_FIELD(st, member, type)                                                        \
+	{ #member, type, offsetof(st, member), sizeof(((st *)0)->member) }
+
+struct fdw_step_record {
+	const char *kind;		/* "boot-move": the file is <state>/boot-move-<id>.json */
+	const char *id_key;		/* the field holding the id (a string field) */
+	const char *const *steps;	/* the step keys in order; the last means done */
+	int n_steps;
+	size_t size;			/* of the kind's struct */
+	size_t step_offset;		/* the struct's step: an enum (int) counting from 0 */
+	const struct fdw_record_field *fields;
+	size_t n_fields;
+};
+
+/* May @id name a record (letters, digits and dashes, 8 to 64 of them: a UUID)? */
+bool fdw_step_record_id_valid(const char *id);
+/* Write @rec (the kind's struct) as the record of @id. 0, or -errno. */
+int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const void *rec);
+/*
+ * Read the record of @id into @rec (zeroed first). 0; -ENOENT when there is none;
+ * -EBADMSG with @why naming what is wrong (not JSON, another id, an unknown step, a newer
+ * version), when it cannot be trusted.
+ */
+int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *rec, char *why,
+			 size_t len);
+
+#endif

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests for step records: a round trip, what a damaged record is said to be, and the
+ * records of the /boot move and the LVM room as the previous version wrote them. */
+#include "unit.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/boot/boot_move.h"
+#include "core/disk/disk.h"
+#include "core/disk/lvm_room.h"
+#include "core/disk/target.h"
+#include "core/state/step_record.h"
+
+#define ID "5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d"
+
+static char dir[] = "/tmp/fdw-step-record.XXXXXX";
+
+enum demo_step { DEMO_BEGUN, DEMO_HALF, DEMO_DONE };
+static const char *const demo_steps[] = { "begun", "half", "done" };
+
+struct demo {
+	char id[40];
+	char where[64];
+	uint64_t size;
+	int number;
+	bool flag;
+	enum demo_step step;
+};
+
+static const struct fdw_record_field demo_fields[] = {
+	FDW_REC_FIELD(struct demo, id, FDW_REC_STR),
+	FDW_REC_FIELD(struct demo, where, FDW_REC_STR),
+	FDW_REC_FIELD(struct demo, size, FDW_REC_U64),
+	FDW_REC_FIELD(struct demo, number, FDW_REC_INT),
+	FDW_REC_FIELD(struct demo, flag, FDW_REC_BOOL),
+};
+
+static const struct fdw_step_record demo_kind = {
+	.kind = "demo", .id_key = "id", .steps = demo_steps, .n_steps = 3,
+	.size = sizeof(struct demo), .step_offset = offsetof(struct demo, step),
+	.fields = demo_fields, .n_fields = 5,
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	return setenv("FDEWIZ_STATE_DIR", dir, 1);
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_round_trip(void **state)
+{
+	struct demo d = { ID, "/dev/vda", 1ULL << 40, 3, true, DEMO_HALF }, back;
+	char why[512] = "", path[PATH_MAX], text[1024] = "";
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(fdw_step_record_save(&demo_kind, ID, &d), 0);
+	assert_int_equal(fdw_step_record_load(&demo_kind, ID, &back, why, sizeof(why)), 0);
+	assert_string_equal(back.where, "/dev/vda");
+	assert_true(back.size == 1ULL << 40);
+	assert_int_equal(back.number, 3);
+	assert_true(back.flag);
+	assert_int_equal(back.step, DEMO_HALF);
+	snprintf(path, sizeof(path), "%s/demo-" ID ".json", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(fread(text, 1, sizeof(text) - 1, f) > 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"version\":1"));
+	assert_non_null(strstr(text, "\"step\":\"half\""));
+	/* No record, and ids that cannot name a file. */
+	assert_int_equal(fdw_step_record_load(&demo_kind, "0000-0000-0000", &back, why,
+					      sizeof(why)), -ENOENT);
+	assert_int_equal(fdw_step_record_save(&demo_kind, "../../etc/x", &d), -EINVAL);
+	assert_false(fdw_step_record_id_valid("short"));
+	assert_false(fdw_step_record_id_valid("has/slash-0000"));
+}
+
+/* Each way a record cannot be trusted is named. */
+static void test_damaged(void **state)
+{
+	struct demo back;
+	char why[512];
+
+	(void)state;
+	put("demo-" ID ".json", "{ \"id\": \"" ID "\", \"step\": \"sideways\" }");
+	assert_int_equal(fdw_step_record_load(&demo_kind, ID, &back, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "unknown step 'sideways'"));
+	put("demo-" ID ".json", "{ \"id\": \"another-id-0000\", \"step\": \"half\" }");
+	assert_int_equal(fdw_step_record_load(&demo_kind, ID, &back, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "it names id 'another-id-0000'"));
+	put("demo-" ID ".json", "{ \"version\": 7, \"id\": \"" ID "\", \"step\": \"half\" }");
+	assert_int_equal(fdw_step_record_load(&demo_kind, ID, &back, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "version 7, written by a newer fdewiz"));
+	put("demo-" ID ".json", "{ \"id\": ");
+	assert_int_equal(fdw_step_record_load(&demo_kind, ID, &back, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "not a JSON record"));
+}
+
+/* The records as the version before step records wrote them (no "version"). */
+#define OLD_MOVE(step) "{\n  \"fs_uuid\":\"" ID "\",\n  \"disk\":\"/dev/vda\",\n"\
+	"  \"number\":1,\n  \"logical\":false,\n  \"boot_start\":1048576,\n"\
+	"  \"boot_size\":536870912,\n  \"root_size\":4294967296,\n"\
+	"  \"root_fs_max\":3221225472,\n"\
+	"  \"boot_uuid\":\"0b0e1234-5678-4abc-8def-0123456789ab\",\n"\
+	"  \"boot_number\":0,\n  \"esp_spec\":\"\",\n  \"step\":\"" step "\"\n}\n"
+#define OLD_ROOM(step) "{\n  \"pv_uuid\":\"" ID "\",\n  \"node\":\"/dev/vda3\",\n"\
+	"  \"vg\":\"debian-vg\",\n  \"swap_lv\":\"swap_1\",\n"\
+	"  \"swap_dev\":\"/dev/mapper/debian--vg-swap_1\",\n"\
+	"  \"swap_uuid\":\"0b0e1234-5678-4abc-8def-0123456789ab\",\n"\
+	"  \"swap_label\":\"\",\n  \"swap_pe\":200,\n"\
+	"  \"pv_size\":8589934592,\n  \"step\":\"" step "\"\n}\n"
+
+/* A /boot move and an LVM room cut short by the version before step records: found
+ * unfinished, so that resume goes on with them; done, or damaged, they are not. */
+static void test_old_records(void **state)
+{
+	struct fdw_partition part = { .uuid = (char *)ID };
+	struct fdw_target t = { .part = &part };
+
+	(void)state;
+	put("boot-move-" ID ".json", OLD_MOVE("shrunk"));
+	assert_true(fdw_boot_move_unfinished(&t));
+	put("boot-move-" ID ".json", OLD_MOVE("done"));
+	assert_false(fdw_boot_move_unfinished(&t));
+	put("boot-move-" ID ".json", OLD_MOVE("shrunk\", \"root_fs_max\":9999999999, \"x\":\""));
+	assert_false(fdw_boot_move_unfinished(&t));
+	put("lvm-room-" ID ".json", OLD_ROOM("swap-made"));
+	assert_true(fdw_lvm_room_unfinished(&t));
+	put("lvm-room-" ID ".json", OLD_ROOM("done"));
+	assert_false(fdw_lvm_room_unfinished(&t));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_old_records),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
