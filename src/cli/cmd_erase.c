@@ -133,7 +133,7 @@ static int do_erase(const char *address, const struct erase_opts *o)
 	};
 	struct fdw_erase_result res;
 	struct fdw_secret *pass = NULL;
-	struct fdw_erase e;
+	struct fdw_erase *e;
 	char why[2048], report[4096];
 	int rc;
 
@@ -142,22 +142,22 @@ static int do_erase(const char *address, const struct erase_opts *o)
 		fprintf(stderr, "%s: %s\n", fdw_progname, why);
 		goto out;
 	}
-	pass = confirm_and_ask(&e, address, o);
+	pass = confirm_and_ask(e, address, o);
 	if (!pass) {
 		rc = -ECANCELED;
 		goto out;
 	}
-	rc = fdw_erase_run(&e, pass, &res, why, sizeof(why));
+	rc = fdw_erase_run(e, pass, &res, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, _("%s: erase-encrypt %s: %s.\n"), fdw_progname, cli_safe(address),
 			why);
 		goto out;
 	}
-	fdw_erase_report(&e, &res, report, sizeof(report));
+	fdw_erase_report(e, &res, report, sizeof(report));
 	fputs(report, stdout);
 out:
 	fdw_secret_free(pass);
-	fdw_erase_close(&e);
+	fdw_erase_close(e);
 	return rc ? FDW_EXIT_ERROR : FDW_EXIT_OK;
 }
 

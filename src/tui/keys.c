@@ -48,6 +48,9 @@ struct tui_key tui_key_decode(int rc, wint_t wc)
 	case 21:		/* Ctrl-U */
 		k.kind = TUI_KEY_CLEAR;
 		break;
+	case 12:		/* Ctrl-L */
+		k.kind = TUI_KEY_REPAINT;
+		break;
 	default:
 		if (wc >= 0x20) {
 			k.kind = TUI_KEY_CHAR;

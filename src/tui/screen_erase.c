@@ -40,7 +40,7 @@ static const char *fs_unavailable(size_t i, char *why, size_t len)
 static const char *after_unavailable(const struct tui *t, enum fdw_erase_after a)
 {
 	/* The wizard works on this system: its root is "/". */
-	return fdw_erase_after_unavailable(&t->erase.e, a, "/");
+	return fdw_erase_after_unavailable(t->erase.e, a, "/");
 }
 
 /* A radio line "(*) text", dim when it cannot be chosen; returns the rows used. */
@@ -103,12 +103,12 @@ static void erase_draw(struct tui *t)
 	int y = 2, ly, lx;
 
 	tui_title(t, _("Erase and encrypt (for a reinstall)"));
-	fdw_erase_confirm_text(&er->e, line, sizeof(line));
+	fdw_erase_confirm_text(er->e, line, sizeof(line));
 	tui_attr_on(t, TUI_C_WARN);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	tui_attr_off(t, TUI_C_WARN);
 	/* Boot files on it: what stops starting comes before anything is chosen. */
-	if (fdw_erase_boot_warning(&er->e, line, sizeof(line))) {
+	if (fdw_erase_boot_warning(er->e, line, sizeof(line))) {
 		tui_attr_on(t, TUI_C_BAD);
 		y += tui_wrap(y, 2, COLS - 4, 3, line);
 		tui_attr_off(t, TUI_C_BAD);
@@ -147,7 +147,7 @@ static void erase_continue(struct tui *t)
 		.fast_pbkdf = t->fast_pbkdf, .root = "/",
 	};
 
-	if (fdw_erase_set_options(&er->e, &o, es->msg, sizeof(es->msg)))
+	if (fdw_erase_set_options(er->e, &o, es->msg, sizeof(es->msg)))
 		return;
 	es->msg[0] = '\0';
 	tui_go(t, TUI_PASS);
@@ -230,7 +230,8 @@ static bool erase_enter(struct tui *t, enum tui_screen from)
 	memset(er, 0, sizeof(*er));
 	memset(es, 0, sizeof(*es));
 	if (fdw_erase_prepare(&er->e, t->chosen, &o, why, sizeof(why))) {
-		fdw_erase_close(&er->e);
+		fdw_erase_close(er->e);
+		er->e = NULL;
 		t->erasing = false;
 		tui_show_dialog(t, _("Cannot erase"), why);
 		tui_go(t, TUI_DISKS);

@@ -27,62 +27,32 @@ static const char *word_needed(const struct tui *t)
 {
 	char buf[PATH_MAX + 256];
 
-	return fdw_erase_random_warning(&t->erase.e, buf, sizeof(buf)) ? RANDOM_WORD :
+	return fdw_erase_random_warning(t->erase.e, buf, sizeof(buf)) ? RANDOM_WORD :
 									  ERASE_WORD;
-}
-
-/* What will be made, in one line. */
-static void what_line(const struct tui *t, char *buf, size_t len)
-{
-	const struct fdw_erase *e = &t->erase.e;
-
-	if (!strcmp(e->fs, "none"))
-		snprintf(buf, len, "%s", _("- then: a new LUKS2 volume with no filesystem yet;"));
-	else if (e->label[0])
-		snprintf(buf, len, _("- then: a new LUKS2 volume holding a new %s filesystem "
-				     "labelled '%s';"), e->fs, t->erase.label);
-	else
-		snprintf(buf, len, _("- then: a new LUKS2 volume holding a new %s filesystem;"),
-			 e->fs);
-}
-
-static void after_line(const struct tui *t, char *buf, size_t len)
-{
-	const struct fdw_erase *e = &t->erase.e;
-
-	if (e->after == FDW_ERASE_AFTER_OPEN)
-		snprintf(buf, len, _("- afterwards it stays open as /dev/mapper/%s for an "
-				     "installer."), e->name);
-	else if (e->after == FDW_ERASE_AFTER_BOOT)
-		snprintf(buf, len, _("- afterwards /etc/crypttab gets an entry '%s', so it opens at "
-				     "boot."), e->name);
-	else
-		snprintf(buf, len, "%s", _("- afterwards it is closed."));
 }
 
 static void econfirm_draw(struct tui *t)
 {
 	struct erase_confirm_state *cs = t->state[TUI_ERASE_CONFIRM];
-	char line[PATH_MAX + 512];
+	char line[PATH_MAX + 512], after[256];
 	int y = 2;
 
 	tui_title(t, _("Confirm: erase and encrypt"));
-	fdw_erase_confirm_text(&t->erase.e, line, sizeof(line));
+	fdw_erase_confirm_text(t->erase.e, line, sizeof(line));
 	tui_attr_on(t, TUI_C_BAD);
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
 	y += tui_wrap(y, 2, COLS - 4, 3, _("Everything on it will be destroyed: its files, its "
 					 "filesystem, any system installed there. This cannot "
 					 "be undone."));
-	if (fdw_erase_random_warning(&t->erase.e, line, sizeof(line)))
+	if (fdw_erase_random_warning(t->erase.e, line, sizeof(line)))
 		y += tui_wrap(y, 2, COLS - 4, 3, line);
-	if (fdw_erase_boot_warning(&t->erase.e, line, sizeof(line)))
+	if (fdw_erase_boot_warning(t->erase.e, line, sizeof(line)))
 		y += tui_wrap(y, 2, COLS - 4, 3, line);
 	tui_attr_off(t, TUI_C_BAD);
 	y++;
-	what_line(t, line, sizeof(line));
+	fdw_erase_outcome(t->erase.e, line, sizeof(line), after, sizeof(after));
 	y += tui_wrap(y, 2, COLS - 4, 2, line);
-	after_line(t, line, sizeof(line));
-	y += tui_wrap(y, 2, COLS - 4, 2, line) + 1;
+	y += tui_wrap(y, 2, COLS - 4, 2, after) + 1;
 	if (cs->working) {
 		tui_attr_on(t, TUI_C_WARN);
 		tui_wrap(y, 2, COLS - 4, 2, _("Erasing and encrypting... please wait."));
@@ -118,7 +88,7 @@ static void econfirm_run(struct tui *t)
 
 	cs->working = true;
 	tui_redraw(t);
-	er->rc = fdw_erase_run(&er->e, t->pass[0], &er->res, er->why, sizeof(er->why));
+	er->rc = fdw_erase_run(er->e, t->pass[0], &er->res, er->why, sizeof(er->why));
 	er->done = true;
 	cs->working = false;
 	tui_wipe_passphrases(t);

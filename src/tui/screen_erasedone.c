@@ -15,9 +15,9 @@ static void report(const struct tui *t, char *buf, size_t len)
 	const struct tui_erase *er = &t->erase;
 
 	if (er->rc)
-		snprintf(buf, len, _("erase-encrypt %s: %s."), er->e.address, er->why);
+		snprintf(buf, len, _("erase-encrypt %s: %s."), fdw_erase_address(er->e), er->why);
 	else
-		fdw_erase_report(&er->e, &er->res, buf, len);
+		fdw_erase_report(er->e, &er->res, buf, len);
 }
 
 static void edone_draw(struct tui *t)

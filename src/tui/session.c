@@ -75,7 +75,8 @@ void tui_release_plan(struct tui *t)
 void tui_release_erase(struct tui *t)
 {
 	if (t->erase.open)
-		fdw_erase_close(&t->erase.e);
+		fdw_erase_close(t->erase.e);
+	t->erase.e = NULL;
 	t->erase.open = false;
 	t->erase.done = false;
 	t->erasing = false;

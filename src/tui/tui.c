@@ -423,6 +423,11 @@ static void dispatch(struct tui *t, struct tui_key k)
 {
 	if (k.kind == TUI_KEY_RESIZE)
 		return;
+	/* Whatever else wrote on the terminal: every cell is sent again at the next draw. */
+	if (k.kind == TUI_KEY_REPAINT) {
+		clearok(curscr, TRUE);
+		return;
+	}
 	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
 		if (tui_key_is(k, 'q') || k.kind == TUI_KEY_ESC)
 			t->quit = true;

@@ -41,6 +41,7 @@ enum tui_key_kind {
 	TUI_KEY_ENTER,		/* Enter, Return, the keypad's Enter */
 	TUI_KEY_ESC, TUI_KEY_TAB, TUI_KEY_BACKTAB, TUI_KEY_BACKSPACE,
 	TUI_KEY_CLEAR,		/* Ctrl-U: empty the field */
+	TUI_KEY_REPAINT,	/* Ctrl-L: the whole screen written again */
 	TUI_KEY_UP, TUI_KEY_DOWN, TUI_KEY_HOME, TUI_KEY_END, TUI_KEY_PAGE_UP, TUI_KEY_PAGE_DOWN,
 	TUI_KEY_RESIZE,		/* the terminal changed size */
 	TUI_KEY_OTHER		/* anything else: a control character, a function key */
@@ -62,7 +63,7 @@ static inline bool tui_key_is(struct tui_key k, wchar_t c)
 
 /* Erase and encrypt (screen_erase*.c): the prepared erase and what the person chose. */
 struct tui_erase {
-	struct fdw_erase e;
+	struct fdw_erase *e;		/* the engine's, while @open */
 	bool open;			/* prepared: it holds the partition's lock */
 	size_t fs;			/* fdw_erase_fs_name(fs) */
 	char label[64];

@@ -18,8 +18,9 @@ vm_boot_installed()
 {
 	local img=$1 log=$2 keyfile=${3:-} timeout=${4:-900}
 	local fifo qpid start answered=0 prompts
-	local extra=() code vars=
-	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,cache=${FDEWIZ_VM_DISK_CACHE:-none}")
+	local extra=() code vars= disk_opts
+	disk_opts=$("$VM_HERE/vm-disk-opts.sh")
+	[ -z "${VM_BOOT_DISK2:-}" ] || extra=(-drive "file=$VM_BOOT_DISK2,format=raw,if=virtio,$disk_opts")
 	if [ -n "${VM_BOOT_TPM:-}" ]; then
 		# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 		extra+=(-chardev "socket,id=chrtpm,path=$VM_BOOT_TPM"
@@ -40,7 +41,7 @@ vm_boot_installed()
 	read -r -a accel < <("$VM_HERE/vm-accel.sh")
 	qemu-system-x86_64 "${accel[@]}" -m 1024 -no-reboot \
 		-nodefaults -no-user-config -display none \
-		-drive "file=$img,format=raw,if=virtio,cache=${FDEWIZ_VM_DISK_CACHE:-none}" "${extra[@]}" \
+		-drive "file=$img,format=raw,if=virtio,$disk_opts" "${extra[@]}" \
 		-chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con \
 		-device virtio-rng-pci <"$fifo" >/dev/null 2>&1 &
 	qpid=$!

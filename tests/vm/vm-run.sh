@@ -26,6 +26,7 @@
 #   FDEWIZ_VM_CPU      qemu CPU model (default EPYC under TCG; max,aes=off: a CPU without AES instructions)
 #   FDEWIZ_VM_DISK_CACHE  qemu cache mode for disks (default none: O_DIRECT, so the image
 #                      file holds exactly what the guest flushed, like a real disk)
+#   FDEWIZ_VM_AIO      how qemu submits their I/O (default io_uring; vm-disk-opts.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -187,8 +188,9 @@ if [ -n "$tpm_sock" ]; then
 	qemu+=(-chardev "socket,id=chrtpm,path=$tpm_sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
 		-device tpm-crb,tpmdev=tpm0)
 fi
+disk_opts=$("$here/vm-disk-opts.sh")
 for d in "${disks[@]}"; do
-	qemu+=(-drive "file=$d,format=raw,if=virtio,cache=${FDEWIZ_VM_DISK_CACHE:-none}")
+	qemu+=(-drive "file=$d,format=raw,if=virtio,$disk_opts")
 done
 
 start=$(date +%s)

@@ -21,6 +21,24 @@
 #include "base/textsafe.h"
 #include "base/units.h"
 
+/* One erase being set up: fdw_erase_prepare() makes it, fdw_erase_close() ends it. */
+struct fdw_erase {
+	struct fdw_target target;
+	bool target_open;
+	int lock;
+	char address[PATH_MAX];
+	char fs[16];
+	char label[256];
+	char cipher[32], cipher_mode[64];
+	unsigned key_bits;
+	bool fast_pbkdf;
+	enum fdw_erase_after after;
+	char name[128];
+	char root[PATH_MAX];
+	char what[768];			/* "ext4 'Data', 135 MiB", escaped for a terminal */
+	char size[32];
+};
+
 struct fs_kind {
 	const char *name;
 	size_t label_max;	/* bytes */
@@ -342,13 +360,18 @@ static int prepare_checks(struct fdw_erase *e, const char *safe, char *why, size
 	return 0;
 }
 
-int fdw_erase_prepare(struct fdw_erase *e, const char *address,
+int fdw_erase_prepare(struct fdw_erase **out, const char *address,
 		      const struct fdw_erase_options *o, char *why, size_t why_len)
 {
+	struct fdw_erase *e = calloc(1, sizeof(*e));
 	char safe[PATH_MAX];
 	int rc;
 
-	memset(e, 0, sizeof(*e));
+	*out = e;
+	if (!e) {
+		snprintf(why, why_len, _("out of memory. Nothing was changed."));
+		return -ENOMEM;
+	}
 	e->lock = -1;
 	snprintf(e->address, sizeof(e->address), "%s", address);
 	fdw_text_safe(address, safe, sizeof(safe));
@@ -549,10 +572,38 @@ void fdw_erase_report(const struct fdw_erase *e, const struct fdw_erase_result *
 
 void fdw_erase_close(struct fdw_erase *e)
 {
+	if (!e)
+		return;
 	if (e->lock >= 0)
 		close(e->lock);
-	e->lock = -1;
 	if (e->target_open)
 		fdw_target_close(&e->target);
-	e->target_open = false;
+	free(e);
+}
+
+const char *fdw_erase_address(const struct fdw_erase *e)
+{
+	return e->address;
+}
+
+void fdw_erase_outcome(const struct fdw_erase *e, char *what, size_t what_len, char *after,
+		       size_t after_len)
+{
+	if (!strcmp(e->fs, "none"))
+		snprintf(what, what_len, "%s", _("- then: a new LUKS2 volume with no filesystem "
+						 "yet;"));
+	else if (e->label[0])
+		snprintf(what, what_len, _("- then: a new LUKS2 volume holding a new %s "
+					   "filesystem labelled '%s';"), e->fs, e->label);
+	else
+		snprintf(what, what_len, _("- then: a new LUKS2 volume holding a new %s "
+					   "filesystem;"), e->fs);
+	if (e->after == FDW_ERASE_AFTER_OPEN)
+		snprintf(after, after_len, _("- afterwards it stays open as /dev/mapper/%s for "
+					     "an installer."), e->name);
+	else if (e->after == FDW_ERASE_AFTER_BOOT)
+		snprintf(after, after_len, _("- afterwards /etc/crypttab gets an entry '%s', so "
+					     "it opens at boot."), e->name);
+	else
+		snprintf(after, after_len, "%s", _("- afterwards it is closed."));
 }

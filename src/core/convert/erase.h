@@ -80,22 +80,7 @@ struct fdw_erase_options {
  * (fdw_erase_confirm_text, fdw_erase_random_warning, fdw_erase_boot_warning), then fdw_erase_run with the new
  * passphrase, fdw_erase_report for what to tell, and fdw_erase_close.
  */
-struct fdw_erase {
-	struct fdw_target target;
-	bool target_open;
-	int lock;
-	char address[PATH_MAX];
-	char fs[16];
-	char label[256];
-	char cipher[32], cipher_mode[64];
-	unsigned key_bits;
-	bool fast_pbkdf;
-	enum fdw_erase_after after;
-	char name[128];
-	char root[PATH_MAX];
-	char what[768];			/* "ext4 'Data', 135 MiB", escaped for a terminal */
-	char size[32];
-};
+struct fdw_erase;
 
 /* What fdw_erase_run did. */
 struct fdw_erase_result {
@@ -109,10 +94,17 @@ struct fdw_erase_result {
 /*
  * Check that @address may be erased with @o, attach a loop device where it needs one and
  * take the partition's lock. Nothing is written. Returns 0, or -errno with @why a whole
- * sentence for the person (it says nothing was changed); fdw_erase_close() either way.
+ * sentence for the person (it says nothing was changed); *@out is set either way (NULL
+ * only when out of memory), and fdw_erase_close() ends it either way.
  */
-int fdw_erase_prepare(struct fdw_erase *e, const char *address,
+int fdw_erase_prepare(struct fdw_erase **out, const char *address,
 		      const struct fdw_erase_options *o, char *why, size_t why_len);
+/* The address it was prepared for, as given. */
+const char *fdw_erase_address(const struct fdw_erase *e);
+/* What the confirmation lists it makes ("- then: a new LUKS2 volume holding...") and what
+ * follows it ("- afterwards it is closed."), a line each. */
+void fdw_erase_outcome(const struct fdw_erase *e, char *what, size_t what_len, char *after,
+		       size_t after_len);
 
 /*
  * The choices changed after fdw_erase_prepare (the wizard asks for them once the partition
