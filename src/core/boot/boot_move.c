@@ -76,6 +76,11 @@ static const struct fdw_step_record move_kind = {
 	.fields = move_fields, .n_fields = sizeof(move_fields) / sizeof(move_fields[0]),
 };
 
+int fdw_boot_move_record_path(const char *dir, const char *fs_uuid, char *buf, size_t len)
+{
+	return fdw_step_record_path(&move_kind, dir, fs_uuid, buf, len);
+}
+
 static int record_save(const struct move_record *r)
 {
 	return fdw_step_record_save(&move_kind, r->fs_uuid, r);

@@ -32,6 +32,10 @@ struct fdw_boot_move_ahead {
 int fdw_boot_move_plan_running(const struct fdw_target *t, uint64_t fs_min_guess, bool record,
 			       struct fdw_boot_move_ahead *out, char *why, size_t len);
 
+/* The file of the move's record for the root filesystem @fs_uuid in @dir (NULL: the state
+ * folder; the restart's stage folder carries a planned one). 0, or -EINVAL. */
+int fdw_boot_move_record_path(const char *dir, const char *fs_uuid, char *buf, size_t len);
+
 /* Is a move of @t's /boot recorded and unfinished (a crash inside it)? */
 bool fdw_boot_move_unfinished(const struct fdw_target *t);
 

@@ -391,12 +391,11 @@ void fdw_restart_remove_stage_dir(const char *dir, const char *stage, const char
 
 	if (fdw_restart_stage_read(stage, &st) == 0) {
 		forget_fallback(dir, st.uuid);
-		if (fdw_uuid_valid(st.fs_uuid)) {
-			char move[PATH_MAX + 64];
+		char move[PATH_MAX + 64];
 
-			snprintf(move, sizeof(move), "%s/boot-move-%s.json", dir, st.fs_uuid);
+		if (fdw_uuid_valid(st.fs_uuid) &&
+		    fdw_boot_move_record_path(dir, st.fs_uuid, move, sizeof(move)) == 0)
 			unlink(move);
-		}
 	}
 	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
 	rmdir(jobs);

@@ -65,14 +65,12 @@ static int carry_move_plan(const char *stage, const struct fdw_restart_stage *st
 
 	if (!copy)
 		return -ENOMEM;
-	if (!fdw_uuid_valid(st->fs_uuid)) {
-		free(copy);
-		return -EINVAL;
-	}
-	snprintf(from, sizeof(from), "%s/boot-move-%s.json", dirname(copy), st->fs_uuid);
+	rc = fdw_boot_move_record_path(dirname(copy), st->fs_uuid, from, sizeof(from));
 	free(copy);
-	snprintf(to, sizeof(to), "%s/boot-move-%s.json", fdw_state_dir(), st->fs_uuid);
-	rc = fdw_state_dir_ensure();
+	if (!rc)
+		rc = fdw_boot_move_record_path(NULL, st->fs_uuid, to, sizeof(to));
+	if (!rc)
+		rc = fdw_state_dir_ensure();
 	return rc ? rc : copy_state_file(from, to, 1u << 20);
 }
 

@@ -27,12 +27,18 @@ bool fdw_step_record_id_valid(const char *id)
 }
 
 /* The id goes into a path: only a well-formed one. */
-static int record_path(const struct fdw_step_record *k, const char *id, char *buf, size_t len)
+int fdw_step_record_path(const struct fdw_step_record *k, const char *dir, const char *id,
+			 char *buf, size_t len)
 {
 	if (!fdw_step_record_id_valid(id))
 		return -EINVAL;
-	snprintf(buf, len, "%s/%s-%s.json", fdw_state_dir(), k->kind, id);
+	snprintf(buf, len, "%s/%s-%s.json", dir ? dir : fdw_state_dir(), k->kind, id);
 	return 0;
+}
+
+static int record_path(const struct fdw_step_record *k, const char *id, char *buf, size_t len)
+{
+	return fdw_step_record_path(k, NULL, id, buf, len);
 }
 
 static struct json_object *field_value(const struct fdw_record_field *f, const char *base)

@@ -41,6 +41,10 @@ struct fdw_step_record {
 
 /* May @id name a record (letters, digits and dashes, 8 to 64 of them: a UUID)? */
 bool fdw_step_record_id_valid(const char *id);
+/* The file of @id's record in @dir (NULL: the state folder; the restart's stage folder
+ * carries a planned one). 0, or -EINVAL for an id that cannot name a file. */
+int fdw_step_record_path(const struct fdw_step_record *k, const char *dir, const char *id,
+			 char *buf, size_t len);
 /* Write @rec (the kind's struct) as the record of @id. 0, or -errno. */
 int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const void *rec);
 /*
