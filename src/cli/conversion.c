@@ -29,7 +29,9 @@ static void print_line(enum fdw_say kind, const char *line, void *ctx)
 	(void)ctx;
 	switch (kind) {
 	case FDW_SAY_INFO:
+		/* Before a long step (the boot's): seen at once, in order with stderr. */
 		printf("%s\n", cli_safe(line));
+		fflush(stdout);
 		break;
 	case FDW_SAY_LIST_ITEM:
 		printf("  %s\n", cli_safe(line));

@@ -14,7 +14,6 @@
 /* What the engine said while it resumed, a line each, for the dialog. */
 struct said {
 	char text[sizeof(((struct tui *)0)->dialog)];
-	bool failed;
 };
 
 static void collect(enum fdw_say kind, const char *line, void *ctx)
@@ -22,8 +21,6 @@ static void collect(enum fdw_say kind, const char *line, void *ctx)
 	struct said *s = ctx;
 	size_t n = strlen(s->text);
 
-	if (kind == FDW_SAY_ERROR)
-		s->failed = true;
 	snprintf(s->text + n, sizeof(s->text) - n, "%s%s%s", n ? "\n" : "",
 		 kind == FDW_SAY_LIST_ITEM ? "  " : "", line);
 }
@@ -63,7 +60,7 @@ static void resume_ended(struct tui *t, enum fdw_resume_kind kind, pid_t worker,
 
 static void prompt_key(struct tui *t, struct tui_key k)
 {
-	struct said said = { "", false };
+	struct said said = { "" };
 	const struct fdw_foreground_ops ops = { .say = collect, .ctx = &said };
 	const struct fdw_resume_how how = { .ops = &ops };
 	enum fdw_resume_kind kind = FDW_RESUME_CONVERSION;

@@ -561,7 +561,8 @@ static void progress_key(struct tui *t, struct tui_key k)
 	} else if (tui_key_is(k, 'r')) {
 		if (running)
 			tui_set_status(t, false, "%s", _("It is running already."));
-		else if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE)
+		else if (t->have_prog && t->prog.state == FDW_JOB_COMPLETE &&
+			 !fdw_job_unfinished(&t->job, &t->prog))
 			tui_set_status(t, false, "%s", _("It is complete."));
 		else if (t->have_prog && on_battery(&t->prog))
 			tui_set_status(t, false, "%s", _("It waits for the charger and goes on by "

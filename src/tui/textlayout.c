@@ -132,7 +132,8 @@ size_t tui_text_next_line(const wchar_t *buf, size_t n, size_t end)
 		return end + 1;
 	while (end < n && buf[end] == L' ')
 		end++;
-	return end;
+	/* A wrap at the spaces before a newline: that newline ends the same line. */
+	return end < n && buf[end] == L'\n' ? end + 1 : end;
 }
 
 int tui_text_wrap(const wchar_t *buf, size_t n, int w, int max_lines,

@@ -102,6 +102,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(fdw_step_record_save(&demo_kind, "../../etc/x", &d), -EINVAL);
 	assert_false(fdw_step_record_id_valid("short"));
 	assert_false(fdw_step_record_id_valid("has/slash-0000"));
+	/* Longer than its field holds: refused, not saved cut short. */
+	assert_int_equal(fdw_step_record_save(&demo_kind, ID "-0123", &d), -EINVAL);
 }
 
 /* Each way a record cannot be trusted is named. */

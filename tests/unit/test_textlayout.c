@@ -106,6 +106,8 @@ static void test_hard_breaks(void **state)
 	assert_int_equal(tui_text_wrap(buf, n, 10, 100, lines), 3);
 	assert_int_equal(lines[1].start, lines[1].end);
 	assert_int_equal(tui_wrap_count(10, 100, "a\n\nb"), 3);
+	/* A wrap at the spaces before a newline makes no empty line. */
+	assert_int_equal(tui_wrap_count(4, 100, "aaaa \nb"), 2);
 	/* On one line a newline takes the cell of a space. */
 	assert_int_equal(tui_width("a\nb"), 3);
 }

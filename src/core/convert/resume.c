@@ -367,6 +367,11 @@ int fdw_resume_run(struct fdw_resume *r, struct fdw_secret *pass, const struct f
 		if (rc)
 			return rc;
 	}
+	if (!pass && !how->passphrase_known) {
+		snprintf(why, len, _("the passphrase of %s is needed to go on. Nothing was "
+				     "changed."), r->job.address);
+		return -EINVAL;
+	}
 	if (r->kind == FDW_RESUME_BOOT_STEPS)
 		return run_boot_steps(r, pass, how->ops, why, len);
 	if (!pass) {

@@ -36,8 +36,14 @@ int fdw_step_record_path(const struct fdw_step_record *k, const char *dir, const
 	return 0;
 }
 
+/* Only an id that its field holds whole: a longer one would be saved cut short, under a
+ * name no load finds again. */
 static int record_path(const struct fdw_step_record *k, const char *id, char *buf, size_t len)
 {
+	for (size_t i = 0; i < k->n_fields; i++)
+		if (!strcmp(k->fields[i].key, k->id_key) &&
+		    (k->fields[i].type != FDW_REC_STR || strlen(id) >= k->fields[i].size))
+			return -EINVAL;
 	return fdw_step_record_path(k, NULL, id, buf, len);
 }
 
