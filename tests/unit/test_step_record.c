@@ -159,6 +159,9 @@ static void test_old_records(void **state)
 	assert_true(fdw_lvm_room_unfinished(&t));
 	put("lvm-room-" ID ".json", OLD_ROOM("done"));
 	assert_false(fdw_lvm_room_unfinished(&t));
+	/* Its own check: a swap volume named by no /dev/mapper node is not trusted. */
+	put("lvm-room-" ID ".json", OLD_ROOM("swap-made\", \"swap_dev\":\"/dev/sda2"));
+	assert_false(fdw_lvm_room_unfinished(&t));
 }
 
 int main(void)

@@ -70,10 +70,20 @@ static const struct fdw_record_field move_fields[] = {
 	FDW_REC_FIELD(struct move_record, esp_spec, FDW_REC_STR),
 };
 
+/* What the steps need of a record, beyond its fields' types. */
+static bool move_fits(const void *rec)
+{
+	const struct move_record *r = rec;
+
+	return fdw_uuid_valid(r->boot_uuid) && r->number >= 1 && r->root_size && r->boot_size &&
+	       r->root_fs_max <= r->root_size;
+}
+
 static const struct fdw_step_record move_kind = {
 	.kind = "boot-move", .id_key = "fs_uuid", .steps = step_keys, .n_steps = STEP_DONE + 1,
 	.size = sizeof(struct move_record), .step_offset = offsetof(struct move_record, step),
 	.fields = move_fields, .n_fields = sizeof(move_fields) / sizeof(move_fields[0]),
+	.fits = move_fits, .misfit = "its sizes and numbers do not fit together",
 };
 
 int fdw_boot_move_record_path(const char *dir, const char *fs_uuid, char *buf, size_t len)
@@ -89,18 +99,9 @@ static int record_save(const struct move_record *r)
 /* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted (the log says why). */
 static int record_load(const char *fs_uuid, struct move_record *r)
 {
-	char why[PATH_MAX + 256] = "";
-	int rc = fdw_step_record_load(&move_kind, fs_uuid, r, why, sizeof(why));
+	char why[PATH_MAX + 256];
 
-	if (!rc && (!fdw_uuid_valid(r->boot_uuid) || r->number < 1 || !r->root_size ||
-		    !r->boot_size || r->root_fs_max > r->root_size)) {
-		snprintf(why, sizeof(why), "the /boot move record of %s: its sizes and numbers do "
-			 "not fit together", fs_uuid);
-		rc = -EBADMSG;
-	}
-	if (rc == -EBADMSG)
-		fdw_log(FDW_LOG_ERROR, "%s", why);
-	return rc;
+	return fdw_step_record_load(&move_kind, fs_uuid, r, why, sizeof(why));
 }
 
 bool fdw_boot_move_unfinished(const struct fdw_target *t)

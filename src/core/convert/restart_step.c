@@ -65,7 +65,10 @@ static int carry_move_plan(const char *stage, const struct fdw_restart_stage *st
 
 	if (!copy)
 		return -ENOMEM;
-	rc = fdw_boot_move_record_path(dirname(copy), st->fs_uuid, from, sizeof(from));
+	/* The stage names a root filesystem: only a well-formed UUID. */
+	rc = fdw_uuid_valid(st->fs_uuid) ? fdw_boot_move_record_path(dirname(copy), st->fs_uuid,
+								    from, sizeof(from))
+					 : -EINVAL;
 	free(copy);
 	if (!rc)
 		rc = fdw_boot_move_record_path(NULL, st->fs_uuid, to, sizeof(to));

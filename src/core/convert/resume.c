@@ -100,8 +100,7 @@ static int prepare(struct fdw_resume *r, const char *address, char *why, size_t 
 				     "again."), address, strerror(-rc));
 		return rc;
 	}
-	if (!rc && p.state == FDW_JOB_COMPLETE &&
-	    (fdw_system_boot_pending(&r->job) || fdw_system_data_pending(&r->job))) {
+	if (!rc && p.state == FDW_JOB_COMPLETE && fdw_job_unfinished(&r->job, &p)) {
 		/* A power cut between the conversion and the boot step: that step is left. */
 		r->kind = FDW_RESUME_BOOT_STEPS;
 		return fdw_holders_check(&r->target, r->job.active_name, why, len);
@@ -362,23 +361,19 @@ int fdw_resume_run(struct fdw_resume *r, struct fdw_secret *pass, const struct f
 		why[0] = '\0';
 	if (r->kind == FDW_RESUME_BOOT_MOVE || r->kind == FDW_RESUME_LVM_ROOM)
 		return run_layout_step(r, how->ops, why, len);
+	/* Only the restart's boot step may go on without one: its volume is open already. */
+	if (!pass && (!how->passphrase_known || r->kind == FDW_RESUME_CONVERSION)) {
+		snprintf(why, len, _("the passphrase of %s is needed to go on. Nothing was "
+				     "changed."), r->job.address);
+		return -EINVAL;
+	}
 	if (pass && !how->passphrase_known) {
 		rc = check_passphrase(r, pass, why, len);
 		if (rc)
 			return rc;
 	}
-	if (!pass && !how->passphrase_known) {
-		snprintf(why, len, _("the passphrase of %s is needed to go on. Nothing was "
-				     "changed."), r->job.address);
-		return -EINVAL;
-	}
 	if (r->kind == FDW_RESUME_BOOT_STEPS)
 		return run_boot_steps(r, pass, how->ops, why, len);
-	if (!pass) {
-		snprintf(why, len, _("the passphrase of %s is needed to go on. Nothing was "
-				     "changed."), r->job.address);
-		return -EINVAL;
-	}
 	if (how->foreground)
 		return fdw_conversion_foreground(&r->job, &r->target, pass, how->mount_at,
 						 how->ops);

@@ -52,10 +52,21 @@ static const struct fdw_record_field room_fields[] = {
 	FDW_REC_FIELD(struct room_record, pv_size, FDW_REC_U64),
 };
 
+/* What the steps need of a record, beyond its fields' types. */
+static bool room_fits(const void *rec)
+{
+	const struct room_record *r = rec;
+
+	return r->vg[0] && r->pv_size &&
+	       (!r->swap_lv[0] || (r->swap_pe && r->swap_uuid[0] &&
+				   !strncmp(r->swap_dev, "/dev/mapper/", 12)));
+}
+
 static const struct fdw_step_record room_kind = {
 	.kind = "lvm-room", .id_key = "pv_uuid", .steps = step_keys, .n_steps = STEP_DONE + 1,
 	.size = sizeof(struct room_record), .step_offset = offsetof(struct room_record, step),
 	.fields = room_fields, .n_fields = sizeof(room_fields) / sizeof(room_fields[0]),
+	.fits = room_fits, .misfit = "its volume group, sizes or swap volume are missing",
 };
 
 static int record_save(const struct room_record *r)
@@ -66,19 +77,9 @@ static int record_save(const struct room_record *r)
 /* 0, -ENOENT when there is none, -EBADMSG when it cannot be trusted (the log says why). */
 static int record_load(const char *pv_uuid, struct room_record *r)
 {
-	char why[PATH_MAX + 256] = "";
-	int rc = fdw_step_record_load(&room_kind, pv_uuid, r, why, sizeof(why));
+	char why[PATH_MAX + 256];
 
-	if (!rc && (!r->vg[0] || !r->pv_size ||
-		    (r->swap_lv[0] && (!r->swap_pe || !r->swap_uuid[0] ||
-					strncmp(r->swap_dev, "/dev/mapper/", 12))))) {
-		snprintf(why, sizeof(why), "the LVM room record of %s: its volume group, sizes or "
-			 "swap volume are missing", pv_uuid);
-		rc = -EBADMSG;
-	}
-	if (rc == -EBADMSG)
-		fdw_log(FDW_LOG_ERROR, "%s", why);
-	return rc;
+	return fdw_step_record_load(&room_kind, pv_uuid, r, why, sizeof(why));
 }
 
 bool fdw_lvm_room_unfinished(const struct fdw_target *t)

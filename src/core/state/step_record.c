@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/jsonfile.h"
+#include "base/log.h"
 #include "base/statedir.h"
 #include "step_record.h"
 
@@ -132,6 +133,7 @@ int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		snprintf(why, len, "%s: not a JSON record", path);
 		json_object_put(o);
+		fdw_log(FDW_LOG_ERROR, "%s", why);
 		return -EBADMSG;
 	}
 	for (size_t i = 0; i < k->n_fields; i++)
@@ -148,9 +150,12 @@ int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *
 		snprintf(why, len, "%s: it names %s '%s', not '%s'", path, k->id_key, got, id);
 	else if (index < 0)
 		snprintf(why, len, "%s: unknown step '%s'", path, step);
+	else if (k->fits && !k->fits(rec))
+		snprintf(why, len, "%s: %s", path, k->misfit);
 	else {
 		*(int *)(void *)((char *)rec + k->step_offset) = index;
 		return 0;
 	}
+	fdw_log(FDW_LOG_ERROR, "%s", why);
 	return -EBADMSG;
 }

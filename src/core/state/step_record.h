@@ -37,6 +37,9 @@ struct fdw_step_record {
 	size_t step_offset;		/* the struct's step: an enum (int) counting from 0 */
 	const struct fdw_record_field *fields;
 	size_t n_fields;
+	/* The kind's own check of a loaded record (NULL: none), and what a failed one means. */
+	bool (*fits)(const void *rec);
+	const char *misfit;
 };
 
 /* May @id name a record (letters, digits and dashes, 8 to 64 of them: a UUID)? */
@@ -50,7 +53,7 @@ int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const 
 /*
  * Read the record of @id into @rec (zeroed first). 0; -ENOENT when there is none;
  * -EBADMSG with @why naming what is wrong (not JSON, another id, an unknown step, a newer
- * version), when it cannot be trusted.
+ * version, the kind's check failed), when it cannot be trusted; that is logged too.
  */
 int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *rec, char *why,
 			 size_t len);
