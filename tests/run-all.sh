@@ -150,7 +150,10 @@ run_tier_fast()
 	)
 }
 start=$(date +%s)
-rm -rf tests/times tests/distcheck.result tests/floating-*.taken
+rm -rf tests/times tests/distcheck.result tests/floating-*.taken tests/cpu-samples.txt
+# How busy both cores were, minute by minute (tests/lib/cpu-sample.sh): in the time report.
+sh tests/lib/cpu-sample.sh tests/cpu-samples.txt 60 &
+sampler_pid=$!
 run_tier unit "$(nproc)"
 if [ "$quick" = 1 ]; then
 	run_tier_fast root 1
@@ -219,11 +222,15 @@ if [ "$skip" -ne 0 ]; then
 	status=1
 fi
 echo "make check: $(($(date +%s) - start)) s (${times%,} )"
+kill "$sampler_pid" 2>/dev/null || true
+cores=$(sh tests/lib/cpu-sample.sh --summary tests/cpu-samples.txt)
+echo "$cores"
 # The time report: every script test's wall time, slowest first, in tests/time-report.txt;
 # the slowest 15 here, so that a slow test is seen the day it arrives (HACKING.md).
 report=tests/time-report.txt
 {
 	echo "# make check $(($(date +%s) - start)) s; tiers:${times%,}"
+	echo "# $cores"
 	echo "# wall-seconds cpu-seconds tier test"
 	cat tests/times/*.time 2>/dev/null | while read -r secs cpu name; do
 		echo "$secs $cpu $(tier_of "$name") $name"

@@ -77,6 +77,15 @@ WantedBy=multi-user.target
 EOF
 	chroot "$1" systemctl enable fdw-boot-check.service >&2
 	chroot "$1" systemctl mask getty@tty1.service serial-getty@ttyS0.service >&2 || true
+	# What no test looks at, started at every boot: the gettys that getty-static starts on
+	# tty2-6 (this system has no logind), the timers, e2scrub's and pstore's runs, utmp.
+	# Masked, a boot of disk-bootinside.img to its check took 42.0 and 41.5 s against 45.4
+	# s (TCG, alone on the machine); the suite boots these systems about 25 times.
+	chroot "$1" systemctl mask getty-static.service getty.target e2scrub_reap.service \
+		systemd-pstore.service systemd-update-utmp.service \
+		systemd-update-utmp-runlevel.service apt-daily.timer apt-daily-upgrade.timer \
+		dpkg-db-backup.timer e2scrub_all.timer fstrim.timer \
+		systemd-tmpfiles-clean.timer >&2
 }
 
 # efi_grub TREE UUID PREFIX ROOT ESP WHAT [ARGS]: GRUB for EFI in the system TREE, made by
