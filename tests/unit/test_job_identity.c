@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/state/job.h"
@@ -180,6 +181,47 @@ static void test_ended_unseen(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Forgetting a job removes each of its files, and its mount points when they are empty. */
+static void test_forget_every_file(void **state)
+{
+	struct fdw_job j = make_job("ffffffff-2222-3333-4444-555555555555", "");
+	struct fdw_job bad = make_job("../outside", "");
+	char path[PATH_MAX], kept[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/fdewiz-unit-job.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	setenv("FDEWIZ_STATE_DIR", dir, 1);
+	assert_int_equal(fdw_job_save(&j), 0);
+	for (int f = FDW_JOB_STATUS; f <= FDW_JOB_SYSTEM; f++) {
+		fdw_job_file_path(&j, (enum fdw_job_file)f, path, sizeof(path));
+		write_file(path, "x");
+	}
+	fdw_job_file_path(&j, FDW_JOB_ROOT, path, sizeof(path));
+	assert_int_equal(mkdir(path, 0700), 0);
+	/* A mount point with something in it (a filesystem still mounted) stays as it is. */
+	fdw_job_file_path(&j, FDW_JOB_OWNER_ROOT, path, sizeof(path));
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(kept, sizeof(kept), "%s/etc", path);
+	write_file(kept, "y");
+	/* What an id read from a file could name outside jobs/: left alone. */
+	snprintf(path, sizeof(path), "%s/outside.json", dir);
+	write_file(path, "z");
+	fdw_job_forget(&bad);
+	assert_int_equal(access(path, F_OK), 0);
+
+	fdw_job_forget(&j);
+	for (int f = FDW_JOB_RECORD; f <= FDW_JOB_ROOT; f++) {
+		fdw_job_file_path(&j, (enum fdw_job_file)f, path, sizeof(path));
+		if (f == FDW_JOB_OWNER_ROOT)
+			assert_int_equal(access(kept, F_OK), 0);
+		else
+			assert_int_equal(access(path, F_OK), -1);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_detached_by_place),
 		cmocka_unit_test(test_records_roundtrip),
 		cmocka_unit_test(test_ended_unseen),
+		cmocka_unit_test(test_forget_every_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

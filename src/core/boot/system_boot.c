@@ -303,11 +303,6 @@ void fdw_system_boot_name(const struct fdw_target *t, char *name, size_t len)
 	snprintf(name, len, "root_crypt");
 }
 
-void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/jobs/%s.system", fdw_state_dir(), job->id);
-}
-
 /* The record saved before anything changes, or why not in @why. */
 static int save_or_say(const struct fdw_job *job, const struct fdw_sysboot_record *r, char *why,
 		       size_t len)
@@ -388,7 +383,7 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 		     r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
-	fdw_system_boot_record_path(job, path, sizeof(path));
+	fdw_job_file_path(job, FDW_JOB_SYSTEM, path, sizeof(path));
 	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
 }
 
@@ -400,7 +395,7 @@ int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r
 
 	memset(r, 0, sizeof(*r));
 	r->tpm_slot = -1;
-	fdw_system_boot_record_path(job, path, sizeof(path));
+	fdw_job_file_path(job, FDW_JOB_SYSTEM, path, sizeof(path));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -34,7 +34,6 @@ struct fdw_sysboot_record {
 /* Why TPM unlock, asked for, is not set up (@r: its boot step done, no binding made). */
 void fdw_system_boot_tpm_unset_why(const struct fdw_sysboot_record *r, const char *address,
 				   char *buf, size_t len);
-void fdw_system_boot_record_path(const struct fdw_job *job, char *buf, size_t len);
 int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_record *r);
 int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r);
 /* The device of an fstab spec (UUID=, LABEL=, PARTUUID=, /dev/...): 0 or -ENODEV. */

@@ -234,7 +234,7 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 	rc = fdw_child_private_mounts();
 	if (rc)
 		return rc;
-	snprintf(t.root, sizeof(t.root), "%s/jobs/%s.root", fdw_state_dir(), job->id);
+	fdw_job_file_path(job, FDW_JOB_ROOT, t.root, sizeof(t.root));
 	if (mkdir(t.root, 0700) != 0 && errno != EEXIST)
 		return -errno;
 	if (r->vg[0]) {

@@ -159,11 +159,6 @@ int fdw_system_data_prepare(const struct fdw_target *t, bool detached, char *why
 	return 0;
 }
 
-static void record_path(const struct fdw_job *job, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/jobs/%s.owner", fdw_state_dir(), job->id);
-}
-
 static int record_save(const struct fdw_job *job, const struct data_record *r)
 {
 	char path[4096], text[8192];
@@ -176,7 +171,7 @@ static int record_save(const struct fdw_job *job, const struct data_record *r)
 		     r->root_size, r->root_uuid, r->root_address, r->done ? 1 : 0, r->changed);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -ENAMETOOLONG;
-	record_path(job, path, sizeof(path));
+	fdw_job_file_path(job, FDW_JOB_OWNER, path, sizeof(path));
 	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
 }
 
@@ -197,7 +192,7 @@ static int record_load(const struct fdw_job *job, struct data_record *r)
 	FILE *f;
 
 	memset(r, 0, sizeof(*r));
-	record_path(job, path, sizeof(path));
+	fdw_job_file_path(job, FDW_JOB_OWNER, path, sizeof(path));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -500,7 +495,7 @@ static int tables_in_child(const struct fdw_job *job, struct data_record *r, con
 			return loop_fd;
 		src = loop;
 	}
-	snprintf(dir, sizeof(dir), "%s/jobs/%s.ownerroot", fdw_state_dir(), job->id);
+	fdw_job_file_path(job, FDW_JOB_OWNER_ROOT, dir, sizeof(dir));
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return -errno;
 	if (mount(src, dir, type, MS_NOATIME | MS_NOSUID | MS_NODEV, NULL) != 0) {

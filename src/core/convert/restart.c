@@ -357,19 +357,13 @@ static int prepare_keys(const struct fdw_partition *p, const char *header,
 	return 0;
 }
 
-void fdw_restart_record_path(char *buf, size_t len, const char *dir, const char *id,
-			     const char *kind)
-{
-	snprintf(buf, len, "%s/jobs/%s.%s", dir, id, kind);
-}
-
 static void forget_fallback(const char *dir, const char *uuid)
 {
 	char path[PATH_MAX + 64];
 
-	fdw_restart_record_path(path, sizeof(path), dir, uuid, "json");
+	fdw_job_file_path_in(dir, uuid, FDW_JOB_RECORD, path, sizeof(path));
 	unlink(path);
-	fdw_restart_record_path(path, sizeof(path), dir, uuid, "system");
+	fdw_job_file_path_in(dir, uuid, FDW_JOB_SYSTEM, path, sizeof(path));
 	unlink(path);
 }
 
@@ -379,7 +373,7 @@ static void forget_baseline(const char *dir, const char *uuid)
 	static struct fdw_job kept;	/* large: off the stack */
 	char path[PATH_MAX + 64];
 
-	fdw_restart_record_path(path, sizeof(path), dir, uuid, "json");
+	fdw_job_file_path_in(dir, uuid, FDW_JOB_RECORD, path, sizeof(path));
 	if (fdw_job_load_file(path, &kept) == 0 && kept.bench_before[0])
 		unlink(kept.bench_before);
 }

@@ -12,10 +12,6 @@
 /* The restart's folder in the state folder, its stage record and its prepared header. */
 void fdw_restart_stage_paths(char *dir, size_t dlen, char *stage, char *header, size_t len);
 
-/* A job's record in the state folder @dir: "<dir>/jobs/<id>.<kind>" (json, system). */
-void fdw_restart_record_path(char *buf, size_t len, const char *dir, const char *id,
-			     const char *kind);
-
 /* The restart's folder @dir emptied and removed: the stage, the header, the planned move
  * of /boot, the records kept for a power cut and the kept initramfs. */
 void fdw_restart_remove_stage_dir(const char *dir, const char *stage, const char *header);

@@ -309,7 +309,7 @@ static int take_job(const char *from_dir, const char *id)
 	size_t flen = strlen(from_dir);
 	int rc;
 
-	fdw_restart_record_path(from, sizeof(from), from_dir, id, "json");
+	fdw_job_file_path_in(from_dir, id, FDW_JOB_RECORD, from, sizeof(from));
 	rc = fdw_job_load_file(from, &job);
 	if (rc)
 		return rc;
@@ -322,8 +322,8 @@ static int take_job(const char *from_dir, const char *id)
 			return rc;
 		snprintf(job.header_backup, sizeof(job.header_backup), "%s", to);
 	}
-	fdw_restart_record_path(from, sizeof(from), from_dir, id, "system");
-	fdw_restart_record_path(to, sizeof(to), fdw_state_dir(), id, "system");
+	fdw_job_file_path_in(from_dir, id, FDW_JOB_SYSTEM, from, sizeof(from));
+	fdw_job_file_path_in(fdw_state_dir(), id, FDW_JOB_SYSTEM, to, sizeof(to));
 	if (access(from, F_OK) == 0) {
 		rc = move_file(from, to);
 		if (rc)
@@ -331,7 +331,7 @@ static int take_job(const char *from_dir, const char *id)
 	}
 	rc = fdw_job_save(&job);
 	if (!rc) {
-		fdw_restart_record_path(from, sizeof(from), from_dir, id, "json");
+		fdw_job_file_path_in(from_dir, id, FDW_JOB_RECORD, from, sizeof(from));
 		unlink(from);
 	}
 	return rc;
@@ -367,7 +367,7 @@ static int carry_baseline(const char *uuid)
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 
 	fdw_restart_dir(dir, sizeof(dir));
-	fdw_restart_record_path(path, sizeof(path), dir, uuid, "json");
+	fdw_job_file_path_in(dir, uuid, FDW_JOB_RECORD, path, sizeof(path));
 	if (fdw_job_load_file(path, &kept) != 0 || !kept.bench_before[0] ||
 	    fdw_job_find_id(uuid, &job) != 0 || job.bench_before[0])
 		return 0;
@@ -382,12 +382,12 @@ static int take_records(const char *uuid)
 	char path[PATH_MAX], dir[PATH_MAX];
 	int rc;
 
-	fdw_restart_record_path(path, sizeof(path), INITRD_STATE, uuid, "json");
+	fdw_job_file_path_in(INITRD_STATE, uuid, FDW_JOB_RECORD, path, sizeof(path));
 	if (access(path, F_OK) == 0) {
 		rc = take_job(INITRD_STATE, uuid);
 		return rc ? rc : carry_baseline(uuid);
 	}
-	fdw_restart_record_path(path, sizeof(path), fdw_state_dir(), uuid, "json");
+	fdw_job_file_path_in(fdw_state_dir(), uuid, FDW_JOB_RECORD, path, sizeof(path));
 	if (access(path, F_OK) == 0)
 		return 0;
 	/* A power cut took /run with the step's records. */

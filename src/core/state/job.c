@@ -20,24 +20,35 @@
 #include "base/procid.h"
 #include "base/sysstate.h"
 
+/* In the order of enum fdw_job_file; the last two are folders. */
+static const char *const file_suffix[] = {
+	"json", "status", "log", "seen", "owner", "system", "ownerroot", "root",
+};
+
+void fdw_job_file_path_in(const char *dir, const char *id, enum fdw_job_file which, char *buf,
+			  size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.%s", dir, id, file_suffix[which]);
+}
+
+void fdw_job_file_path(const struct fdw_job *job, enum fdw_job_file which, char *buf, size_t len)
+{
+	fdw_job_file_path_in(fdw_state_dir(), job->id, which, buf, len);
+}
+
 static void job_path(const char *id, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/jobs/%s.json", fdw_state_dir(), id);
+	fdw_job_file_path_in(fdw_state_dir(), id, FDW_JOB_RECORD, buf, len);
 }
 
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/jobs/%s.status", fdw_state_dir(), job->id);
+	fdw_job_file_path(job, FDW_JOB_STATUS, buf, len);
 }
 
 void fdw_job_log_path(const struct fdw_job *job, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/jobs/%s.log", fdw_state_dir(), job->id);
-}
-
-static void seen_path(const struct fdw_job *job, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/jobs/%s.seen", fdw_state_dir(), job->id);
+	fdw_job_file_path(job, FDW_JOB_LOG, buf, len);
 }
 
 int fdw_job_mark_seen(const struct fdw_job *job)
@@ -48,7 +59,7 @@ int fdw_job_mark_seen(const struct fdw_job *job)
 	/* A job another tool started has the UUID of a header as its id: never a path. */
 	if (!fdw_uuid_valid(job->id))
 		return -EINVAL;
-	seen_path(job, path, sizeof(path));
+	fdw_job_file_path(job, FDW_JOB_SEEN, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
@@ -68,7 +79,7 @@ bool fdw_job_ended_unseen(const struct fdw_job *job, const struct fdw_progress *
 		return false;
 	if (p->updated < cutoff)
 		return false;
-	seen_path(job, path, sizeof(path));
+	fdw_job_file_path(job, FDW_JOB_SEEN, path, sizeof(path));
 	/* The marker answers for the ending it was made after, not for a later one. */
 	return lstat(path, &st) != 0 || st.st_mtime < p->updated;
 }
@@ -254,12 +265,17 @@ void fdw_job_forget(const struct fdw_job *job)
 {
 	char path[PATH_MAX];
 
-	job_path(job->id, path, sizeof(path));
-	unlink(path);
-	fdw_job_status_path(job, path, sizeof(path));
-	unlink(path);
-	fdw_job_log_path(job, path, sizeof(path));
-	unlink(path);
-	seen_path(job, path, sizeof(path));
-	unlink(path);
+	/* A record's id is read from its file: never let one name a path outside jobs/. */
+	if (!fdw_uuid_valid(job->id))
+		return;
+	for (int s = FDW_JOB_RECORD; s <= FDW_JOB_SYSTEM; s++) {
+		fdw_job_file_path(job, (enum fdw_job_file)s, path, sizeof(path));
+		unlink(path);
+	}
+	/* The mount points only when empty: rmdir leaves a folder with files in it, or with
+	 * a filesystem still mounted on it, as it is. */
+	fdw_job_file_path(job, FDW_JOB_OWNER_ROOT, path, sizeof(path));
+	rmdir(path);
+	fdw_job_file_path(job, FDW_JOB_ROOT, path, sizeof(path));
+	rmdir(path);
 }

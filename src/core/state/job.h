@@ -81,6 +81,24 @@ bool fdw_job_is_for(const struct fdw_job *job, const struct fdw_volume_id *now);
  * and job.detached_header names its header file when it has one.
  */
 int fdw_job_for_volume(const struct fdw_volume_id *now, struct fdw_job *job);
+/*
+ * A job's files and folders in the state folder's jobs/, each named here once: whatever
+ * writes, reads, moves or forgets one asks for its path.
+ */
+enum fdw_job_file {
+	FDW_JOB_RECORD,	    /* ID.json: the job itself */
+	FDW_JOB_STATUS,	    /* ID.status: the worker's progress (fdw_job_status_path) */
+	FDW_JOB_LOG,	    /* ID.log: its log lines (fdw_job_log_path) */
+	FDW_JOB_SEEN,	    /* ID.seen: when a viewer last saw its ending */
+	FDW_JOB_OWNER,	    /* ID.owner: the system whose crypttab a data volume joins */
+	FDW_JOB_SYSTEM,	    /* ID.system: an installed system's boot step */
+	FDW_JOB_OWNER_ROOT, /* ID.ownerroot/: where that system's root is mounted (a folder) */
+	FDW_JOB_ROOT,	    /* ID.root/: the chroot the boot step runs in (a folder) */
+};
+void fdw_job_file_path(const struct fdw_job *job, enum fdw_job_file which, char *buf, size_t len);
+/* The same name in another state folder @dir (the initramfs's, the restart's fallback). */
+void fdw_job_file_path_in(const char *dir, const char *id, enum fdw_job_file which, char *buf,
+			  size_t len);
 /* Where the worker publishes the progress of @job. */
 void fdw_job_status_path(const struct fdw_job *job, char *buf, size_t len);
 /* Where the worker appends its log lines (no secrets ever go there). */
