@@ -30,6 +30,8 @@ function pct(now, was) { return was > 0 ? sprintf("%+d %%", (now - was) * 100 / 
 function grew(now, was) { return was > 0 && now - was >= 10 && now * 3 > was * 4 }
 FILENAME == rec && /^# make check/ { tiers($0, rtier); rtotal = $4; next }
 FILENAME == rec && /^# recorded/ { rwhen = $0; next }
+FILENAME == rec && /^# cores/ { rcores = substr($0, 3); next }
+/^# cores/ { cores = substr($0, 3); next }
 FILENAME == rec && !/^#/ { rwall[$4] = $1; rcpu[$4] = $2; rcput[$3] += $2; rwallt[$3] += $1; next }
 /^# make check/ { tiers($0, tier); total = $4; next }
 /^#/ { next }
@@ -38,6 +40,7 @@ END {
 	sub(/^# /, "", rwhen)
 	printf "time against the recording (%s):\n", rwhen != "" ? rwhen : rec
 	printf "  make check %d s (recorded %d s, %s)\n", total, rtotal, pct(total, rtotal)
+	if (cores != "") printf "  %s\n  (recorded: %s)\n", cores, rcores != "" ? rcores : "not kept"
 	nt = split("unit root rootio tui vm vmsys vmsys2 other cache", names, " ")
 	for (j = 1; j <= nt; j++) {
 		t = names[j]
