@@ -154,6 +154,8 @@ rm -rf tests/times tests/distcheck.result tests/floating-*.taken tests/cpu-sampl
 # How busy both cores were, minute by minute (tests/lib/cpu-sample.sh): in the time report.
 sh tests/lib/cpu-sample.sh tests/cpu-samples.txt 60 &
 sampler_pid=$!
+# Stopped below before its summary; this also stops it when a step fails under set -e.
+trap 'kill "$sampler_pid" 2>/dev/null || true' EXIT
 run_tier unit "$(nproc)"
 if [ "$quick" = 1 ]; then
 	run_tier_fast root 1

@@ -40,11 +40,10 @@ while sleep "$every"; do
 	read -r busy idle wait <<EOF
 $(cpu_now)
 EOF
-	set -- "$busy" "$idle" "$wait"
-	total=$(($1 - busy0 + $2 - idle0 + $3 - wait0))
+	total=$((busy - busy0 + idle - idle0 + wait - wait0))
 	if [ "$total" -gt 0 ]; then
-		echo "$(($(date +%s) - start)) $((100 * ($1 - busy0) / total))" \
-			"$((100 * ($3 - wait0) / total))" >>"$file"
+		echo "$(($(date +%s) - start)) $((100 * (busy - busy0) / total))" \
+			"$((100 * (wait - wait0) / total))" >>"$file"
 	fi
-	busy0=$1 idle0=$2 wait0=$3
+	busy0=$busy idle0=$idle wait0=$wait
 done
