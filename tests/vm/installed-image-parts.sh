@@ -2,6 +2,17 @@
 # fdewiz VM tests: the functions of installed-image.sh, which sources this file (its cache
 # key covers both). They read and set the build's variables ($tmp, $kver, $lvm_dir, ...).
 
+# The kernel line of every image (its GRUB configuration and /etc/default/grub, which
+# update-grub and fdewiz's step write it from again): the test machine's, emulated on a
+# host that may be busy. The early IO-APIC timer check can miss its window and panic
+# (no_timer_check); systemd's 90 s wait for /boot's device ran out and left a correctly
+# unlocked system in emergency mode. norandmaps: without KVM, QEMU translates the guest's
+# code once per virtual address, so with address-space randomisation every exec translates
+# its libraries again: one update-initramfs in the booted system took 75 s randomised and
+# 26 s not, 100 sed and readlink 8.1 s and 2.4 s. Nothing fdewiz does depends on where
+# programs are mapped.
+kernel_args="console=ttyS0,115200 no_timer_check norandmaps systemd.default_timeout_start_sec=900"
+
 # The mirror this machine uses for bookworm: the first deb822 URIs or one-line "deb" entry
 # whose suite is bookworm (not the security archive).
 mirror()
@@ -122,7 +133,7 @@ menuentry 'Debian GNU/Linux' {
 	insmod part_gpt
 	insmod ext2
 	search --no-floppy --fs-uuid --set=root $uuid
-	linux $kdir/vmlinuz-$kver root=$rootarg ro ${args:+$args }console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	linux $kdir/vmlinuz-$kver root=$rootarg ro ${args:+$args }$kernel_args
 	initrd $kdir/initrd.img-$kver
 }
 EOF2

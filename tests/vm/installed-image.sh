@@ -266,15 +266,13 @@ UUID=$boot_uuid /boot ext4 defaults 0 2
 UUID=$swap_uuid none swap sw 0 0
 EOF
 echo 'root:fdw' | chroot "$root" chpasswd
-# The kernel line is the test machine's, emulated on a host that may be busy: the early
-# IO-APIC timer check can miss its window and panic (no_timer_check), and systemd's 90 s
-# wait for /boot's device ran out and left a correctly unlocked system in emergency mode.
-cat >"$root/etc/default/grub" <<'EOF'
+# The kernel line: installed-image-parts.sh's kernel_args says why.
+cat >"$root/etc/default/grub" <<EOF
 GRUB_DEFAULT=0
 GRUB_TIMEOUT=0
 GRUB_DISTRIBUTOR=Debian
 GRUB_CMDLINE_LINUX_DEFAULT=""
-GRUB_CMDLINE_LINUX="console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900"
+GRUB_CMDLINE_LINUX="$kernel_args"
 GRUB_TERMINAL=serial
 GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
 EOF
@@ -499,7 +497,7 @@ menuentry 'Debian GNU/Linux' {
 	insmod part_msdos
 	insmod ext2
 	search --no-floppy --fs-uuid --set=root $boot_uuid
-	linux /vmlinuz-$kver root=UUID=$root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	linux /vmlinuz-$kver root=UUID=$root_uuid ro $kernel_args
 	initrd /initrd.img-$kver
 }
 EOF
@@ -587,7 +585,7 @@ menuentry 'Debian GNU/Linux' {
 	insmod part_msdos
 	insmod ext2
 	search --fs-uuid --set=root $bi_root_uuid
-	linux /boot/vmlinuz-$kver root=UUID=$bi_root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	linux /boot/vmlinuz-$kver root=UUID=$bi_root_uuid ro $kernel_args
 	initrd /boot/initrd.img-$kver
 }
 EOF
@@ -626,7 +624,7 @@ menuentry 'Debian GNU/Linux' {
 	insmod part_gpt
 	insmod ext2
 	search --fs-uuid --set=root $ub_root_uuid
-	linux /boot/vmlinuz-$kver root=UUID=$ub_root_uuid ro console=ttyS0,115200 no_timer_check systemd.default_timeout_start_sec=900
+	linux /boot/vmlinuz-$kver root=UUID=$ub_root_uuid ro $kernel_args
 	initrd /boot/initrd.img-$kver
 }
 EOF
