@@ -10,16 +10,8 @@
 #    it to the same files;
 #  - resume of an unfinished conversion (cryptsetup --init-only) at 25 % on battery is
 #    refused with nothing changed; with --allow-low-battery it runs to the end and verifies.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum timeout
-require_fdewiz
 
 img_test_init
 

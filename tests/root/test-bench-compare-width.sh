@@ -1,16 +1,8 @@
 #!/bin/bash
 # `fdewiz bench --compare` in Russian and Japanese: the columns after the (translated,
 # Cyrillic or double-width) test titles line up by display width, as `list` does.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/locale.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" locale
 require_cmds jq msgfmt python3 unshare
-require_fdewiz
 for loc in ru_RU ja_JP; do
 	locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8" ||
 		{ echo "FAIL: the $loc.UTF-8 locale is not generated (tests/install-deps.sh test)"; exit 1; }

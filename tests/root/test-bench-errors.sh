@@ -1,15 +1,8 @@
 #!/bin/bash
 # fdewiz bench refuses bad targets clearly, leaves nothing behind and never writes a device
 # it must not write; reading a device changes nothing; Ctrl-C removes the scratch file.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq losetup mount mkfs.ext4 sha256sum wipefs
-require_fdewiz
 
 img_test_init
 

@@ -1,13 +1,7 @@
 #!/bin/bash
 # The README's demo disk: built as documented, listed as a laptop disk, its sample data intact.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq losetup sha256sum
-require_fdewiz
 img_test_init
 work=$IMG_TMP
 

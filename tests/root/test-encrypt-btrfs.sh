@@ -7,16 +7,8 @@
 # an installed system in a subvolume (without an initramfs fdewiz knows), found by a
 # read-only look inside.
 # Cost: about 40 s (two small btrfs filesystems, one conversion of 320 MiB).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup blkid blockdev mkfs.btrfs btrfs mkfs.vfat cryptsetup sha256sum
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

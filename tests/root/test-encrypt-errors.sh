@@ -4,18 +4,9 @@
 # keeps its sha256 (the filesystem stays fsck-clean, no header backup, job record or
 # temporary header is left behind). Where fdewiz does change something before it fails,
 # the message must say what changed, and the data must still be intact.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds jq parted losetup mount umount mkfs.ext4 mkfs.xfs e2fsck xfs_repair cryptsetup \
 	setpriv sha256sum tmux timeout
-require_fdewiz
 
 tmux_name=fdw-encerr-$$
 img_test_init

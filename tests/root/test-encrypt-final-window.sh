@@ -13,16 +13,8 @@
 #   E: as A, with a recovery key in a second keyslot;
 #   F: as A, with a detached header and a recovery key;
 #   D: as A, then a power cut while resume writes the final header (simulated tear).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds gdb jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum
-require_fdewiz
 
 img_test_init
 work=$IMG_TMP

@@ -3,16 +3,8 @@
 # each kill status must say interrupted or needs-repair and resume must go on from there;
 # at the end the cryptsetup
 # program decrypts the result and fsck and the sha256 of every file must agree.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum
-require_fdewiz
 
 img_test_init
 work=$IMG_TMP

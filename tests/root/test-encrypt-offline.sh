@@ -3,16 +3,8 @@
 # SIGINT and resume, kill with SIGKILL and resume, in the background stopped by SIGTERM (a
 # shutdown: interrupted) and by pause (paused); each time verified independently of
 # fdewiz (cryptsetup decrypts through a header copy, then e2fsck and sha256 of every file).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup blkid mkfs.ext4 e2fsck cryptsetup sha256sum setsid timeout
-require_fdewiz
 
 img_test_init
 work=$IMG_TMP

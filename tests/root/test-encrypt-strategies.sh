@@ -2,16 +2,9 @@
 # The other two ways to make room for the header: growing the partition into free space
 # (filesystem untouched) and a detached header for XFS, which cannot shrink. Each result
 # is decrypted by the cryptsetup program and checked with fsck and sha256 of every file.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup mkfs.ext4 mkfs.xfs dumpe2fs e2fsck xfs_repair cryptsetup blkid \
 	sha256sum
-require_fdewiz
 img_test_init
 work=$IMG_TMP
 export FDEWIZ_STATE_DIR=$work/state

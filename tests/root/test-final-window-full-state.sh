@@ -12,16 +12,8 @@
 #     one; making one with 'fdewiz header-backup' makes the record name it.
 # Every volume is then decrypted by the cryptsetup program, checked by e2fsck, and the
 # sha256 of every file compared.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum mount umount mountpoint
-require_fdewiz
 
 img_test_init
 work=$IMG_TMP

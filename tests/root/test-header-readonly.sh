@@ -12,16 +12,8 @@
 #     the header through libcryptsetup: only under the lock), a second resume is refused;
 #     nothing changed. Then the waiting resume gets its passphrase and finishes; the
 #     cryptsetup program decrypts the result: e2fsck -fn and the sha256 of every file.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout sha256sum dd
-require_fdewiz
 
 img_test_init
 

@@ -9,15 +9,8 @@
 #     C's name changes nothing, resume of D's name finishes D.
 # Every volume is then decrypted by the cryptsetup program, checked by e2fsck, and the
 # sha256 of every file compared.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout blockdev
-require_fdewiz
 
 img_test_init
 

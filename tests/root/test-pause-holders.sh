@@ -13,16 +13,8 @@
 #  every file. B's worker is held at 20 % until it is paused, A's at 10 %, and after its
 #  resume at 50 % (FDEWIZ_TEST_HOLD_AT), so that each is still converting when it must be,
 #  on any machine; A is then paused and resumed to finish.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout sha256sum
-require_fdewiz
 
 img_test_init
 

@@ -4,16 +4,8 @@
 # resume goes on and the other is refused with a clear message, status never fails (every
 # exit code 0, nothing on stderr), and at the end the cryptsetup program decrypts the
 # volume: e2fsck -fn and the sha256 of every file.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout
-require_fdewiz
 
 img_test_init
 img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/vol.img" 0

@@ -7,15 +7,8 @@
 #
 # MATRIX_SIZES (MiB), MATRIX_PCTS and MATRIX_FILLS choose the cells; `make check` runs the
 # default set, tests/bench/shrink-matrix.sh the full one (up to 4 GiB).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq openssl cryptsetup e2fsck resize2fs sha256sum split
-require_fdewiz
 
 SIZES=${MATRIX_SIZES:-512 1024}
 # Kept to a few minutes by default: three levels with one large file and two with small

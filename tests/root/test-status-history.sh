@@ -6,15 +6,8 @@
 # pruned by the next conversion, never an unfinished one. Every volume is then decrypted
 # by the cryptsetup program (the re-keyed one from the volume key cryptsetup reads),
 # checked by e2fsck and the sha256 of every file compared.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq losetup mkfs.ext4 e2fsck cryptsetup timeout python3
-require_fdewiz
 
 img_test_init
 

@@ -16,16 +16,8 @@
 #  - the data area (everything after the LUKS2 header) unchanged throughout (sha256).
 # The boot with nothing typed is test-vm-... (TPM under QEMU); this one is about the
 # volume. Cost: about 10 s (clevis and swtpm, a small image).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds clevis swtpm cryptsetup parted losetup sha256sum timeout
-require_fdewiz
 
 img_test_init
 

@@ -3,16 +3,8 @@
 # --yes-destroy-data` refuse it (saying why and what to do, the image byte for byte as it
 # was); --accept-weak-passphrase, given on purpose, uses it, and the volume then decrypts
 # with the cryptsetup program to the same files. An empty passphrase is always refused.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum timeout
-require_fdewiz
 
 img_test_init
 

@@ -1,15 +1,7 @@
 #!/bin/bash
 # The tmux helpers work on the real program: fdewiz list in a pane, its screen, exit status, resize.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds tmux jq parted losetup mkfs.ext4
-require_fdewiz
 
 # A private server per run, so parallel runs and a user's own tmux are left alone.
 srv=fdewiz-test-list-$$

@@ -6,17 +6,8 @@
 # (fsck + sha256 of every file).
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a capture of the screen while it measures there.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
-require_fdewiz
 
 srv=fdewiz-test-benchprog-$$
 img_test_init

@@ -1,16 +1,8 @@
 #!/bin/bash
 # The wizard, cancelled at every step before the typed confirmation (and with a wrong word,
 # and with Ctrl-C), leaves the disk image byte for byte unchanged and the terminal restored.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds tmux parted losetup mkfs.ext4 sha256sum
-require_fdewiz
 
 srv=fdewiz-test-cancel-$$
 img_test_init

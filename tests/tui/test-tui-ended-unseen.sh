@@ -8,17 +8,8 @@
 #    `fdewiz encrypt` in the background (not watched): the wizard opened on both lists only
 #    the second.
 # Every volume is then decrypted by cryptsetup and checked with fsck and sha256.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum
-require_fdewiz
 
 srv=fdewiz-test-unseen-$$
 img_test_init

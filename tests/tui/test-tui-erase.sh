@@ -4,16 +4,8 @@
 # wrong typed word, leave the image byte for byte unchanged; the right word makes a LUKS2
 # volume that the cryptsetup program opens with the passphrase, the filesystem chosen inside
 # (where this kernel has device-mapper to make one), and the other partitions untouched.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds tmux parted losetup mkfs.ext4 e2fsck sha256sum cryptsetup blkid
-require_fdewiz
 
 srv=fdewiz-test-erase-$$
 img_test_init

@@ -13,18 +13,9 @@
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a capture of the screens there, the key replaced by X's.
 # FDEWIZ_TEST_FAST_PBKDF=1 (test-only) makes the wizard use a weak key derivation.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid grep unshare \
 	mount
-require_fdewiz
 
 srv=fdewiz-test-finish-$$
 img_test_init

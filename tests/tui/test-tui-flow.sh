@@ -12,17 +12,8 @@
 # The conversion is held (FDEWIZ_TEST_HOLD_AT) at 50 % until it is paused, and after the
 # resume at 80 %, so that it is still running when paused and when the wizard is started
 # again, on a fast machine as on a slow one; there it is paused and resumed once more.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid
-require_fdewiz
 
 srv=fdewiz-test-flow-$$
 img_test_init

@@ -2,17 +2,8 @@
 # Ctrl-C in the wizard while the header is being written: the step finishes (nothing is
 # half-written), the conversion goes on in the background, the terminal is restored, and
 # the data verifies after cryptsetup decrypts it (fsck + sha256).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
-require_fdewiz
 
 srv=fdewiz-test-intr-$$
 img_test_init

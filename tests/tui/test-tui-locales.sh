@@ -10,19 +10,9 @@
 # the system itself never changes.
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves text captures (ru-*.txt, ja-*.txt) there.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-. "$lib/locale.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux locale
 require_cmds tmux msgfmt localedef unshare mount python3 jq parted losetup mkfs.ext4 mkfs.vfat \
 	cryptsetup e2fsck blkid sha256sum
-require_fdewiz
 srv=fdewiz-test-loc-$$
 img_test_init
 

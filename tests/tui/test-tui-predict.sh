@@ -11,19 +11,9 @@
 # that language, the same figures (the prediction, predicted beside measured).
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves the plan and results screens there (for the manual).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-. "$lib/jobs.sh"
-. "$lib/locale.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux jobs locale
 require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid \
 	msgfmt unshare
-require_fdewiz
 for loc in ru_RU ja_JP; do
 	locale -a 2>/dev/null | grep -qix "$loc.utf-\{0,1\}8" ||
 		{ echo "FAIL: the $loc.UTF-8 locale is not generated (tests/install-deps.sh test)"; exit 1; }

@@ -10,18 +10,9 @@
 # after, and so did every `resize2fs -P` of the listing), bind-mounted over the system's in
 # a mount namespace of this run's alone: fdewiz runs helpers only from the system's own
 # directories.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck resize2fs sha256sum blkid \
 	unshare
-require_fdewiz
 
 srv=fdewiz-test-quit-$$
 img_test_init

@@ -4,16 +4,8 @@
 # device, read-only), or the image swapped for another file under the same name: refused,
 # the dialog says what changed, and no byte of either image changed. (With nothing in the
 # way the same flow converts: test-tui-flow.sh.)
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds tmux parted losetup mkfs.ext4 sha256sum mount
-require_fdewiz
 
 srv=fdewiz-test-recheck-$$
 img_test_init

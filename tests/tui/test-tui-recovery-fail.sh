@@ -6,17 +6,8 @@
 # no key was added and how to add one, and the conversion completes: the passphrase opens
 # the volume (cryptsetup, key on stdin), it decrypts to the same files (fsck clean), and
 # `fdewiz recovery-key add` then gives a working key in the next free keyslot.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum
-require_fdewiz
 
 srv=fdewiz-test-rkfail-$$
 img_test_init

@@ -11,17 +11,8 @@
 # conversion killed at 30 %, a stage record naming it, the key put in with the keyring's
 # system calls (tests/lib/restart-state.sh). The same for status: test-status-restart.sh.
 # Cost: about 15 s.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-. "$lib/restart-state.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux restart-state
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup blkid python3
-require_fdewiz
 
 srv=fdewiz-test-restart-service-$$
 img_test_init

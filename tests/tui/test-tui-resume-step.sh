@@ -9,18 +9,8 @@
 # nothing is left to resume, status no longer speaks of the step, that system has one
 # crypttab line, and the data decrypts whole (e2fsck, sha256 of every file).
 # Cost: about 15 s (one encryption of 167 MiB on a loop device, the wizard in tmux).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/jobs.sh"
-. "$lib/tmux.sh"
-. "$lib/fake-system.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux fake-system
 require_cmds tmux mkfs.ext4 debugfs parted sha256sum cryptsetup e2fsck
-require_fdewiz
 
 srv=fdewiz-test-resume-step-$$
 img_test_init

@@ -4,16 +4,8 @@
 # on it was stopped by SIGINT. The start screen lists only B's unfinished conversion, named
 # by what it is (size, not started by fdewiz, its UUID), never A's record; resuming it
 # there finishes B. cryptsetup then decrypts both (fsck + sha256 of every file).
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds tmux jq losetup mkfs.ext4 e2fsck resize2fs cryptsetup timeout blockdev
-require_fdewiz
 
 srv=fdewiz-test-start-id-$$
 L=

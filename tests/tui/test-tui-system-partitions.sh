@@ -10,18 +10,8 @@
 # end.
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-. "$lib/fake-system.sh"
-. "$lib/boot-files-images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux fake-system boot-files-images
 require_cmds tmux mkfs.ext4 debugfs parted sha256sum
-require_fdewiz
 
 srv=fdewiz-test-sysparts-$$
 img_test_init

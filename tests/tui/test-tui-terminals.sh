@@ -2,16 +2,8 @@
 # The wizard on plain terminals: ASCII only on vt100 and in the C locale, UTF-8 trees where
 # the locale allows, no colour with NO_COLOR, colour otherwise; a terminal that is too
 # small gets a clear message and the screen comes back when it grows again.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-. "$lib/tmux.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds tmux parted losetup mkfs.ext4 mkfs.vfat
-require_fdewiz
 
 srv=fdewiz-test-terms-$$
 img_test_init
