@@ -11,16 +11,9 @@
 #      GRUB names its LUKS2 root by UUID; a FAT partition (no esp flag) holding Windows'
 #      boot manager; a root with /boot inside (still the root's case).
 # Cost: about 15 s (three small images, nothing converted).
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/fake-system.sh"
-. "$(dirname "$0")/../lib/boot-files-images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" fake-system boot-files-images
 require_cmds mkfs.ext4 mkfs.xfs mkfs.vfat mmd mcopy debugfs jq sha256sum parted python3 \
 	cryptsetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

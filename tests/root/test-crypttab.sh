@@ -3,13 +3,8 @@
 # header, every old byte of crypttab stays, the old file is kept as a backup, a second run
 # changes nothing, conflicts are refused with nothing changed, and fstab lines that name the
 # partition (device, PARTUUID=, PARTLABEL=) move to /dev/mapper/NAME while UUID= lines stay.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup parted sgdisk sha256sum losetup
-require_fdewiz
 
 img_test_init
 img=$IMG_TMP/disk.img

@@ -5,15 +5,8 @@
 # erases it, and crypttab writes header=FILE. Without the record it is "no signature
 # found: may be encrypted data" and erase-encrypt wants one more explicit answer. Every
 # refusal leaves the image byte for byte unchanged; the data is decrypted back at the end.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-. "$(dirname "$0")/../lib/tmux.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds jq cryptsetup xfs_repair sha256sum tmux
-require_fdewiz
 
 img_test_init
 srv="fdewiz-detached-$$"

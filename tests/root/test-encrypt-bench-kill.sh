@@ -8,14 +8,8 @@
 # then refuses. Finally encrypt converts: cryptsetup decrypts it, fsck is clean, every file
 # equal. Ten points in all: four of the baseline, five while e2fsck or resize2fs runs, and
 # one between the shrink and the header.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds cryptsetup parted mkfs.ext4 e2fsck dumpe2fs sha256sum losetup timeout pgrep
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

@@ -8,14 +8,8 @@
 #    to show differs from the one written) is never shown; the message says so and what to
 #    do; the conversion still completes with the data intact; `recovery-key add` then gives
 #    a key in the next free keyslot (2, not a constant 1), which cryptsetup confirms.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

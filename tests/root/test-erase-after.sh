@@ -3,13 +3,8 @@
 # in an installer's target root (the engine's flow the wizard uses too); --crypttab for this
 # system's own root on an image file's partition, and --open without device-mapper, are
 # refused before anything is written, with the image byte for byte unchanged.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup parted mkfs.ext4 sha256sum losetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

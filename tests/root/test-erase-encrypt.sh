@@ -4,13 +4,8 @@
 # filesystem that would need the volume opened are refused with the image byte for byte
 # unchanged; the right answer makes a LUKS2 volume that cryptsetup opens with the passphrase,
 # and the partition next to it is untouched.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

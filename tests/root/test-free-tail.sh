@@ -3,14 +3,8 @@
 # is: strategy free-tail, no resize and nothing grown back; the plan says so. ext4 and XFS,
 # each decrypted back by the cryptsetup program, checked with fsck and sha256 of every file,
 # and its size compared with the size before.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq cryptsetup e2fsck dumpe2fs xfs_repair xfs_db sha256sum
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

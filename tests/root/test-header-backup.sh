@@ -4,14 +4,8 @@
 # makes it open again with every file intact (cryptsetup decrypts, fsck, sha256). Another
 # volume's backup, a backup taken mid-conversion, a wrong confirmation and a running
 # conversion are refused with the device byte for byte unchanged.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup flock
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

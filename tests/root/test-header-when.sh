@@ -4,14 +4,8 @@
 # message that says why and what to do, the device byte for byte unchanged; after resume
 # finishes, the worker has replaced it by the finished header, and that one restores a
 # volume whose both header copies were destroyed (cryptsetup decrypts, fsck, sha256).
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup jq
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

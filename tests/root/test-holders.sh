@@ -4,13 +4,8 @@
 # again, over a loop device used as the disk, with -o over that whole disk, stacked on the
 # target loop device), bare and mounted read-only: 'list' says in use and names it, 'encrypt'
 # and 'resume' refuse, and the image's sha256 is unchanged.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup parted mkfs.ext4 sha256sum losetup mount jq
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

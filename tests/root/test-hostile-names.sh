@@ -2,14 +2,8 @@
 # Names from a hostile disk: a GPT name and an ext4 label with ESC sequences, BEL, CR and
 # invalid UTF-8 reach no terminal raw. `list`, erase-encrypt's confirmation and the wizard
 # show them escaped (\x1b style; the bytes are captured), `list --json` keeps them exactly.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/tmux.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" tmux
 require_cmds sgdisk mkfs.ext4 python3 tmux losetup sha256sum
-require_fdewiz
 
 srv=fdw-hostile-$$
 img_test_init

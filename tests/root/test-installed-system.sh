@@ -6,14 +6,8 @@
 # leave a machine that cannot start, or when its /boot is inside it (GRUB would have to open
 # LUKS2). A system whose boot fdewiz can set up is offered, with the boot steps in its plan.
 # A data partition beside them is still offered.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds mkfs.ext4 debugfs jq sha256sum parted python3
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

@@ -11,13 +11,8 @@
 # the root it boots from. encrypt of a partition of an image file stays refused with
 # nothing changed (a system's boot is set up only on a disk: test-vm-system-btrfs.sh).
 # Cost: about 10 s.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds mkfs.btrfs btrfs mkfs.ext4 mkfs.vfat mkswap jq python3 parted sha256sum
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

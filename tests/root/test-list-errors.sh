@@ -1,15 +1,8 @@
 #!/bin/bash
 # fdewiz list on bad input: right exit status, a message that names the problem, nothing written.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
+. "$(dirname "$0")/../lib/start.sh"
 FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
-
-require_root
 require_cmds jq parted losetup mkfs.ext4 setpriv sha256sum unshare mknod stat head
-require_fdewiz
 
 img_test_init
 

@@ -1,16 +1,9 @@
 #!/bin/bash
 # fdewiz list --json on GPT, MBR and table-less images: every field matches what was built.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
+. "$(dirname "$0")/../lib/start.sh"
 FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
-
-require_root
 require_cmds jq parted blkid losetup mkfs.ext4 mkfs.xfs mkfs.btrfs mkfs.vfat mkswap \
 	cryptsetup dumpe2fs xfs_db btrfs fsck.fat
-require_fdewiz
 
 img_test_init
 

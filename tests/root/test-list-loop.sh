@@ -1,16 +1,9 @@
 #!/bin/bash
 # fdewiz list sees what is in use: mounts, loop holders, active swap, unfinished LUKS2 conversions.
-set -euo pipefail
-
-lib=$(dirname "$0")/../lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
+. "$(dirname "$0")/../lib/start.sh"
 FDEWIZ_SCHEMA=${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}
-
-require_root
 require_cmds jq parted losetup mount swapon swapoff mkfs.ext4 mkswap e2fsck resize2fs \
 	cryptsetup
-require_fdewiz
 
 img_test_init
 

@@ -11,13 +11,8 @@
 # is in use and by which volume; a volume group on two PVs stays "encrypt a logical volume
 # instead". list --json matches the schema. Nothing is written to the PV by fdewiz.
 # Cost: about 10 s.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds pvcreate vgcreate lvcreate pvs mkfs.ext4 mkswap jq python3 losetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

@@ -8,14 +8,8 @@
 # the data is verified at the end (cryptsetup decrypts, e2fsck, sha256 of every file).
 # Whether it yields to other work is a matter of speed: tests/bench/pace.sh measures it.
 # Cost: about 20 s (a 120 MiB partition converted in three runs; 38 s beside a VM test).
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted mkfs.ext4 cryptsetup e2fsck sha256sum setsid
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

@@ -2,13 +2,8 @@
 # PARTLABEL= in fstab is only rewritten when no other partition has that GPT name: two
 # partitions named "Shared" leave their PARTLABEL lines alone (with a message saying so),
 # while the PARTUUID line of the same partition and a unique name are rewritten.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup parted sgdisk sha256sum losetup
-require_fdewiz
 
 img_test_init
 img=$IMG_TMP/disk.img

@@ -3,14 +3,8 @@
 # shown once, accepted by cryptsetup as shown and by fdewiz as typed (any case, no dashes);
 # a wrong passphrase and an unfinished conversion are refused with the header unchanged; the
 # data decrypts with the recovery key alone (cryptsetup), fsck clean, every file equal.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

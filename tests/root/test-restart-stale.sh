@@ -14,13 +14,8 @@
 # step is not refused as cancelled. (An LVM PV's step activates its volume group, which
 # needs device-mapper: test-vm-system-lvm.sh checks it there.)
 # Cost: about 15 s.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds parted sha256sum losetup unshare cryptsetup mkfs.ext4 mkfs.btrfs btrfs blkid
-require_fdewiz
 
 img_test_init
 export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}

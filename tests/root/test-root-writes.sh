@@ -3,13 +3,8 @@
 # others can write, a state directory that is a link or writable by others, `crypttab
 # --root` with etc/fstab, etc/crypttab or etc itself an absolute link. Each time: refused
 # with a message, or written safely, and what the link points to is unchanged.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup sha256sum losetup mkfs.ext4
-require_fdewiz
 
 img_test_init
 T=$IMG_TMP

@@ -4,13 +4,8 @@
 # partition of an image is mounted (read-only, so the mount itself writes nothing) over
 # "/", which is how the running system's root looks to fdewiz: list says so, encrypt and
 # erase-encrypt refuse with what to do, and the image stays byte for byte the same.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds parted sha256sum losetup unshare jq mkfs.ext4
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

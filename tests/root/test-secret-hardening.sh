@@ -2,13 +2,8 @@
 # The commands that handle passphrases, keys or headers run with core dumps off (as encrypt
 # and resume do): recovery-key add, erase-encrypt and header-restore are each caught while
 # they wait for their input, and the kernel's view of the live process is checked.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds cryptsetup parted mkfs.ext4 sha256sum losetup
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state

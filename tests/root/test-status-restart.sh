@@ -20,14 +20,8 @@
 #      'fdewiz resume'.
 # Status only reads; part 3's conversion is fdewiz's own, killed at 30 %.
 # Cost: about 15 s.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/restart-state.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" restart-state
 require_cmds jq parted losetup mkfs.ext4 cryptsetup blkid python3
-require_fdewiz
 
 img_test_init
 export ASAN_OPTIONS=${ASAN_OPTIONS:-intercept_strchr=0}

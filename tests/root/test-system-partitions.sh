@@ -9,14 +9,8 @@
 # boot step is idempotent: a kill after the tables are written, then resume, adds no second
 # line. Its /srv, named by the installer's device name, gets its fstab line pointed at the
 # volume too.
-set -euo pipefail
-
-. "$(dirname "$0")/../lib/assert.sh"
-. "$(dirname "$0")/../lib/images.sh"
-. "$(dirname "$0")/../lib/jobs.sh"
-require_root
+. "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds mkfs.ext4 debugfs jq sha256sum parted python3 cryptsetup e2fsck blkid
-require_fdewiz
 
 img_test_init
 export FDEWIZ_STATE_DIR=$IMG_TMP/state
