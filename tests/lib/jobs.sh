@@ -28,9 +28,32 @@ fdw()
 	cat "$res.out" "$res.err" >"$res.all"
 }
 
+# fdw_encrypt [OPTION...] TARGET: fdw encrypt as a user runs it, in the foreground (cheap
+# key derivation, no benchmark), with the passphrase in $key and $IMG_TMP as work folder.
+fdw_encrypt()
+{
+	fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
+		--work-dir "$IMG_TMP" "$@"
+}
+
 show_output()
 {
 	sed 's/^/    | /' "$res.all" >&2
+}
+
+# encrypt_ok NAME TARGET [OPTION...]: fdewiz encrypt as a user runs it, in the foreground
+# (cheap key derivation, no benchmark), with the passphrase in $key, its header backup in
+# $IMG_TMP/NAME.hdr and OPTIONs; its output in $IMG_TMP/NAME.out and NAME.err. It must end
+# with 0: otherwise its output is shown and the test ends there.
+encrypt_ok()
+{
+	local name=$1 target=$2
+	shift 2
+	run_cmd "$IMG_TMP/$name" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
+		"$@" --key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/$name.hdr" \
+		"$target"
+	assert_eq "encrypt $* $target ($name): exit" 0 "$RUN_RC"
+	[ "$RUN_RC" = 0 ] || { cat "$IMG_TMP/$name.out" "$IMG_TMP/$name.err" >&2; assert_finish; }
 }
 
 # fs_image PATH SIZE_MIB LABEL DATA_MIB: an ext4 filesystem image (no partition table)

@@ -10,7 +10,7 @@
 #    it to the same files;
 #  - resume of an unfinished conversion (cryptsetup --init-only) at 25 % on battery is
 #    refused with nothing changed; with --allow-low-battery it runs to the end and verifies.
-. "$(dirname "$0")/../lib/start.sh" jobs
+. "$(dirname "$0")/../lib/start.sh" jobs power
 require_cmds jq parted losetup mkfs.ext4 e2fsck cryptsetup sha256sum timeout
 
 img_test_init
@@ -21,30 +21,8 @@ key=$IMG_TMP/key
 printf 'battery guard passphrase' >"$key"
 t0=$SECONDS
 
-power=$IMG_TMP/power_supply
+power_fake "$IMG_TMP/power_supply"
 export FDEWIZ_TEST_POWER_SUPPLY=$power
-mkdir -p "$power/AC" "$power/BAT0" "$power/hidpp_battery_0"
-echo Mains >"$power/AC/type"
-echo Battery >"$power/BAT0/type"
-echo 1 >"$power/BAT0/present"
-echo System >"$power/BAT0/scope"
-# A mouse nearly empty: its battery says nothing about the computer's.
-echo Battery >"$power/hidpp_battery_0/type"
-echo Device >"$power/hidpp_battery_0/scope"
-echo 3 >"$power/hidpp_battery_0/capacity"
-echo Discharging >"$power/hidpp_battery_0/status"
-
-# set_power AC_ONLINE CAPACITY STATUS: as the kernel would show them (written whole, by
-# rename, so the worker never reads half a value).
-set_power()
-{
-	local f
-
-	for f in "AC/online:$1" "BAT0/capacity:$2" "BAT0/status:$3"; do
-		echo "${f#*:}" >"$power/${f%%:*}.new"
-		mv "$power/${f%%:*}.new" "$power/${f%%:*}"
-	done
-}
 
 img=$IMG_TMP/disk.img
 # A worker still waiting for the charger (the test failed half-way) holds the image:

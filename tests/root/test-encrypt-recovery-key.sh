@@ -37,11 +37,7 @@ new_image()
 # 1. The key shown is the key tested, in the keyslot the engine reported.
 img=$IMG_TMP/ok.img
 new_image "$img"
-run_cmd "$IMG_TMP/ok" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
-	--recovery-key --key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/ok.hdr" \
-	"$img:1"
-assert_eq "encrypt --recovery-key: exit" 0 "$RUN_RC"
-[ "$RUN_RC" = 0 ] || { cat "$IMG_TMP/ok.out" "$IMG_TMP/ok.err" >&2; assert_finish; }
+encrypt_ok ok "$img:1" --recovery-key
 rkey=$(shown_key "$IMG_TMP/ok.out")
 slot=$(shown_slot "$IMG_TMP/ok.out")
 assert_eq "one key shown" 1 "$(printf '%s' "$rkey" | grep -c . || true)"

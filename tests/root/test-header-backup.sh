@@ -14,12 +14,7 @@ key=$IMG_TMP/pass
 printf 'header test passphrase' >"$key"
 
 img_ext4_fixture "$img" 200 24
-extra=()
-"$FDEWIZ" encrypt --help 2>&1 | grep -q -- --no-bench && extra+=(--no-bench)
-run_cmd "$IMG_TMP/enc" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf "${extra[@]}" \
-	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/enc.hdr" "$img:1"
-assert_eq "encrypt exit" 0 "$RUN_RC"
-[ "$RUN_RC" = 0 ] || { cat "$IMG_TMP/enc.out" "$IMG_TMP/enc.err"; assert_finish; }
+encrypt_ok enc "$img:1"
 # fdewiz refuses a partition that a loop device holds: attach one only around each check.
 part_sum() {
 	dd if="$1" iflag=skip_bytes,count_bytes skip="$(img_part_offset "$1" 1)" \

@@ -34,8 +34,7 @@ shrink_for_header "$B"
 step_begin "fdewiz encrypts A on a loop device"
 L=$(loop_name)
 attach_as "$L" "$A"
-fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
-	--work-dir "$IMG_TMP" "$L"
+fdw_encrypt "$L"
 assert_eq "$STEP: exit" 0 "$RUN_RC"
 [ "$RUN_RC" -eq 0 ] || show_output
 uuid_a=$(cryptsetup luksUUID "$L")
@@ -122,8 +121,7 @@ fs_image "$D" 1024 volD 40
 step_begin "fdewiz encrypts C, then D on the same name, paused part-way"
 L=$(loop_name)
 attach_as "$L" "$C"
-fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
-	--work-dir "$IMG_TMP" "$L"
+fdw_encrypt "$L"
 assert_eq "$STEP: encrypt C exit" 0 "$RUN_RC"
 uuid_c=$(cryptsetup luksUUID "$L")
 img_unloop "$L"

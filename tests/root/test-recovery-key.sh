@@ -13,14 +13,7 @@ key=$IMG_TMP/pass
 printf 'recovery test passphrase' >"$key"
 
 img_ext4_fixture "$img" 200 24
-
-# fdewiz encrypt, as a user would run it (--no-bench where this build has benchmarks).
-extra=()
-"$FDEWIZ" encrypt --help 2>&1 | grep -q -- --no-bench && extra+=(--no-bench)
-run_cmd "$IMG_TMP/enc" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf "${extra[@]}" \
-	--key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/enc.hdr" "$img:1"
-assert_eq "encrypt exit" 0 "$RUN_RC"
-[ "$RUN_RC" = 0 ] || { cat "$IMG_TMP/enc.out" "$IMG_TMP/enc.err"; assert_finish; }
+encrypt_ok enc "$img:1"
 
 loop=$(img_loop "$img" 1)
 header_sum() { head -c $((16 * 1024 * 1024)) "$loop" | sha256sum; }
@@ -133,11 +126,8 @@ assert_eq "unknown action: exit" 2 "$RUN_RC"
 # keeps, and the data decrypts with it alone.
 img3=$IMG_TMP/rk.img
 img_ext4_fixture "$img3" 200 12
-run_cmd "$IMG_TMP/enc3" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf "${extra[@]}" \
-	--recovery-key --key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/rk.hdr" \
-	"$img3:1"
-assert_eq "encrypt --recovery-key: exit" 0 "$RUN_RC"
-rkey3=$(grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$IMG_TMP/enc3.out" | tr -d ' ' || true)
+encrypt_ok rk "$img3:1" --recovery-key
+rkey3=$(grep -E "^    ($alnum{6}-){7}$alnum{6}\$" "$IMG_TMP/rk.out" | tr -d ' ' || true)
 assert_eq "encrypt --recovery-key: one key shown" 1 "$(printf '%s' "$rkey3" | grep -c . || true)"
 assert_eq "encrypt --recovery-key: not in the state directory or the backup" 0 \
 	"$(grep -rlF -- "${rkey3:-none}" "$FDEWIZ_STATE_DIR" "$IMG_TMP/rk.hdr" | wc -l)"

@@ -30,8 +30,7 @@ convert()
 
 	fs_image "$img" 64 "vol$1" 8
 	dev=$(img_loop "$img" 0)
-	fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
-		--work-dir "$IMG_TMP" "$dev"
+	fdw_encrypt "$dev"
 	[ "$RUN_RC" -eq 0 ] || { show_output; echo "FAIL: encrypt h$1 on $dev"; exit 1; }
 	UUID[$1]=$(cryptsetup luksUUID "$dev")
 	if [ "$1" = 12 ]; then

@@ -10,7 +10,7 @@
 #    cryptsetup decrypts it to the same files (fsck, sha256 of every file).
 #
 # FDEWIZ_TUI_CAPTURES=DIR saves a text capture of each screen there.
-. "$(dirname "$0")/../lib/start.sh" jobs tmux
+. "$(dirname "$0")/../lib/start.sh" jobs tmux power
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
 
 srv=fdewiz-test-guards-$$
@@ -27,27 +27,7 @@ t0=$SECONDS
 img_ext4_fixture "$img" 1202 60 Data end
 
 # A mains supply, the laptop's battery, and a mouse's nearly empty one (not the computer's).
-power=$IMG_TMP/power_supply
-mkdir -p "$power/AC" "$power/BAT0" "$power/hidpp_battery_0"
-echo Mains >"$power/AC/type"
-echo Battery >"$power/BAT0/type"
-echo 1 >"$power/BAT0/present"
-echo System >"$power/BAT0/scope"
-echo Battery >"$power/hidpp_battery_0/type"
-echo Device >"$power/hidpp_battery_0/scope"
-echo 3 >"$power/hidpp_battery_0/capacity"
-echo Discharging >"$power/hidpp_battery_0/status"
-
-# set_power AC_ONLINE CAPACITY STATUS: written whole, by rename, as the kernel shows them.
-set_power()
-{
-	local f
-
-	for f in "AC/online:$1" "BAT0/capacity:$2" "BAT0/status:$3"; do
-		echo "${f#*:}" >"$power/${f%%:*}.new"
-		mv "$power/${f%%:*}.new" "$power/${f%%:*}"
-	done
-}
+power_fake "$IMG_TMP/power_supply"
 set_power 1 12 Charging
 
 save()

@@ -31,8 +31,7 @@ shrink_for_header "$B"
 step_begin "A converted by fdewiz on L, then B's cryptsetup conversion under the same name"
 L=$(loop_name)
 attach_as "$L" "$A"
-fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
-	--work-dir "$IMG_TMP" "$L"
+fdw_encrypt "$L"
 assert_eq "$STEP: encrypt A" 0 "$RUN_RC"
 uuid_a=$(cryptsetup luksUUID "$L")
 img_unloop "$L"
