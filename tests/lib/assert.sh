@@ -193,6 +193,25 @@ assert_true()
 	fi
 }
 
+# assert_jq WHAT FILE EXPR: the jq expression EXPR on the JSON in FILE is true (a number
+# compared, say); a jq error is a failure that shows it.
+assert_jq()
+{
+	local v
+
+	v=$(jq -r "$3" "$2" 2>&1) || v="jq error: $v"
+	assert_eq "$1" true "$v"
+}
+
+# assert_list_schema JSON: a `fdewiz list --json` output in file JSON matches its schema,
+# data/fdewiz-list.schema.json (or $FDEWIZ_SCHEMA), checked by check-list-schema.py.
+assert_list_schema()
+{
+	assert_true "$(basename "$1"): list --json matches the schema" \
+		python3 "$FDEWIZ_SRCDIR/tests/lib/check-list-schema.py" "$1" \
+		"${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}"
+}
+
 # assert_contains WHAT HAYSTACK NEEDLE (fixed string)
 assert_contains()
 {

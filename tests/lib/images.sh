@@ -190,6 +190,19 @@ img_unloop()
 	img_unregister loop "$1"
 }
 
+# img_on_loop IMAGE N CMD [ARG...]: CMD ARG... LOOP, with LOOP a loop device over partition
+# N of IMAGE made for it and detached after; CMD's status.
+img_on_loop()
+{
+	local l rc=0 image=$1 n=$2
+
+	shift 2
+	l=$(img_loop "$image" "$n")
+	"$@" "$l" || rc=$?
+	img_unloop "$l"
+	return $rc
+}
+
 # img_mount DEV DIR [OPTIONS]: mount a loop device (made by img_loop) on DIR, made if needed.
 # A mount of a loop device just attached can lose a race with udev's probe of it while the
 # host is loaded; a failure says what the kernel saw and is tried again once udev settled.

@@ -79,6 +79,18 @@ shrink_for_header()
 	img_unloop "$dev"
 }
 
+# identity_volumes: $A and $B, the two volumes that the identity tests give the same name
+# in turn: ext4 images of 200 and 640 MiB holding 30 and 40 MiB of files, B's filesystem
+# shrunk to leave room for a header.
+identity_volumes()
+{
+	A=$IMG_TMP/a.img
+	B=$IMG_TMP/b.img
+	fs_image "$A" 200 volA 30
+	fs_image "$B" 640 volB 40
+	shrink_for_header "$B"
+}
+
 # reencrypt_pending DEV: does the header on DEV record an unfinished reencryption?
 reencrypt_pending()
 {
@@ -118,6 +130,20 @@ fdewiz_paused()
 	total=$(jq -r '.conversions[0].total // 0' "$JOB_JSON")
 	PAUSE_NOTE="paused at $moved of $total bytes (pause exit $RUN_RC)"
 	[ "$RUN_RC" -eq 0 ] || { show_output; assert_stop "pause of $1 (state was $JOB_STATE)"; }
+}
+
+# verify_encrypted IMAGE PASSPHRASE [N]: partition N (default 1) of the image file IMAGE
+# holds LUKS2 (blkid), and verify_decrypt with PASSPHRASE (kept in $IMG_TMP/key) finds every
+# file whole.
+verify_encrypted()
+{
+	local loop n=${3:-1}
+
+	loop=$(img_loop "$1" "$n")
+	assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
+	img_unloop "$loop"
+	printf '%s' "$2" >"$IMG_TMP/key"
+	verify_decrypt --key "$IMG_TMP/key" "$1" "$n"
 }
 
 # verify_decrypt [OPTION...] TARGET [N]: the cryptsetup program (not fdewiz) decrypts

@@ -114,14 +114,24 @@ tmux_select()
 	done
 }
 
-# tmux_passphrase_twice NAME PASS: on the wizard's passphrase screen, type PASS in both
-# fields and go on to the confirmation ("Type YES"). Fails when either screen does not come.
+# tmux_passphrase_twice NAME PASS [recovery-key]: on the wizard's passphrase screen, type
+# PASS in both fields and go on to the confirmation ("Type YES"); with recovery-key, the box
+# "Also make a recovery key", seen unticked, is ticked first. Fails when a screen or the
+# box does not come.
 tmux_passphrase_twice()
 {
+	local rk=${3:-}
+
 	tmux_wait_for "$1" "Choose the passphrase" 10 || return 1
+	[ -z "$rk" ] || tmux_wait_for "$1" "[ ] Also make a recovery key" 10 || return 1
 	tmux_send "$1" -l "$2"
 	tmux_send "$1" Tab
 	tmux_send "$1" -l "$2"
+	if [ -n "$rk" ]; then
+		tmux_send "$1" Tab
+		tmux_send "$1" Space
+		tmux_wait_for "$1" "[x] Also make a recovery key" 10 || return 1
+	fi
 	tmux_send "$1" Enter
 	tmux_wait_for "$1" "Type YES" 10
 }
@@ -161,6 +171,20 @@ tmux_resize()
 tmux_size()
 {
 	tmux_cmd "$1" display-message -p -t "$1" '#{pane_width}x#{pane_height}'
+}
+
+# tmux_test_init NAME IMAGE [N]: the start of a tmux test on an image file: its temp folder
+# ($IMG_TMP, img_test_init), $img the image ($IMG_TMP/IMAGE), $state its state folder, a
+# worker still converting partition N (default 1) of the image paused at exit (it would
+# keep the loop device and the image busy), and a tmux server of its own, $srv.
+tmux_test_init()
+{
+	srv=fdewiz-test-$1-$$
+	img_test_init
+	img=$IMG_TMP/$2
+	state=$IMG_TMP/state
+	img_worker_stop_at_exit "$state" "$img" "${3:-1}"
+	tmux_own "$srv"
 }
 
 # tmux_own NAME: the private server NAME is this test's; it is stopped at exit (at_exit,

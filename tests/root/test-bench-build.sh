@@ -1,31 +1,10 @@
 #!/bin/bash
 # fdewiz bench --kind build,cipher on a scratch ext4: every step measured, the tree generated
 # the same each time and always removed, a clear error on a too-small filesystem, cipher labels.
-set -euo pipefail
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq losetup mkfs.ext4 mount umount sha256sum cc cryptsetup unshare
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-# A number comparison through jq: assert_jq WHAT FILE EXPR (true when EXPR is true).
-assert_jq()
-{
-	local v
-
-	v=$(jq -r "$3" "$2" 2>&1) || v="jq error: $v"
-	assert_eq "$1" true "$v"
-}
+img_test_init
 
 # Only the test's own entries may remain in $1: no scratch tree, no objects.
 assert_no_scratch()

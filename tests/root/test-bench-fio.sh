@@ -21,22 +21,10 @@
 # catches what matters: a difference like the queue refill this test found (1.6 times fio)
 # wherever fio's own runs agree, a wrong block size or queue depth, reads from the page
 # cache (5-50 times faster), a lost fsync.
-set -euo pipefail
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq fio losetup mount mkfs.ext4 awk
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+img_test_init
 
 SIZE_MIB=${BENCH_FIO_SIZE_MIB:-256}
 RUNTIME=${BENCH_FIO_RUNTIME:-2}	# seconds per run: 55 runs, so each second costs about a minute

@@ -2,35 +2,15 @@
 # fdewiz bench --kind kernel on a loop-mounted ext4: the real kernel source unpacked (only the
 # part's files, counted), configured, init/ built, the tree removed; wall, user and sys from
 # the make processes; clear errors for a missing tarball, a bad part and a block device.
-set -euo pipefail
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-FDEWIZ=${FDEWIZ:-$top/src/fdewiz}
-FDEWIZ_SRCDIR=${FDEWIZ_SRCDIR:-$top}
-lib=$FDEWIZ_SRCDIR/tests/lib
-. "$lib/assert.sh"
-. "$lib/images.sh"
-
-require_root
+. "$(dirname "$0")/../lib/start.sh"
 require_cmds jq losetup mkfs.ext4 e2fsck mount umount unshare tar xz make gcc flex bison bc
-[ -x "$FDEWIZ" ] || { echo "FAIL: no fdewiz binary at $FDEWIZ"; exit 1; }
 tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1)
 if [ -z "$tarball" ]; then
 	echo "FAIL: no /usr/src/linux-source-*.tar.xz: run tests/install-deps.sh test"
 	exit 1
 fi
 
-img_init
-trap img_cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-assert_jq()
-{
-	local v
-
-	v=$(jq -r "$3" "$2" 2>&1) || v="jq error: $v"
-	assert_eq "$1" true "$v"
-}
+img_test_init
 
 img=$IMG_TMP/kernel.img
 img_new "$img" 900

@@ -28,14 +28,7 @@ part_sum() {
 	dd if="$img" iflag=skip_bytes,count_bytes skip="$(img_part_offset "$img" "$1")" \
 		count="$(img_part_size "$img" "$1")" bs=1M status=none | sha256sum
 }
-on_loop() {
-	local l rc=0 n=$1
-	shift
-	l=$(img_loop "$img" "$n")
-	"$@" "$l" || rc=$?
-	img_unloop "$l"
-	return $rc
-}
+on_loop() { img_on_loop "$img" "$@"; }
 opens() { cryptsetup open --test-passphrase --key-file "$key" "$1" 2>/dev/null; }
 have_dm() { grep -q ' device-mapper$' /proc/misc 2>/dev/null && [ -e /dev/mapper/control ]; }
 whole=$(sha256sum <"$img")

@@ -25,11 +25,7 @@ t0=$SECONDS
 # ---------------------------------------------------------------------------------------
 # 1. The sequence: a complete fdewiz record of A, cryptsetup's interrupted B.
 
-A=$IMG_TMP/a.img
-B=$IMG_TMP/b.img
-fs_image "$A" 200 volA 30
-fs_image "$B" 640 volB 40
-shrink_for_header "$B"
+identity_volumes
 
 step_begin "fdewiz encrypts A on a loop device"
 L=$(loop_name)

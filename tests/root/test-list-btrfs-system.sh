@@ -74,10 +74,7 @@ p() { echo ".disks[0].partitions[$(($1 - 1))]"; }
 # 1. Found, named with its subvolume, offered; the image unchanged by the look.
 sum=$(sha256sum <"$img")
 list found
-rc=0
-python3 "$FDEWIZ_SRCDIR/tests/lib/check-list-schema.py" "$IMG_TMP/found.json" \
-	"${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}" || rc=$?
-assert_eq "list --json matches the schema" 0 "$rc"
+assert_list_schema "$IMG_TMP/found.json"
 assert_json "$IMG_TMP/found.json" "$(p 3) | .installed_system.root_subvolume" @rootfs
 assert_json "$IMG_TMP/found.json" "$(p 3) | .installed_system.fstab_names_it" true
 assert_json "$IMG_TMP/found.json" "$(p 3) | .installed_system.boot_separate" true

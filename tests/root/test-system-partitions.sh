@@ -23,10 +23,7 @@ before=$(sha256sum <"$img")
 
 # 1. list --json: whose each partition is and what for.
 "$FDEWIZ" list --json "$img" >"$IMG_TMP/list.json"
-rc=0
-python3 "$FDEWIZ_SRCDIR/tests/lib/check-list-schema.py" "$IMG_TMP/list.json" \
-	"${FDEWIZ_SCHEMA:-$FDEWIZ_SRCDIR/data/fdewiz-list.schema.json}" || rc=$?
-assert_eq "list --json matches the schema" 0 "$rc"
+assert_list_schema "$IMG_TMP/list.json"
 p() { echo ".disks[0].partitions[] | select(.number == $1)"; }
 assert_json "$IMG_TMP/list.json" "$(p 3) | .verdict.reason" ok
 assert_json "$IMG_TMP/list.json" "$(p 3) | .belongs_to" null

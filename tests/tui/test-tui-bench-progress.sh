@@ -9,13 +9,7 @@
 . "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
 
-srv=fdewiz-test-benchprog-$$
-img_test_init
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/benchprog.img"
-tmux_own "$srv"
-
-img=$IMG_TMP/benchprog.img
-state=$IMG_TMP/state
+tmux_test_init benchprog benchprog.img
 pass="correct horse battery staple"
 img_ext4_fixture "$img" 400 60
 
@@ -95,9 +89,5 @@ job_file=$(ls "$state"/jobs/*.json)
 assert_true "the baseline was saved" test -s "$(jq -r .bench_before "$job_file")"
 
 # cryptsetup decrypts through a new header file, then fsck and the sums of every file.
-loop=$(img_loop "$img" 1)
-assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
-printf '%s' "$pass" >"$IMG_TMP/key"
-img_unloop "$loop"
-verify_decrypt --key "$IMG_TMP/key" "$img" 1
+verify_encrypted "$img" "$pass"
 assert_finish

@@ -17,13 +17,7 @@
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid grep unshare \
 	mount
 
-srv=fdewiz-test-finish-$$
-img_test_init
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/rk.img"
-tmux_own "$srv"
-
-img=$IMG_TMP/rk.img
-state=$IMG_TMP/state
+tmux_test_init finish rk.img
 pass="correct horse battery staple"
 img_ext4_fixture "$img" 240 40
 
@@ -102,18 +96,9 @@ tmux_wait_for "$srv" "[ ] Measure the speed" 10
 tmux_send "$srv" Enter
 
 # 2. Passphrase twice, then the recovery key box.
-tmux_wait_for "$srv" "Choose the passphrase" 10
-tmux_wait_for "$srv" "[ ] Also make a recovery key" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" Space
-tmux_wait_for "$srv" "[x] Also make a recovery key" 10
-tmux_send "$srv" Enter
+tmux_passphrase_twice "$srv" "$pass" recovery-key
 
 # 3. The summary says both.
-tmux_wait_for "$srv" "Type YES" 10
 s=$(tmux_capture "$srv" -J)
 assert_contains "confirm: recovery key listed" "$s" "a recovery key is added in a second slot"
 assert_contains "confirm: boot files untouched" "$s" \

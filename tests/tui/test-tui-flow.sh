@@ -15,14 +15,7 @@
 . "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 mkfs.vfat cryptsetup e2fsck sha256sum blkid
 
-srv=fdewiz-test-flow-$$
-img_test_init
-# A worker still converting would keep the loop device and the image busy.
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/flow.img" 2
-tmux_own "$srv"
-
-img=$IMG_TMP/flow.img
-state=$IMG_TMP/state
+tmux_test_init flow flow.img 2
 pass="correct horse battery staple"
 img_new "$img" 1000
 img_gpt "$img"
@@ -256,9 +249,5 @@ tmux_send "$srv" q
 tmux_wait_exit "$srv" 20
 
 # 12. Independent check: cryptsetup decrypts through a new header file, then fsck and sums.
-loop=$(img_loop "$img" 2)
-assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
-printf '%s' "$pass" >"$IMG_TMP/key"
-img_unloop "$loop"
-verify_decrypt --key "$IMG_TMP/key" "$img" 2
+verify_encrypted "$img" "$pass" 2
 assert_finish

@@ -13,14 +13,7 @@
 . "$(dirname "$0")/../lib/start.sh" jobs tmux power
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
 
-srv=fdewiz-test-guards-$$
-img_test_init
-# A worker still converting (or waiting for the charger) holds the image.
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/guards.img"
-tmux_own "$srv"
-
-img=$IMG_TMP/guards.img
-state=$IMG_TMP/state
+tmux_test_init guards guards.img
 weak="letmein123"
 pass="correct horse battery staple"
 t0=$SECONDS

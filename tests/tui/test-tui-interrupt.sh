@@ -5,13 +5,7 @@
 . "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum blkid
 
-srv=fdewiz-test-intr-$$
-img_test_init
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/intr.img"
-tmux_own "$srv"
-
-img=$IMG_TMP/intr.img
-state=$IMG_TMP/state
+tmux_test_init intr intr.img
 pass="correct horse battery staple"
 img_ext4_fixture "$img" 400 60
 
@@ -43,9 +37,5 @@ assert_not_contains "curses screen left behind" "$s" "Phase: "
 FDEWIZ_STATE_DIR=$state wait_job "$img:1" complete 300 || true
 assert_eq "conversion state" complete "$JOB_STATE"
 
-loop=$(img_loop "$img" 1)
-assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
-printf '%s' "$pass" >"$IMG_TMP/key"
-img_unloop "$loop"
-verify_decrypt --key "$IMG_TMP/key" "$img" 1
+verify_encrypted "$img" "$pass"
 assert_finish

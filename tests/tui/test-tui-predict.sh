@@ -19,13 +19,7 @@ for loc in ru_RU ja_JP; do
 		{ echo "FAIL: the $loc.UTF-8 locale is not generated (tests/install-deps.sh test)"; exit 1; }
 done
 
-srv=fdewiz-test-predict-$$
-img_test_init
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/predict.img" 2
-tmux_own "$srv"
-
-img=$IMG_TMP/predict.img
-state=$IMG_TMP/state
+tmux_test_init predict predict.img 2
 pass="correct horse battery staple"
 key=$IMG_TMP/key
 res=$IMG_TMP/res

@@ -14,13 +14,7 @@
 require_cmds tmux jq parted losetup mkfs.ext4 cryptsetup e2fsck resize2fs sha256sum blkid \
 	unshare
 
-srv=fdewiz-test-quit-$$
-img_test_init
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/quit.img"
-tmux_own "$srv"
-
-img=$IMG_TMP/quit.img
-state=$IMG_TMP/state
+tmux_test_init quit quit.img
 pass="correct horse battery staple"
 img_ext4_fixture "$img" 200 40
 
@@ -98,9 +92,5 @@ assert_not_contains "no core dump" "$s" "core dumped"
 FDEWIZ_STATE_DIR=$state wait_job "$img:1" complete 600 || true
 assert_eq "conversion state" complete "$JOB_STATE"
 
-loop=$(img_loop "$img" 1)
-assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
-printf '%s' "$pass" >"$IMG_TMP/key"
-img_unloop "$loop"
-verify_decrypt --key "$IMG_TMP/key" "$img" 1
+verify_encrypted "$img" "$pass"
 assert_finish

@@ -9,13 +9,7 @@
 . "$(dirname "$0")/../lib/start.sh" jobs tmux
 require_cmds tmux parted losetup mkfs.ext4 cryptsetup e2fsck sha256sum
 
-srv=fdewiz-test-rkfail-$$
-img_test_init
-img_worker_stop_at_exit "$IMG_TMP/state" "$IMG_TMP/rk.img"
-tmux_own "$srv"
-
-img=$IMG_TMP/rk.img
-state=$IMG_TMP/state
+tmux_test_init rkfail rk.img
 pass="correct horse battery staple"
 img_ext4_fixture "$img" 240 40
 group='[2-9A-HJ-NP-Z]{6}'
@@ -36,15 +30,7 @@ tmux_wait_for "$srv" "Plan for $img:1" 30
 tmux_send "$srv" Space
 tmux_wait_for "$srv" "[ ] Measure the speed" 10
 tmux_send "$srv" Enter
-tmux_wait_for "$srv" "[ ] Also make a recovery key" 10
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" -l "$pass"
-tmux_send "$srv" Tab
-tmux_send "$srv" Space
-tmux_wait_for "$srv" "[x] Also make a recovery key" 10
-tmux_send "$srv" Enter
-tmux_wait_for "$srv" "Type YES" 10
+tmux_passphrase_twice "$srv" "$pass" recovery-key
 tmux_send "$srv" -l "YES"
 tmux_send "$srv" Enter
 

@@ -22,11 +22,7 @@ res=$IMG_TMP/res
 t0=$SECONDS
 . "$lib/jobs.sh"
 
-A=$IMG_TMP/a.img
-B=$IMG_TMP/b.img
-fs_image "$A" 200 volA 30
-fs_image "$B" 640 volB 40
-shrink_for_header "$B"
+identity_volumes
 
 step_begin "A converted by fdewiz on L, then B's cryptsetup conversion under the same name"
 L=$(loop_name)

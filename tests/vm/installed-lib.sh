@@ -1,6 +1,34 @@
 # fdewiz VM tests: boot an installed-system image from its own disk (source it after lib.sh).
 # shellcheck shell=bash disable=SC2034 # VM_BOOT_* variables are for the sourcing test
 #
+# phase NAME: the line "TIMING NAME Ns", the seconds since the last phase (t0), for a
+# test's log.
+phase()
+{
+	echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"
+	t0=$(date +%s)
+}
+
+# vm_installed_copy IMAGE NAME: a copy of installed-image.sh's image IMAGE (image,
+# image_bootinside, image_lvm...: the keys of its output; built first when its cache has
+# none) in $VM_WORK/NAME, named in $img; the time that took is the phase "image-ready".
+# vm_prep KEY then reads another value of installed-image.sh's output.
+vm_installed_copy()
+{
+	t0=$(date +%s)
+	VM_PREP=$("$VM_HERE/installed-image.sh") ||
+		{ vm_fail "building the installed image"; vm_finish; }
+	phase "image-ready (cached or built)"
+	img=$VM_WORK/$2
+	cp --sparse=always "$(vm_prep "$1")" "$img"
+	chmod 0644 "$img"
+}
+
+vm_prep()
+{
+	sed -n "s/^$1=//p" <<<"$VM_PREP"
+}
+
 # vm_boot_installed IMG LOG [KEYFILE] [TIMEOUT]: QEMU with SeaBIOS boots IMG (GRUB in its
 # MBR), the serial console goes to LOG. With VM_BOOT_EFI=1 the firmware is OVMF instead
 # (Debian's ovmf package, installed if missing; its code read-only, its variables a fresh

@@ -17,16 +17,8 @@ vm_init test-vm-system-boot
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap
 vm_find_fdewiz
 
-t0=$(date +%s)
-phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
-
-prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
-cached=$(sed -n 's/^image=//p' <<<"$prep")
-root_uuid=$(sed -n 's/^root_uuid=//p' <<<"$prep")
-phase "image-ready (cached or built)"
-img=$VM_WORK/installed.img
-cp --sparse=always "$cached" "$img"
-chmod 0644 "$img"
+vm_installed_copy image installed.img
+root_uuid=$(vm_prep root_uuid)
 printf 'correct horse battery staple 12' >"$VM_WORK/key"
 
 # 0. Refusals on this real system, each with every byte unchanged: without

@@ -22,17 +22,9 @@ vm_init test-vm-system-btrfs
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap ovmf btrfs-progs
 vm_find_fdewiz
 
-t0=$(date +%s)
-phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
-
-prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
-cached=$(sed -n 's/^image_btrfs=//p' <<<"$prep")
-btrfs_uuid=$(sed -n 's/^bt_root_uuid=//p' <<<"$prep")
-subvol=$(sed -n 's/^bt_subvol=//p' <<<"$prep")
-phase "image-ready (cached or built)"
-img=$VM_WORK/btrfs.img
-cp --sparse=always "$cached" "$img"
-chmod 0644 "$img"
+vm_installed_copy image_btrfs btrfs.img
+btrfs_uuid=$(vm_prep bt_root_uuid)
+subvol=$(vm_prep bt_subvol)
 printf 'btrfs system passphrase 3' >"$VM_WORK/key"
 state=$VM_WORK/state.img
 truncate -s 64M "$state"

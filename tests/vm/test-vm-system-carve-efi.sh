@@ -29,15 +29,7 @@ trap 'rc=$?; vm_swtpm_stop; vm_cleanup "$rc"' EXIT
 # The wizard's tmux helpers, from the source tree (the guest sees the host's files).
 srcdir=$(realpath -m "${FDEWIZ_SRCDIR:-$VM_HERE/../..}")
 
-t0=$(date +%s)
-phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
-
-prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
-cached=$(sed -n 's/^image_efi_bootinside=//p' <<<"$prep")
-phase "image-ready (cached or built)"
-img=$VM_WORK/efi-bootinside.img
-cp --sparse=always "$cached" "$img"
-chmod 0644 "$img"
+vm_installed_copy image_efi_bootinside efi-bootinside.img
 printf 'efi carve passphrase 5' >"$VM_WORK/key"
 state=$VM_WORK/state.img
 truncate -s 64M "$state"

@@ -24,15 +24,7 @@ vm_init test-vm-system-carve
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs jq mmdebstrap
 vm_find_fdewiz
 
-t0=$(date +%s)
-phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
-
-prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
-cached=$(sed -n 's/^image_bootinside=//p' <<<"$prep")
-phase "image-ready (cached or built)"
-img=$VM_WORK/bootinside.img
-cp --sparse=always "$cached" "$img"
-chmod 0644 "$img"
+vm_installed_copy image_bootinside bootinside.img
 printf 'carve passphrase 3' >"$VM_WORK/key"
 state=$VM_WORK/state.img
 truncate -s 64M "$state"

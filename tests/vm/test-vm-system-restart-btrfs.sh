@@ -30,16 +30,8 @@ vm_init test-vm-system-restart-btrfs
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs mmdebstrap ovmf btrfs-progs
 vm_find_fdewiz
 
-t0=$(date +%s)
-phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
-
-prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
-cached=$(sed -n 's/^image_btrfs=//p' <<<"$prep")
-subvol=$(sed -n 's/^bt_subvol=//p' <<<"$prep")
-phase "image-ready (cached or built)"
-img=$VM_WORK/btrfs.img
-cp --sparse=always "$cached" "$img"
-chmod 0644 "$img"
+vm_installed_copy image_btrfs btrfs.img
+subvol=$(vm_prep bt_subvol)
 printf 'restart on btrfs, 27' >"$VM_WORK/key"
 # Every boot under OVMF (vm_boot_installed).
 export VM_BOOT_EFI=1

@@ -30,16 +30,8 @@ vm_init test-vm-system-restart-lvm
 vm_need_pkgs parted cryptsetup-bin cryptsetup e2fsprogs mmdebstrap ovmf lvm2
 vm_find_fdewiz
 
-t0=$(date +%s)
-phase() { echo "$VM_NAME: TIMING $1 $(($(date +%s) - t0))s"; t0=$(date +%s); }
-
-prep=$("$VM_HERE/installed-image.sh") || { vm_fail "building the installed image"; vm_finish; }
-cached=$(sed -n 's/^image_lvm=//p' <<<"$prep")
-swap_uuid=$(sed -n 's/^lv_swap_uuid=//p' <<<"$prep")
-phase "image-ready (cached or built)"
-img=$VM_WORK/lvm.img
-cp --sparse=always "$cached" "$img"
-chmod 0644 "$img"
+vm_installed_copy image_lvm lvm.img
+swap_uuid=$(vm_prep lv_swap_uuid)
 printf 'restart on lvm, 27' >"$VM_WORK/key"
 # Every boot under OVMF (vm_boot_installed).
 export VM_BOOT_EFI=1
