@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests for step records: a round trip, what a damaged record is said to be, and the
- * records of the /boot move and the LVM room as the previous version wrote them. */
+/* Unit tests for step records: a round trip, what a damaged record is said to be, the
+ * records of the /boot move and the LVM room as the previous version wrote them, and a
+ * job's record of its system's boot step, in its JSON and in the older "key=value" lines. */
 #include "unit.h"
 
 #include <errno.h>
@@ -8,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/boot/boot_move.h"
+#include "core/boot/system_boot_internal.h"
+#include "core/boot/system_data_internal.h"
 #include "core/disk/disk.h"
 #include "core/disk/lvm_room.h"
 #include "core/disk/target.h"
@@ -164,12 +168,99 @@ static void test_old_records(void **state)
 	assert_false(fdw_lvm_room_unfinished(&t));
 }
 
+/* The job's file ID.@suffix in the state folder, written with @text. */
+static void put_job_file(const char *suffix, const char *text)
+{
+	char jobs[PATH_MAX];
+
+	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
+	mkdir(jobs, 0700);
+	snprintf(jobs, sizeof(jobs), "jobs/%s.%s", ID, suffix);
+	put(jobs, text);
+}
+
+/* Every field of the boot step's record comes back: from its JSON, and from the lines the
+ * version before wrote (a conversion it left interrupted resumes); another kind's record,
+ * or a name crypttab cannot take, is not loaded. */
+static void test_system_boot_record(void **state)
+{
+	struct fdw_job job = { .id = ID };
+	/* Static: its padding zero, so that the record compares whole. */
+	static const struct fdw_sysboot_record r = {
+		.name = "vda1_crypt", .boot_spec = "UUID=0b0e1234", .fs_uuid = "9f0e",
+		.initramfs = FDW_INITRAMFS_TOOLS, .loader = FDW_LOADER_GRUB_EFI, .swap = true,
+		.vg = "debian-vg", .root_dev = "/dev/mapper/debian--vg-root",
+		.root_fstype = "btrfs", .root_subvol = "@rootfs", .done = true, .tpm_pcrs = "7",
+		.tpm_slot = 2, .tpm_unready = true,
+		.changed = "/etc/crypttab (/etc/crypttab.fdewiz-bak)\n/etc/fstab (new file)\n",
+	};
+	struct fdw_sysboot_record back;
+
+	(void)state;
+	put_job_file("system", "");
+	assert_int_equal(fdw_system_boot_save(&job, &r), 0);
+	assert_int_equal(fdw_system_boot_load(&job, &back), 0);
+	assert_memory_equal(&r, &back, sizeof(r));
+	put_job_file("system", "name=vda1_crypt\nboot=UUID=0b0e1234\nfs_uuid=9f0e\ninitramfs=1\n"
+		     "loader=2\nswap=1\nvg=debian-vg\nroot_dev=/dev/mapper/debian--vg-root\n"
+		     "root_fstype=btrfs\nroot_subvol=@rootfs\ndone=1\ntpm=7\ntpm_slot=2\n"
+		     "tpm_unready=1\n/etc/crypttab (/etc/crypttab.fdewiz-bak)\n"
+		     "/etc/fstab (new file)\n");
+	assert_int_equal(fdw_system_boot_load(&job, &back), 0);
+	assert_string_equal(back.name, "vda1_crypt");
+	assert_string_equal(back.boot_spec, "UUID=0b0e1234");
+	assert_int_equal(back.initramfs, 1);
+	assert_int_equal(back.loader, 2);
+	assert_true(back.swap && back.done && back.tpm_unready);
+	assert_string_equal(back.root_dev, "/dev/mapper/debian--vg-root");
+	assert_string_equal(back.root_subvol, "@rootfs");
+	assert_int_equal(back.tpm_slot, 2);
+	assert_string_equal(back.changed, r.changed);
+	put_job_file("system", "{ \"version\": 1, \"kind\": \"boot-move\", \"name\": \"vda1_crypt\" }");
+	assert_int_equal(fdw_system_boot_load(&job, &back), -EINVAL);
+	put_job_file("system", "{ \"version\": 1, \"kind\": \"system-boot\", \"name\": \"a b\" }");
+	assert_int_equal(fdw_system_boot_load(&job, &back), -EINVAL);
+	put_job_file("system", "name=a/b\ndone=0\n");
+	assert_int_equal(fdw_system_boot_load(&job, &back), -EINVAL);
+}
+
+/* The record of a data volume's entries in its system: the same, both ways. */
+static void test_system_data_record(void **state)
+{
+	struct fdw_job job = { .id = ID };
+	static const struct fdw_sysdata_record r = {
+		.name = "home_crypt", .dir = "/home", .spec = "UUID=1d2c", .root_disk = "/dev/vda",
+		.root_number = 2, .root_start = 1048576, .root_size = 1ULL << 33,
+		.root_uuid = "0b0e1234-5678-4abc-8def-0123456789ab", .root_address = "/dev/vda2",
+		.done = true, .changed = "/etc/crypttab (/etc/crypttab.fdewiz-bak)\n",
+	};
+	struct fdw_sysdata_record back;
+
+	(void)state;
+	put_job_file("owner", "");
+	assert_int_equal(fdw_system_data_save(&job, &r), 0);
+	assert_int_equal(fdw_system_data_load(&job, &back), 0);
+	assert_memory_equal(&r, &back, sizeof(r));
+	put_job_file("owner", "name=home_crypt\ndir=/home\nspec=UUID=1d2c\n"
+	    "root_disk=/dev/vda\nroot_number=2\nroot_start=1048576\nroot_size=8589934592\n"
+	    "root_uuid=0b0e1234-5678-4abc-8def-0123456789ab\nroot_address=/dev/vda2\n"
+	    "done=1\n/etc/crypttab (/etc/crypttab.fdewiz-bak)\n");
+	assert_int_equal(fdw_system_data_load(&job, &back), 0);
+	assert_memory_equal(&r, &back, sizeof(r));
+	put_job_file("owner", "name=home_crypt\nroot_uuid=not-a-uuid\n");
+	assert_int_equal(fdw_system_data_load(&job, &back), -EINVAL);
+	put_job_file("owner", "{ \"kind\": \"system-data\", \"name\": \"home_crypt\" }");
+	assert_int_equal(fdw_system_data_load(&job, &back), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_old_records),
+		cmocka_unit_test(test_system_boot_record),
+		cmocka_unit_test(test_system_data_record),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -27,24 +27,13 @@
 #include "base/loopdev.h"
 #include "system_boot.h"
 #include "system_data.h"
+#include "system_data_internal.h"
 #include "base/testhook.h"
 #include "base/uuid.h"
 
 /* An fstab is small text; more is not one. */
 #define FSTAB_MAX (256 * 1024)
 
-struct data_record {
-	char name[64];			/* its crypttab name */
-	char dir[64];			/* where that system mounts it */
-	char spec[128];			/* how its fstab names it */
-	char root_disk[512];		/* the disk or image holding that system's root */
-	int root_number;
-	uint64_t root_start, root_size;
-	char root_uuid[40];
-	char root_address[512];
-	bool done;
-	char changed[2048];		/* "path (backup)" lines */
-};
 
 bool fdw_system_data_applies(const struct fdw_partition *p)
 {
@@ -159,72 +148,11 @@ int fdw_system_data_prepare(const struct fdw_target *t, bool detached, char *why
 	return 0;
 }
 
-static int record_save(const struct fdw_job *job, const struct data_record *r)
-{
-	char path[4096], text[8192];
-	int n;
-
-	n = snprintf(text, sizeof(text),
-		     "name=%s\ndir=%s\nspec=%s\nroot_disk=%s\nroot_number=%d\nroot_start=%" PRIu64
-		     "\nroot_size=%" PRIu64 "\nroot_uuid=%s\nroot_address=%s\ndone=%d\n%s",
-		     r->name, r->dir, r->spec, r->root_disk, r->root_number, r->root_start,
-		     r->root_size, r->root_uuid, r->root_address, r->done ? 1 : 0, r->changed);
-	if (n < 0 || (size_t)n >= sizeof(text))
-		return -ENAMETOOLONG;
-	fdw_job_file_path(job, FDW_JOB_OWNER, path, sizeof(path));
-	return fdw_write_file_atomic(path, text, (size_t)n, 0600);
-}
-
-/* "key=value": copy the value when @line has @key. */
-static bool field(const char *line, const char *key, char *dst, size_t len)
-{
-	size_t k = strlen(key);
-
-	if (strncmp(line, key, k) || line[k] != '=')
-		return false;
-	snprintf(dst, len, "%s", line + k + 1);
-	return true;
-}
-
-static int record_load(const struct fdw_job *job, struct data_record *r)
-{
-	char path[4096], line[1024], num[32];
-	FILE *f;
-
-	memset(r, 0, sizeof(*r));
-	fdw_job_file_path(job, FDW_JOB_OWNER, path, sizeof(path));
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (field(line, "name", r->name, sizeof(r->name)) ||
-		    field(line, "dir", r->dir, sizeof(r->dir)) ||
-		    field(line, "spec", r->spec, sizeof(r->spec)) ||
-		    field(line, "root_disk", r->root_disk, sizeof(r->root_disk)) ||
-		    field(line, "root_uuid", r->root_uuid, sizeof(r->root_uuid)) ||
-		    field(line, "root_address", r->root_address, sizeof(r->root_address)))
-			continue;
-		if (field(line, "root_number", num, sizeof(num)))
-			r->root_number = atoi(num);
-		else if (field(line, "root_start", num, sizeof(num)))
-			r->root_start = strtoull(num, NULL, 10);
-		else if (field(line, "root_size", num, sizeof(num)))
-			r->root_size = strtoull(num, NULL, 10);
-		else if (field(line, "done", num, sizeof(num)))
-			r->done = !strcmp(num, "1");
-		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))
-			strcat(strcat(r->changed, line), "\n");
-	}
-	fclose(f);
-	return fdw_crypttab_name_valid(r->name) && fdw_uuid_valid(r->root_uuid) ? 0 : -EINVAL;
-}
-
 int fdw_system_data_record(const struct fdw_target *t, const struct fdw_job *job, char *why,
 			   size_t len)
 {
 	const struct fdw_owner *o = &t->part->owner;
-	struct data_record r = { 0 };
+	struct fdw_sysdata_record r = { 0 };
 	int rc;
 
 	fdw_system_data_name(o, r.name, sizeof(r.name));
@@ -236,7 +164,7 @@ int fdw_system_data_record(const struct fdw_target *t, const struct fdw_job *job
 	r.root_number = o->root_number;
 	r.root_start = o->root_start;
 	r.root_size = o->root_size;
-	rc = record_save(job, &r);
+	rc = fdw_system_data_save(job, &r);
 	if (rc)
 		snprintf(why, len, _("cannot record the steps for the system this partition "
 				     "belongs to in the state folder (%s). Nothing was changed."),
@@ -246,16 +174,16 @@ int fdw_system_data_record(const struct fdw_target *t, const struct fdw_job *job
 
 bool fdw_system_data_pending(const struct fdw_job *job)
 {
-	struct data_record r;
+	struct fdw_sysdata_record r;
 
-	return record_load(job, &r) == 0 && !r.done;
+	return fdw_system_data_load(job, &r) == 0 && !r.done;
 }
 
 int fdw_system_data_status(const struct fdw_job *job, struct fdw_system_data_result *res,
 			   bool *done)
 {
-	struct data_record r;
-	int rc = record_load(job, &r);
+	struct fdw_sysdata_record r;
+	int rc = fdw_system_data_load(job, &r);
 
 	memset(res, 0, sizeof(*res));
 	if (rc)
@@ -297,7 +225,7 @@ static char *read_fstab(const char *root)
 }
 
 /* Does what mounts @r->dir in @root's fstab still find the filesystem at boot? */
-static int fstab_check(const char *root, const struct data_record *r, char *why, size_t len)
+static int fstab_check(const char *root, const struct fdw_sysdata_record *r, char *why, size_t len)
 {
 	char *text = read_fstab(root), mapper[128];
 	struct fdw_tab_reader tab;
@@ -332,7 +260,7 @@ static int fstab_check(const char *root, const struct data_record *r, char *why,
 }
 
 /* "etc/crypttab (backup: ...)" as that system names its files, not under our mount. */
-static void note_changed(struct data_record *r, const char *root, const char *file,
+static void note_changed(struct fdw_sysdata_record *r, const char *root, const char *file,
 			 const struct fdw_tab_result *tab)
 {
 	size_t used = strlen(r->changed), n = strlen(root);
@@ -348,7 +276,7 @@ static void note_changed(struct data_record *r, const char *root, const char *fi
  * Its root is encrypted (@pass set): one passphrase at boot, with a key file for this volume
  * inside that root, added with this volume's passphrase (fdw_system_keyfile_give).
  */
-static int key_file(const char *root, const struct fdw_job *job, struct data_record *r,
+static int key_file(const char *root, const struct fdw_job *job, struct fdw_sysdata_record *r,
 		    const struct fdw_secret *pass, char *why, size_t len)
 {
 	struct fdw_tab_result tab, key = { .changed = true };
@@ -372,7 +300,7 @@ static int key_file(const char *root, const struct fdw_job *job, struct data_rec
 }
 
 /* In that system's root mounted at @root: its crypttab line, its fstab, the check. */
-static int write_tables(const char *root, const struct fdw_job *job, struct data_record *r,
+static int write_tables(const char *root, const struct fdw_job *job, struct fdw_sysdata_record *r,
 			const struct fdw_secret *pass, char *why, size_t len)
 {
 	struct fdw_part_ids ids = { 0 };
@@ -407,7 +335,7 @@ static int write_tables(const char *root, const struct fdw_job *job, struct data
 	if (rc < 0)
 		return rc;
 	/* Saved now, so that a step done again still lists the files this one changed. */
-	rc = record_save(job, r);
+	rc = fdw_system_data_save(job, r);
 	if (rc)
 		return rc;
 	fdw_test_point("system-data-written");
@@ -421,7 +349,7 @@ static int write_tables(const char *root, const struct fdw_job *job, struct data
  * partition of an image, reached through a loop device, or its open mapping when it is
  * encrypted: *@encrypted), with its type.
  */
-static int find_root(const struct data_record *r, char *mounted, char *dev, char *type,
+static int find_root(const struct fdw_sysdata_record *r, char *mounted, char *dev, char *type,
 		     size_t len, bool *encrypted, char *why, size_t why_len)
 {
 	struct fdw_disk d;
@@ -478,7 +406,7 @@ static int find_root(const struct data_record *r, char *mounted, char *dev, char
 
 /* In a child with its own mount namespace: mount that root, write, unmount; the loop
  * device and the mount die with the child whatever happens. */
-static int tables_in_child(const struct fdw_job *job, struct data_record *r, const char *dev,
+static int tables_in_child(const struct fdw_job *job, struct fdw_sysdata_record *r, const char *dev,
 			   const char *type, const struct fdw_secret *pass, char *why, size_t len)
 {
 	char dir[4096], loop[64] = "";
@@ -517,7 +445,7 @@ static int tables_in_child(const struct fdw_job *job, struct data_record *r, con
 /* The step runs in a child (fdw_child_run): its reason comes back, its record is on disk. */
 struct data_child {
 	const struct fdw_job *job;
-	struct data_record *r;
+	struct fdw_sysdata_record *r;
 	const char *mounted, *dev, *type;
 	const struct fdw_secret *pass;	/* this volume's: for a key file in an encrypted root */
 };
@@ -531,12 +459,12 @@ static int data_child_main(void *ctx, char *why, size_t len)
 			   : tables_in_child(c->job, c->r, c->dev, c->type, c->pass, why, len);
 	if (!rc) {
 		c->r->done = true;
-		rc = record_save(c->job, c->r);
+		rc = fdw_system_data_save(c->job, c->r);
 	}
 	return rc;
 }
 
-static int run_child(const struct fdw_job *job, struct data_record *r, const char *mounted,
+static int run_child(const struct fdw_job *job, struct fdw_sysdata_record *r, const char *mounted,
 		     const char *dev, const char *type, const struct fdw_secret *pass, char *why,
 		     size_t len)
 {
@@ -549,12 +477,12 @@ int fdw_system_data_finish(const struct fdw_job *job, const struct fdw_secret *p
 			   struct fdw_system_data_result *res, char *why, size_t len)
 {
 	char mounted[4096], dev[4096], type[4096], detail[1024] = "";
-	struct data_record r;
+	struct fdw_sysdata_record r;
 	bool done = false, encrypted = false;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = record_load(job, &r);
+	rc = fdw_system_data_load(job, &r);
 	if (rc) {
 		snprintf(why, len, _("no step for the system %s belongs to is recorded (%s)."),
 			 job->address, strerror(-rc));

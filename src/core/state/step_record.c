@@ -67,23 +67,31 @@ static struct json_object *field_value(const struct fdw_record_field *f, const c
 
 int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const void *rec)
 {
-	const char *base = rec;
-	int step = *(const int *)(const void *)(base + k->step_offset);
 	char path[PATH_MAX];
-	struct json_object *o;
 	int rc = record_path(k, id, path, sizeof(path));
 
-	if (rc)
-		return rc;
-	if (step < 0 || step >= k->n_steps)
+	return rc ? rc : fdw_step_record_save_file(k, path, rec);
+}
+
+int fdw_step_record_save_file(const struct fdw_step_record *k, const char *path,
+			      const void *rec)
+{
+	const char *base = rec;
+	int step = k->n_steps ? *(const int *)(const void *)(base + k->step_offset) : 0;
+	struct json_object *o;
+	int rc;
+
+	if (k->n_steps && (step < 0 || step >= k->n_steps))
 		return -EINVAL;
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
 	json_object_object_add(o, "version", json_object_new_int(FDW_STEP_RECORD_VERSION));
+	json_object_object_add(o, "kind", json_object_new_string(k->kind));
 	for (size_t i = 0; i < k->n_fields; i++)
 		json_object_object_add(o, k->fields[i].key, field_value(&k->fields[i], base));
-	json_object_object_add(o, "step", json_object_new_string(k->steps[step]));
+	if (k->n_steps)
+		json_object_object_add(o, "step", json_object_new_string(k->steps[step]));
 	rc = fdw_json_write_atomic(path, o);
 	json_object_put(o);
 	return rc;
@@ -121,13 +129,24 @@ static int step_index(const struct fdw_step_record *k, const char *key)
 int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *rec, char *why,
 			 size_t len)
 {
-	char path[PATH_MAX], step[32], got[128];
+	char path[PATH_MAX];
+
+	memset(rec, 0, k->size);
+	if (record_path(k, id, path, sizeof(path)))
+		return -ENOENT;
+	return fdw_step_record_load_file(k, path, id, rec, why, len);
+}
+
+int fdw_step_record_load_file(const struct fdw_step_record *k, const char *path,
+			      const char *id, void *rec, char *why, size_t len)
+{
+	char step[32], got[128] = "", kind[32];
 	struct json_object *o;
 	int64_t version;
 	int index;
 
 	memset(rec, 0, k->size);
-	if (record_path(k, id, path, sizeof(path)) || access(path, F_OK) != 0)
+	if (access(path, F_OK) != 0)
 		return -ENOENT;
 	o = json_object_from_file(path);
 	if (!o || !json_object_is_type(o, json_type_object)) {
@@ -138,24 +157,55 @@ int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *
 	}
 	for (size_t i = 0; i < k->n_fields; i++)
 		field_take(&k->fields[i], o, rec);
-	fdw_json_get_str(o, k->id_key, got, sizeof(got));
+	if (k->id_key)
+		fdw_json_get_str(o, k->id_key, got, sizeof(got));
 	fdw_json_get_str(o, "step", step, sizeof(step));
+	fdw_json_get_str(o, "kind", kind, sizeof(kind));
 	version = fdw_json_get_int(o, "version");
 	json_object_put(o);
-	index = step_index(k, step);
+	index = k->n_steps ? step_index(k, step) : 0;
 	if (version > FDW_STEP_RECORD_VERSION)
 		snprintf(why, len, "%s: version %lld, written by a newer fdewiz", path,
 			 (long long)version);
-	else if (strcmp(got, id))
+	else if (kind[0] && strcmp(kind, k->kind))	/* older versions wrote no kind */
+		snprintf(why, len, "%s: a record of '%s', not of '%s'", path, kind, k->kind);
+	else if (id && k->id_key && strcmp(got, id))
 		snprintf(why, len, "%s: it names %s '%s', not '%s'", path, k->id_key, got, id);
 	else if (index < 0)
 		snprintf(why, len, "%s: unknown step '%s'", path, step);
 	else if (k->fits && !k->fits(rec))
 		snprintf(why, len, "%s: %s", path, k->misfit);
 	else {
-		*(int *)(void *)((char *)rec + k->step_offset) = index;
+		if (k->n_steps)
+			*(int *)(void *)((char *)rec + k->step_offset) = index;
 		return 0;
 	}
 	fdw_log(FDW_LOG_ERROR, "%s", why);
 	return -EBADMSG;
+}
+
+int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path, void *rec,
+			       void (*older)(FILE *f, void *rec))
+{
+	char why[PATH_MAX + 128];
+	FILE *f = fopen(path, "re");
+	int c;
+
+	memset(rec, 0, k->size);
+	if (!f)
+		return -errno;
+	c = fgetc(f);
+	if (c == '{') {
+		fclose(f);
+		return fdw_step_record_load_file(k, path, NULL, rec, why, sizeof(why)) ? -EINVAL
+										       : 0;
+	}
+	rewind(f);
+	older(f, rec);
+	fclose(f);
+	if (k->fits && !k->fits(rec)) {
+		fdw_log(FDW_LOG_ERROR, "%s: %s", path, k->misfit);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -4,7 +4,9 @@
  * /boot, the header's room at an LVM PV's end): a JSON file in the state folder, named
  * <kind>-<id>.json, rewritten atomically and durably once each step is done, so that a
  * crash repeats at most the step it was in. Each kind describes its fields once; saving,
- * loading and checking are the same for all.
+ * loading and checking are the same for all. A job's own records (its system's boot step,
+ * its data volume's boot entries) are kinds without steps or id, kept in a file of the job
+ * (state/job.h names them).
  */
 #ifndef FDW_STEP_RECORD_H
 #define FDW_STEP_RECORD_H
@@ -12,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The version this program writes; a record without one is of version 0 (the same fields). */
 #define FDW_STEP_RECORD_VERSION 1
@@ -30,9 +33,9 @@ struct fdw_record_field {
 
 struct fdw_step_record {
 	const char *kind;		/* "boot-move": the file is <state>/boot-move-<id>.json */
-	const char *id_key;		/* the field holding the id (a string field) */
+	const char *id_key;		/* the field holding the id (a string field); NULL: none */
 	const char *const *steps;	/* the step keys in order; the last means done */
-	int n_steps;
+	int n_steps;			/* 0: no steps (a record of a job's, _file below) */
 	size_t size;			/* of the kind's struct */
 	size_t step_offset;		/* the struct's step: an enum (int) counting from 0 */
 	const struct fdw_record_field *fields;
@@ -57,5 +60,19 @@ int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const 
  */
 int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *rec, char *why,
 			 size_t len);
+/* The same for a record kept in the file @path (a job's, whose name says whose it is):
+ * @id NULL, or the id its id field must hold. */
+int fdw_step_record_save_file(const struct fdw_step_record *k, const char *path,
+			      const void *rec);
+int fdw_step_record_load_file(const struct fdw_step_record *k, const char *path,
+			      const char *id, void *rec, char *why, size_t len);
+/*
+ * A job's record that an older version wrote as text: when the file at @path is no JSON
+ * (its first byte not '{'), @older reads it from its start into @rec (zeroed first), and
+ * the kind's check follows. 0; -ENOENT when there is none; -EINVAL when it cannot be
+ * trusted (logged, as for a step record).
+ */
+int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path, void *rec,
+			       void (*older)(FILE *f, void *rec));
 
 #endif
