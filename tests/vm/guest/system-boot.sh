@@ -55,11 +55,12 @@ elif [ "$mode" = resume ] || [ "$mode" = resume-swapcut ]; then
 	phase resume-start
 	[ "$mode" = resume ] || swap_cut
 	# TPM unlock asked for on a machine without a TPM: refused before the passphrase is
-	# read, the record unchanged (no tpm= PCRs in it).
+	# read, the record unchanged (no TPM PCRs in it).
 	rc=0
 	"$fdewiz" resume --tpm --key-file /dev/stdin "$root" <"$work/key" >/run/tpm.log 2>&1 || rc=$?
 	say "RESUME-TPM rc=$rc $(tr '\n' ' ' </run/tpm.log | head -c 400)"
-	say "RESUME-TPM-RECORD tpm-empty=$(grep -c '^tpm=$' /mnt/state/fdewiz/jobs/*.system)"
+	say "RESUME-TPM-RECORD tpm-empty=$(jq -r 'if .tpm_pcrs == "" then 1 else 0 end' \
+		/mnt/state/fdewiz/jobs/*.system)"
 	"$fdewiz" --verbose resume --key-file /dev/stdin "$root" <"$work/key" >/run/resume.log 2>&1 ||
 		{ cat /run/resume.log; die "resume"; }
 	cat /run/resume.log
