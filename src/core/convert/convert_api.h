@@ -5,6 +5,11 @@
 #define FDW_CONVERT_API_H
 
 #include "encrypt_flow.h"
+#include "encrypt_settings.h"
+#include "encrypt_start.h"
+#include "foreground.h"
+#include "job_control.h"
+#include "launch.h"
 #include "erase.h"
 #include "plan.h"
 #include "predict.h"

@@ -22,6 +22,7 @@
 #include "luks2/convert.h"
 #include "boot/crypttab.h"
 #include "encrypt_flow.h"
+#include "encrypt_settings.h"
 #include "encrypt_internal.h"
 #include "disk/fsresize.h"
 #include "base/i18n.h"

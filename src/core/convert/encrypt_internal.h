@@ -5,6 +5,7 @@
 #define FDW_ENCRYPT_INTERNAL_H
 
 #include "encrypt_flow.h"
+#include "foreground.h"
 
 /* One conversion being set up: fdw_encrypt_prepare() fills it; always closed. */
 struct fdw_encrypt {

@@ -12,6 +12,7 @@
 #include "bench/bench.h"
 #include "bench/bench_cipher.h"
 #include "encrypt_flow.h"
+#include "encrypt_settings.h"
 #include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "base/log.h"

@@ -9,6 +9,8 @@
 
 #include "base/clock.h"
 #include "encrypt_flow.h"
+#include "foreground.h"
+#include "launch.h"
 #include "encrypt_internal.h"
 #include "base/i18n.h"
 #include "results.h"

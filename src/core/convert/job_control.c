@@ -13,6 +13,7 @@
 
 #include "luks2/convert.h"
 #include "encrypt_flow.h"
+#include "job_control.h"
 #include "disk/job_locate.h"
 #include "disk/job_observe.h"
 #include "boot/boot_move.h"

@@ -15,6 +15,7 @@
 
 #include "luks2/convert.h"
 #include "encrypt_flow.h"
+#include "launch.h"
 #include "base/child.h"
 #include "base/i18n.h"
 #include "base/log.h"

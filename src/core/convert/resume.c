@@ -21,6 +21,8 @@
 #include "encrypt_internal.h"
 #include "restart.h"
 #include "resume.h"
+#include "job_control.h"
+#include "launch.h"
 
 struct fdw_resume {
 	struct fdw_job job;
