@@ -215,7 +215,12 @@ static void test_system_boot_record(void **state)
 	assert_string_equal(back.root_dev, "/dev/mapper/debian--vg-root");
 	assert_string_equal(back.root_subvol, "@rootfs");
 	assert_int_equal(back.tpm_slot, 2);
+	assert_string_equal(back.tpm_pcrs, "7");
 	assert_string_equal(back.changed, r.changed);
+	/* Older still, before TPM unlock: no binding. */
+	put_job_file("system", "name=vda1_crypt\ndone=0\n");
+	assert_int_equal(fdw_system_boot_load(&job, &back), 0);
+	assert_int_equal(back.tpm_slot, -1);
 	put_job_file("system", "{ \"version\": 1, \"kind\": \"boot-move\", \"name\": \"vda1_crypt\" }");
 	assert_int_equal(fdw_system_boot_load(&job, &back), -EINVAL);
 	put_job_file("system", "{ \"version\": 1, \"kind\": \"system-boot\", \"name\": \"a b\" }");

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "crypttab.h"
 #include "state/job.h"
@@ -44,10 +43,22 @@ static bool sysboot_fits(const void *rec)
 	return fdw_crypttab_name_valid(((const struct fdw_sysboot_record *)rec)->name);
 }
 
+/* The previous version's names of two fields; its lines of changed files had no key. */
+static const struct fdw_record_older_key sysboot_older_keys[] = {
+	{ "boot", "boot_spec" },
+	{ "tpm", "tpm_pcrs" },
+};
+
+/* No TPM binding until one is recorded. */
+static const struct fdw_sysboot_record sysboot_blank = { .tpm_slot = -1 };
+
 static const struct fdw_step_record sysboot_kind = {
 	.kind = "system-boot", .size = sizeof(struct fdw_sysboot_record),
 	.fields = sysboot_fields, .n_fields = sizeof(sysboot_fields) / sizeof(sysboot_fields[0]),
 	.fits = sysboot_fits, .misfit = "its crypttab name cannot be used",
+	.blank = &sysboot_blank, .older_keys = sysboot_older_keys,
+	.n_older_keys = sizeof(sysboot_older_keys) / sizeof(sysboot_older_keys[0]),
+	.older_rest = "changed",
 };
 
 int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_record *r)
@@ -58,57 +69,10 @@ int fdw_system_boot_save(const struct fdw_job *job, const struct fdw_sysboot_rec
 	return fdw_step_record_save_file(&sysboot_kind, path, r);
 }
 
-/* The previous version's "key=value" lines; any other line is a changed file's. */
-static void load_key_value(FILE *f, void *rec)
-{
-	struct fdw_sysboot_record *r = rec;
-	char line[1024];
-	int v;
-
-	r->tpm_slot = -1;		/* none, unless a line says which */
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "name=", 5))
-			snprintf(r->name, sizeof(r->name), "%.63s", line + 5);
-		else if (!strncmp(line, "boot=", 5))
-			snprintf(r->boot_spec, sizeof(r->boot_spec), "%.127s", line + 5);
-		else if (!strncmp(line, "fs_uuid=", 8))
-			snprintf(r->fs_uuid, sizeof(r->fs_uuid), "%.39s", line + 8);
-		else if (!strncmp(line, "vg=", 3))
-			snprintf(r->vg, sizeof(r->vg), "%.127s", line + 3);
-		else if (!strncmp(line, "root_dev=", 9))
-			snprintf(r->root_dev, sizeof(r->root_dev), "%.191s", line + 9);
-		else if (!strncmp(line, "root_fstype=", 12))
-			snprintf(r->root_fstype, sizeof(r->root_fstype), "%.15s", line + 12);
-		else if (!strncmp(line, "root_subvol=", 12))
-			snprintf(r->root_subvol, sizeof(r->root_subvol), "%.63s", line + 12);
-		else if (sscanf(line, "initramfs=%d", &v) == 1)
-			r->initramfs = (enum fdw_initramfs_kind)v;
-		else if (sscanf(line, "loader=%d", &v) == 1)
-			r->loader = (enum fdw_boot_loader)v;
-		else if (sscanf(line, "swap=%d", &v) == 1)
-			r->swap = v == 1;
-		else if (sscanf(line, "done=%d", &v) == 1)
-			r->done = v == 1;
-		else if (!strncmp(line, "tpm=", 4))
-			snprintf(r->tpm_pcrs, sizeof(r->tpm_pcrs), "%.63s", line + 4);
-		else if (sscanf(line, "tpm_slot=%d", &v) == 1)
-			r->tpm_slot = v;
-		else if (sscanf(line, "tpm_unready=%d", &v) == 1)
-			r->tpm_unready = v == 1;
-		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))
-			strcat(strcat(r->changed, line), "\n");
-	}
-}
-
 int fdw_system_boot_load(const struct fdw_job *job, struct fdw_sysboot_record *r)
 {
 	char path[PATH_MAX];
-	int rc;
 
 	fdw_job_file_path(job, FDW_JOB_SYSTEM, path, sizeof(path));
-	rc = fdw_step_record_load_older(&sysboot_kind, path, r, load_key_value);
-	if (rc)
-		r->tpm_slot = -1;	/* no binding known */
-	return rc;
+	return fdw_step_record_load_older(&sysboot_kind, path, r);
 }

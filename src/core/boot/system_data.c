@@ -7,7 +7,6 @@
 #include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +32,6 @@
 
 /* An fstab is small text; more is not one. */
 #define FSTAB_MAX (256 * 1024)
-
 
 bool fdw_system_data_applies(const struct fdw_partition *p)
 {

@@ -10,8 +10,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/uuid.h"
 #include "crypttab.h"
@@ -44,6 +42,7 @@ static const struct fdw_step_record sysdata_kind = {
 	.kind = "system-data", .size = sizeof(struct fdw_sysdata_record),
 	.fields = sysdata_fields, .n_fields = sizeof(sysdata_fields) / sizeof(sysdata_fields[0]),
 	.fits = sysdata_fits, .misfit = "its crypttab name or its system's root UUID is wrong",
+	.older_rest = "changed",	/* the previous version's lines of changed files */
 };
 
 int fdw_system_data_save(const struct fdw_job *job, const struct fdw_sysdata_record *r)
@@ -54,49 +53,10 @@ int fdw_system_data_save(const struct fdw_job *job, const struct fdw_sysdata_rec
 	return fdw_step_record_save_file(&sysdata_kind, path, r);
 }
 
-/* "key=value": copy the value when @line has @key. */
-static bool field(const char *line, const char *key, char *dst, size_t len)
-{
-	size_t k = strlen(key);
-
-	if (strncmp(line, key, k) || line[k] != '=')
-		return false;
-	snprintf(dst, len, "%s", line + k + 1);
-	return true;
-}
-
-/* The previous version's "key=value" lines; any other line is a changed file's. */
-static void load_key_value(FILE *f, void *rec)
-{
-	struct fdw_sysdata_record *r = rec;
-	char line[1024], num[32];
-
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (field(line, "name", r->name, sizeof(r->name)) ||
-		    field(line, "dir", r->dir, sizeof(r->dir)) ||
-		    field(line, "spec", r->spec, sizeof(r->spec)) ||
-		    field(line, "root_disk", r->root_disk, sizeof(r->root_disk)) ||
-		    field(line, "root_uuid", r->root_uuid, sizeof(r->root_uuid)) ||
-		    field(line, "root_address", r->root_address, sizeof(r->root_address)))
-			continue;
-		if (field(line, "root_number", num, sizeof(num)))
-			r->root_number = atoi(num);
-		else if (field(line, "root_start", num, sizeof(num)))
-			r->root_start = strtoull(num, NULL, 10);
-		else if (field(line, "root_size", num, sizeof(num)))
-			r->root_size = strtoull(num, NULL, 10);
-		else if (field(line, "done", num, sizeof(num)))
-			r->done = !strcmp(num, "1");
-		else if (line[0] && strlen(r->changed) + strlen(line) + 2 < sizeof(r->changed))
-			strcat(strcat(r->changed, line), "\n");
-	}
-}
-
 int fdw_system_data_load(const struct fdw_job *job, struct fdw_sysdata_record *r)
 {
 	char path[PATH_MAX];
 
 	fdw_job_file_path(job, FDW_JOB_OWNER, path, sizeof(path));
-	return fdw_step_record_load_older(&sysdata_kind, path, r, load_key_value);
+	return fdw_step_record_load_older(&sysdata_kind, path, r);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -117,6 +118,15 @@ static void field_take(const struct fdw_record_field *f, struct json_object *o, 
 	}
 }
 
+/* @rec as the kind's blank record, or zeros. */
+static void record_clear(const struct fdw_step_record *k, void *rec)
+{
+	if (k->blank)
+		memcpy(rec, k->blank, k->size);
+	else
+		memset(rec, 0, k->size);
+}
+
 /* Which step @key names: its index, or -1. */
 static int step_index(const struct fdw_step_record *k, const char *key)
 {
@@ -131,7 +141,7 @@ int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *
 {
 	char path[PATH_MAX];
 
-	memset(rec, 0, k->size);
+	record_clear(k, rec);
 	if (record_path(k, id, path, sizeof(path)))
 		return -ENOENT;
 	return fdw_step_record_load_file(k, path, id, rec, why, len);
@@ -145,7 +155,7 @@ int fdw_step_record_load_file(const struct fdw_step_record *k, const char *path,
 	int64_t version;
 	int index;
 
-	memset(rec, 0, k->size);
+	record_clear(k, rec);
 	if (access(path, F_OK) != 0)
 		return -ENOENT;
 	o = json_object_from_file(path);
@@ -184,14 +194,79 @@ int fdw_step_record_load_file(const struct fdw_step_record *k, const char *path,
 	return -EBADMSG;
 }
 
-int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path, void *rec,
-			       void (*older)(FILE *f, void *rec))
+/* The field that the older line "KEY=value" of @line sets, or NULL; *@value is its value. */
+static const struct fdw_record_field *older_field(const struct fdw_step_record *k,
+						  const char *line, const char **value)
+{
+	const char *eq = strchr(line, '='), *key;
+	char older[64];
+	size_t n = eq ? (size_t)(eq - line) : 0;
+
+	if (!n || n >= sizeof(older))
+		return NULL;
+	snprintf(older, sizeof(older), "%.*s", (int)n, line);
+	key = older;
+	for (size_t i = 0; i < k->n_older_keys; i++)
+		if (!strcmp(older, k->older_keys[i].older))
+			key = k->older_keys[i].key;
+	*value = eq + 1;
+	for (size_t i = 0; i < k->n_fields; i++)
+		if (!strcmp(key, k->fields[i].key) && (!k->older_rest || strcmp(key, k->older_rest)))
+			return &k->fields[i];
+	return NULL;
+}
+
+/* Set @f of @base from its older text @value; false when that is no number of its type. */
+static bool older_take(const struct fdw_record_field *f, const char *value, char *base)
+{
+	char *at = base + f->offset;
+	int v;
+
+	switch (f->type) {
+	case FDW_REC_STR:
+		snprintf(at, f->size, "%s", value);
+		return true;
+	case FDW_REC_U64:
+		return sscanf(value, "%" SCNu64, (uint64_t *)(void *)at) == 1;
+	case FDW_REC_INT:
+		return sscanf(value, "%d", (int *)(void *)at) == 1;
+	case FDW_REC_BOOL:
+		if (sscanf(value, "%d", &v) != 1)
+			return false;
+		*(bool *)(void *)at = v == 1;
+		return true;
+	}
+	return false;
+}
+
+/* The older version's lines into @rec; a line that sets no field goes to older_rest. */
+static void older_read(const struct fdw_step_record *k, FILE *f, char *rec)
+{
+	const struct fdw_record_field *rest = NULL, *field;
+	char line[1024], *to;
+	const char *value;
+
+	for (size_t i = 0; k->older_rest && i < k->n_fields; i++)
+		if (!strcmp(k->fields[i].key, k->older_rest))
+			rest = &k->fields[i];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		field = older_field(k, line, &value);
+		if (field && older_take(field, value, rec))
+			continue;
+		to = rest ? rec + rest->offset : NULL;
+		if (to && line[0] && strlen(to) + strlen(line) + 2 < rest->size)
+			strcat(strcat(to, line), "\n");
+	}
+}
+
+int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path, void *rec)
 {
 	char why[PATH_MAX + 128];
 	FILE *f = fopen(path, "re");
 	int c;
 
-	memset(rec, 0, k->size);
+	record_clear(k, rec);
 	if (!f)
 		return -errno;
 	c = fgetc(f);
@@ -201,7 +276,7 @@ int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path
 										       : 0;
 	}
 	rewind(f);
-	older(f, rec);
+	older_read(k, f, rec);
 	fclose(f);
 	if (k->fits && !k->fits(rec)) {
 		fdw_log(FDW_LOG_ERROR, "%s: %s", path, k->misfit);

@@ -31,6 +31,11 @@ struct fdw_record_field {
 #define FDW_REC_FIELD(st, member, type)                                                        \
 	{ #member, type, offsetof(st, member), sizeof(((st *)0)->member) }
 
+/* A field's name in the "key=value" lines of an older version, where it was another. */
+struct fdw_record_older_key {
+	const char *older, *key;
+};
+
 struct fdw_step_record {
 	const char *kind;		/* "boot-move": the file is <state>/boot-move-<id>.json */
 	const char *id_key;		/* the field holding the id (a string field); NULL: none */
@@ -43,6 +48,15 @@ struct fdw_step_record {
 	/* The kind's own check of a loaded record (NULL: none), and what a failed one means. */
 	bool (*fits)(const void *rec);
 	const char *misfit;
+	/* What a record holds before it is loaded (a field an older record lacks keeps it);
+	 * NULL: zeros. */
+	const void *blank;
+	/* The "key=value" lines an older version wrote (fdw_step_record_load_older): the keys
+	 * it named otherwise, and the string field that gathers every other line, each
+	 * ending in a newline (NULL: such lines are dropped). */
+	const struct fdw_record_older_key *older_keys;
+	size_t n_older_keys;
+	const char *older_rest;
 };
 
 /* May @id name a record (letters, digits and dashes, 8 to 64 of them: a UUID)? */
@@ -67,12 +81,11 @@ int fdw_step_record_save_file(const struct fdw_step_record *k, const char *path,
 int fdw_step_record_load_file(const struct fdw_step_record *k, const char *path,
 			      const char *id, void *rec, char *why, size_t len);
 /*
- * A job's record that an older version wrote as text: when the file at @path is no JSON
- * (its first byte not '{'), @older reads it from its start into @rec (zeroed first), and
- * the kind's check follows. 0; -ENOENT when there is none; -EINVAL when it cannot be
- * trusted (logged, as for a step record).
+ * A job's record that an older version wrote as "key=value" lines: when the file at @path
+ * is no JSON (its first byte not '{'), its lines are read by the kind's field names (and
+ * older_keys), and the kind's check follows. 0; -ENOENT when there is none; -EINVAL when
+ * it cannot be trusted (logged, as for a step record).
  */
-int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path, void *rec,
-			       void (*older)(FILE *f, void *rec));
+int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path, void *rec);
 
 #endif
