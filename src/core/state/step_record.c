@@ -141,9 +141,10 @@ int fdw_step_record_load(const struct fdw_step_record *k, const char *id, void *
 {
 	char path[PATH_MAX];
 
-	record_clear(k, rec);
-	if (record_path(k, id, path, sizeof(path)))
+	if (record_path(k, id, path, sizeof(path))) {
+		record_clear(k, rec);
 		return -ENOENT;
+	}
 	return fdw_step_record_load_file(k, path, id, rec, why, len);
 }
 
@@ -264,17 +265,16 @@ int fdw_step_record_load_older(const struct fdw_step_record *k, const char *path
 {
 	char why[PATH_MAX + 128];
 	FILE *f = fopen(path, "re");
-	int c;
+	int rc = f ? 0 : -errno;
 
-	record_clear(k, rec);
-	if (!f)
-		return -errno;
-	c = fgetc(f);
-	if (c == '{') {
+	if (f && fgetc(f) == '{') {
 		fclose(f);
 		return fdw_step_record_load_file(k, path, NULL, rec, why, sizeof(why)) ? -EINVAL
 										       : 0;
 	}
+	record_clear(k, rec);
+	if (!f)
+		return rc;
 	rewind(f);
 	older_read(k, f, rec);
 	fclose(f);
