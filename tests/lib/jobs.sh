@@ -28,12 +28,20 @@ fdw()
 	cat "$res.out" "$res.err" >"$res.all"
 }
 
-# fdw_encrypt [OPTION...] TARGET: fdw encrypt as a user runs it, in the foreground (cheap
-# key derivation, no benchmark), with the passphrase in $key and $IMG_TMP as work folder.
+# encrypt_argv: ENCRYPT_ARGV, fdewiz's arguments for encrypting as a user runs it, in the
+# foreground (cheap key derivation, no benchmark), with the passphrase in $key and $IMG_TMP
+# as its work folder; the target and further options follow.
+encrypt_argv()
+{
+	ENCRYPT_ARGV=(encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key"
+		--work-dir "$IMG_TMP")
+}
+
+# fdw_encrypt [OPTION...] TARGET: fdw with encrypt_argv's arguments.
 fdw_encrypt()
 {
-	fdw encrypt --foreground --yes --fast-pbkdf --no-bench --key-file "$key" \
-		--work-dir "$IMG_TMP" "$@"
+	encrypt_argv
+	fdw "${ENCRYPT_ARGV[@]}" "$@"
 }
 
 show_output()
@@ -41,17 +49,16 @@ show_output()
 	sed 's/^/    | /' "$res.all" >&2
 }
 
-# encrypt_ok NAME TARGET [OPTION...]: fdewiz encrypt as a user runs it, in the foreground
-# (cheap key derivation, no benchmark), with the passphrase in $key, its header backup in
-# $IMG_TMP/NAME.hdr and OPTIONs; its output in $IMG_TMP/NAME.out and NAME.err. It must end
-# with 0: otherwise its output is shown and the test ends there.
+# encrypt_ok NAME TARGET [OPTION...]: fdewiz with encrypt_argv's arguments, its header
+# backup in $IMG_TMP/NAME.hdr and OPTIONs; its output in $IMG_TMP/NAME.out and NAME.err.
+# It must end with 0: otherwise its output is shown and the test ends there.
 encrypt_ok()
 {
 	local name=$1 target=$2
 	shift 2
-	run_cmd "$IMG_TMP/$name" "$FDEWIZ" encrypt --foreground --yes --fast-pbkdf --no-bench \
-		"$@" --key-file "$key" --work-dir "$IMG_TMP" --header-backup "$IMG_TMP/$name.hdr" \
-		"$target"
+	encrypt_argv
+	run_cmd "$IMG_TMP/$name" "$FDEWIZ" "${ENCRYPT_ARGV[@]}" "$@" \
+		--header-backup "$IMG_TMP/$name.hdr" "$target"
 	assert_eq "encrypt $* $target ($name): exit" 0 "$RUN_RC"
 	[ "$RUN_RC" = 0 ] || { cat "$IMG_TMP/$name.out" "$IMG_TMP/$name.err" >&2; assert_finish; }
 }
@@ -137,11 +144,10 @@ fdewiz_paused()
 # file whole.
 verify_encrypted()
 {
-	local loop n=${3:-1}
+	local n=${3:-1}
 
-	loop=$(img_loop "$1" "$n")
-	assert_eq "LUKS2 on the partition" crypto_LUKS "$(blkid -p -o value -s TYPE "$loop")"
-	img_unloop "$loop"
+	assert_eq "LUKS2 on the partition" crypto_LUKS \
+		"$(img_on_loop "$1" "$n" blkid -p -o value -s TYPE)"
 	printf '%s' "$2" >"$IMG_TMP/key"
 	verify_decrypt --key "$IMG_TMP/key" "$1" "$n"
 }
