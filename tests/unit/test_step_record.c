@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests for step records: a round trip, what a damaged record is said to be, the
- * records of the /boot move and the LVM room as the previous version wrote them, and a
- * job's record of its system's boot step, in its JSON and in the older "key=value" lines. */
+ * records of the /boot move and the LVM room as the previous version wrote them, a job's
+ * record of its system's boot step, in its JSON and in the older "key=value" lines, and the
+ * job's own record. */
 #include "unit.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "core/disk/disk.h"
 #include "core/disk/lvm_room.h"
 #include "core/disk/target.h"
+#include "core/state/job.h"
 #include "core/state/step_record.h"
 
 #define ID "5b1c3f5e-8a3e-4a59-9c0e-6f1d2a3b4c5d"
@@ -258,6 +260,53 @@ static void test_system_data_record(void **state)
 	assert_int_equal(fdw_system_data_load(&job, &back), -EINVAL);
 }
 
+/* The job's own record: every field back, the identity inside it; one the previous version
+ * wrote (no version or kind, its stale flag a JSON boolean) and one older than identities
+ * load; one without the volume's address, or of another kind, does not. */
+static void test_job_record(void **state)
+{
+	static struct fdw_job job = {
+		.id = ID, .address = "/var/tmp/disk.img:2", .header_backup = "/root/h.img",
+		.header_backup_stale = true, .active_name = "data_crypt", .fs_to_grow = "ext4",
+		.fstype = "ext4", .cipher = "aes-xts-plain64, 512-bit key", .pace = "gentle",
+		.bench_scale = "tiny", .created = 1764633600,
+		.ident = { .partuuid = "1a2b", .fs_uuid = "9f0e", .label = "Data", .fstype = "ext4",
+			   .disk = "/dev/loop3", .number = 2, .start = 1048576, .size = 1ULL << 33,
+			   .image = "/var/tmp/disk.img", .image_dev = 2049, .image_ino = 77,
+			   .image_offset = 1048576 },
+	};
+	struct fdw_job back;
+
+	(void)state;
+	put_job_file("json", "");
+	assert_int_equal(fdw_job_save(&job), 0);
+	assert_int_equal(fdw_job_find_id(ID, &back), 0);
+	assert_memory_equal(&job, &back, sizeof(job));
+	put_job_file("json", "{ \"id\": \"" ID "\", \"address\": \"/dev/vdb1\", "
+		     "\"header_backup_stale\": false, \"detached_header\": \"/root/hdr\", "
+		     "\"created\": 1764633600, \"identity\": { \"partuuid\": \"1a2b\", "
+		     "\"number\": 1, \"start\": 1048576, \"image_ino\": 0 } }");
+	assert_int_equal(fdw_job_find_id(ID, &back), 0);
+	assert_string_equal(back.address, "/dev/vdb1");
+	assert_string_equal(back.detached_header, "/root/hdr");
+	assert_false(back.header_backup_stale);
+	assert_int_equal(back.created, 1764633600);
+	assert_string_equal(back.ident.partuuid, "1a2b");
+	assert_int_equal(back.ident.number, 1);
+	assert_int_equal(back.ident.start, 1048576);
+	put_job_file("json", "{ \"id\": \"" ID "\", \"address\": \"/dev/vdb1\" }");
+	assert_int_equal(fdw_job_find_id(ID, &back), 0);
+	assert_string_equal(back.ident.partuuid, "");
+	assert_int_equal(back.ident.number, 0);
+	put_job_file("json", "{ \"id\": \"" ID "\" }");
+	assert_int_equal(fdw_job_find_id(ID, &back), -EINVAL);
+	put_job_file("json", "{ \"kind\": \"boot-move\", \"id\": \"" ID "\", "
+		     "\"address\": \"/dev/vdb1\" }");
+	assert_int_equal(fdw_job_find_id(ID, &back), -EINVAL);
+	put_job_file("json", "not json");
+	assert_int_equal(fdw_job_find_id(ID, &back), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_old_records),
 		cmocka_unit_test(test_system_boot_record),
 		cmocka_unit_test(test_system_data_record),
+		cmocka_unit_test(test_job_record),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

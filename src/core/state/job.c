@@ -16,7 +16,7 @@
 
 #include "base/i18n.h"
 #include "job.h"
-#include "base/jsonfile.h"
+#include "step_record.h"
 #include "base/procid.h"
 #include "base/sysstate.h"
 
@@ -84,110 +84,77 @@ bool fdw_job_ended_unseen(const struct fdw_job *job, const struct fdw_progress *
 	return lstat(path, &st) != 0 || st.st_mtime < p->updated;
 }
 
-static struct json_object *ident_json(const struct fdw_volume_id *id)
-{
-	struct json_object *o = json_object_new_object();
+/* The partition's identity as the record keeps it (its LUKS2 UUID is the job's id). */
+static const struct fdw_record_field ident_fields[] = {
+	FDW_REC_FIELD(struct fdw_volume_id, partuuid, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_volume_id, fs_uuid, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_volume_id, label, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_volume_id, fstype, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_volume_id, disk, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_volume_id, number, FDW_REC_INT),
+	FDW_REC_FIELD(struct fdw_volume_id, start, FDW_REC_U64),
+	FDW_REC_FIELD(struct fdw_volume_id, size, FDW_REC_U64),
+	FDW_REC_FIELD(struct fdw_volume_id, image, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_volume_id, image_dev, FDW_REC_U64),
+	FDW_REC_FIELD(struct fdw_volume_id, image_ino, FDW_REC_U64),
+	FDW_REC_FIELD(struct fdw_volume_id, image_offset, FDW_REC_U64),
+};
 
-	json_object_object_add(o, "partuuid", json_object_new_string(id->partuuid));
-	json_object_object_add(o, "fs_uuid", json_object_new_string(id->fs_uuid));
-	json_object_object_add(o, "label", json_object_new_string(id->label));
-	json_object_object_add(o, "fstype", json_object_new_string(id->fstype));
-	json_object_object_add(o, "disk", json_object_new_string(id->disk));
-	json_object_object_add(o, "number", json_object_new_int(id->number));
-	json_object_object_add(o, "start", json_object_new_int64((int64_t)id->start));
-	json_object_object_add(o, "size", json_object_new_int64((int64_t)id->size));
-	json_object_object_add(o, "image", json_object_new_string(id->image));
-	json_object_object_add(o, "image_dev", json_object_new_int64((int64_t)id->image_dev));
-	json_object_object_add(o, "image_ino", json_object_new_int64((int64_t)id->image_ino));
-	json_object_object_add(o, "image_offset",
-			       json_object_new_int64((int64_t)id->image_offset));
-	return o;
+/* Records written before identities were kept have no "identity": it stays empty. */
+static const struct fdw_record_field job_fields[] = {
+	FDW_REC_FIELD(struct fdw_job, id, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, address, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, header_backup, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, header_backup_stale, FDW_REC_BOOL),
+	FDW_REC_FIELD(struct fdw_job, detached_header, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, active_name, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, fs_to_grow, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, fstype, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, cipher, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, bench_before, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, bench_after, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, bench_note, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, bench_predicted, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, bench_scale, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, pace, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, created, FDW_REC_I64),
+	FDW_REC_OBJECT(struct fdw_job, ident, "identity", ident_fields),
+};
+
+static bool job_fits(const void *rec)
+{
+	const struct fdw_job *job = rec;
+
+	return job->id[0] && job->address[0];
 }
 
-/* Records written before identities were kept have none: all stays empty. */
-static void ident_load(struct json_object *root, struct fdw_volume_id *id)
-{
-	struct json_object *o;
-
-	memset(id, 0, sizeof(*id));
-	if (!json_object_object_get_ex(root, "identity", &o) ||
-	    !json_object_is_type(o, json_type_object))
-		return;
-	fdw_json_get_str(o, "partuuid", id->partuuid, sizeof(id->partuuid));
-	fdw_json_get_str(o, "fs_uuid", id->fs_uuid, sizeof(id->fs_uuid));
-	fdw_json_get_str(o, "label", id->label, sizeof(id->label));
-	fdw_json_get_str(o, "fstype", id->fstype, sizeof(id->fstype));
-	fdw_json_get_str(o, "disk", id->disk, sizeof(id->disk));
-	fdw_json_get_str(o, "image", id->image, sizeof(id->image));
-	id->number = (int)fdw_json_get_int(o, "number");
-	id->start = (uint64_t)fdw_json_get_int(o, "start");
-	id->size = (uint64_t)fdw_json_get_int(o, "size");
-	id->image_dev = (uint64_t)fdw_json_get_int(o, "image_dev");
-	id->image_ino = (uint64_t)fdw_json_get_int(o, "image_ino");
-	id->image_offset = (uint64_t)fdw_json_get_int(o, "image_offset");
-}
+/* The job's record, jobs/<id>.json; no steps, its id in its name (fdw_job_find_id). */
+static const struct fdw_step_record job_kind = {
+	.kind = "job",
+	.size = sizeof(struct fdw_job),
+	.fields = job_fields,
+	.n_fields = sizeof(job_fields) / sizeof(job_fields[0]),
+	.fits = job_fits,
+	.misfit = "a job record without its id or the volume's address",
+};
 
 int fdw_job_save(const struct fdw_job *job)
 {
-	struct json_object *o;
 	char path[PATH_MAX];
 	int rc = fdw_state_dir_ensure();
 
 	if (rc)
 		return rc;
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(job->id));
-	json_object_object_add(o, "address", json_object_new_string(job->address));
-	json_object_object_add(o, "header_backup", json_object_new_string(job->header_backup));
-	json_object_object_add(o, "header_backup_stale",
-			       json_object_new_boolean(job->header_backup_stale));
-	json_object_object_add(o, "detached_header", json_object_new_string(job->detached_header));
-	json_object_object_add(o, "active_name", json_object_new_string(job->active_name));
-	json_object_object_add(o, "fs_to_grow", json_object_new_string(job->fs_to_grow));
-	json_object_object_add(o, "fstype", json_object_new_string(job->fstype));
-	json_object_object_add(o, "cipher", json_object_new_string(job->cipher));
-	json_object_object_add(o, "bench_before", json_object_new_string(job->bench_before));
-	json_object_object_add(o, "bench_after", json_object_new_string(job->bench_after));
-	json_object_object_add(o, "bench_note", json_object_new_string(job->bench_note));
-	json_object_object_add(o, "bench_predicted",
-			       json_object_new_string(job->bench_predicted));
-	json_object_object_add(o, "bench_scale", json_object_new_string(job->bench_scale));
-	json_object_object_add(o, "pace", json_object_new_string(job->pace));
-	json_object_object_add(o, "created", json_object_new_int64(job->created));
-	json_object_object_add(o, "identity", ident_json(&job->ident));
 	job_path(job->id, path, sizeof(path));
-	rc = fdw_json_write_atomic(path, o);
-	json_object_put(o);
-	return rc;
+	return fdw_step_record_save_file(&job_kind, path, job);
 }
 
 int fdw_job_load_file(const char *path, struct fdw_job *job)
 {
-	struct json_object *o = json_object_from_file(path);
+	char why[PATH_MAX + 128];
 
-	memset(job, 0, sizeof(*job));
-	if (!o)
-		return -EINVAL;
-	fdw_json_get_str(o, "id", job->id, sizeof(job->id));
-	fdw_json_get_str(o, "address", job->address, sizeof(job->address));
-	fdw_json_get_str(o, "header_backup", job->header_backup, sizeof(job->header_backup));
-	job->header_backup_stale = fdw_json_get_int(o, "header_backup_stale") != 0;
-	fdw_json_get_str(o, "detached_header", job->detached_header, sizeof(job->detached_header));
-	fdw_json_get_str(o, "active_name", job->active_name, sizeof(job->active_name));
-	fdw_json_get_str(o, "fs_to_grow", job->fs_to_grow, sizeof(job->fs_to_grow));
-	fdw_json_get_str(o, "fstype", job->fstype, sizeof(job->fstype));
-	fdw_json_get_str(o, "cipher", job->cipher, sizeof(job->cipher));
-	fdw_json_get_str(o, "bench_before", job->bench_before, sizeof(job->bench_before));
-	fdw_json_get_str(o, "bench_after", job->bench_after, sizeof(job->bench_after));
-	fdw_json_get_str(o, "bench_note", job->bench_note, sizeof(job->bench_note));
-	fdw_json_get_str(o, "bench_predicted", job->bench_predicted,
-			 sizeof(job->bench_predicted));
-	fdw_json_get_str(o, "bench_scale", job->bench_scale, sizeof(job->bench_scale));
-	fdw_json_get_str(o, "pace", job->pace, sizeof(job->pace));
-	job->created = fdw_json_get_int(o, "created");
-	ident_load(o, &job->ident);
-	json_object_put(o);
-	return job->id[0] && job->address[0] ? 0 : -EINVAL;
+	return fdw_step_record_load_file(&job_kind, path, NULL, job, why, sizeof(why)) ? -EINVAL
+										       : 0;
 }
 
 static int newest_first(const void *a, const void *b)

@@ -49,6 +49,9 @@ static int record_path(const struct fdw_step_record *k, const char *id, char *bu
 	return fdw_step_record_path(k, NULL, id, buf, len);
 }
 
+static struct json_object *fields_object(const struct fdw_record_field *fields, size_t n,
+					  const char *base);
+
 static struct json_object *field_value(const struct fdw_record_field *f, const char *base)
 {
 	const char *at = base + f->offset;
@@ -58,12 +61,27 @@ static struct json_object *field_value(const struct fdw_record_field *f, const c
 		return json_object_new_string(at);
 	case FDW_REC_U64:
 		return json_object_new_int64((int64_t) * (const uint64_t *)(const void *)at);
+	case FDW_REC_I64:
+		return json_object_new_int64(*(const int64_t *)(const void *)at);
 	case FDW_REC_INT:
 		return json_object_new_int(*(const int *)(const void *)at);
 	case FDW_REC_BOOL:
 		return json_object_new_boolean(*(const bool *)(const void *)at);
+	case FDW_REC_OBJ:
+		return fields_object(f->sub, f->n_sub, at);
 	}
 	return NULL;
+}
+
+/* The fields of the struct at @base as a new JSON object (NULL: out of memory). */
+static struct json_object *fields_object(const struct fdw_record_field *fields, size_t n,
+					  const char *base)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; o && i < n; i++)
+		json_object_object_add(o, fields[i].key, field_value(&fields[i], base));
+	return o;
 }
 
 int fdw_step_record_save(const struct fdw_step_record *k, const char *id, const void *rec)
@@ -101,6 +119,7 @@ int fdw_step_record_save_file(const struct fdw_step_record *k, const char *path,
 static void field_take(const struct fdw_record_field *f, struct json_object *o, char *base)
 {
 	char *at = base + f->offset;
+	struct json_object *inner;
 
 	switch (f->type) {
 	case FDW_REC_STR:
@@ -109,11 +128,21 @@ static void field_take(const struct fdw_record_field *f, struct json_object *o, 
 	case FDW_REC_U64:
 		*(uint64_t *)(void *)at = (uint64_t)fdw_json_get_int(o, f->key);
 		break;
+	case FDW_REC_I64:
+		*(int64_t *)(void *)at = fdw_json_get_int(o, f->key);
+		break;
 	case FDW_REC_INT:
 		*(int *)(void *)at = (int)fdw_json_get_int(o, f->key);
 		break;
 	case FDW_REC_BOOL:
 		*(bool *)(void *)at = fdw_json_get_int(o, f->key) != 0;
+		break;
+	case FDW_REC_OBJ:
+		/* A record older than the object has none: its fields keep what they held. */
+		if (json_object_object_get_ex(o, f->key, &inner) &&
+		    json_object_is_type(inner, json_type_object))
+			for (size_t i = 0; i < f->n_sub; i++)
+				field_take(&f->sub[i], inner, at);
 		break;
 	}
 }
@@ -229,6 +258,8 @@ static bool older_take(const struct fdw_record_field *f, const char *value, char
 		return true;
 	case FDW_REC_U64:
 		return sscanf(value, "%" SCNu64, (uint64_t *)(void *)at) == 1;
+	case FDW_REC_I64:
+		return sscanf(value, "%" SCNd64, (int64_t *)(void *)at) == 1;
 	case FDW_REC_INT:
 		return sscanf(value, "%d", (int *)(void *)at) == 1;
 	case FDW_REC_BOOL:
@@ -236,6 +267,8 @@ static bool older_take(const struct fdw_record_field *f, const char *value, char
 			return false;
 		*(bool *)(void *)at = v == 1;
 		return true;
+	case FDW_REC_OBJ:	/* the older lines had no objects */
+		return false;
 	}
 	return false;
 }

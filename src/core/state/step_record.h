@@ -4,9 +4,9 @@
  * /boot, the header's room at an LVM PV's end): a JSON file in the state folder, named
  * <kind>-<id>.json, rewritten atomically and durably once each step is done, so that a
  * crash repeats at most the step it was in. Each kind describes its fields once; saving,
- * loading and checking are the same for all. A job's own records (its system's boot step,
- * its data volume's boot entries) are kinds without steps or id, kept in a file of the job
- * (state/job.h names them).
+ * loading and checking are the same for all. A job's own records (the job itself, its
+ * system's boot step, its data volume's boot entries) are kinds without steps or id, kept
+ * in a file of the job (state/job.h names them).
  */
 #ifndef FDW_STEP_RECORD_H
 #define FDW_STEP_RECORD_H
@@ -19,17 +19,27 @@
 /* The version this program writes; a record without one is of version 0 (the same fields). */
 #define FDW_STEP_RECORD_VERSION 1
 
-enum fdw_record_type { FDW_REC_STR, FDW_REC_U64, FDW_REC_INT, FDW_REC_BOOL };
+/* FDW_REC_OBJ: a struct inside the record, written as a JSON object of its own fields. */
+enum fdw_record_type { FDW_REC_STR, FDW_REC_U64, FDW_REC_I64, FDW_REC_INT, FDW_REC_BOOL,
+		       FDW_REC_OBJ };
 
 /* One field of the kind's struct: its key in the file, its type, where it is. */
 struct fdw_record_field {
 	const char *key;
 	enum fdw_record_type type;
 	size_t offset, size;		/* size: of the char array, for FDW_REC_STR */
+	const struct fdw_record_field *sub;	/* FDW_REC_OBJ: the inner struct's fields */
+	size_t n_sub;
 };
 
-#define FDW_REC_FIELD(st, member, type)                                                        \
-	{ #member, type, offsetof(st, member), sizeof(((st *)0)->member) }
+#define FDW_REC_FIELD(st, member, rtype)                                                       \
+	{ .key = #member, .type = rtype, .offset = offsetof(st, member),                        \
+	  .size = sizeof(((st *)0)->member) }
+/* The struct @member of @st, kept as the object @name of the fields in the array @fields. */
+#define FDW_REC_OBJECT(st, member, name, fields)                                               \
+	{ .key = name, .type = FDW_REC_OBJ, .offset = offsetof(st, member),                     \
+	  .size = sizeof(((st *)0)->member), .sub = fields,                                     \
+	  .n_sub = sizeof(fields) / sizeof((fields)[0]) }
 
 /* A field's name in the "key=value" lines of an older version, where it was another. */
 struct fdw_record_older_key {
