@@ -13,18 +13,18 @@ img=$IMG_TMP/disk.img
 key=$IMG_TMP/pass
 backup=$IMG_TMP/start.hdr
 printf 'header when passphrase' >"$key"
-# Large enough that the conversion is still running when the pause arrives, also on a
-# loaded machine (400 MiB once finished first).
-img_ext4_fixture "$img" 1200 200
+img_ext4_fixture "$img" 400 200
 part_sum() {
 	dd if="$img" iflag=skip_bytes,count_bytes skip="$(img_part_offset "$img" 1)" \
 		count="$(img_part_size "$img" 1)" bs=1M status=none | sha256sum
 }
 state() { "$FDEWIZ" status --json "$img:1" | jq -r '.conversions[0].state'; }
 
-# 1. Start in the background and pause as soon as data has moved.
-run_cmd "$IMG_TMP/e" setsid "$FDEWIZ" encrypt --key-file "$key" --yes --fast-pbkdf \
-	--no-bench --header-backup "$backup" "$img:1"
+# 1. Start in the background and pause once data has moved: the worker is held at 20 %
+# (FDEWIZ_TEST_HOLD_AT) until the pause stops it, so that the pause finds it running on
+# any machine (a 1200 MiB volume, meant to outlast the pause, was once converted first).
+run_cmd "$IMG_TMP/e" env FDEWIZ_TEST_HOLD_AT=progress=20 setsid "$FDEWIZ" encrypt \
+	--key-file "$key" --yes --fast-pbkdf --no-bench --header-backup "$backup" "$img:1"
 assert_eq "encrypt started: exit" 0 "$RUN_RC"
 wait_job "$img:1" '.done > 0' 10 || true
 run_cmd "$IMG_TMP/p" "$FDEWIZ" pause "$img:1"
