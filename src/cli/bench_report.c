@@ -71,109 +71,119 @@ static void print_header(FILE *out, int w, const char *const *heads, int *widths
 	fputc('\n', out);
 }
 
+/* One test's figures after its title, in the columns @cw; @h: its headline figure. */
+typedef void (*bench_row_fn)(FILE *out, const struct fdw_bench_test *t,
+			     const struct fdw_bench_metric *h, const int *cw);
+
+/*
+ * One table of the report: its headings (@n of them, the columns @cw widened to fit), then
+ * for each test of @r that @kind names (NULL: those of neither "io" nor "kernel") its
+ * title padded to @w and what @row prints.
+ */
+static void print_rows(FILE *out, const struct fdw_bench_run *r, int w, const char *kind,
+		       const char *const *heads, int *cw, size_t n, bench_row_fn row)
+{
+	fputc('\n', out);
+	print_header(out, w, heads, cw, n);
+	for (size_t i = 0; i < r->n_tests; i++) {
+		const struct fdw_bench_test *t = &r->tests[i];
+
+		if (kind ? strcmp(t->kind, kind) != 0
+			 : !strcmp(t->kind, "io") || !strcmp(t->kind, "kernel"))
+			continue;
+		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
+		row(out, t, headline(t), cw);
+	}
+}
+
 /* I/O tests: throughput and IOPS side by side, as the usual disk benchmarks show them. */
+static void io_row(FILE *out, const struct fdw_bench_test *t, const struct fdw_bench_metric *h,
+		   const int *cw)
+{
+	char mbps[24], iops[24], p50[24], p99[24], cpu[24], spread[24];
+
+	fmt_metric(t, "mbps", mbps, sizeof(mbps));
+	fmt_metric(t, "iops", iops, sizeof(iops));
+	snprintf(spread, sizeof(spread), "%.1f%%", h && h->n ? h->spread_pct : 0.0);
+	fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
+	fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
+	fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+	fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], mbps, cw[1], iops, cw[2], spread,
+		cw[3], p50, cw[4], p99, cw[5], cpu, t->unstable ? _("  unstable") : "");
+}
+
+/* Build and cipher tests: the headline; a row without a figure says why in words. */
+static void other_row(FILE *out, const struct fdw_bench_test *t,
+		      const struct fdw_bench_metric *h, const int *cw)
+{
+	char val[32], cpu[24], spread[24];
+
+	if (!strcmp(t->id, "cipher.recommended")) {
+		fprintf(out, " %s\n", _("advice, not a measurement (why: below)"));
+		return;
+	}
+	if (!h || !h->n) {
+		fprintf(out, " %s\n", _("not measured here (why: below)"));
+		return;
+	}
+	fmt_value(h->median, h->unit, val, sizeof(val));
+	snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
+	if (fdw_bench_metric_get(t, "cpu_pct"))
+		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+	else
+		cpu[0] = '\0';
+	fprintf(out, " %*s %*s %*s%s\n", cw[0], val, cw[1], spread, cw[2], cpu,
+		t->unstable ? _("  unstable") : "");
+}
+
+/* The real kernel build: wall, user and system time of each step, and files per second. */
+static void kernel_row(FILE *out, const struct fdw_bench_test *t,
+		       const struct fdw_bench_metric *h, const int *cw)
+{
+	char wall[24], user[24], sys[24], cpu[24], fps[24], spread[24];
+
+	if (!h || !h->n) {
+		fprintf(out, " %s\n", _("not measured here (why: below)"));
+		return;
+	}
+	fmt_metric(t, "wall_s", wall, sizeof(wall));
+	fmt_metric(t, "user_s", user, sizeof(user));
+	fmt_metric(t, "sys_s", sys, sizeof(sys));
+	fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
+	/* The heading says the unit; the figure alone fits the column. */
+	if (fdw_bench_metric_get(t, "files_per_s"))
+		fmt_value(fdw_bench_metric_get(t, "files_per_s")->median, "", fps, sizeof(fps));
+	else
+		fps[0] = '\0';
+	snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
+	fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], wall, cw[1], user, cw[2], sys,
+		cw[3], cpu, cw[4], fps, cw[5], spread, t->unstable ? _("  unstable") : "");
+}
+
 static void print_io_rows(FILE *out, const struct fdw_bench_run *r, int w)
 {
 	const char *const heads[] = { _("MB/s"), _("IOPS"), _("SPREAD"), _("P50 us"),
 				      _("P99 us"), _("CPU") };
 	int cw[] = { 10, 10, 7, 9, 9, 6 };
-	char mbps[24], iops[24], p50[24], p99[24], cpu[24], spread[24];
-	size_t i;
 
-	fputc('\n', out);
-	print_header(out, w, heads, cw, 6);
-	for (i = 0; i < r->n_tests; i++) {
-		const struct fdw_bench_test *t = &r->tests[i];
-		const struct fdw_bench_metric *h = headline(t);
-
-		if (strcmp(t->kind, "io"))
-			continue;
-		fmt_metric(t, "mbps", mbps, sizeof(mbps));
-		fmt_metric(t, "iops", iops, sizeof(iops));
-		snprintf(spread, sizeof(spread), "%.1f%%", h && h->n ? h->spread_pct : 0.0);
-		fmt_metric(t, "lat_p50_us", p50, sizeof(p50));
-		fmt_metric(t, "lat_p99_us", p99, sizeof(p99));
-		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
-		fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], mbps, cw[1], iops, cw[2],
-			spread, cw[3], p50, cw[4], p99, cw[5], cpu,
-			t->unstable ? _("  unstable") : "");
-	}
+	print_rows(out, r, w, "io", heads, cw, 6, io_row);
 }
 
-/* Build and cipher tests: the headline; a row without a figure says why in words. */
 static void print_other_rows(FILE *out, const struct fdw_bench_run *r, int w)
 {
 	const char *const heads[] = { _("RESULT"), _("SPREAD"), _("CPU") };
 	int cw[] = { 14, 7, 6 };
-	char val[32], cpu[24], spread[24];
-	size_t i;
 
-	fputc('\n', out);
-	print_header(out, w, heads, cw, 3);
-	for (i = 0; i < r->n_tests; i++) {
-		const struct fdw_bench_test *t = &r->tests[i];
-		const struct fdw_bench_metric *h = headline(t);
-
-		if (!strcmp(t->kind, "io") || !strcmp(t->kind, "kernel"))
-			continue;
-		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
-		if (!strcmp(t->id, "cipher.recommended")) {
-			fprintf(out, " %s\n", _("advice, not a measurement (why: below)"));
-			continue;
-		}
-		if (!h || !h->n) {
-			fprintf(out, " %s\n", _("not measured here (why: below)"));
-			continue;
-		}
-		fmt_value(h->median, h->unit, val, sizeof(val));
-		snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
-		if (fdw_bench_metric_get(t, "cpu_pct"))
-			fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		else
-			cpu[0] = '\0';
-		fprintf(out, " %*s %*s %*s%s\n", cw[0], val, cw[1], spread, cw[2], cpu,
-			t->unstable ? _("  unstable") : "");
-	}
+	print_rows(out, r, w, NULL, heads, cw, 3, other_row);
 }
 
-/* The real kernel build: wall, user and system time of each step, and files per second. */
 static void print_kernel_rows(FILE *out, const struct fdw_bench_run *r, int w)
 {
 	const char *const heads[] = { _("WALL"), _("USER"), _("SYS"), _("CPU"), _("FILES/S"),
 				      _("SPREAD") };
 	int cw[] = { 9, 9, 9, 6, 9, 7 };
-	char wall[24], user[24], sys[24], cpu[24], fps[24], spread[24];
-	size_t i;
 
-	fputc('\n', out);
-	print_header(out, w, heads, cw, 6);
-	for (i = 0; i < r->n_tests; i++) {
-		const struct fdw_bench_test *t = &r->tests[i];
-		const struct fdw_bench_metric *h = headline(t);
-
-		if (strcmp(t->kind, "kernel"))
-			continue;
-		cli_pad(out, cli_safe(fdw_gettext_read(t->title)), w, false);
-		if (!h || !h->n) {
-			fprintf(out, " %s\n", _("not measured here (why: below)"));
-			continue;
-		}
-		fmt_metric(t, "wall_s", wall, sizeof(wall));
-		fmt_metric(t, "user_s", user, sizeof(user));
-		fmt_metric(t, "sys_s", sys, sizeof(sys));
-		fmt_metric(t, "cpu_pct", cpu, sizeof(cpu));
-		/* The heading says the unit; the figure alone fits the column. */
-		if (fdw_bench_metric_get(t, "files_per_s"))
-			fmt_value(fdw_bench_metric_get(t, "files_per_s")->median, "", fps,
-				  sizeof(fps));
-		else
-			fps[0] = '\0';
-		snprintf(spread, sizeof(spread), "%.1f%%", h->spread_pct);
-		fprintf(out, " %*s %*s %*s %*s %*s %*s%s\n", cw[0], wall, cw[1], user, cw[2],
-			sys, cw[3], cpu, cw[4], fps, cw[5], spread,
-			t->unstable ? _("  unstable") : "");
-	}
+	print_rows(out, r, w, "kernel", heads, cw, 6, kernel_row);
 }
 
 void bench_print_table(FILE *out, const struct fdw_bench_run *r)
