@@ -49,8 +49,9 @@ static int record_path(const struct fdw_step_record *k, const char *id, char *bu
 	return fdw_step_record_path(k, NULL, id, buf, len);
 }
 
-static struct json_object *fields_object(const struct fdw_record_field *fields, size_t n,
-					  const char *base);
+static struct json_object *fields_add(struct json_object *o,
+				      const struct fdw_record_field *fields, size_t n,
+				      const char *base);
 
 static struct json_object *field_value(const struct fdw_record_field *f, const char *base)
 {
@@ -68,17 +69,16 @@ static struct json_object *field_value(const struct fdw_record_field *f, const c
 	case FDW_REC_BOOL:
 		return json_object_new_boolean(*(const bool *)(const void *)at);
 	case FDW_REC_OBJ:
-		return fields_object(f->sub, f->n_sub, at);
+		return fields_add(json_object_new_object(), f->sub, f->n_sub, at);
 	}
 	return NULL;
 }
 
-/* The fields of the struct at @base as a new JSON object (NULL: out of memory). */
-static struct json_object *fields_object(const struct fdw_record_field *fields, size_t n,
-					  const char *base)
+/* The fields of the struct at @base added to @o (NULL: out of memory); returns @o. */
+static struct json_object *fields_add(struct json_object *o,
+				      const struct fdw_record_field *fields, size_t n,
+				      const char *base)
 {
-	struct json_object *o = json_object_new_object();
-
 	for (size_t i = 0; o && i < n; i++)
 		json_object_object_add(o, fields[i].key, field_value(&fields[i], base));
 	return o;
@@ -107,8 +107,7 @@ int fdw_step_record_save_file(const struct fdw_step_record *k, const char *path,
 		return -ENOMEM;
 	json_object_object_add(o, "version", json_object_new_int(FDW_STEP_RECORD_VERSION));
 	json_object_object_add(o, "kind", json_object_new_string(k->kind));
-	for (size_t i = 0; i < k->n_fields; i++)
-		json_object_object_add(o, k->fields[i].key, field_value(&k->fields[i], base));
+	fields_add(o, k->fields, k->n_fields, base);
 	if (k->n_steps)
 		json_object_object_add(o, "step", json_object_new_string(k->steps[step]));
 	rc = fdw_json_write_atomic(path, o);
