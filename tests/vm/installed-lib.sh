@@ -336,6 +336,13 @@ vm_restart_prepared()
 		grep -q '^FDW-DRIVE RECOVERY-SHOWN 56$' <<<"$(vm_drive_line "$log" RECOVERY-SHOWN)"
 	vm_check "the new initramfs carries fdewiz, its script, the stage and the header, resize2fs" \
 		grep -q '^FDW-DRIVE INITRD-STEP 5$' <<<"$(vm_drive_line "$log" INITRD-STEP)"
+	# Two keyslots of 258,048 bytes and the two metadata copies: the rest of the 16 MiB are
+	# zeros (luks2/keyslot_area.c), so the step's initramfs is 16 MiB smaller.
+	header=$(vm_drive_line "$log" HEADER-BYTES)
+	echo "prepared header and initramfs: ${header#FDW-DRIVE }"
+	vm_check "the prepared header is 16 MiB, under 1 MiB of it not zero" \
+		awk '$3 == 16777216 && $4 ~ /^nonzero=/ { sub("nonzero=", "", $4); ok = $4 + 0 > 0 &&
+			$4 + 0 < 1048576 } END { exit !ok }' <<<"$header"
 	vm_check "the service is enabled" \
 		grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(vm_drive_line "$log" 'SERVICE ')"
 	vm_check "status says the root is prepared, encrypted at the next restart" \

@@ -18,6 +18,7 @@
 #include "base/durable.h"
 #include "final_window.h"
 #include "first_segment.h"
+#include "keyslot_area.h"
 #include "state/job.h"
 #include "base/log.h"
 #include "luks2_copy.h"
@@ -97,6 +98,7 @@ int fdw_convert_prepare_header(const struct fdw_convert_params *p, const struct 
 {
 	struct crypt_params_luks2 luks2 = { .sector_size = p->sector_size ? p->sector_size : 512 };
 	struct crypt_device *cd = NULL;
+	uint64_t zeroed = 0;
 	int keyslot, rc;
 
 	rc = fdw_crypt_header_file_new(path);
@@ -108,6 +110,12 @@ int fdw_convert_prepare_header(const struct fdw_convert_params *p, const struct 
 	if (!rc)
 		rc = format_with_keyslot(cd, p, pass, &luks2, &keyslot);
 	crypt_free(cd);
+	/* The file travels in the initramfs to the restart: 16 MiB of random bytes less. */
+	if (!rc)
+		rc = fdw_luks2_zero_unused_keyslot_area(path, &zeroed);
+	if (!rc)
+		fdw_log(FDW_LOG_INFO, "prepared header %s: %llu bytes of unused keyslot area zeroed",
+			path, (unsigned long long)zeroed);
 	if (!rc)
 		rc = fdw_sync_path(path);
 	if (rc)

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Zeros over the unused keyslot area of a header file, so that it compresses. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "keyslot_area.h"
+#include "luks2_json.h"
+#include "luks2_peek.h"
+
+/* LUKS2 has 32 keyslots; one more for a reencryption's own. */
+#define MAX_AREAS 33
+
+struct area {
+	uint64_t at, end;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct area *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Every keyslot's area in @root, sorted by where it starts. */
+static int used_areas(json_object *root, struct area *out, size_t *n)
+{
+	json_object *slots, *area;
+	uint64_t at, size;
+
+	*n = 0;
+	if (!json_object_object_get_ex(root, "keyslots", &slots) ||
+	    !json_object_is_type(slots, json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(slots, key, ks) {
+		(void)key;
+		if (!json_object_object_get_ex(ks, "area", &area) ||
+		    !fdw_luks2_u64(area, "offset", &at) || !fdw_luks2_u64(area, "size", &size) ||
+		    size > UINT64_MAX - at)
+			return -EINVAL;
+		if (*n == MAX_AREAS)
+			return -E2BIG;
+		out[(*n)++] = (struct area){ at, at + size };
+	}
+	qsort(out, *n, sizeof(*out), by_start);
+	return 0;
+}
+
+static int write_zeros(int fd, uint64_t at, uint64_t end)
+{
+	static const unsigned char zeros[64 * 1024];
+
+	while (at < end) {
+		size_t len = end - at < sizeof(zeros) ? (size_t)(end - at) : sizeof(zeros);
+		ssize_t put = pwrite(fd, zeros, len, (off_t)at);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return put < 0 ? -errno : -EIO;
+		at += (uint64_t)put;
+	}
+	return 0;
+}
+
+/* Zeros over [@start, @end) of @fd except the sorted @used areas; never past the file. */
+static int zero_gaps(int fd, uint64_t start, uint64_t end, const struct area *used, size_t n,
+		     uint64_t *zeroed)
+{
+	struct stat st;
+	uint64_t at = start;
+	size_t i;
+	int rc = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size < end)
+		end = (uint64_t)st.st_size;
+	for (i = 0; i <= n && !rc; i++) {
+		uint64_t gap_end = i < n && used[i].at < end ? used[i].at : end;
+
+		if (gap_end > at) {
+			rc = write_zeros(fd, at, gap_end);
+			*zeroed += gap_end - at;
+		}
+		if (i < n && used[i].end > at)
+			at = used[i].end;
+	}
+	return rc;
+}
+
+int fdw_luks2_zero_unused_keyslot_area(const char *path, uint64_t *zeroed)
+{
+	struct fdw_luks2_peek p;
+	struct area used[MAX_AREAS];
+	json_object *config;
+	uint64_t size;
+	size_t n;
+	int fd, rc;
+
+	*zeroed = 0;
+	rc = fdw_luks2_peek(path, 0, 0, &p);
+	if (rc)
+		return rc;
+	rc = -EINVAL;
+	if (p.reencrypt || !json_object_object_get_ex(p.json, "config", &config) ||
+	    !fdw_luks2_u64(config, "keyslots_size", &size) || size > UINT64_MAX / 4 ||
+	    p.hdr_size > UINT64_MAX / 4)
+		goto out;
+	rc = used_areas(p.json, used, &n);
+	if (rc)
+		goto out;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = zero_gaps(fd, 2 * p.hdr_size, 2 * p.hdr_size + size, used, n, zeroed);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+out:
+	fdw_luks2_peek_release(&p);
+	return rc;
+}
