@@ -9,7 +9,7 @@ build_pkgs="build-essential autoconf automake autopoint gettext pkg-config
 test_pkgs="cryptsetup-bin cryptsetup xfsprogs btrfs-progs gdisk tmux jq python3 python3-jsonschema python3-cryptography
 	qemu-system-x86 ovmf busybox-static mmdebstrap mtools kmod fio valgrind gdb locales
 	debhelper dpkg-dev lintian bash-completion man-db groff-base clang libclang-rt-14-dev
-	linux-source-6.1 flex bison bc xz-utils lvm2 clevis clevis-luks clevis-tpm2 swtpm swtpm-tools tpm2-tools"
+	linux-source-6.1 flex bison bc xz-utils lvm2 clevis clevis-luks clevis-tpm2 swtpm swtpm-tools tpm2-tools openssl"
 
 case "${1:-build}" in
 build) pkgs=$build_pkgs ;;
