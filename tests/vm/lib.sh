@@ -5,6 +5,7 @@
 # guest half with vm_run, checks with vm_check, and ends with vm_finish.
 
 VM_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$VM_HERE/../lib/sums.sh"
 VM_PASSED=0
 VM_FAILED=0
 
