@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "durable.h"
+#include "fileio.h"
 
 static int sync_one(const char *path, int flags)
 {
@@ -54,22 +55,6 @@ static int sync_dir_of(const char *path)
 	return rc;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t w = write(fd, p + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		done += (size_t)w;
-	}
-	return 0;
-}
-
 int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char tmp[PATH_MAX];
@@ -87,7 +72,7 @@ int fdw_write_file_atomic(const char *path, const void *data, size_t len, unsign
 	if (fchmod(fd, mode & 07777) != 0)
 		rc = -errno;
 	if (!rc)
-		rc = write_all(fd, data, len);
+		rc = fdw_pwrite_full(fd, data, len, 0);
 	if (!rc && fsync(fd) != 0)
 		rc = -errno;
 	if (close(fd) != 0 && !rc)

@@ -29,6 +29,22 @@ ssize_t fdw_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return (ssize_t)done;
 }
 
+int fdw_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 /* Read @fd to its end, at most @max bytes (one more tells a longer file), into @buf. */
 static int read_to_end(int fd, size_t max, unsigned flags, char **buf, size_t *len)
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reading files and devices whole, through short reads and interruptions. */
+/* Reading files and devices whole, and writing at an offset, through short reads and writes
+ * and interruptions. */
 #ifndef FDW_FILEIO_H
 #define FDW_FILEIO_H
 
@@ -12,6 +13,10 @@
  * read (fewer only at the end of the device or file), or -errno.
  */
 ssize_t fdw_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
+/* Write all @len bytes of @buf at @off of @fd, going on after short writes and EINTR: 0,
+ * -errno, or -EIO when a write takes nothing. */
+int fdw_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 
 /* How fdw_read_file() reads. */
 enum {

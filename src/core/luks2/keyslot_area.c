@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "keyslot_area.h"
 #include "luks2_json.h"
 #include "luks2_peek.h"
@@ -53,18 +54,15 @@ static int used_areas(json_object *root, struct area *out, size_t *n)
 static int write_zeros(int fd, uint64_t at, uint64_t end)
 {
 	static const unsigned char zeros[64 * 1024];
+	int rc = 0;
 
-	while (at < end) {
+	while (at < end && !rc) {
 		size_t len = end - at < sizeof(zeros) ? (size_t)(end - at) : sizeof(zeros);
-		ssize_t put = pwrite(fd, zeros, len, (off_t)at);
 
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put <= 0)
-			return put < 0 ? -errno : -EIO;
-		at += (uint64_t)put;
+		rc = fdw_pwrite_full(fd, zeros, len, at);
+		at += len;
 	}
-	return 0;
+	return rc;
 }
 
 /* Zeros over [@start, @end) of @fd except the sorted @used areas; never past the file. */
