@@ -146,6 +146,11 @@ static void print_view_line(const struct view *v)
 	}
 	if (v->p.state == FDW_JOB_RUNNING && v->p.pace[0])
 		printf(_("  pace %s"), cli_safe(v->p.pace));
+	/* A suspend's time is in no speed or time left: say it was there. */
+	if (v->p.slept >= 1) {
+		fdw_format_duration(v->p.slept, "?", elapsed, sizeof(elapsed));
+		printf(_("  asleep %s (not counted)"), elapsed);
+	}
 	if (!v->recorded && !v->restart_begun)
 		printf(_("  (started outside fdewiz)"));
 	if (v->p.message[0])
@@ -215,6 +220,7 @@ static struct json_object *view_json(const struct view *v)
 								  v->job.pace[0] ? v->job.pace : "auto"));
 	json_object_object_add(o, "yielding", json_object_new_boolean(v->p.yielding));
 	json_object_object_add(o, "others_bps", json_object_new_double(v->p.others_bps));
+	json_object_object_add(o, "slept", json_object_new_double(v->p.slept));
 	json_object_object_add(o, "detached_header", v->job.detached_header[0] ?
 			       json_object_new_string(v->job.detached_header) : NULL);
 	/* A stale backup is no header backup: it is named apart, with the sentence. */

@@ -149,7 +149,7 @@ static void test_record_round_trip(void **state)
 	char path[] = "/tmp/fdewiz-progress-XXXXXX";
 	struct fdw_progress in = { .state = FDW_JOB_PAUSED, .done = 1ULL << 33,
 				   .total = 1ULL << 34, .speed = 1.5e8, .elapsed = 12.5,
-				   .eta = -1, .pid = 4242 };
+				   .eta = -1, .pid = 4242, .slept = 420.5 };
 	struct fdw_progress out;
 	int fd = mkstemp(path);
 
@@ -163,6 +163,7 @@ static void test_record_round_trip(void **state)
 	assert_int_equal(out.state, FDW_JOB_PAUSED);
 	assert_true(out.done == in.done && out.total == in.total);
 	assert_int_equal(out.pid, 4242);
+	assert_true(out.slept == 420.5);
 	assert_int_equal(out.phase, FDW_PHASE_GROWING_FS);
 	assert_string_equal(out.message, in.message);
 	unlink(path);
@@ -232,6 +233,8 @@ static void test_old_records_load(void **state)
 		assert_int_equal(fdw_progress_read(path, &out), 0);
 		assert_int_equal(out.phase, recs[i].want);
 		assert_true(out.total == 5);
+		/* Written before a conversion knew of sleep: none. */
+		assert_true(out.slept == 0);
 	}
 	close(fd);
 	unlink(path);

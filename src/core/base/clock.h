@@ -9,5 +9,8 @@
 uint64_t fdw_now_ns(void);
 /* The same in seconds. */
 double fdw_now_s(void);
+/* Seconds this machine has spent suspended (asleep) since it started: CLOCK_BOOTTIME counts
+ * them, CLOCK_MONOTONIC does not. Only differences mean anything. */
+double fdw_asleep_s(void);
 
 #endif

@@ -41,6 +41,8 @@
 /* Between two steps of the conversion (a hotzone may take long on a slow disk), the time
  * left is published again this often, so it counts down, or grows while a step is late. */
 #define ETA_REFRESH_S 1.0
+/* A gap in CLOCK_BOOTTIME over CLOCK_MONOTONIC this long is the machine having slept. */
+#define SLEEP_NOTE_S 1.0
 
 struct publisher {
 	char path[PATH_MAX];
@@ -54,6 +56,7 @@ struct publisher {
 	bool power_guard;	/* pause on a low battery (not when started on one by force) */
 	bool battery_low;	/* stopped for that: wait for the charger, then go on */
 	double last_power;
+	double asleep_seen;	/* fdw_asleep_s() when last looked */
 	/* While converting, the refresher thread publishes too: @lock guards @p and @window. */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -128,14 +131,35 @@ static void pace_step(struct publisher *pub, uint64_t done, double t)
 	pthread_mutex_unlock(&pub->lock);
 }
 
+/*
+ * The machine slept (suspend to RAM, a closed lid) since this was last looked at. The
+ * speed and the time left go by the monotonic clock, which stood still meanwhile, so they
+ * need nothing; the journal and the status record say how long it slept and where, so that
+ * the gap is explained. True when it did (to be published).
+ */
+static bool note_sleep(struct publisher *pub, uint64_t done, uint64_t total)
+{
+	double asleep = fdw_asleep_s(), gap = asleep - pub->asleep_seen;
+
+	if (gap < SLEEP_NOTE_S)
+		return false;
+	pub->asleep_seen = asleep;
+	pub->p.slept += gap;
+	fdw_log(FDW_LOG_INFO, "the machine slept %.0f s at %.1f %%; the conversion goes on", gap,
+		total ? 100.0 * (double)done / (double)total : 0.0);
+	return true;
+}
+
 static int on_progress(uint64_t done, uint64_t total, void *ctx)
 {
 	struct publisher *pub = ctx;
 	double t = now_since(&pub->start);
+	bool slept;
 
 	pthread_mutex_lock(&pub->lock);
 	fdw_speed_add(&pub->window, t, done);
-	if (t - pub->last_publish >= PUBLISH_INTERVAL_S || done == total) {
+	slept = note_sleep(pub, done, total);
+	if (t - pub->last_publish >= PUBLISH_INTERVAL_S || done == total || slept) {
 		pub->last_publish = t;
 		pub->p.done = done;
 		pub->p.total = total;
@@ -328,6 +352,7 @@ static void publish_start(struct publisher *pub, const struct fdw_job *job,
 	snprintf(pub->p.pace, sizeof(pub->p.pace), "%s", fdw_pace_name(pub->pace));
 	pub->p.yielding = false;
 	pub->p.others_bps = 0;
+	pub->asleep_seen = fdw_asleep_s();
 	fdw_pacer_init(&pub->pacer, v->device);
 	publish(pub);
 	fdw_log(FDW_LOG_INFO, "%s: conversion running on %s%s, pace %s", job->address, v->device,

@@ -127,6 +127,7 @@ int fdw_progress_write(const char *path, const struct fdw_progress *p)
 	json_object_object_add(o, "pace", json_object_new_string(p->pace));
 	json_object_object_add(o, "yielding", json_object_new_boolean(p->yielding));
 	json_object_object_add(o, "others_bps", json_object_new_double(p->others_bps));
+	json_object_object_add(o, "slept", json_object_new_double(p->slept));
 	if (p->bench_what[0]) {
 		struct json_object *b = json_object_new_object();
 
@@ -166,6 +167,7 @@ int fdw_progress_read(const char *path, struct fdw_progress *p)
 	fdw_json_get_str(o, "pace", p->pace, sizeof(p->pace));
 	p->yielding = json_object_object_get_ex(o, "yielding", &b) && json_object_get_boolean(b);
 	p->others_bps = fdw_json_get_double(o, "others_bps");
+	p->slept = fdw_json_get_double(o, "slept");
 	if (json_object_object_get_ex(o, "bench", &b) && json_object_is_type(b, json_type_object)) {
 		fdw_json_get_str(b, "what", p->bench_what, sizeof(p->bench_what));
 		p->bench_fraction = fdw_json_get_double(b, "fraction");

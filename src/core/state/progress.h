@@ -72,6 +72,9 @@ struct fdw_progress {
 	char pace[8];
 	bool yielding;
 	double others_bps;
+	/* Seconds the machine slept (suspended) while the conversion ran: not in @elapsed, the
+	 * speed or the time left, which count only time awake. */
+	double slept;
 };
 
 /*
