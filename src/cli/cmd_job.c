@@ -464,7 +464,7 @@ static void status_error(const char *address, int rc, bool json)
 static bool show_prepared(const char *address, bool json)
 {
 	struct fdw_restart_stage st;
-	char text[1024];
+	char text[2048];
 
 	if (!prepared_of(address, &st))
 		return false;
@@ -473,7 +473,7 @@ static bool show_prepared(const char *address, bool json)
 		return true;
 	}
 	fdw_restart_phase_text(FDW_RESTART_PREPARED, &st, text, sizeof(text));
-	printf("%s  %s\n", cli_safe(address ? address : st.address), text);
+	printf("%s  %s\n", cli_safe(address ? address : st.address), cli_safe(text));
 	return true;
 }
 

@@ -12,7 +12,10 @@
 # record in @rootfs (one at the top level, outside the root, does not count) and with
 # another preparation's there, not a byte of the partition changed; with its own there, the
 # step is not refused as cancelled. (An LVM PV's step activates its volume group, which
-# needs device-mapper: test-vm-system-lvm.sh checks it there.)
+# needs device-mapper: test-vm-system-lvm.sh checks it there.) First a passphrase that does
+# not open the prepared header: the boot script is told to ask again. Each time the step
+# leaves the started system why it did not begin (its /run), and status there says the root
+# is still prepared and why this start is plain.
 # Cost: about 15 s.
 . "$(dirname "$0")/../lib/start.sh"
 require_cmds parted sha256sum losetup unshare cryptsetup mkfs.ext4 mkfs.btrfs btrfs blkid
@@ -43,16 +46,45 @@ cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 --pbkdf-force-ite
 	--header "$carried/header" --key-file "$IMG_TMP/key" "$loop"
 before=$(dd if="$loop" bs=1M count=16 status=none | sha256sum)
 
-# step [DIR]: the boot script's call on the stage record in DIR (default $carried), in a mount
-# namespace with a /run of its own.
+# step [DIR [KEY]]: the boot script's call on the stage record in DIR (default $carried), the
+# passphrase in the file KEY (default $IMG_TMP/key), in a mount namespace with a /run of its
+# own; what it left there for the started system (why it did not begin) in step.failed, and
+# what `status` says then of the root prepared in $IMG_TMP/system (its state folder) in
+# step.status.
 step()
 {
 	local rc=0
-	unshare -m bash -c "mount --make-rprivate / && mount -t tmpfs tmpfs /run &&
-		\"$FDEWIZ\" restart-step \"${1:-$carried}/stage\" <\"$IMG_TMP/key\"" \
-		>"$IMG_TMP/step.out" 2>"$IMG_TMP/step.err" || rc=$?
+	rm -f "$IMG_TMP/step.failed" "$IMG_TMP/step.status"
+	unshare -m bash -c "mount --make-rprivate / && mount -t tmpfs tmpfs /run && {
+		rc=0
+		\"$FDEWIZ\" restart-step \"${1:-$carried}/stage\" <\"${2:-$IMG_TMP/key}\" || rc=\$?
+		cat /run/fdewiz-restart/step-failed >\"$IMG_TMP/step.failed\" 2>/dev/null || :
+		FDEWIZ_STATE_DIR=\"$IMG_TMP/system\" \"$FDEWIZ\" status \"$loop\" \
+			>\"$IMG_TMP/step.status\" 2>&1 || :
+		exit \$rc
+	}" >"$IMG_TMP/step.out" 2>"$IMG_TMP/step.err" || rc=$?
 	echo "$rc"
 }
+# The started system's own preparation of the same root (its stage record).
+mkdir -p "$IMG_TMP/system/restart"
+stage "$uuid" >"$IMG_TMP/system/restart/stage"
+
+# 0. A passphrase that does not open the prepared header (typed wrong three times at the
+# start): the boot script's "try again" status; the started system is left why.
+printf 'not the passphrase' >"$IMG_TMP/wrong-key"
+rc=$(step "$carried" "$IMG_TMP/wrong-key")
+assert_eq "wrong passphrase: the step asks again (exit 3)" 3 "$rc"
+assert_contains "wrong passphrase: the started system is left why" \
+	"$(cat "$IMG_TMP/step.failed")" "the passphrase typed at the start did not open the prepared header"
+assert_eq "wrong passphrase: its first 16 MiB unchanged" "$before" \
+	"$(dd if="$loop" bs=1M count=16 status=none | sha256sum)"
+# What the started system's status says: still prepared, and why this start is plain.
+echo "status at that start: $(cat "$IMG_TMP/step.status")"
+assert_contains "wrong passphrase: status says the root is still prepared" \
+	"$(tr -s ' \n' ' ' <"$IMG_TMP/step.status")" "prepared: encrypted at the next restart"
+assert_contains "wrong passphrase: status says why this start is plain" \
+	"$(tr -s ' \n' ' ' <"$IMG_TMP/step.status")" \
+	"At this start its step did not begin: the passphrase typed at the start did not open"
 
 # 1. Cancelled: the system's root has no stage record any more.
 rc=$(step)
@@ -62,6 +94,8 @@ assert_contains "cancelled: says why" "$(cat "$IMG_TMP/step.err")" \
 assert_contains "cancelled: says nothing was changed and what to do" \
 	"$(cat "$IMG_TMP/step.err")" "nothing was changed; make its initramfs again (update-initramfs -u)"
 assert_eq "cancelled: no mapping to mount" "" "$(cat "$IMG_TMP/step.out")"
+assert_contains "cancelled: the started system is left why" "$(cat "$IMG_TMP/step.failed")" \
+	"the encryption was cancelled in the system ('fdewiz cancel')"
 assert_eq "cancelled: still ext4, no LUKS header" ext4 "$(blkid -p -s TYPE -o value "$loop")"
 assert_eq "cancelled: its first 16 MiB unchanged" "$before" \
 	"$(dd if="$loop" bs=1M count=16 status=none | sha256sum)"

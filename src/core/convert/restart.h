@@ -107,6 +107,11 @@ void fdw_restart_plan(const struct fdw_restart_stage *st,
 
 /* The step's full log in the initramfs's /run, which the started system keeps. */
 #define FDW_RESTART_STEP_LOG "/run/" FDW_RESTART_NAME "/step.log"
+/* Why the step at this start did not begin the conversion (beside its log); none when it
+ * did, or when no step ran. */
+#define FDW_RESTART_STEP_FAILED "/run/" FDW_RESTART_NAME "/step-failed"
+/* That reason into @buf (one line of text); false when there is none. */
+bool fdw_restart_step_failed(char *buf, size_t len);
 
 /*
  * In the initramfs, before the root is mounted (@stage: its copy there): begin the

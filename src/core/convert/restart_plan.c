@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/keyring.h"
 #include "boot/restart_files.h"
@@ -112,15 +113,41 @@ bool fdw_restart_goes_on_with(struct fdw_restart_begun *b, const struct fdw_job 
 	return !recorded || b->service_pending;
 }
 
+bool fdw_restart_step_failed(char *buf, size_t len)
+{
+	char *text = NULL, *c;
+	size_t n;
+
+	if (fdw_read_file(FDW_RESTART_STEP_FAILED, 2048,
+			  FDW_READ_NOFOLLOW | FDW_READ_TEXT | FDW_READ_PREFIX, &text, &n, NULL) != 0)
+		return false;
+	for (c = text; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	snprintf(buf, len, "%s", text);
+	free(text);
+	return n > 0;
+}
+
 void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
 			    char *buf, size_t len)
 {
-	if (phase == FDW_RESTART_PREPARED)
+	char failed[1024];
+	size_t n;
+
+	if (phase == FDW_RESTART_PREPARED) {
 		snprintf(buf, len, _("prepared: encrypted at the next restart (the passphrase is "
 				     "asked before the system starts, then it converts in the "
 				     "background as %s); 'fdewiz cancel' undoes the preparation"),
 			 st->name);
-	else if (phase == FDW_RESTART_BEGUN)
+		/* A restart whose step gave up: this start is plain, and why. */
+		n = strlen(buf);
+		if (fdw_restart_step_failed(failed, sizeof(failed)) && n < len)
+			snprintf(buf + n, len - n, _(". At this start its step did not begin: %s"),
+				 failed);
+		return;
+	}
+	if (phase == FDW_RESTART_BEGUN)
 		snprintf(buf, len, _("its service (fdewiz-restart) goes on with it in the "
 				     "background once the system has started; nothing to do"));
 	else if (len)

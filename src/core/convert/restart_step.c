@@ -200,8 +200,8 @@ static int open_group(const struct fdw_restart_stage *st, char *root, size_t roo
 	return 0;
 }
 
-int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
-		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len)
+static int step_run(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
+		    void *ctx, char *mapper, size_t mapper_len, char *why, size_t len)
 {
 	char header[PATH_MAX], device[PATH_MAX], desc[128], *copy;
 	struct fdw_restart_stage st;
@@ -286,6 +286,30 @@ int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase
 			"'fdewiz resume' will ask for it");
 	snprintf(mapper, mapper_len, "/dev/mapper/%s", st.name);
 	return st.vg[0] ? open_group(&st, mapper, mapper_len, why, len) : 0;
+}
+
+/*
+ * The step, and what the started system is to say of it: when it did not begin the
+ * conversion, why (the system starts plain and stays prepared), in the initramfs's /run,
+ * which the started system keeps until the next restart; when it did, no such note.
+ */
+int fdw_restart_step(const char *stage, const struct fdw_secret *pass, fdw_phase_fn phase,
+		     void *ctx, char *mapper, size_t mapper_len, char *why, size_t len)
+{
+	const char *note = why;
+	int rc = step_run(stage, pass, phase, ctx, mapper, mapper_len, why, len);
+
+	if (!rc) {
+		unlink(FDW_RESTART_STEP_FAILED);
+		return 0;
+	}
+	if (rc == -EKEYREJECTED)
+		note = _("the passphrase typed at the start did not open the prepared header.");
+	else if (!why[0])
+		note = strerror(-rc);
+	if (fdw_write_file_atomic(FDW_RESTART_STEP_FAILED, note, strlen(note), 0600) != 0)
+		fdw_log(FDW_LOG_WARN, "%s could not be written", FDW_RESTART_STEP_FAILED);
+	return rc;
 }
 
 /* Copy @from to @to (atomically), then remove @from. */
@@ -412,9 +436,17 @@ int fdw_restart_take_over(struct fdw_restart_stage *st, struct fdw_secret **pass
 		return -ENOENT;
 	}
 	if (!realpath(st->device, dev) || !fdw_luks2_peek_has_uuid(dev, st->uuid)) {
-		snprintf(why, len, _("the step at the restart did not encrypt %s (its messages "
-				     "were shown before the system started); it stays prepared for "
-				     "the next restart ('fdewiz cancel' undoes it)."), st->address);
+		char failed[1024];
+
+		if (fdw_restart_step_failed(failed, sizeof(failed)))
+			snprintf(why, len, _("the step at the restart did not encrypt %s: %s It "
+					     "stays prepared for the next restart ('fdewiz cancel' "
+					     "undoes it)."), st->address, failed);
+		else
+			snprintf(why, len, _("the step at the restart did not encrypt %s (its "
+					     "messages were shown before the system started); it "
+					     "stays prepared for the next restart ('fdewiz cancel' "
+					     "undoes it)."), st->address);
 		return -EAGAIN;
 	}
 	rc = fdw_state_dir_ensure();
