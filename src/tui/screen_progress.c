@@ -419,6 +419,13 @@ static int draw_state(struct tui *t, int y)
 			snprintf(line, sizeof(line), _("Pace: %s"), p->pace);
 		tui_put(y++, 2, COLS - 4, line, false);
 	}
+	/* A suspend's time is in no speed or time left: say it was there. */
+	if (p->slept >= 1) {
+		snprintf(line, sizeof(line), _("Asleep: %s (suspended; not in the speed or the time "
+					       "left)"), fdw_format_duration(p->slept, "--:--", el,
+									     sizeof(el)));
+		tui_put(y++, 2, COLS - 4, line, false);
+	}
 	if (p->state == FDW_JOB_RUNNING && p->phase == FDW_PHASE_BENCHMARKING &&
 	    p->bench_what[0]) {
 		y += tui_wrap(y + 1, 2, COLS - 4, 2, _("Measuring the speed of the encrypted "
