@@ -19,6 +19,10 @@ extern const char *fdw_progname;
  * used in one printf. The JSON output never goes through this.
  */
 const char *cli_safe(const char *s);
+/* The engine's notes (level info: the pace taken up, a sleep, a stop) on standard error
+ * from now on, as -v shows them (without the debug lines): for a service, whose standard
+ * error is its journal. */
+void cli_show_info(void);
 
 /* Display width of UTF-8 @s (CJK takes two columns), or its byte length if invalid. */
 int cli_text_width(const char *s);

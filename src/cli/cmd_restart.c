@@ -232,6 +232,9 @@ int cmd_restart_continue(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return FDW_EXIT_USAGE;
+	/* The service's standard error is its journal: the engine's notes belong there, as a
+	 * background conversion's go to the system log. */
+	cli_show_info();
 	fdw_secret_harden_process();
 	rc = fdw_restart_take_over(&st, &pass, why, sizeof(why));
 	if (rc) {

@@ -286,7 +286,7 @@ vm_restart_root()
 # labelled fdw-drive, VM_BOOT_DISK2), whose drive.sh its check unit runs at each boot:
 # guest/system-restart-drive.sh, fdewiz, the passphrase ($VM_WORK/key), the root partition
 # ROOT, the phase "arm", and each FILE (a path whose name it keeps, or a word: an empty file
-# of that name: "lean", "bench" or "dryrun").
+# of that name: "lean", "bench", "dryrun", "sleep", "reboot" or "stepfail").
 vm_restart_drive()
 {
 	local d=$VM_WORK/drive f

@@ -11,7 +11,10 @@
 #   2. the restart: the passphrase typed once at the initramfs prompt; fdewiz's step checks
 #      the unmounted btrfs (btrfs check), shrinks it (mounted privately), writes the header
 #      and opens the volume; the system comes up with the subvolume on dm-crypt while the
-#      service converts; once it has converted a tenth the system is restarted cleanly
+#      service converts; at a twentieth the machine is suspended to RAM (systemd's
+#      suspend, S3) and an RTC alarm wakes it 15 s later: the conversion goes on by itself,
+#      its journal says how long it slept and where, status says "asleep 0:15 (not
+#      counted)"; once it has converted a tenth the system is restarted cleanly
 #      ('systemctl reboot'): at that shutdown the service stops at a safe point, as
 #      interrupted (not paused), and says where in its journal (kept on disk for the
 #      test), failing nothing; the next start asks once and the service goes on by itself
@@ -20,8 +23,9 @@
 #   3. Debian's own cryptroot opens it, the recovery key typed at its prompt: every old file
 #      and every file written during the conversion checks out, / is the subvolume;
 # then a live VM runs btrfs check inside the volume.
-# Cost: four OVMF boots and one live VM, about 9 minutes under TCG (measured 416 s in the
-# suite's run of 6fbffcf with three boots; the fourth, the clean restart, adds a boot).
+# Cost: four OVMF boots and one live VM, about 7 minutes under TCG (measured 375 s, 339 s of
+# CPU, alone, with the sleep: it adds the 15 s asleep and a few to wake; 403 s beside the
+# other tiers in the suite's cold run of b0713d8, without it).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -37,8 +41,8 @@ printf 'restart on btrfs, 27' >"$VM_WORK/key"
 export VM_BOOT_EFI=1
 
 # With the plan alone first (dryrun): 'encrypt --at-restart --dry-run' in one of the tests;
-# and a clean restart during the conversion (reboot).
-vm_restart_drive /dev/vda3 lean dryrun reboot
+# a suspend to RAM (sleep) and a clean restart (reboot) during the conversion.
+vm_restart_drive /dev/vda3 lean dryrun sleep reboot
 
 # 1. Plain, on btrfs (/ the subvolume): its own fdewiz prepares the restart.
 vm_restart_lean_arm "$img" 'root=/dev/vda3 type=part' ' checked and shrunk by 32 MiB'
@@ -52,6 +56,14 @@ vm_check "it carries the btrfs tool and module" \
 log=$VM_WORK/boot2s.log
 vm_boot_installed "$img" "$log" "$VM_WORK/key" 1800
 echo "$VM_NAME: TIMING boot-2-shutdown ${VM_BOOT_SECONDS}s in qemu"
+slept=$(vm_drive_line "$log" SLEPT)
+echo "$slept"
+tr -d '\r' <"$log" | grep -a '^FDW-DRIVE SLEEP-JOURNAL ' || true
+vm_check "suspended to RAM mid-conversion (S3), woken by the RTC: it went on by itself, and said it slept" \
+	awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { exit !(v["deep"] == 1 && v["noted"] == 1 && v["p2"] + 0 > v["p1"] + 0) }' <<<"$slept"
+vm_check "status after the wake: running, the sleep shown and not counted" \
+	grep -Eq 'after=/dev/vda3 running .* asleep 0:[0-9]{2} \(not counted\)' <<<"$slept"
 vm_drive_line "$log" REBOOTING
 vm_check "the service converted, then the system restarted cleanly (systemctl reboot)" \
 	bash -c "grep -Eq '^FDW-DRIVE REBOOTING /dev/vda3 running [1-9][0-9]\.' <<<'$(vm_drive_line "$log" REBOOTING)' &&

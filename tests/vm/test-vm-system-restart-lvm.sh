@@ -3,11 +3,14 @@
 # Debian's guided "use entire disk and set up LVM" on an EFI machine (installed-image.sh's
 # disk-lvm.img: GPT, the ESP on 1, /boot on 2, an LVM physical volume on 3 holding volume
 # group fdw-installed-vg with root and swap_1 at its end, no free extents; GRUB for EFI),
-# booted from its own disk under OVMF three times, each boot's own steps coming from a
+# booted from its own disk under OVMF four times, each boot's own steps coming from a
 # second disk (guest/system-restart-drive.sh, "lean"):
 #   1. its own fdewiz prepares the encryption of the PV under its running root at the next
 #      restart (the plan says the volume group's steps; the initramfs made again carries the
 #      step and LVM's tools);
+#   2a. a restart given a wrong passphrase at each of the step's three prompts: the step
+#      does not begin, the system starts plain from its volume group, and status and the
+#      service say it is still prepared and why this start is plain;
 #   2. the restart: the passphrase typed once at the initramfs prompt; fdewiz's step finds
 #      the preparation on the root volume, deactivates the volume group that udev opened,
 #      makes the header's room at the PV's end (the swap volume 32 MiB smaller, its swap
@@ -19,8 +22,9 @@
 #      the volume group: every old file and every file written during the conversion checks
 #      out, the smaller swap volume is in use;
 # then a live VM runs e2fsck on the root volume inside the encrypted PV.
-# Cost: three OVMF boots and one live VM, about 8 minutes under TCG (measured: 477 s in the
-# suite's run of 6fbffcf: boots of 149, 269 and 50 s, the step at the restart 18 s).
+# Cost: four OVMF boots and one live VM, about 7 minutes under TCG (measured: 407 s, 351 s
+# of CPU, beside another boot test: boots of 142, 46 (the wrong passphrase), 158 and 48 s;
+# 305 s without the wrong passphrase's boot in the suite's cold run of b0713d8).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -37,7 +41,8 @@ printf 'restart on lvm, 27' >"$VM_WORK/key"
 export VM_BOOT_EFI=1
 root_lv=/dev/mapper/fdw--installed--vg-root
 
-vm_restart_drive /dev/vda3 lean
+# Its first restart is given a wrong passphrase (stepfail).
+vm_restart_drive /dev/vda3 lean stepfail
 
 # 1. Plain, on LVM: its own fdewiz prepares the restart.
 vm_restart_lean_arm "$img" "root=$root_lv type=lvm" \
@@ -47,6 +52,24 @@ vm_check "the plan says there is no benchmark of a PV, and why" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE ARM-OUT   benchmark: *none (an LVM physical volume holds no filesystem'"
 vm_check "it carries LVM's tools for the room (pvresize, lvreduce) and util-linux's mkswap" \
 	grep -q '^FDW-DRIVE INITRD-LVM 3$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-LVM)"
+
+# 2a. The restart with a wrong passphrase typed at each of the step's three prompts: the
+# step does not begin; the system starts plain from its volume group, still prepared, and
+# says why at that start.
+printf 'not the passphrase' >"$VM_WORK/wrong-key"
+log=$VM_WORK/boot2f.log
+vm_boot_installed "$img" "$log" "$VM_WORK/wrong-key" 900
+echo "$VM_NAME: TIMING boot-2-wrong-passphrase ${VM_BOOT_SECONDS}s in qemu"
+not_begun=$(vm_drive_line "$log" STEP-NOT-BEGUN)
+service=$(vm_drive_line "$log" STEP-SERVICE)
+printf '%s\n%s\n' "$not_begun" "$service"
+vm_check "asked three times, then started plain from its volume group, every file good" \
+	bash -c "[ '$VM_BOOT_PROMPTS' = 3 ] &&
+		grep -q '^FDW-BOOT-OK sums=ok files=3000 root=lvm\$' <<<'$(vm_boot_result "$log")'"
+vm_check "status: still prepared, and why this start is plain" \
+	grep -q 'prepared: encrypted at the next restart .*At this start its step did not begin: the passphrase typed at the start did not open the prepared header' <<<"$not_begun"
+vm_check "the service: the step did not encrypt it, why, still prepared; nothing failed" \
+	grep -q "^FDW-DRIVE STEP-SERVICE success .*did not encrypt /dev/vda3: the passphrase typed at the start did not open the prepared header. It stays prepared for the next restart" <<<"$service"
 
 # 2. The restart: the step in the initramfs, then the service converts.
 vm_restart_converts "$img" "$VM_WORK/key" vda3_crypt 0

@@ -137,7 +137,7 @@ static void pace_step(struct publisher *pub, uint64_t done, double t)
  * need nothing; the journal and the status record say how long it slept and where, so that
  * the gap is explained. True when it did (to be published).
  */
-static bool note_sleep(struct publisher *pub, uint64_t done, uint64_t total)
+static bool note_sleep(struct publisher *pub, uint64_t total)
 {
 	double asleep = fdw_asleep_s(), gap = asleep - pub->asleep_seen;
 
@@ -145,8 +145,9 @@ static bool note_sleep(struct publisher *pub, uint64_t done, uint64_t total)
 		return false;
 	pub->asleep_seen = asleep;
 	pub->p.slept += gap;
+	/* Where it was when it went to sleep: the last position published before. */
 	fdw_log(FDW_LOG_INFO, "the machine slept %.0f s at %.1f %%; the conversion goes on", gap,
-		total ? 100.0 * (double)done / (double)total : 0.0);
+		total ? 100.0 * (double)pub->p.done / (double)total : 0.0);
 	return true;
 }
 
@@ -158,7 +159,7 @@ static int on_progress(uint64_t done, uint64_t total, void *ctx)
 
 	pthread_mutex_lock(&pub->lock);
 	fdw_speed_add(&pub->window, t, done);
-	slept = note_sleep(pub, done, total);
+	slept = note_sleep(pub, total);
 	if (t - pub->last_publish >= PUBLISH_INTERVAL_S || done == total || slept) {
 		pub->last_publish = t;
 		pub->p.done = done;

@@ -12,7 +12,9 @@
 # with the file "lean" (test-vm-system-restart-btrfs.sh) the wizard, the battery guard and
 # the pause are left to test-vm-system-restart.sh; with "dryrun" the plan is printed alone
 # first ('encrypt --at-restart --dry-run'); with "reboot" the system is restarted cleanly
-# ('systemctl reboot') once the service has converted a tenth.
+# ('systemctl reboot') once the service has converted a tenth; with "sleep" it is suspended
+# to RAM once it has converted a twentieth; with "stepfail" the first restart was given a
+# wrong passphrase (the step did not begin).
 d=/run/fdw-drive
 rootdev=$(cat $d/root)
 lean=0
@@ -156,6 +158,24 @@ arm)
 	sync $d/phase
 	;;
 convert)
+	# A wrong passphrase typed at each of the step's three prompts (the file "stepfail"),
+	# once: the step does not begin, the system starts plain (from its volume group for a
+	# PV) and stays prepared; status and the service say why. The next start is given the
+	# right passphrase.
+	if [ -e $d/stepfail ] && [ ! -e $d/stepfailed ] && [ -z "$root_crypt" ]; then
+		touch $d/stepfailed
+		sync
+		w=0
+		while [ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
+			systemctl is-active -q fdewiz-restart.service; do
+			[ $w -lt 120 ] || break
+			sleep 1
+			w=$((w + 1))
+		done
+		say "STEP-NOT-BEGUN $(fdewiz status $rootdev 2>&1 | tr '\n' ' ' | tr -s ' ')"
+		say "STEP-SERVICE $(systemctl show -p Result --value fdewiz-restart.service) $(journalctl -b -u fdewiz-restart.service -o cat | tr '\n' ' ')"
+		exit 0
+	fi
 	if [ ! -e $d/guarded ]; then
 		# The service's first run: on battery at 10 % it waits for the charger at its
 		# first safe point, and nothing moves; plugged in, it goes on.
@@ -208,6 +228,37 @@ convert)
 		say "RESUMED rc=$rc $(status1)"
 		touch $d/resumed
 		sync
+	fi
+	# A suspend to RAM during the conversion (the file "sleep"): once the service has
+	# converted a twentieth, systemd suspends the machine (as a closed lid does) and an RTC
+	# alarm wakes it 15 s later. The conversion goes on by itself; its journal and status
+	# say how long it slept, and that time is in no speed or time left.
+	if [ -e $d/sleep ] && [ ! -e $d/slept ]; then
+		w=0
+		until converting_data && [ "$(percent | cut -d. -f1)" -ge 5 ] 2>/dev/null; do
+			[ $w -lt 900 ] || break
+			sleep 2
+			w=$((w + 2))
+		done
+		p1=$(percent)
+		touch $d/slept
+		sync
+		rtcwake -m no -s 15 >/dev/null
+		systemctl suspend
+		# systemctl returns at once: back once systemd-sleep says so.
+		w=0
+		until journalctl -b -u systemd-suspend.service -o cat | grep -q 'returned from sleep'; do
+			[ $w -lt 300 ] || break
+			sleep 1
+			w=$((w + 1))
+		done
+		# Then until the next hotzone has moved it on.
+		p2=$(percent)
+		w=0
+		while [ "$(percent)" = "$p2" ] && [ $w -lt 120 ]; do sleep 2; w=$((w + 2)); done
+		say "SLEPT p1=$p1 p2=$(percent) deep=$(dmesg | grep -c 'PM: suspend entry (deep)') noted=$(journalctl -b -u fdewiz-restart.service -o cat | grep -c 'the machine slept') after=$(status1)"
+		journalctl -b -u fdewiz-restart.service -o cat | tr '\r' '\n' |
+			grep 'the machine slept' | sed 's/^/FDW-DRIVE SLEEP-JOURNAL /'
 	fi
 	# A shutdown during the conversion (the file "reboot"): 'systemctl reboot' once the
 	# service has converted a tenth; at the next start, what the journal kept of its stop.
