@@ -23,6 +23,11 @@ const char *cli_safe(const char *s);
  * from now on, as -v shows them (without the debug lines): for a service, whose standard
  * error is its journal. */
 void cli_show_info(void);
+/* A progress line ("\rencrypting 8.1% ...") is on standard error without its newline
+ * (@pending), or ended; cli_line_break() ends it first, so that a message printed meanwhile
+ * (a note, a warning) starts a line of its own, on a terminal and in a service's journal. */
+void cli_progress_pending(bool pending);
+void cli_line_break(void);
 
 /* Display width of UTF-8 @s (CJK takes two columns), or its byte length if invalid. */
 int cli_text_width(const char *s);

@@ -19,6 +19,20 @@ const char *cli_safe(const char *s)
 	return fdw_text_safe(s, buf, sizeof(ring[0]));
 }
 
+static bool progress_pending;
+
+void cli_progress_pending(bool pending)
+{
+	progress_pending = pending;
+}
+
+void cli_line_break(void)
+{
+	if (progress_pending)
+		fputc('\n', stderr);
+	progress_pending = false;
+}
+
 void cli_usage_error(const char *command)
 {
 	fprintf(stderr, _("%s: wrong usage. Nothing was changed. See '%s %s%s--help'.\n"),

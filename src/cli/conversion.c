@@ -16,17 +16,20 @@ static void print_progress(const struct fdw_foreground_progress *p, void *ctx)
 	(void)ctx;
 	fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", _("encrypting"), p->percent,
 		fdw_format_size(p->done, d, sizeof(d)), fdw_format_size(p->total, tot, sizeof(tot)));
+	cli_progress_pending(true);
 }
 
 static void end_progress(void *ctx)
 {
 	(void)ctx;
 	fputc('\n', stderr);
+	cli_progress_pending(false);
 }
 
 static void print_line(enum fdw_say kind, const char *line, void *ctx)
 {
 	(void)ctx;
+	cli_line_break();
 	switch (kind) {
 	case FDW_SAY_INFO:
 		/* Before a long step (the boot's): seen at once, in order with stderr. */

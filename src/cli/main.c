@@ -32,6 +32,7 @@ static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx
 		return;
 	if (level == FDW_LOG_INFO && verbosity < 1 && !info_shown)
 		return;
+	cli_line_break();
 	fprintf(stderr, "%s: %s: %s\n", fdw_progname, prefix[level], cli_safe(msg));
 }
 

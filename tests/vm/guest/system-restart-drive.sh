@@ -79,6 +79,17 @@ converting_data()
 {
 	printf '%s\n' "${1:-$(status1)}" | grep " running " | grep -vq 'setting up the boot'
 }
+# Until the service has ended (starting or running), at most 120 s.
+service_ended()
+{
+	w=0
+	while [ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
+		systemctl is-active -q fdewiz-restart.service; do
+		[ $w -lt 120 ] || break
+		sleep 1
+		w=$((w + 1))
+	done
+}
 power=/var/lib/fdw-power
 
 case $(cat $d/phase) in
@@ -165,13 +176,7 @@ convert)
 	if [ -e $d/stepfail ] && [ ! -e $d/stepfailed ] && [ -z "$root_crypt" ]; then
 		touch $d/stepfailed
 		sync
-		w=0
-		while [ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
-			systemctl is-active -q fdewiz-restart.service; do
-			[ $w -lt 120 ] || break
-			sleep 1
-			w=$((w + 1))
-		done
+		service_ended
 		say "STEP-NOT-BEGUN $(fdewiz status $rootdev 2>&1 | tr '\n' ' ' | tr -s ' ')"
 		say "STEP-SERVICE $(systemctl show -p Result --value fdewiz-restart.service) $(journalctl -b -u fdewiz-restart.service -o cat | tr '\n' ' ')"
 		exit 0
@@ -213,13 +218,7 @@ convert)
 	if [ ! -e $d/resumed ]; then
 		# Restarted while paused: the initramfs step opened the root, the service left
 		# the conversion paused.
-		w=0
-		while [ "$(systemctl show -p ActiveState --value fdewiz-restart.service)" = activating ] ||
-			systemctl is-active -q fdewiz-restart.service; do
-			[ $w -lt 120 ] || break
-			sleep 1
-			w=$((w + 1))
-		done
+		service_ended
 		p1=$(percent)
 		sleep 3
 		say "STILL-PAUSED $(status1) held=$p1,$(percent) service=$(systemctl show -p Result --value fdewiz-restart.service) said=$(journalctl -b -u fdewiz-restart.service -o cat | grep -c 'stays paused')"
