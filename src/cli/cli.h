@@ -23,6 +23,7 @@ const char *cli_safe(const char *s);
  * from now on, as -v shows them (without the debug lines): for a service, whose standard
  * error is its journal. */
 void cli_show_info(void);
+bool cli_info_shown(void);
 /* A progress line ("\rencrypting 8.1% ...") is on standard error without its newline
  * (@pending), or ended; cli_line_break() ends it first, so that a message printed meanwhile
  * (a note, a warning) starts a line of its own, on a terminal and in a service's journal. */

@@ -19,7 +19,17 @@ const char *cli_safe(const char *s)
 	return fdw_text_safe(s, buf, sizeof(ring[0]));
 }
 
-static bool progress_pending;
+static bool info_shown, progress_pending;
+
+void cli_show_info(void)
+{
+	info_shown = true;
+}
+
+bool cli_info_shown(void)
+{
+	return info_shown;
+}
 
 void cli_progress_pending(bool pending)
 {

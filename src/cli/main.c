@@ -16,12 +16,6 @@
 #include "tui/tui.h"
 
 static int verbosity;
-static bool info_shown;
-
-void cli_show_info(void)
-{
-	info_shown = true;
-}
 
 static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx)
 {
@@ -30,7 +24,7 @@ static void stderr_log_sink(enum fdw_log_level level, const char *msg, void *ctx
 	(void)ctx;
 	if (level == FDW_LOG_DEBUG && verbosity < 1)
 		return;
-	if (level == FDW_LOG_INFO && verbosity < 1 && !info_shown)
+	if (level == FDW_LOG_INFO && verbosity < 1 && !cli_info_shown())
 		return;
 	cli_line_break();
 	fprintf(stderr, "%s: %s: %s\n", fdw_progname, prefix[level], cli_safe(msg));
