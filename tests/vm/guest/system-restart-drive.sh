@@ -79,6 +79,23 @@ converting_data()
 {
 	printf '%s\n' "${1:-$(status1)}" | grep " running " | grep -vq 'setting up the boot'
 }
+# wait_moved PERCENT: until the status's percent is no longer PERCENT, at most 120 s.
+wait_moved()
+{
+	w=0
+	while [ "$(percent)" = "$1" ] && [ $w -lt 120 ]; do sleep 2; w=$((w + 2)); done
+}
+# wait_converted PERCENT STEP: until the service converts data and has passed PERCENT,
+# looking every STEP seconds, at most 900 s.
+wait_converted()
+{
+	w=0
+	until converting_data && [ "$(percent | cut -d. -f1)" -ge "$1" ] 2>/dev/null; do
+		[ $w -lt 900 ] || break
+		sleep "$2"
+		w=$((w + $2))
+	done
+}
 # Until the service has ended (starting or running), at most 120 s.
 service_ended()
 {
@@ -190,8 +207,7 @@ convert)
 		say "GUARD-HELD $p1 $(percent)"
 		echo 1 >$power/AC/online
 		echo Charging >$power/BAT0/status
-		w=0
-		while [ "$(percent)" = "$p1" ] && [ $w -lt 120 ]; do sleep 2; w=$((w + 2)); done
+		wait_moved "$p1"
 		say "GUARD-GOES-ON $(status1)"
 		# Begun at the restart, it cannot be cancelled any more: refused, saying so.
 		rc=0
@@ -233,12 +249,7 @@ convert)
 	# alarm wakes it 15 s later. The conversion goes on by itself; its journal and status
 	# say how long it slept, and that time is in no speed or time left.
 	if [ -e $d/sleep ] && [ ! -e $d/slept ]; then
-		w=0
-		until converting_data && [ "$(percent | cut -d. -f1)" -ge 5 ] 2>/dev/null; do
-			[ $w -lt 900 ] || break
-			sleep 2
-			w=$((w + 2))
-		done
+		wait_converted 5 2
 		p1=$(percent)
 		touch $d/slept
 		sync
@@ -253,8 +264,7 @@ convert)
 		done
 		# Then until the next hotzone has moved it on.
 		p2=$(percent)
-		w=0
-		while [ "$(percent)" = "$p2" ] && [ $w -lt 120 ]; do sleep 2; w=$((w + 2)); done
+		wait_moved "$p2"
 		say "SLEPT p1=$p1 p2=$(percent) deep=$(dmesg | grep -c 'PM: suspend entry (deep)') noted=$(journalctl -b -u fdewiz-restart.service -o cat | grep -c 'the machine slept') after=$(status1)"
 		journalctl -b -u fdewiz-restart.service -o cat | tr '\r' '\n' |
 			grep 'the machine slept' | sed 's/^/FDW-DRIVE SLEEP-JOURNAL /'
@@ -262,12 +272,7 @@ convert)
 	# A shutdown during the conversion (the file "reboot"): 'systemctl reboot' once the
 	# service has converted a tenth; at the next start, what the journal kept of its stop.
 	if [ -e $d/reboot ] && [ ! -e $d/rebooted ]; then
-		w=0
-		until converting_data && [ "$(percent | cut -d. -f1)" -ge 10 ] 2>/dev/null; do
-			[ $w -lt 900 ] || break
-			sleep 5
-			w=$((w + 5))
-		done
+		wait_converted 10 5
 		say "REBOOTING $(status1)"
 		touch $d/rebooted
 		sync
