@@ -73,6 +73,10 @@ vm_boot_installed()
 		-chardev "stdio,id=con,signal=off,logfile=$log" -serial chardev:con \
 		-device virtio-rng-pci <"$fifo" >/dev/null 2>&1 &
 	qpid=$!
+	# Each console line with the seconds since QEMU started, in LOG's .times beside it:
+	# where a boot's time went (firmware and GRUB, kernel, initramfs, systemd, the test's
+	# own steps).
+	tail -n +1 -F --pid="$qpid" "$log" 2>/dev/null | vm_stamp_lines >"${log%.log}.times" &
 	# Held open for writing so that QEMU never sees the end of its input.
 	exec {VM_BOOT_FD}>"$fifo"
 	while kill -0 "$qpid" 2>/dev/null; do
@@ -98,6 +102,17 @@ vm_boot_installed()
 	[ -z "$vars" ] || rm -f "$vars"
 	VM_BOOT_SECONDS=$(($(date +%s) - start))
 	VM_BOOT_PROMPTS=$answered
+}
+
+# vm_stamp_lines: each line of standard input (a console's) with the tenths of seconds
+# since this started in front ("  12.3 line"), its carriage returns dropped.
+vm_stamp_lines()
+{
+	local t0=${EPOCHREALTIME/./} t line
+	while IFS= read -r line; do
+		t=$(((${EPOCHREALTIME/./} - t0) / 100000))
+		printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "${line//$'\r'/}"
+	done
 }
 
 # vm_ovmf CODEVAR VARSVAR: OVMF's code (read-only) and a fresh copy of its empty variable
