@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests for the one reader of LUKS2 segments: what it accepts, and each way it refuses. */
+/* Unit tests for the one reader of LUKS2 segments and the one of its keyslots: what each
+ * accepts, and each way it refuses. */
 #include "unit.h"
 
 #include <errno.h>
@@ -106,12 +107,91 @@ static void test_too_many(void **state)
 	assert_int_equal(n, 3);
 }
 
+static int read_keyslots(const char *json, struct fdw_luks2_keyslot *ks, size_t cap, size_t *n)
+{
+	json_object *root = json_tokener_parse(json);
+	int rc;
+
+	assert_non_null(root);
+	rc = fdw_luks2_keyslots(root, ks, cap, n);
+	json_object_put(root);
+	return rc;
+}
+
+/* A conversion's keyslots as libcryptsetup writes them: the passphrase's, the recovery
+ * key's and the reencryption one, its area where the datashift keeps nothing. */
+static void test_keyslots(void **state)
+{
+	const char *json =
+		"{\"keyslots\":{"
+		"\"0\":{\"type\":\"luks2\",\"area\":{\"type\":\"raw\",\"offset\":\"32768\","
+		"\"size\":\"258048\"}},"
+		"\"1\":{\"type\":\"luks2\",\"area\":{\"type\":\"raw\",\"offset\":\"290816\","
+		"\"size\":\"258048\"}},"
+		"\"2\":{\"type\":\"reencrypt\",\"mode\":\"encrypt\",\"area\":{\"type\":"
+		"\"datashift\",\"offset\":\"548864\",\"size\":\"8192\",\"shift_size\":\"16777216\"}}}}";
+	json_object *root = json_tokener_parse(json);
+	struct fdw_luks2_keyslot k[FDW_LUKS2_MAX_KEYSLOTS];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(fdw_luks2_keyslots(root, k, FDW_LUKS2_MAX_KEYSLOTS, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(k[0].key, "0");
+	assert_string_equal(k[0].type, "luks2");
+	assert_int_equal(k[0].area_offset, 32768);
+	assert_int_equal(k[0].area_end, 32768 + 258048);
+	assert_string_equal(k[2].type, "reencrypt");
+	assert_string_equal(fdw_luks2_str(k[2].obj, "mode"), "encrypt");
+	assert_string_equal(fdw_luks2_str(k[2].area, "type"), "datashift");
+	assert_int_equal(k[2].area_end, 548864 + 8192);
+	assert_int_equal(read_keyslots("{\"keyslots\":{}}", k, 1, &n), 0);
+	assert_int_equal(n, 0);
+	json_object_put(root);
+}
+
+/* Each way a keyslot is not as the format writes it, and one too many for the caller. */
+static void test_keyslots_refused(void **state)
+{
+	static const char *const bad[] = {
+		"{}",
+		"{\"keyslots\":[]}",
+		"{\"keyslots\":{\"0\":7}}",
+		"{\"keyslots\":{\"0\":{\"area\":{\"offset\":\"0\",\"size\":\"512\"}}}}",
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\"}}}",
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"area\":\"raw\"}}}",
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"area\":{\"size\":\"512\"}}}}",
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"area\":{\"offset\":\"0\"}}}}",
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"area\":{\"offset\":\"1\","
+		"\"size\":\"18446744073709551615\"}}}}",
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"area\":{\"offset\":\"0\",\"size\":\"512\"}},"
+		"\"1\":{\"type\":\"luks2\",\"area\":{\"offset\":512,\"size\":\"512\"}}}}",
+	};
+	const char *two = "{\"keyslots\":{"
+			  "\"0\":{\"type\":\"luks2\",\"area\":{\"offset\":\"0\",\"size\":\"512\"}},"
+			  "\"1\":{\"type\":\"luks2\",\"area\":{\"offset\":\"512\",\"size\":\"512\"}}}}";
+	struct fdw_luks2_keyslot k[FDW_LUKS2_MAX_KEYSLOTS];
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		print_message("refused: %s\n", bad[i]);
+		assert_int_equal(read_keyslots(bad[i], k, FDW_LUKS2_MAX_KEYSLOTS, &n), -EINVAL);
+	}
+	assert_int_equal(fdw_luks2_keyslots(NULL, k, FDW_LUKS2_MAX_KEYSLOTS, &n), -EINVAL);
+	assert_int_equal(read_keyslots(two, k, 1, &n), -E2BIG);
+	assert_int_equal(read_keyslots(two, k, 2, &n), 0);
+	assert_int_equal(n, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reencrypt_header),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_too_many),
+		cmocka_unit_test(test_keyslots),
+		cmocka_unit_test(test_keyslots_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

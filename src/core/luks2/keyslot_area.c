@@ -13,9 +13,6 @@
 #include "luks2_json.h"
 #include "luks2_peek.h"
 
-/* LUKS2 has 32 keyslots; one more for a reencryption's own. */
-#define MAX_AREAS 33
-
 struct area {
 	uint64_t at, end;
 };
@@ -30,23 +27,13 @@ static int by_start(const void *a, const void *b)
 /* Every keyslot's area in @root, sorted by where it starts. */
 static int used_areas(json_object *root, struct area *out, size_t *n)
 {
-	json_object *slots, *area;
-	uint64_t at, size;
+	struct fdw_luks2_keyslot ks[FDW_LUKS2_MAX_KEYSLOTS];
+	int rc = fdw_luks2_keyslots(root, ks, FDW_LUKS2_MAX_KEYSLOTS, n);
 
-	*n = 0;
-	if (!json_object_object_get_ex(root, "keyslots", &slots) ||
-	    !json_object_is_type(slots, json_type_object))
-		return -EINVAL;
-	json_object_object_foreach(slots, key, ks) {
-		(void)key;
-		if (!json_object_object_get_ex(ks, "area", &area) ||
-		    !fdw_luks2_u64(area, "offset", &at) || !fdw_luks2_u64(area, "size", &size) ||
-		    size > UINT64_MAX - at)
-			return -EINVAL;
-		if (*n == MAX_AREAS)
-			return -E2BIG;
-		out[(*n)++] = (struct area){ at, at + size };
-	}
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *n; i++)
+		out[i] = (struct area){ ks[i].area_offset, ks[i].area_end };
 	qsort(out, *n, sizeof(*out), by_start);
 	return 0;
 }
@@ -94,7 +81,7 @@ static int zero_gaps(int fd, uint64_t start, uint64_t end, const struct area *us
 int fdw_luks2_zero_unused_keyslot_area(const char *path, uint64_t *zeroed)
 {
 	struct fdw_luks2_peek p;
-	struct area used[MAX_AREAS];
+	struct area used[FDW_LUKS2_MAX_KEYSLOTS];
 	json_object *config;
 	uint64_t size;
 	size_t n;

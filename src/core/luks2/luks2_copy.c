@@ -20,27 +20,22 @@
 #define AREA_MAX (128ULL * 1024 * 1024 + 8ULL * 1024 * 1024)
 
 /* The bytes the header occupies: both metadata copies, then the keyslot area, and no
- * less than the end of any keyslot's own area (the reencryption slot's included). */
+ * less than the end of any keyslot's own area (the reencryption slot's included). Keyslots
+ * that are not as the format writes them add nothing: libcryptsetup refuses such a header. */
 static uint64_t header_area(const struct fdw_luks2_peek *p)
 {
-	json_object *config, *slots, *area;
-	uint64_t end = 2 * p->hdr_size, at, size;
+	struct fdw_luks2_keyslot ks[FDW_LUKS2_MAX_KEYSLOTS];
+	json_object *config;
+	uint64_t end = 2 * p->hdr_size, size;
+	size_t n;
 
 	if (json_object_object_get_ex(p->json, "config", &config) &&
-	    fdw_luks2_u64(config, "keyslots_size", &size))
+	    fdw_luks2_u64(config, "keyslots_size", &size) && size <= UINT64_MAX - end)
 		end += size;
-	if (json_object_object_get_ex(p->json, "keyslots", &slots) &&
-	    json_object_is_type(slots, json_type_object)) {
-		json_object_object_foreach(slots, key, ks) {
-			(void)key;
-			if (!json_object_object_get_ex(ks, "area", &area) ||
-			    !fdw_luks2_u64(area, "offset", &at) || !fdw_luks2_u64(area, "size", &size))
-				continue;
-			at += size;
-			if (at > end)
-				end = at;
-		}
-	}
+	if (fdw_luks2_keyslots(p->json, ks, FDW_LUKS2_MAX_KEYSLOTS, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (ks[i].area_end > end)
+				end = ks[i].area_end;
 	return end;
 }
 

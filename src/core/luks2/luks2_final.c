@@ -90,26 +90,22 @@ static bool fw_segments(json_object *root, struct fdw_final_window *fw)
 /* The keyslots: one reencryption keyslot of an encryption, and the others. */
 static bool fw_keyslots(json_object *root, struct fdw_final_window *fw)
 {
-	json_object *kss, *area;
+	struct fdw_luks2_keyslot ks[FDW_LUKS2_MAX_KEYSLOTS];
 	int n_reenc = 0;
+	size_t n;
 
-	if (!json_object_object_get_ex(root, "keyslots", &kss) ||
-	    !json_object_is_type(kss, json_type_object))
+	if (fdw_luks2_keyslots(root, ks, FDW_LUKS2_MAX_KEYSLOTS, &n))
 		return false;
-	json_object_object_foreach(kss, key, ks) {
-		(void)key;
-		if (!json_object_is_type(ks, json_type_object))
-			return false;
-		if (fw_str_is(ks, "type", "luks2")) {
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(ks[i].type, "luks2")) {
 			fw->user_keyslots++;
 			continue;
 		}
-		if (!fw_str_is(ks, "type", "reencrypt") || !fw_str_is(ks, "mode", "encrypt") ||
-		    !json_object_object_get_ex(ks, "area", &area))
+		if (strcmp(ks[i].type, "reencrypt") || !fw_str_is(ks[i].obj, "mode", "encrypt"))
 			return false;
 		/* Datashift encryption walks backwards; other kinds move no data. */
-		fw->datashift = fw_str_is(area, "type", "datashift");
-		if (fw->datashift && !fw_str_is(ks, "direction", "backward"))
+		fw->datashift = fw_str_is(ks[i].area, "type", "datashift");
+		if (fw->datashift && !fw_str_is(ks[i].obj, "direction", "backward"))
 			return false;
 		n_reenc++;
 	}
@@ -167,22 +163,23 @@ bool fdw_final_window_reencrypt_area(const char *json, uint64_t hdr_size,
 				     const struct fdw_final_window *fw, uint64_t *off,
 				     uint64_t *len)
 {
-	json_object *root = json_tokener_parse(json), *kss, *ks_re = NULL, *area;
+	struct fdw_luks2_keyslot ks[FDW_LUKS2_MAX_KEYSLOTS];
+	json_object *root = json_tokener_parse(json);
+	const struct fdw_luks2_keyslot *re = NULL;
 	uint64_t end = 0;
+	size_t n;
 	bool ok;
 
-	if (root && json_object_object_get_ex(root, "keyslots", &kss) &&
-	    json_object_is_type(kss, json_type_object)) {
-		json_object_object_foreach(kss, kk, ks) {
-			(void)kk;
-			if (fw_str_is(ks, "type", "reencrypt"))
-				ks_re = ks;
-		}
+	if (fdw_luks2_keyslots(root, ks, FDW_LUKS2_MAX_KEYSLOTS, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(ks[i].type, "reencrypt"))
+				re = &ks[i];
+	ok = re && keyslots_end(root, hdr_size, fw, &end);
+	if (ok) {
+		*off = re->area_offset;
+		*len = re->area_end - re->area_offset;
+		ok = *off >= 2 * hdr_size && *off <= end && *len <= end - *off;
 	}
-	ok = ks_re && json_object_object_get_ex(ks_re, "area", &area) &&
-	     fdw_luks2_u64(area, "offset", off) && fdw_luks2_u64(area, "size", len) &&
-	     keyslots_end(root, hdr_size, fw, &end) &&
-	     *off >= 2 * hdr_size && *off <= end && *len <= end - *off;
 	json_object_put(root);
 	return ok;
 }

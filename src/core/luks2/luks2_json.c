@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Values read out of LUKS2 metadata: strings, numbers, the segments. */
+/* Values read out of LUKS2 metadata: strings, numbers, the segments, the keyslots. */
 #include "config.h"
 
 #include <errno.h>
@@ -75,6 +75,44 @@ int fdw_luks2_segments(json_object *root, struct fdw_luks2_segment *out, size_t 
 		if (*n == cap)
 			return -E2BIG;
 		rc = segment_read(key, seg, &out[*n]);
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int keyslot_read(const char *key, json_object *obj, struct fdw_luks2_keyslot *k)
+{
+	uint64_t size;
+
+	if (!json_object_is_type(obj, json_type_object))
+		return -EINVAL;
+	k->key = key;
+	k->obj = obj;
+	k->type = fdw_luks2_str(obj, "type");
+	if (!k->type || !json_object_object_get_ex(obj, "area", &k->area) ||
+	    !json_object_is_type(k->area, json_type_object) ||
+	    !fdw_luks2_u64(k->area, "offset", &k->area_offset) ||
+	    !fdw_luks2_u64(k->area, "size", &size) || size > UINT64_MAX - k->area_offset)
+		return -EINVAL;
+	k->area_end = k->area_offset + size;
+	return 0;
+}
+
+int fdw_luks2_keyslots(json_object *root, struct fdw_luks2_keyslot *out, size_t cap, size_t *n)
+{
+	json_object *slots;
+	int rc;
+
+	*n = 0;
+	if (!root || !json_object_object_get_ex(root, "keyslots", &slots) ||
+	    !json_object_is_type(slots, json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(slots, key, ks) {
+		if (*n == cap)
+			return -E2BIG;
+		rc = keyslot_read(key, ks, &out[*n]);
 		if (rc)
 			return rc;
 		(*n)++;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Values read out of LUKS2 metadata (JSON): strings, numbers as the format writes them, and
- * the segments, each read and checked in this one place. */
+ * the segments and the keyslots, each read and checked in this one place. */
 #ifndef FDW_LUKS2_JSON_H
 #define FDW_LUKS2_JSON_H
 
@@ -28,6 +28,29 @@ struct fdw_luks2_segment {
 	uint64_t size;		/* bytes; 0 when @dynamic */
 	bool dynamic;		/* "size": "dynamic": up to the end of the device */
 };
+
+/* LUKS2 has 32 keyslots, and a reencryption one more of its own. */
+#define FDW_LUKS2_MAX_KEYSLOTS 33
+
+/* One keyslot. The pointers belong to the header's JSON and live as long as it does. */
+struct fdw_luks2_keyslot {
+	const char *key;	/* its id in "keyslots": "0", "1", ... */
+	json_object *obj;	/* the keyslot's own object */
+	const char *type;	/* "luks2", "reencrypt", or a type this program does not know */
+	json_object *area;	/* its "area" object */
+	uint64_t area_offset;	/* where its area starts, in bytes from the header's start */
+	uint64_t area_end;	/* where it ends: offset plus size, which does not wrap */
+};
+
+/*
+ * Every keyslot of @root into @out, in the header's order; @n says how many. Each must be
+ * an object with a string "type" and an "area" object whose "offset" and "size" are
+ * written as the format writes them. The one reader of keyslots: the header's copy, the
+ * zeroed keyslot area and the final window read the same keyslots the same way, and a
+ * header that is not so is none of theirs. Returns 0; -EINVAL when "keyslots" is missing
+ * or one of them is not so (nothing in @out may then be used); -E2BIG past @cap.
+ */
+int fdw_luks2_keyslots(json_object *root, struct fdw_luks2_keyslot *out, size_t cap, size_t *n);
 
 /* Does array @arr hold a string that starts with @prefix? False when it is no array. */
 bool fdw_luks2_array_has_prefix(json_object *arr, const char *prefix);

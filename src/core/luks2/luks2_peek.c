@@ -74,7 +74,7 @@ static bool copy_valid(const unsigned char *buf, size_t len, uint64_t at, bool s
 static void read_state(struct fdw_luks2_peek *p)
 {
 	struct fdw_luks2_segment segs[FDW_LUKS2_MAX_SEGMENTS];
-	json_object *slots, *type, *mode;
+	struct fdw_luks2_keyslot ks[FDW_LUKS2_MAX_KEYSLOTS];
 	size_t n = 0;
 
 	p->reencrypt = fdw_luks2_reencrypt_required(p->json);
@@ -83,17 +83,11 @@ static void read_state(struct fdw_luks2_peek *p)
 	if (fdw_luks2_segments(p->json, segs, FDW_LUKS2_MAX_SEGMENTS, &n) == 0)
 		for (size_t i = 0; i < n; i++)
 			p->crashed |= fdw_luks2_segment_flag(&segs[i], "in-reencryption");
-	if (json_object_object_get_ex(p->json, "keyslots", &slots) &&
-	    json_object_is_type(slots, json_type_object)) {
-		json_object_object_foreach(slots, key, ks) {
-			(void)key;
-			if (json_object_object_get_ex(ks, "type", &type) &&
-			    !strcmp(json_object_get_string(type), "reencrypt") &&
-			    json_object_object_get_ex(ks, "mode", &mode))
+	if (fdw_luks2_keyslots(p->json, ks, FDW_LUKS2_MAX_KEYSLOTS, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(ks[i].type, "reencrypt") && fdw_luks2_str(ks[i].obj, "mode"))
 				snprintf(p->mode, sizeof(p->mode), "%s",
-					 json_object_get_string(mode));
-		}
-	}
+					 fdw_luks2_str(ks[i].obj, "mode"));
 	p->crashed = p->crashed && p->reencrypt;
 }
 
