@@ -11,7 +11,7 @@
 # wizard, driven in tmux, names the system and its plan (the volume group deactivated, the
 # boot steps with it, no benchmark) and converts the whole PV in place, setting up the
 # system's boot (crypttab for the PV, the initramfs with lvm after cryptsetup). The image then boots from its own disk
-# under OVMF with the passphrase typed once at the initramfs prompt: all 3000 files check
+# under OVMF with the passphrase typed once at the initramfs prompt: all 300 files check
 # out, / is a logical volume on dm-crypt, the swap volume is in use. Each phase's time is
 # printed.
 # Cost: about 5 minutes under TCG: two live VMs (30 s; about 3 min with the conversion of
@@ -111,8 +111,8 @@ phase "boot-encrypted-ovmf (${VM_BOOT_SECONDS}s in qemu)"
 echo "$VM_NAME: encrypted boot: $res"
 tr -d '\r' <"$VM_WORK/boot.log" | grep -a '^FDW-\(ROOT\|SWAP\|CMDLINE\)' || true
 vm_check "the initramfs asked for the passphrase once" [ "$VM_BOOT_PROMPTS" = 1 ]
-vm_check "the system boots and all 3000 files check out, / on a logical volume" \
-	grep -q '^FDW-BOOT-OK sums=ok files=3000 root=lvm$' <<<"$res"
+vm_check "the system boots and all $VM_DATA_FILES files check out, / on a logical volume" \
+	grep -q "^FDW-BOOT-OK sums=ok files=$VM_DATA_FILES root=lvm\$" <<<"$res"
 vm_check "its root volume lies on dm-crypt" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot.log' | grep -aq '^FDW-ROOT-CHAIN lvm,crypt,part,disk,'"
 vm_check "its swap volume is in use" \

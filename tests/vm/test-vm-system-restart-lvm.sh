@@ -65,7 +65,7 @@ service=$(vm_drive_line "$log" STEP-SERVICE)
 printf '%s\n%s\n' "$not_begun" "$service"
 vm_check "asked three times, then started plain from its volume group, every file good" \
 	bash -c "[ '$VM_BOOT_PROMPTS' = 3 ] &&
-		grep -q '^FDW-BOOT-OK sums=ok files=3000 root=lvm\$' <<<'$(vm_boot_result "$log")'"
+		grep -q '^FDW-BOOT-OK sums=ok files=$VM_DATA_FILES root=lvm\$' <<<'$(vm_boot_result "$log")'"
 vm_check "status: still prepared, and why this start is plain" \
 	grep -q 'prepared: encrypted at the next restart .*At this start its step did not begin: the passphrase typed at the start did not open the prepared header' <<<"$not_begun"
 vm_check "the service: the step did not encrypt it, why, still prepared; nothing failed" \
