@@ -567,9 +567,10 @@ disk_mib=$((1 + boot_mib + root_mib + swap_mib + 1))
 # The second image's root, made from the tree while /boot is still in it, with its own
 # fstab and GRUB menu in place of the first image's for the time of its mkfs: room for
 # the first image's root, the boot tree, and a 512 MiB /boot plus a 32 MiB header carved
-# from its end (512 + 96 MiB: the header's 32 and some to spare).
+# from its end (512 + 224 MiB: the header's 32, what the step at a restart keeps free in the
+# root after it, and some to spare; with 96 the restart's plan was 1 MiB short).
 boot_used=$(du -sm "$root/boot" | cut -f1)
-bi_root_mib=$(((root_mib + boot_used + 512 + 96 + 63) / 64 * 64))
+bi_root_mib=$(((root_mib + boot_used + 512 + 224 + 63) / 64 * 64))
 bi_disk_mib=$((1 + bi_root_mib + swap_mib + 1))
 mv "$root/etc/fstab" "$tmp/fstab"
 mv "$grub_dir/grub.cfg" "$tmp/grub.cfg"
