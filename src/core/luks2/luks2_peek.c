@@ -84,10 +84,12 @@ static void read_state(struct fdw_luks2_peek *p)
 		for (size_t i = 0; i < n; i++)
 			p->crashed |= fdw_luks2_segment_flag(&segs[i], "in-reencryption");
 	if (fdw_luks2_keyslots(p->json, ks, FDW_LUKS2_MAX_KEYSLOTS, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(ks[i].type, "reencrypt") && fdw_luks2_str(ks[i].obj, "mode"))
-				snprintf(p->mode, sizeof(p->mode), "%s",
-					 fdw_luks2_str(ks[i].obj, "mode"));
+		for (size_t i = 0; i < n; i++) {
+			const char *mode = fdw_luks2_str(ks[i].obj, "mode");
+
+			if (!strcmp(ks[i].type, "reencrypt") && mode)
+				snprintf(p->mode, sizeof(p->mode), "%s", mode);
+		}
 	p->crashed = p->crashed && p->reencrypt;
 }
 
