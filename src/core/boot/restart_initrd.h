@@ -12,14 +12,16 @@
 
 /*
  * The running system's initramfs made again (update-initramfs -u -k all) and that of the
- * running kernel (@initrd) listed into @listing (lsinitramfs). 0, or -errno with @why.
+ * running kernel (@initrd) listed into @listing (lsinitramfs; not when @listing is NULL),
+ * once other builds running now have ended. 0, or -errno with @why.
  */
 int fdw_initrd_remake_running(char *initrd, size_t ilen, char *listing, size_t llen,
 			      char *why, size_t len);
 /*
- * update-initramfs for every kernel, then the running kernel's (its path in @initrd)
- * listed: with @want_step it must carry fdewiz, its boot script, resize2fs and the
- * stage folder's files; without, no stage. 0, or -errno with @why.
+ * update-initramfs for every kernel (once other builds running now have ended), then
+ * every kernel's initramfs listed: with @want_step each must carry fdewiz, its boot
+ * script, resize2fs and the stage folder's files; without, none a stage. The running
+ * kernel's path in @initrd. 0, or -errno with @why.
  */
 int fdw_restart_initrd_remake(bool want_step, char *initrd, size_t ilen, char *why, size_t len);
 
@@ -33,7 +35,14 @@ int fdw_restart_initrd_mark(const char *dir);
  * caller makes it again); or -errno.
  */
 int fdw_restart_initrd_restore(const char *dir);
-/* The kept copy and the mark go. */
+/* The kept copy, the mark and the hook's notes of the kernels go. */
 void fdw_restart_initrd_forget(const char *dir);
+/*
+ * The installed kernels (/boot/vmlinuz-VERSION) whose initramfs carries the step of the
+ * preparation in @dir (its hook noted the version, and the initramfs was written after):
+ * their versions in @with ("6.1.0-50-amd64, 6.1.0-57-amd64"), the others in @without.
+ */
+void fdw_restart_initrd_carriers(const char *dir, char *with, size_t wlen, char *without,
+				 size_t wolen);
 
 #endif

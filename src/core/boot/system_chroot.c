@@ -26,6 +26,7 @@
 #include "disk/job_locate.h"
 #include "base/log.h"
 #include "base/spawn.h"
+#include "initramfs_builders.h"
 #include "system_boot.h"
 #include "system_boot_internal.h"
 #include "tpm.h"
@@ -115,8 +116,9 @@ static int backup_initramfs(const struct fdw_tree *t, struct fdw_sysboot_record 
 	return rc ? rc : n ? 0 : -ENOENT;
 }
 
-/* Does every initramfs now carry the crypttab entry of the root? (And clevis, when the TPM
- * is to unlock it: else @r is marked so, and only the passphrase will.) */
+/* Does every initramfs now carry the crypttab entry of the root, and no restart's step?
+ * (And clevis, when the TPM is to unlock it: else @r is marked so, and only the
+ * passphrase will.) */
 static int initramfs_unlocks(const struct fdw_tree *t, struct fdw_sysboot_record *r)
 {
 	char dir[PATH_MAX], inside[PATH_MAX + 8];
@@ -143,6 +145,10 @@ static int initramfs_unlocks(const struct fdw_tree *t, struct fdw_sysboot_record
 				 inside, NULL };
 		if (fdw_spawn_output(argv, buf, cap) != 0 || !strstr(buf, "crypttab")) {
 			fdw_log(FDW_LOG_ERROR, "system boot: %s has no crypttab inside", inside);
+			rc = -ENOEXEC;
+		} else if (strstr(buf, FDW_RESTART_NAME "/stage\n")) {
+			/* A build begun before the restart's hook was removed, ended after. */
+			fdw_log(FDW_LOG_ERROR, "system boot: %s still carries fdewiz's step", inside);
 			rc = -ENOEXEC;
 		} else if (r->vg[0] && !strstr(buf, "sbin/lvm")) {
 			/* The root's volume group is opened after the LUKS volume: by lvm. */
@@ -281,6 +287,9 @@ static int steps_in_chroot(const struct fdw_job *job, struct fdw_sysboot_record 
 			goto out;
 		}
 	}
+	/* What this step changed (crypttab, the step's hook gone) is read by a build begun
+	 * from now on; one begun before must not end after fdewiz's own. */
+	fdw_initramfs_builders_settle();
 	rc = backup_initramfs(&t, r);
 	if (rc) {
 		fdw_log(FDW_LOG_ERROR, "system boot: no initramfs backed up in /boot: %s",

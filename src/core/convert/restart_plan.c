@@ -11,6 +11,7 @@
 #include "base/i18n.h"
 #include "base/keyring.h"
 #include "boot/restart_files.h"
+#include "boot/restart_initrd.h"
 #include "restart.h"
 
 void fdw_restart_plan(const struct fdw_restart_stage *st,
@@ -136,10 +137,29 @@ void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_resta
 	size_t n;
 
 	if (phase == FDW_RESTART_PREPARED) {
-		snprintf(buf, len, _("prepared: encrypted at the next restart (the passphrase is "
-				     "asked before the system starts, then it converts in the "
-				     "background as %s); 'fdewiz cancel' undoes the preparation"),
-			 st->name);
+		char with[512] = "", without[512] = "";
+
+		if (st->home[0])
+			fdw_restart_initrd_carriers(st->home, with, sizeof(with), without,
+						    sizeof(without));
+		if (with[0])
+			snprintf(buf, len, _("prepared: encrypted at the next restart (its step is "
+					     "in the initramfs of %s; the passphrase is asked "
+					     "before the system starts, then it converts in the "
+					     "background as %s); 'fdewiz cancel' undoes the "
+					     "preparation"), with, st->name);
+		else
+			snprintf(buf, len, _("prepared: encrypted at the next restart (the "
+					     "passphrase is asked before the system starts, then "
+					     "it converts in the background as %s); 'fdewiz "
+					     "cancel' undoes the preparation"), st->name);
+		/* A kernel whose initramfs was made without the step starts the system plain. */
+		n = strlen(buf);
+		if (with[0] && without[0] && n < len)
+			snprintf(buf + n, len - n, _(". Started with %s, whose initramfs does not "
+						     "carry the step, the system starts plain and "
+						     "stays prepared (update-initramfs -u -k all "
+						     "puts the step in)"), without);
 		/* A restart whose step gave up: this start is plain, and why. */
 		n = strlen(buf);
 		if (fdw_restart_step_failed(failed, sizeof(failed)) && n < len)
