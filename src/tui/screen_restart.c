@@ -101,6 +101,9 @@ static void draw_prepared(struct tui *t, struct restart_state *rs, int y)
 	tui_attr_on(t, TUI_C_GOOD);
 	y += tui_wrap(y, 2, COLS - 4, 2, line) + 1;
 	tui_attr_off(t, TUI_C_GOOD);
+	fdw_restart_kernels_text(line, sizeof(line));
+	if (line[0])
+		y += tui_wrap(y, 2, COLS - 4, 3, line) + 1;
 	y += tui_wrap(y, 2, COLS - 4, 4,
 		      _("Restart when you are ready. The passphrase is asked before the system "
 			"starts; the conversion then runs in the background, and fdewiz shows "

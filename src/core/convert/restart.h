@@ -95,6 +95,12 @@ bool fdw_restart_goes_on_with(struct fdw_restart_begun *b, const struct fdw_job 
 /* What `status` and the wizard say of @phase, translated ("" for none). */
 void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_restart_stage *st,
 			    char *buf, size_t len);
+/*
+ * For a prepared root: the kernels whose initramfs carry the step ("Its step is in the
+ * initramfs of 6.1.0-50-amd64."), and those that would start the system plain; "" when
+ * the hook noted none (a preparation older than its notes).
+ */
+void fdw_restart_kernels_text(char *buf, size_t len);
 /* Can the plain root be benchmarked before (not an LVM PV, which holds no filesystem)? */
 bool fdw_restart_can_bench(const struct fdw_restart_stage *st);
 

@@ -13,6 +13,7 @@
 #include "boot/restart_files.h"
 #include "boot/restart_initrd.h"
 #include "restart.h"
+#include "restart_internal.h"
 
 void fdw_restart_plan(const struct fdw_restart_stage *st,
 		      char steps[FDW_RESTART_PLAN_STEPS][FDW_RESTART_PLAN_LEN])
@@ -172,4 +173,26 @@ void fdw_restart_phase_text(enum fdw_restart_phase phase, const struct fdw_resta
 				     "background once the system has started; nothing to do"));
 	else if (len)
 		buf[0] = '\0';
+}
+
+void fdw_restart_kernels_text(char *buf, size_t len)
+{
+	char dir[PATH_MAX], stage[PATH_MAX + 16], header[PATH_MAX + 16];
+	char with[512] = "", without[512] = "";
+	size_t n;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	fdw_restart_stage_paths(dir, sizeof(dir), stage, header, sizeof(stage));
+	fdw_restart_initrd_carriers(dir, with, sizeof(with), without, sizeof(without));
+	if (!with[0])
+		return;
+	snprintf(buf, len, _("Its step is in the initramfs of %s."), with);
+	n = strlen(buf);
+	if (without[0] && n < len)
+		snprintf(buf + n, len - n, _(" Started with %s, whose initramfs does not carry "
+					     "it, the system starts plain and stays prepared "
+					     "(update-initramfs -u -k all puts the step in)."),
+			 without);
 }
