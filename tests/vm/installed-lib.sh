@@ -331,7 +331,35 @@ vm_restart_drive()
 	for f in "$@"; do
 		if [ -e "$f" ]; then install -m 0755 "$f" "$d/"; else touch "$d/$f"; fi
 	done
-	vm_drive_image 128
+	vm_drive_image $((128 + $(du -sm "$d" | cut -f1)))
+}
+
+# vm_second_kernel_deb HAVE: the path of a Debian kernel package (linux-image-VERSION-amd64)
+# of another version than HAVE (the installed images' kernel), for a kernel update during
+# a test: the newest the package lists name, fetched once into the test cache. Empty (and a
+# message) when there is none.
+vm_second_kernel_deb()
+{
+	local have=$1 dir=/var/cache/fdewiz-tests/kernel2 pkg deb tmp
+	mkdir -p "$dir"
+	deb=$(find "$dir" -maxdepth 1 -name 'linux-image-*.deb' ! -name "linux-image-${have}_*" | head -n1)
+	if [ -z "$deb" ]; then
+		pkg=$(apt-cache search --names-only '^linux-image-[0-9.]+-[0-9]+-amd64$' | awk '{ print $1 }' |
+			grep -vx "linux-image-$have" | sort -V | tail -n1)
+		if [ -z "$pkg" ]; then
+			echo "$VM_NAME: no kernel package other than $have in the package lists (apt-get update?)" >&2
+			return 0
+		fi
+		tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
+		# apt drops privileges to _apt for downloads; let it write here.
+		chmod 0777 "$tmp"
+		if (cd "$tmp" && apt-get download -qq "$pkg" >&2); then
+			mv "$tmp"/*.deb "$dir/"
+		fi
+		rm -rf "$tmp"
+		deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)
+	fi
+	echo "$deb"
 }
 
 # vm_drive_image MIB: the folder $VM_WORK/drive (its drive.sh is what the installed
@@ -373,8 +401,8 @@ vm_restart_prepared()
 			$4 + 0 < 1048576 } END { exit !ok }' <<<"$header"
 	vm_check "the service is enabled" \
 		grep -q '^FDW-DRIVE SERVICE enabled$' <<<"$(vm_drive_line "$log" 'SERVICE ')"
-	vm_check "status says the root is prepared, encrypted at the next restart" \
-		grep -q "^FDW-DRIVE STATUS-PREPARED /dev/[a-z0-9]*  prepared: encrypted at the next restart .*'fdewiz cancel' undoes" \
+	vm_check "status says the root is prepared, encrypted at the next restart, the step in the kernel's initramfs" \
+		grep -q "^FDW-DRIVE STATUS-PREPARED /dev/[a-z0-9]*  prepared: encrypted at the next restart (its step is in the initramfs of $(vm_prep kernel); .*'fdewiz cancel' undoes" \
 		<<<"$(vm_drive_line "$log" STATUS-PREPARED)"
 	vm_check "the prepared system still booted plain, all files good" \
 		grep -q "^FDW-BOOT-OK sums=ok files=$VM_DATA_FILES root=$(vm_restart_root PLAIN)\$" \

@@ -18,7 +18,9 @@
 #      ('systemctl reboot'): at that shutdown the service stops at a safe point, as
 #      interrupted (not paused), and says where in its journal (kept on disk for the
 #      test), failing nothing; the next start asks once and the service goes on by itself
-#      while files are written; it finishes with crypttab and an initramfs without
+#      while files are written; at 95 % an update-initramfs is started (as apt's after an
+#      update), which still runs when the service sets up the boot: the service waits for
+#      it, then makes its own; it finishes with crypttab and an initramfs without
 #      fdewiz's step;
 #   3. Debian's own cryptroot opens it, the recovery key typed at its prompt: every old file
 #      and every file written during the conversion checks out, / is the subvolume;
@@ -41,8 +43,9 @@ printf 'restart on btrfs, 27' >"$VM_WORK/key"
 export VM_BOOT_EFI=1
 
 # With the plan alone first (dryrun): 'encrypt --at-restart --dry-run' in one of the tests;
-# a suspend to RAM (sleep) and a clean restart (reboot) during the conversion.
-vm_restart_drive /dev/vda3 lean dryrun sleep reboot
+# a suspend to RAM (sleep) and a clean restart (reboot) during the conversion; an
+# update-initramfs of the person's racing the service's own at the end (race).
+vm_restart_drive /dev/vda3 lean dryrun sleep reboot race
 
 # 1. Plain, on btrfs (/ the subvolume): its own fdewiz prepares the restart.
 vm_restart_lean_arm "$img" 'root=/dev/vda3 type=part' ' checked and shrunk by 32 MiB'
@@ -73,6 +76,9 @@ t0=$(date +%s)
 tr -d '\r' <"$VM_WORK/boot2.log" | grep -a '^FDW-DRIVE PREV-' || true
 vm_check "at the shutdown the service stopped at a safe point, said where, and failed nothing" \
 	grep -q '^FDW-DRIVE PREV-STOP 1 0$' <<<"$(vm_drive_line "$VM_WORK/boot2.log" PREV-STOP)"
+vm_drive_line "$VM_WORK/boot2.log" RACE-STARTED
+vm_check "an update-initramfs begun at 95 %, before the service set up the boot: the service waited for it to end, then made its own" \
+	grep -q '^FDW-DRIVE RACE-BUILD rc=0 waited=1$' <<<"$(vm_drive_line "$VM_WORK/boot2.log" RACE-BUILD)"
 # The step itself ran at the first restart (boot2s.log); the second one only opened it.
 vm_check "the step checked the btrfs (no error found) and shrank it before the header" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot2s.log' | grep -aq '^FDW-DRIVE STEPLOG info: btrfs: .*no error found' &&

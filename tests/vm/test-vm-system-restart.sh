@@ -9,8 +9,12 @@
 #      saying /boot becomes a partition of its own first, the passphrase, the recovery key
 #      shown, the initramfs made again carrying the step); opened again it shows the
 #      preparation, and q leaves it prepared, saying how to undo it (the command line
-#      prepares in test-vm-system-restart-lvm.sh and -btrfs.sh);
-#   2. the restart: the passphrase typed once at the initramfs prompt; fdewiz's step, with
+#      prepares in test-vm-system-restart-lvm.sh and -btrfs.sh); then a kernel update: a
+#      kernel package of another version installed with dpkg (its initramfs made with the
+#      step), the kernel it was prepared on removed, status naming the kernels that carry
+#      the step at each moment;
+#   2. the restart, through the new kernel: the passphrase typed once at the initramfs
+#      prompt; fdewiz's step, with
 #      the root unmounted, shrinks it, makes /boot a partition of its own (split, copy,
 #      fstab, GRUB reinstalled from a chroot of the root), writes the header and opens the
 #      volume; the system comes up on dm-crypt; files are written while the service
@@ -46,7 +50,13 @@ printf 'restart passphrase 27, typed once' >"$VM_WORK/key"
 # benchmark when FDEWIZ_VM_RESTART_BENCH=1.
 bench=${FDEWIZ_VM_RESTART_BENCH:-0}
 cp "$VM_HERE/guest/system-restart-wizard.sh" "$VM_WORK/wizard.sh"
-vm_restart_drive /dev/vda1 "$VM_WORK/wizard.sh" "$VM_HERE/../lib/tmux.sh" \
+# A kernel update once it is prepared: a kernel package of another version (fetched once
+# into the test cache), installed by the guest, the image's own kernel then removed.
+kernel_old=$(vm_prep kernel)
+kernel_deb=$(vm_second_kernel_deb "$kernel_old")
+[ -n "$kernel_deb" ] || { vm_fail "a kernel package other than $kernel_old to install"; vm_finish; }
+kernel_new=$(dpkg-deb -f "$kernel_deb" Package | sed 's/^linux-image-//')
+vm_restart_drive /dev/vda1 "$VM_WORK/wizard.sh" "$VM_HERE/../lib/tmux.sh" "$kernel_deb" \
 	$([ "$bench" = 0 ] || echo bench)
 
 # 1. Plain, /boot inside the root: its own fdewiz prepares the restart.
@@ -75,6 +85,21 @@ vm_check "opened again, the wizard showed the preparation; q left it prepared, s
 vm_restart_prepared "$VM_WORK/boot1.log" "$([ "$bench" = 0 ] && echo 0 || echo 1)"
 vm_check "it carries the planned move of /boot, mke2fs, coreutils' cp and chroot" \
 	grep -q '^FDW-DRIVE INITRD-MOVE 4$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-MOVE)"
+# The kernel update while prepared: installed, the step in its initramfs too; the kernel
+# the preparation was made on removed; status names the kernels that carry the step.
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(KERNEL\|STATUS-\|GRUB-\|INITRD-NEW\)' || true
+vm_check "a new kernel ($kernel_new) installed with dpkg once prepared: its initramfs carries the step" \
+	bash -c "grep -q '^FDW-DRIVE KERNEL-INSTALLED $kernel_new rc=0 initrd=1$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" KERNEL-INSTALLED)' &&
+		grep -q '^FDW-DRIVE INITRD-NEW-STEP 3$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" INITRD-NEW-STEP)'"
+vm_check "status then names both kernels whose initramfs carry the step" \
+	grep -q "prepared: encrypted at the next restart (its step is in the initramfs of $kernel_old, $kernel_new; " \
+	<<<"$(vm_drive_line "$VM_WORK/boot1.log" STATUS-TWO-KERNELS)"
+vm_check "the kernel it was prepared on removed, GRUB's menu names the new one alone" \
+	bash -c "grep -q '^FDW-DRIVE KERNEL-REMOVED $kernel_old rc=0 left=/boot/vmlinuz-$kernel_new \$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" KERNEL-REMOVED)' &&
+		grep -q '^FDW-DRIVE GRUB-KERNELS vmlinuz-$kernel_new \$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" GRUB-KERNELS)'"
+vm_check "status then names the new kernel alone" \
+	grep -q "prepared: encrypted at the next restart (its step is in the initramfs of $kernel_new; " \
+	<<<"$(vm_drive_line "$VM_WORK/boot1.log" STATUS-NEW-KERNEL)"
 
 # 2. The restart, with the power cut five times on the way, each at a random moment after
 # its mark on the console: inside the move of /boot; after the move (done again from the
@@ -116,6 +141,8 @@ vm_restart_converts "$img" "$VM_WORK/key" vda1_crypt "$bench"
 # swap is replaced), so nothing waited for it (it was 30 s at each such start).
 vm_check "the start after the cut in the boot setup waited for no resume device" \
 	bash -c "! tr -d '\r' <'$VM_WORK/boot2.log' | grep -aq 'Waiting for suspend/resume device'"
+vm_check "the restart went through the new kernel ($kernel_new)" \
+	grep -q "^FDW-DRIVE KERNEL-RUNNING $kernel_new\$" <<<"$(vm_drive_line "$VM_WORK/boot2.log" KERNEL-RUNNING)"
 t0=$(date +%s)
 
 # 3. Debian's own boot of the encrypted root, GRUB reading the new /boot; the recovery key
@@ -123,7 +150,7 @@ t0=$(date +%s)
 vm_restart_recovery
 vm_restart_final "$img" "$VM_WORK/recovery" vda1_crypt
 vm_check "/boot is the new partition, and GRUB started the kernel from it" \
-	grep -q '^FDW-DRIVE BOOT-FROM /dev/vda3 BOOT_IMAGE=/vmlinuz-' <<<"$(vm_drive_line "$VM_WORK/boot3.log" BOOT-FROM)"
+	grep -q "^FDW-DRIVE BOOT-FROM /dev/vda3 BOOT_IMAGE=/vmlinuz-$kernel_new\$" <<<"$(vm_drive_line "$VM_WORK/boot3.log" BOOT-FROM)"
 vm_check "one partition was added, however often the move was begun" \
 	grep -q '^FDW-DRIVE PARTS 3$' <<<"$(vm_drive_line "$VM_WORK/boot3.log" PARTS)"
 

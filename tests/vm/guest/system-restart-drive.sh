@@ -14,7 +14,9 @@
 # first ('encrypt --at-restart --dry-run'); with "reboot" the system is restarted cleanly
 # ('systemctl reboot') once the service has converted a tenth; with "sleep" it is suspended
 # to RAM once it has converted a twentieth; with "stepfail" the first restart was given a
-# wrong passphrase (the step did not begin).
+# wrong passphrase (the step did not begin); with a linux-image package on the disk it is
+# installed once prepared, and the kernel the preparation was made on removed; with "race"
+# an update-initramfs is started just before the service sets up the boot.
 d=/run/fdw-drive
 rootdev=$(cat $d/root)
 lean=0
@@ -29,6 +31,7 @@ root_src=$(findmnt -no SOURCE / | sed 's/\[.*//')
 [ "$(lsblk -ndo TYPE "$root_src")" != crypt ] || root_src=/dev/mapper/$(lsblk -ndo NAME "$root_src")
 # The dm-crypt mapping under the root (itself, or under its logical volume).
 root_crypt=$(lsblk -nsro NAME,TYPE "$root_src" | awk '$2 == "crypt" { print $1; exit }')
+say "KERNEL-RUNNING $(uname -r)"
 say "PHASE $(cat $d/phase) root=$root_src type=$(lsblk -ndo TYPE "$root_src") crypt=${root_crypt:-none}"
 # What fdewiz's step in the initramfs logged at this start, if it ran.
 [ ! -f /run/fdewiz-restart/step.log ] || sed 's/^/FDW-DRIVE STEPLOG /' /run/fdewiz-restart/step.log
@@ -179,6 +182,30 @@ arm)
 	say "SERVICE $(systemctl is-enabled fdewiz-restart.service 2>&1)"
 	# What status says of the prepared root, still plain (not "no conversion").
 	say "STATUS-PREPARED $(fdewiz status $rootdev 2>&1 | head -n1)"
+	# A kernel update while it is prepared (a linux-image package on this disk): the new
+	# kernel installed with dpkg (its initramfs made with the step's hook), then the one
+	# the preparation was made on removed; the restart goes through the new one.
+	for deb in $d/linux-image-*.deb; do
+		[ -f "$deb" ] || continue
+		old=$(uname -r)
+		new=$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')
+		rc=0
+		dpkg -i --force-unsafe-io "$deb" >$d/kernel.out 2>&1 || rc=$?
+		tail -n 4 $d/kernel.out | sed 's/^/FDW-DRIVE KERNEL-OUT /'
+		say "KERNEL-INSTALLED $new rc=$rc initrd=$(ls /boot/initrd.img-$new 2>/dev/null | wc -l)"
+		say "STATUS-TWO-KERNELS $(fdewiz status $rootdev 2>&1 | head -n1)"
+		say "INITRD-NEW-STEP $(lsinitramfs /boot/initrd.img-$new | grep -c 'fdewiz-restart/stage$\|sbin/fdewiz$\|local-top/fdewiz-restart$')"
+		# Removing the running kernel asks first; the answer given beforehand.
+		echo 'linux-base linux-base/removing-running-kernel boolean false' | debconf-set-selections
+		rc=0
+		DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends linux-image-amd64 \
+			linux-image-$old >$d/kernel.out 2>&1 || rc=$?
+		tail -n 2 $d/kernel.out | sed 's/^/FDW-DRIVE KERNEL-OUT /'
+		say "KERNEL-REMOVED $old rc=$rc left=$(ls /boot/vmlinuz-* | tr '\n' ' ')"
+		say "STATUS-NEW-KERNEL $(fdewiz status $rootdev 2>&1 | head -n1)"
+		say "GRUB-KERNELS $(grep -o 'vmlinuz-[^ ]*' /boot/grub/grub.cfg | sort -u | tr '\n' ' ')"
+		initrd=/boot/initrd.img-$new
+	done
 	# What a power cut inside update-initramfs leaves beside the image: no initramfs of a
 	# kernel, so the boot set up at the end neither keeps a copy of it nor checks it.
 	head -c 65536 /dev/urandom >"$initrd.dpkg-bak"
@@ -332,6 +359,17 @@ convert)
 	# where they would only slow update-initramfs (the service runs at nice 10, this at 0).
 	n=0
 	while converting; do
+		# An initramfs build of the person's (apt's, after an update) begun just before
+		# the service sets up the boot (the file "race"): once, at 95 % converted, so
+		# that it still runs when the service changes crypttab and builds its own.
+		if [ -e $d/race ] && [ ! -e $d/raced ] &&
+		   [ "$(grep -o '[0-9.]*%' /run/fdw-status 2>/dev/null | head -n1 | cut -d. -f1)" -ge 95 ] 2>/dev/null; then
+			touch $d/raced
+			sync
+			update-initramfs -u -k all >$d/race.out 2>&1 &
+			race=$!
+			say "RACE-STARTED $(cat /run/fdw-status)"
+		fi
 		case $(cat /run/fdw-status 2>/dev/null) in
 		*'(setting up the boot)'*)
 			sleep 5
@@ -343,6 +381,11 @@ convert)
 		sleep 5
 	done
 	wait $poller
+	if [ -n "${race:-}" ]; then
+		rc=0
+		wait "$race" || rc=$?
+		say "RACE-BUILD rc=$rc waited=$(journalctl -b -u fdewiz-restart.service -o cat | grep -c 'waited for another initramfs build to end (pid [0-9]*: update-initramfs)')"
+	fi
 	say "SERVICE-RESULT $(systemctl show -p Result --value fdewiz-restart.service) files-during=$n"
 	journalctl -b -u fdewiz-restart.service -o short-monotonic | tail -n 30 | sed 's/^/FDW-DRIVE JOURNAL /'
 	# The same writes on the idle system: measured once, by test-vm-system-restart.sh.
