@@ -87,11 +87,12 @@ vm_check "it carries the planned move of /boot, mke2fs, coreutils' cp and chroot
 	grep -q '^FDW-DRIVE INITRD-MOVE 4$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-MOVE)"
 # The kernel update while prepared: installed, the step in its initramfs too; the kernel
 # the preparation was made on removed; status names the kernels that carry the step.
-tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(KERNEL\|STATUS-\|GRUB-\|INITRD-NEW\)' || true
-vm_check "a new kernel ($kernel_new) installed with dpkg once prepared: its initramfs carries the step" \
-	bash -c "grep -q '^FDW-DRIVE KERNEL-INSTALLED $kernel_new rc=0 initrd=1$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" KERNEL-INSTALLED)' &&
-		grep -q '^FDW-DRIVE INITRD-NEW-STEP 3$' <<<'$(vm_drive_line "$VM_WORK/boot1.log" INITRD-NEW-STEP)'"
-vm_check "status then names both kernels whose initramfs carry the step" \
+tr -d '\r' <"$VM_WORK/boot1.log" | grep -a '^FDW-DRIVE \(KERNEL\|STATUS-\|GRUB-\)' || true
+# (That its initramfs carries the step whole is what the restart through it shows: its
+# step moves /boot and writes the header, below; a listing here was 15 s more.)
+vm_check "a new kernel ($kernel_new) installed with dpkg once prepared, its initramfs made" \
+	grep -q "^FDW-DRIVE KERNEL-INSTALLED $kernel_new rc=0 initrd=1\$" <<<"$(vm_drive_line "$VM_WORK/boot1.log" KERNEL-INSTALLED)"
+vm_check "status then names both kernels, the step in their initramfs" \
 	grep -q "prepared: encrypted at the next restart (its step is in the initramfs of $kernel_old, $kernel_new; " \
 	<<<"$(vm_drive_line "$VM_WORK/boot1.log" STATUS-TWO-KERNELS)"
 vm_check "the kernel it was prepared on removed, GRUB's menu names the new one alone" \

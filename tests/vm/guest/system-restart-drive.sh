@@ -194,7 +194,6 @@ arm)
 		tail -n 4 $d/kernel.out | sed 's/^/FDW-DRIVE KERNEL-OUT /'
 		say "KERNEL-INSTALLED $new rc=$rc initrd=$(ls /boot/initrd.img-$new 2>/dev/null | wc -l)"
 		say "STATUS-TWO-KERNELS $(fdewiz status $rootdev 2>&1 | head -n1)"
-		say "INITRD-NEW-STEP $(lsinitramfs /boot/initrd.img-$new | grep -c 'fdewiz-restart/stage$\|sbin/fdewiz$\|local-top/fdewiz-restart$')"
 		# Removing the running kernel asks first; the answer given beforehand.
 		echo 'linux-base linux-base/removing-running-kernel boolean false' | debconf-set-selections
 		rc=0
