@@ -130,6 +130,7 @@ struct encrypt_opts {
 	bool allow_low_battery, at_restart;
 	const char *tpm_pcrs;		/* --tpm (with --pcrs): unlock the root with the TPM */
 	enum fdw_pace pace;		/* --pace */
+	struct fdw_escrow escrow;	/* --escrow-command, --escrow-dir */
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -189,6 +190,10 @@ static void encrypt_usage(FILE *out)
 		       "  --no-bench            skip the benchmark before and after\n"
 		       "  --bench-scale SCALE   tiny, quick (default), normal or full\n"
 		       "  --recovery-key        also add a generated recovery key (shown once)\n"
+		       "  --escrow-command CMD  hand the recovery key to CMD (run by sh, a JSON\n"
+		       "                        document on its standard input) before anything\n"
+		       "                        changes; it must exit 0 (implies --recovery-key)\n"
+		       "  --escrow-dir DIR      the same document written as DIR/LUKS-UUID.json\n"
 		       "  --crypttab            add an /etc/crypttab entry (and fix fstab)\n"
 		       "  --root DIR            with --crypttab: the system's root (default /)\n"
 		       "  --name NAME           with --crypttab: the /dev/mapper name\n"
@@ -278,7 +283,7 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	};
 	struct fdw_start_options so = {
 		.recovery_key = o->recovery_key, .boot_entries = o->crypttab, .boot = o->boot,
-		.phase = say_phase,
+		.phase = say_phase, .escrow = &o->escrow,
 	};
 	struct fdw_start_result res = { .recovery = NULL };
 	struct fdw_secret *pass = NULL;
@@ -357,7 +362,8 @@ enum encrypt_option { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE
        OPT_BACKUP, OPT_DRY_RUN, OPT_FOREGROUND, OPT_YES, OPT_FAST, OPT_WORK,
        OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
        OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD, OPT_AT_RESTART,
-       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY, OPT_TPM, OPT_PCRS, OPT_PACE };
+       OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY, OPT_TPM, OPT_PCRS, OPT_PACE,
+       OPT_ESCROW_COMMAND, OPT_ESCROW_DIR };
 
 /* Take option @c of encrypt into @o: -1, or the exit code when the command ends here. */
 static int take_option(int c, struct encrypt_opts *o)
@@ -399,6 +405,9 @@ static int take_option(int c, struct encrypt_opts *o)
 	case OPT_NO_BENCH: o->no_bench = true; break;
 	case OPT_CRYPTTAB: o->crypttab = true; break;
 	case OPT_RECOVERY_KEY: o->recovery_key = true; break;
+	/* Escrow is of the recovery key: asking for it asks for the key. */
+	case OPT_ESCROW_COMMAND: o->escrow.command = optarg; o->recovery_key = true; break;
+	case OPT_ESCROW_DIR: o->escrow.dir = optarg; o->recovery_key = true; break;
 	case OPT_ROOT: o->boot.root = optarg; break;
 	case OPT_NAME: o->boot.name = optarg; break;
 	case OPT_DISCARD: o->boot.discard = true; break;
@@ -496,6 +505,8 @@ int cmd_encrypt(int argc, char **argv)
 		{ "pace", required_argument, NULL, OPT_PACE },
 		{ "crypttab", no_argument, NULL, OPT_CRYPTTAB },
 		{ "recovery-key", no_argument, NULL, OPT_RECOVERY_KEY },
+		{ "escrow-command", required_argument, NULL, OPT_ESCROW_COMMAND },
+		{ "escrow-dir", required_argument, NULL, OPT_ESCROW_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "discard", no_argument, NULL, OPT_DISCARD },
@@ -529,7 +540,8 @@ int cmd_encrypt(int argc, char **argv)
 					       .accept_weak = o.accept_weak,
 					       .fast_pbkdf = o.fast_pbkdf, .dry_run = o.dry_run,
 					       .no_bench = o.no_bench,
-					       .bench_scale = o.bench_scale };
+					       .bench_scale = o.bench_scale,
+					       .escrow = o.escrow };
 
 		return cli_encrypt_at_restart(argv[optind], &ro);
 	}

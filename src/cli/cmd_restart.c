@@ -61,7 +61,7 @@ static void say_armed(const struct fdw_restart_result *res)
 int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o)
 {
 	struct fdw_restart_options ro = { .fast_pbkdf = o->fast_pbkdf, .bench = !o->no_bench,
-					  .bench_scale = o->bench_scale };
+					  .bench_scale = o->bench_scale, .escrow = &o->escrow };
 	struct fdw_restart_result res = { .recovery = NULL };
 	struct fdw_restart_stage st;
 	struct fdw_secret *pass = NULL;

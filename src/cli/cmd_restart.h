@@ -5,10 +5,13 @@
 
 #include <stdbool.h>
 
+#include "core/luks2/luks2_api.h"
+
 struct cli_restart_opts {
 	const char *key_file;
 	const char *bench_scale;	/* NULL: quick */
 	bool yes, accept_weak, fast_pbkdf, dry_run, no_bench;
+	struct fdw_escrow escrow;	/* --escrow-command, --escrow-dir */
 };
 
 /* `encrypt --at-restart ADDRESS`: an exit code. */

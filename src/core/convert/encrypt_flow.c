@@ -589,6 +589,30 @@ static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, ch
 	return 0;
 }
 
+/*
+ * The job's id, which its LUKS2 header takes as UUID (a prepared one's, or new), then the
+ * recovery key handed over as asked, named by that UUID.
+ */
+static int name_and_escrow(struct fdw_encrypt *e, char *why, size_t len)
+{
+	struct fdw_job *job = &e->job;
+	struct fdw_escrow_volume v = {
+		.device = e->target.part->address,
+		.filesystem_uuid = e->target.part->uuid ? e->target.part->uuid : "",
+		.luks_uuid = job->id,
+	};
+
+	if (e->prepared_uuid[0])
+		snprintf(job->id, sizeof(job->id), "%s", e->prepared_uuid);
+	else if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
+		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
+		return -EIO;
+	}
+	if (!e->recovery_key || !fdw_escrow_wanted(e->escrow))
+		return 0;
+	return fdw_escrow_key(e->escrow, &v, e->recovery_key, why, len);
+}
+
 static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 		       fdw_phase_fn phase, void *ctx, char *why, size_t len)
 {
@@ -606,13 +630,11 @@ static int begin_steps(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	rc = recheck(e, why, len);
 	if (rc)
 		return rc;
-	if (e->prepared_uuid[0])
-		snprintf(job->id, sizeof(job->id), "%s", e->prepared_uuid);
-	else if (fdw_new_uuid(job->id, sizeof(job->id)) != 0) {
-		snprintf(why, len, _("cannot make a UUID. Nothing was changed."));
-		return -EIO;
-	}
-	rc = fdw_encrypt_layout_steps(e, phase, ctx, why, len);
+	/* Named, and its recovery key escrowed, before the first change (a layout step may
+	 * be one). */
+	rc = name_and_escrow(e, why, len);
+	if (!rc)
+		rc = fdw_encrypt_layout_steps(e, phase, ctx, why, len);
 	if (rc)
 		return rc;
 	snprintf(job->address, sizeof(job->address), "%s", e->target.part->address);

@@ -4,6 +4,7 @@
 #ifndef FDW_ENCRYPT_INTERNAL_H
 #define FDW_ENCRYPT_INTERNAL_H
 
+#include "luks2/escrow.h"
 #include "encrypt_flow.h"
 #include "foreground.h"
 
@@ -25,6 +26,7 @@ struct fdw_encrypt {
 	enum fdw_pace pace;		/* how the worker shares the disk */
 	/* set by fdw_encrypt_start only, while begin writes the header */
 	const struct fdw_secret *recovery_key;
+	const struct fdw_escrow *escrow;	/* where the recovery key goes first, or NULL */
 	fdw_bench_status_fn bench_status;	/* hears the baseline benchmark's steps */
 	void *bench_ctx;
 	/* crypttab name from the filesystem's label or the partition's name, taken before

@@ -87,6 +87,11 @@ int fdw_encrypt_start(struct fdw_encrypt *e, const struct fdw_secret *pass,
 
 	memset(res, 0, sizeof(*res));
 	res->recovery_slot = -1;
+	if (fdw_escrow_wanted(so->escrow) && !so->recovery_key) {
+		snprintf(why, len, _("escrow is for a recovery key, and none is to be made. "
+				     "Nothing was changed."));
+		return -EINVAL;
+	}
 	if (so->recovery_key) {
 		rc = fdw_recovery_key_generate(&res->recovery);
 		if (rc) {
@@ -99,10 +104,12 @@ int fdw_encrypt_start(struct fdw_encrypt *e, const struct fdw_secret *pass,
 	}
 	/* Added with the header, before any data moves: keyslots are locked after that. */
 	e->recovery_key = res->recovery;
+	e->escrow = so->escrow;
 	e->bench_status = so->bench;
 	e->bench_ctx = so->ctx;
 	rc = fdw_encrypt_begin(e, pass, so->phase, so->ctx, why, len);
 	e->recovery_key = NULL;
+	e->escrow = NULL;
 	e->bench_status = NULL;
 	e->bench_ctx = NULL;
 	if (rc < 0) {

@@ -16,6 +16,8 @@
 /* What fdw_encrypt_start does beyond the header. */
 struct fdw_start_options {
 	bool recovery_key;		/* make a recovery key, add it with the header, test it */
+	/* hand that key over before a byte changes (it implies the key); NULL for no */
+	const struct fdw_escrow *escrow;
 	bool boot_entries;		/* crypttab entry (and fstab with @boot.fstab) */
 	struct fdw_boot_request boot;	/* root NULL: "/"; name NULL: fdw_encrypt.boot_name */
 	fdw_phase_fn phase;		/* hears each step; may be NULL */

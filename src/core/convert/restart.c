@@ -28,6 +28,7 @@
 #include "disk/verdict_lvm.h"
 #include "disk/volume_id.h"
 #include "luks2/convert.h"
+#include "luks2/escrow.h"
 #include "luks2/luks2_peek.h"
 #include "luks2/recovery.h"
 #include "state/job.h"
@@ -536,6 +537,15 @@ static int arm_steps(const struct fdw_target *t, const struct fdw_secret *pass,
 	rc = measure_baseline(t, o, res->stage.uuid, &measured, why, len);
 	if (!rc)
 		rc = prepare_keys(t->part, header, pass, o->fast_pbkdf, res, why, len);
+	if (!rc && fdw_escrow_wanted(o->escrow)) {
+		struct fdw_escrow_volume v = {
+			.device = t->part->address,
+			.filesystem_uuid = t->part->uuid ? t->part->uuid : "",
+			.luks_uuid = res->stage.uuid,
+		};
+
+		rc = fdw_escrow_key(o->escrow, &v, res->recovery, why, len);
+	}
 	if (!rc) {
 		rc = fdw_restart_stage_write(stage, &res->stage);
 		if (rc)

@@ -38,11 +38,13 @@ struct fdw_restart_options {
 	const char *bench_scale;	/* NULL: "quick" */
 	fdw_bench_status_fn bench_status;	/* may be NULL: hears the baseline's steps */
 	void *bench_ctx;
+	const struct fdw_escrow *escrow;	/* the recovery key handed over first; or NULL */
 };
 
 /*
  * Prepare it: with @o->bench the plain root's baseline benchmark first; the header with
- * @pass's keyslot and a recovery key's (tested) in the state folder, the stage record,
+ * @pass's keyslot and a recovery key's (tested) in the state folder, the key escrowed as
+ * @o->escrow says (a failure stops there, nothing left), the stage record,
  * the initramfs hook, boot script and service, the initramfs made again and checked. On
  * failure everything written is removed again. 0, or -errno with @why.
  */
