@@ -6,8 +6,9 @@
 # booted from its own disk under OVMF four times, each boot's own steps coming from a
 # second disk (guest/system-restart-drive.sh, "lean"):
 #   1. its own fdewiz prepares the encryption of the PV under its running root at the next
-#      restart (the plan says the volume group's steps; the initramfs made again carries the
-#      step and LVM's tools);
+#      restart (the plan says the volume group's steps; the recovery key escrowed into a
+#      folder first, --escrow-dir; the initramfs made again carries the step and LVM's
+#      tools);
 #   2a. a restart given a wrong passphrase at each of the step's three prompts: the step
 #      does not begin, the system starts plain from its volume group, and status and the
 #      service say it is still prepared and why this start is plain;
@@ -20,7 +21,8 @@
 #      and an initramfs without fdewiz's step;
 #   3. Debian's own cryptroot opens the PV, the recovery key typed at its prompt, then lvm
 #      the volume group: every old file and every file written during the conversion checks
-#      out, the smaller swap volume is in use;
+#      out, the smaller swap volume is in use; the escrowed document is named by the
+#      volume's LUKS UUID and its key, the one shown, opens it;
 # then a live VM runs e2fsck on the root volume inside the encrypted PV.
 # Cost: four OVMF boots and one live VM, about 7 minutes under TCG (measured: 407 s, 351 s
 # of CPU, beside another boot test: boots of 142, 46 (the wrong passphrase), 158 and 48 s;
@@ -41,8 +43,9 @@ printf 'restart on lvm, 27' >"$VM_WORK/key"
 export VM_BOOT_EFI=1
 root_lv=/dev/mapper/fdw--installed--vg-root
 
-# Its first restart is given a wrong passphrase (stepfail).
-vm_restart_drive /dev/vda3 lean stepfail
+# Its first restart is given a wrong passphrase (stepfail); the preparation escrows the
+# recovery key into a folder of the drive (escrow).
+vm_restart_drive /dev/vda3 lean stepfail escrow
 
 # 1. Plain, on LVM: its own fdewiz prepares the restart.
 vm_restart_lean_arm "$img" "root=$root_lv type=lvm" \
@@ -50,6 +53,8 @@ vm_restart_lean_arm "$img" "root=$root_lv type=lvm" \
 t0=$(date +%s)
 vm_check "the plan says there is no benchmark of a PV, and why" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot1.log' | grep -aq '^FDW-DRIVE ARM-OUT   benchmark: *none (an LVM physical volume holds no filesystem'"
+vm_check "the recovery key escrowed at the preparation: one document named by a UUID, mode 0600" \
+	grep -Eq '^FDW-DRIVE ESCROWED [0-9a-f-]{36}\.json 600$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" ESCROWED)"
 vm_check "it carries LVM's tools for the room (pvresize, lvreduce) and util-linux's mkswap" \
 	grep -q '^FDW-DRIVE INITRD-LVM 3$' <<<"$(vm_drive_line "$VM_WORK/boot1.log" INITRD-LVM)"
 
@@ -88,6 +93,8 @@ vm_check "the system came up with / on the logical volume, on dm-crypt" \
 # 3. Debian's own boot of the encrypted PV; the recovery key typed at cryptroot's prompt.
 vm_restart_recovery
 vm_restart_final "$img" "$VM_WORK/recovery" vda3_crypt
+vm_check "the escrowed document is named by the volume's LUKS UUID, holds the key shown, which opens it" \
+	grep -q '^FDW-DRIVE ESCROW-FINAL name=luks-uuid key=same opens=yes$' <<<"$(vm_drive_line "$VM_WORK/boot3.log" ESCROW-FINAL)"
 vm_check "/ is a logical volume on dm-crypt on partition 3" \
 	bash -c "tr -d '\r' <'$VM_WORK/boot3.log' | grep -aq '^FDW-ROOT-CHAIN lvm,crypt,part,disk,'"
 vm_check "the swap volume is in use, about 96 MiB (32 MiB gave the header its room)" \

@@ -16,7 +16,8 @@
 # to RAM once it has converted a twentieth; with "stepfail" the first restart was given a
 # wrong passphrase (the step did not begin); with a linux-image package on the disk it is
 # installed once prepared, and the kernel the preparation was made on removed; with "race"
-# an update-initramfs is started just before the service sets up the boot.
+# an update-initramfs is started just before the service sets up the boot; with "escrow"
+# the command line's preparation escrows the recovery key into a folder of this disk.
 d=/run/fdw-drive
 rootdev=$(cat $d/root)
 lean=0
@@ -158,10 +159,13 @@ arm)
 		bench=--no-bench
 		[ ! -e $d/bench ] || bench="--bench-scale tiny"
 		t0=$(date +%s)
+		# The recovery key escrowed into a folder of this disk first (the file "escrow").
+		escrow=
+		[ ! -e $d/escrow ] || { mkdir -p $d/escrowed; escrow="--escrow-dir $d/escrowed"; }
 		rc=0
-		# shellcheck disable=SC2086 # $bench is one or two words
+		# shellcheck disable=SC2086 # $bench and $escrow are words or none
 		FDEWIZ_TEST_BENCH_REPEATS=1 fdewiz encrypt --at-restart --yes --fast-pbkdf \
-			--key-file $d/key $bench $rootdev >$d/arm.out 2>&1 || rc=$?
+			--key-file $d/key $escrow $bench $rootdev >$d/arm.out 2>&1 || rc=$?
 		echo "$rc $(($(date +%s) - t0))" >$d/arm.result
 		grep -v '[A-Z0-9]\{6\}-[A-Z0-9]\{6\}-' $d/arm.out | sed 's/^/FDW-DRIVE ARM-OUT /'
 		grep -o '[A-Z0-9]\{6\}\(-[A-Z0-9]\{6\}\)\{7\}' $d/arm.out | head -n1 >$d/recovery
@@ -169,6 +173,7 @@ arm)
 	read -r rc seconds <$d/arm.result
 	say "ARM rc=$rc seconds=$seconds baseline=$(ls /var/lib/fdewiz/bench/before-*.json 2>/dev/null | wc -l)"
 	say "RECOVERY-SHOWN $(wc -c <$d/recovery)"
+	[ ! -d $d/escrowed ] || say "ESCROWED $(cd $d/escrowed && stat -c '%n %a' -- *)"
 	# Listed once: each listing takes seconds of the emulated CPU.
 	lsinitramfs "$initrd" >/run/initrd.list
 	say "INITRD-STEP $(grep -c 'fdewiz-restart/stage$\|fdewiz-restart/header$\|sbin/fdewiz$\|local-top/fdewiz-restart$\|sbin/resize2fs$' /run/initrd.list)"
@@ -418,6 +423,20 @@ final)
 	cryptsetup open --test-passphrase --key-file /run/rk $rootdev && say "RECOVERY-OPENS yes" ||
 		say "RECOVERY-OPENS no"
 	rm -f /run/rk
+	# The escrowed document: named by the volume's LUKS UUID, its key the one shown, and it
+	# opens the volume.
+	for f in $d/escrowed/*.json; do
+		[ -f "$f" ] || continue
+		sed -n 's/.*"recovery_key": "\([^"]*\)".*/\1/p' "$f" | tr -d '\n' >/run/ek
+		opens=no
+		cryptsetup open --test-passphrase --key-file /run/ek $rootdev && opens=yes
+		name=differs
+		[ "$(basename "$f" .json)" != "$(cryptsetup luksUUID $rootdev)" ] || name=luks-uuid
+		shown=differs
+		[ "$(cat /run/ek)" != "$(cat $d/recovery)" ] || shown=same
+		say "ESCROW-FINAL name=$name key=$shown opens=$opens"
+		rm -f /run/ek
+	done
 	echo done >$d/phase
 	sync $d/phase
 	;;
