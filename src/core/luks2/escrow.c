@@ -105,6 +105,12 @@ static void last_words(char *said, const struct fdw_secret *key)
 			*c = ' ';
 	while (key->len && (at = strstr(said, key->data)) != NULL)
 		memset(at, '*', key->len);
+	/* What was cut off at the end may have kept the key's beginning. */
+	for (size_t n = strlen(said), k = key->len - 1; key->len && k >= 4; k--)
+		if (n >= k && !memcmp(said + n - k, key->data, k)) {
+			memset(said + n - k, '*', k);
+			break;
+		}
 }
 
 static int to_command(const char *command, const struct fdw_secret *doc,
@@ -138,8 +144,10 @@ static int to_dir(const char *dir, const char *luks_uuid, const struct fdw_secre
 		return -EINVAL;
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		int err = stat(dir, &st) != 0 ? errno : ENOTDIR;
+
 		snprintf(why, len, _("the escrow folder %s is not a folder (%s)."), dir,
-			 strerror(errno ? errno : ENOTDIR));
+			 strerror(err));
 		return -ENOTDIR;
 	}
 	if (snprintf(path, sizeof(path), "%s/%s.json", dir, luks_uuid) >= (int)sizeof(path)) {
