@@ -93,12 +93,31 @@ static void test_exit_status(void **state)
 	assert_int_equal(fdw_spawn(argv), 3);
 }
 
+/*
+ * A helper given bytes on its stdin that exits without reading them: the write fails
+ * (EPIPE), the SIGPIPE it raises does not kill the caller. Many times, as the helper's exit
+ * races the write.
+ */
+static void test_stdin_unread(void **state)
+{
+	char *const argv[] = { "sh", "-c", "exit 5", NULL };
+	static char bytes[60000];
+	struct fdw_spawn_opts o = { .stdin_bytes = bytes, .stdin_len = sizeof(bytes), .fd3 = -1 };
+	char out[64];
+
+	(void)state;
+	memset(bytes, 'k', sizeof(bytes));
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(fdw_spawn_collect(argv, &o, out, sizeof(out)), 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixed_path),
 		cmocka_unit_test(test_missing_helper),
 		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_stdin_unread),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -5,12 +5,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -76,6 +80,35 @@ static void close_pair(int p[2])
 		}
 }
 
+/*
+ * write() to a helper's stdin that cannot kill fdewiz: a helper that exits without reading
+ * it (an escrow command that ignores its input) makes the write fail with EPIPE; the
+ * SIGPIPE it raises is blocked meanwhile and taken back, unless one was already pending.
+ */
+static ssize_t write_no_sigpipe(int fd, const void *buf, size_t len)
+{
+	sigset_t pipe_set, old;
+	const struct timespec none = { 0, 0 };
+	bool pending_before;
+	ssize_t n;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	{
+		sigset_t pending;
+
+		sigpending(&pending);
+		pending_before = sigismember(&pending, SIGPIPE);
+	}
+	n = write(fd, buf, len);
+	if (n < 0 && errno == EPIPE && !pending_before)
+		while (sigtimedwait(&pipe_set, NULL, &none) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return n;
+}
+
 int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *pid,
 		    int *out_fd)
 {
@@ -122,7 +155,8 @@ int fdw_spawn_start(char *const argv[], const struct fdw_spawn_opts *o, pid_t *p
 		return -rc;
 	}
 	/* The bytes fit the pipe (callers send a few hundred): written without blocking. */
-	if (in[1] >= 0 && write(in[1], o->stdin_bytes, o->stdin_len) != (ssize_t)o->stdin_len)
+	if (in[1] >= 0 && write_no_sigpipe(in[1], o->stdin_bytes, o->stdin_len) !=
+			  (ssize_t)o->stdin_len)
 		fdw_log(FDW_LOG_ERROR, "%s: its input could not be written whole", argv[0]);
 	close_pair(in);
 	if (out_fd)
