@@ -24,6 +24,7 @@
 #include "core/base/base_api.h"
 #include "core/disk/disk_api.h"
 #include "conversion.h"
+#include "events.h"
 #include "passphrase.h"
 
 static void print_plan(const struct fdw_target *t, const struct fdw_plan *pl,
@@ -131,6 +132,7 @@ struct encrypt_opts {
 	const char *tpm_pcrs;		/* --tpm (with --pcrs): unlock the root with the TPM */
 	enum fdw_pace pace;		/* --pace */
 	struct fdw_escrow escrow;	/* --escrow-command, --escrow-dir */
+	bool events;			/* --events json */
 };
 
 /* A positive decimal number and nothing else ("4096x" and "0" are mistakes). */
@@ -194,6 +196,8 @@ static void encrypt_usage(FILE *out)
 		       "                        document on its standard input) before anything\n"
 		       "                        changes; it must exit 0 (implies --recovery-key)\n"
 		       "  --escrow-dir DIR      the same document written as DIR/LUKS-UUID.json\n"
+		       "  --events json         what happens as JSON lines on standard output\n"
+		       "                        (the words for a person on standard error)\n"
 		       "  --crypttab            add an /etc/crypttab entry (and fix fstab)\n"
 		       "  --root DIR            with --crypttab: the system's root (default /)\n"
 		       "  --name NAME           with --crypttab: the /dev/mapper name\n"
@@ -272,6 +276,49 @@ static void say_started(const char *address, const struct encrypt_opts *o,
 		       address);
 }
 
+/* A refusal or failure: said to the person, and as an event. */
+static void failed(const char *address, const char *why)
+{
+	cli_event("failed", "device", address, "reason", why, NULL);
+	fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+}
+
+/* The end of a conversion run here, or of its start when a worker goes on with it. */
+static void ended(const char *address, const struct encrypt_opts *o, int exit_code)
+{
+	if (!o->foreground)
+		return;
+	if (exit_code == FDW_EXIT_OK)
+		cli_event("done", "device", address, NULL);
+	else
+		cli_event("failed", "device", address, "reason",
+			  "the conversion stopped; its messages say why and what to do", NULL);
+}
+
+/* The plan, with what is measured and what unlocks it; as the event "planned" too. */
+static void show_plan(const char *address, const struct encrypt_opts *o,
+		      const struct fdw_encrypt *e)
+{
+	print_plan(fdw_encrypt_target(e), fdw_encrypt_plan(e), fdw_encrypt_cipher_why(e));
+	if (!fdw_encrypt_can_bench(e))
+		printf(_("  benchmark:       none: an LVM physical volume holds no filesystem "
+			 "fdewiz mounts\n"));
+	else if (o->no_bench)
+		printf(_("  benchmark:       off\n"));
+	else
+		printf(_("  benchmark:       I/O and build benchmark (%s) of the plain filesystem "
+			 "now, and of the encrypted volume when done\n"),
+		       o->bench_scale ? o->bench_scale : "quick");
+	if (o->tpm_pcrs) {
+		char tpm[1024];
+
+		fdw_tpm_plan_text(o->tpm_pcrs, tpm, sizeof(tpm));
+		printf(_("  TPM unlock:      %s\n"), tpm);
+	}
+	cli_event("planned", "device", address, "cipher", fdw_encrypt_plan(e)->cipher,
+		  "dry_run", o->dry_run ? "yes" : "no", NULL);
+}
+
 static int do_encrypt(const char *address, const struct encrypt_opts *o)
 {
 	struct fdw_encrypt_options eo = {
@@ -299,31 +346,16 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	rc = fdw_encrypt_prepare(e, address, &eo, why, sizeof(why));
 	/* A refused plan is shown after the reason: the user sees what was asked. */
 	if (rc) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		failed(address, why);
 		goto out;
 	}
 	no_boot = o->crypttab ? fdw_encrypt_boot_unavailable(e, o->boot.root) : NULL;
 	if (no_boot) {
-		fprintf(stderr, _("%s: --crypttab: %s Nothing was changed.\n"), fdw_progname,
-			no_boot);
+		snprintf(why, sizeof(why), _("--crypttab: %s Nothing was changed."), no_boot);
+		failed(address, why);
 		goto out;
 	}
-	print_plan(fdw_encrypt_target(e), fdw_encrypt_plan(e), fdw_encrypt_cipher_why(e));
-	if (!fdw_encrypt_can_bench(e))
-		printf(_("  benchmark:       none: an LVM physical volume holds no filesystem "
-			 "fdewiz mounts\n"));
-	else if (o->no_bench)
-		printf(_("  benchmark:       off\n"));
-	else
-		printf(_("  benchmark:       I/O and build benchmark (%s) of the plain filesystem "
-			 "now, and of the encrypted volume when done\n"),
-		       o->bench_scale ? o->bench_scale : "quick");
-	if (o->tpm_pcrs) {
-		char tpm[1024];
-
-		fdw_tpm_plan_text(o->tpm_pcrs, tpm, sizeof(tpm));
-		printf(_("  TPM unlock:      %s\n"), tpm);
-	}
+	show_plan(address, o, e);
 	if (o->dry_run) {
 		printf(_("Dry run: nothing was changed.\n"));
 		exit_code = FDW_EXIT_OK;
@@ -331,26 +363,35 @@ static int do_encrypt(const char *address, const struct encrypt_opts *o)
 	}
 	if (!o->yes && !confirm_typed(address)) {
 		printf(_("Not confirmed. Nothing was changed.\n"));
+		cli_event("failed", "device", address, "reason", "not confirmed", NULL);
 		goto out;
 	}
 	pass = passphrase_get(o->key_file, true);
-	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO)))
+	if (!pass || passphrase_check_new(pass, o->accept_weak, !o->yes && isatty(STDIN_FILENO))) {
+		cli_event("failed", "device", address, "reason",
+			  "no passphrase that can be used (its messages say why)", NULL);
 		goto out;
+	}
 	/* Held until the conversion runs, where a stop request means "at a safe point". */
 	fdw_stop_signals_defer();
 	so.ctx = e;
 	rc = fdw_encrypt_start(e, pass, &so, &res, why, sizeof(why));
 	if (rc < 0) {
-		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
+		failed(address, why);
 		goto out;
 	}
 	if (rc > 0)
 		fprintf(stderr, _("%s: warning: %s\n"), fdw_progname, cli_safe(why));
+	/* Never the key itself: only whether one was made, tested and escrowed. */
+	cli_event("started", "device", address, "luks_uuid", fdw_encrypt_job(e)->id,
+		  "recovery_key", res.recovery ? "made and tested" : "none",
+		  "escrowed", res.recovery && fdw_escrow_wanted(&o->escrow) ? "yes" : "no", NULL);
 	say_started(address, o, e, &res);
 	if (o->foreground)
 		exit_code = conversion_foreground_started(e, pass, o->mount_at);
 	else
 		exit_code = conversion_launch(e, pass, o->mount_at);
+	ended(address, o, exit_code);
 out:
 	fdw_start_result_wipe(&res);
 	fdw_secret_free(pass);
@@ -363,7 +404,7 @@ enum encrypt_option { OPT_KEY_FILE = 256, OPT_STRATEGY, OPT_CIPHER, OPT_KEY_SIZE
        OPT_OFFLINE, OPT_MOUNT, OPT_NO_BENCH,
        OPT_BENCH_SCALE, OPT_CRYPTTAB, OPT_ROOT, OPT_NAME, OPT_DISCARD, OPT_AT_RESTART,
        OPT_RECOVERY_KEY, OPT_ACCEPT_WEAK, OPT_LOW_BATTERY, OPT_TPM, OPT_PCRS, OPT_PACE,
-       OPT_ESCROW_COMMAND, OPT_ESCROW_DIR };
+       OPT_ESCROW_COMMAND, OPT_ESCROW_DIR, OPT_EVENTS };
 
 /* Take option @c of encrypt into @o: -1, or the exit code when the command ends here. */
 static int take_option(int c, struct encrypt_opts *o)
@@ -408,6 +449,15 @@ static int take_option(int c, struct encrypt_opts *o)
 	/* Escrow is of the recovery key: asking for it asks for the key. */
 	case OPT_ESCROW_COMMAND: o->escrow.command = optarg; o->recovery_key = true; break;
 	case OPT_ESCROW_DIR: o->escrow.dir = optarg; o->recovery_key = true; break;
+	case OPT_EVENTS:
+		if (strcmp(optarg, "json")) {
+			fprintf(stderr, _("%s: unknown event format '%s': json.\n"), fdw_progname,
+				optarg);
+			cli_usage_error("encrypt");
+			return FDW_EXIT_USAGE;
+		}
+		o->events = true;
+		break;
 	case OPT_ROOT: o->boot.root = optarg; break;
 	case OPT_NAME: o->boot.name = optarg; break;
 	case OPT_DISCARD: o->boot.discard = true; break;
@@ -507,6 +557,7 @@ int cmd_encrypt(int argc, char **argv)
 		{ "recovery-key", no_argument, NULL, OPT_RECOVERY_KEY },
 		{ "escrow-command", required_argument, NULL, OPT_ESCROW_COMMAND },
 		{ "escrow-dir", required_argument, NULL, OPT_ESCROW_DIR },
+		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "discard", no_argument, NULL, OPT_DISCARD },
@@ -529,6 +580,11 @@ int cmd_encrypt(int argc, char **argv)
 		return FDW_EXIT_USAGE;
 	}
 	fdw_secret_harden_process();
+	if (o.events && cli_events_begin() != 0) {
+		fprintf(stderr, _("%s: --events: standard output cannot carry them (%s). "
+				  "Nothing was changed.\n"), fdw_progname, strerror(errno));
+		return FDW_EXIT_ERROR;
+	}
 	if (o.at_restart && o.tpm_pcrs) {
 		fprintf(stderr, _("%s: --tpm does not go with --at-restart yet: encrypt at the "
 				  "restart, then 'fdewiz tpm enrol' once it is done. Nothing was "

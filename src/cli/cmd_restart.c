@@ -21,6 +21,7 @@
 #include "core/base/base_api.h"
 #include "core/convert/convert_api.h"
 #include "core/disk/disk_api.h"
+#include "events.h"
 #include "passphrase.h"
 
 /* Exit status of restart-step for a wrong passphrase: the boot script asks again. */
@@ -99,9 +100,13 @@ int cli_encrypt_at_restart(const char *address, const struct cli_restart_opts *o
 	rc = fdw_restart_arm(address, pass, &ro, &res, why, sizeof(why));
 	fdw_secret_free(pass);
 	if (rc) {
+		cli_event("failed", "device", address, "reason", why, NULL);
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
+	cli_event("prepared", "device", address, "luks_uuid", res.stage.uuid, "initramfs",
+		  res.initrd, "escrowed", fdw_escrow_wanted(&o->escrow) ? "yes" : "no", NULL);
+	cli_event("restart-needed", "device", address, NULL);
 	say_armed(&res);
 	fdw_restart_result_wipe(&res);
 	return FDW_EXIT_OK;

@@ -6,14 +6,21 @@
 
 #include "cli.h"
 #include "conversion.h"
+#include "events.h"
 #include "core/convert/convert_api.h"
 #include "core/base/base_api.h"
 
 static void print_progress(const struct fdw_foreground_progress *p, void *ctx)
 {
+	static double evented = -1;
 	char d[32], tot[32];
 
 	(void)ctx;
+	/* Events once a second, and the last one. */
+	if (p->seconds - evented >= 1.0 || p->done == p->total || p->seconds < evented) {
+		cli_event_progress(p->done, p->total, p->percent, p->seconds);
+		evented = p->seconds;
+	}
 	fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", _("encrypting"), p->percent,
 		fdw_format_size(p->done, d, sizeof(d)), fdw_format_size(p->total, tot, sizeof(tot)));
 	cli_progress_pending(true);
@@ -28,7 +35,12 @@ static void end_progress(void *ctx)
 
 static void print_line(enum fdw_say kind, const char *line, void *ctx)
 {
+	static const char *const kinds[] = { [FDW_SAY_INFO] = "info",
+		[FDW_SAY_LIST_ITEM] = "item", [FDW_SAY_WARNING] = "warning",
+		[FDW_SAY_ERROR] = "error" };
+
 	(void)ctx;
+	cli_event("said", "kind", kinds[kind], "text", line, NULL);
 	cli_line_break();
 	switch (kind) {
 	case FDW_SAY_INFO:
@@ -57,9 +69,11 @@ static const struct fdw_foreground_ops shown = {
 static int said_background(pid_t pid, const struct fdw_job *job, const char *why)
 {
 	if (pid < 0) {
+		cli_event("failed", "device", job->address, "reason", why, NULL);
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
 		return FDW_EXIT_ERROR;
 	}
+	cli_event_launched(job->address, (long)pid);
 	printf(_("Converting in the background (worker %d). Follow it with "
 		 "'%s status --watch %s'.\n"), (int)pid, fdw_progname, cli_safe(job->address));
 	return FDW_EXIT_OK;

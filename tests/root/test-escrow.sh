@@ -8,8 +8,11 @@
 # 0600); the document names the host, the machine, the device, the filesystem's and the
 # header's UUIDs, and holds the key shown on the screen, which opens the volume; while it
 # ran, no process's command line or environment held the key (/proc scanned), nor did
-# fdewiz's verbose log. The data is verified with the cryptsetup program, fsck clean.
-# Cost: one 100 MiB image, three tries and one foreground conversion, about 10 s.
+# fdewiz's verbose log. Then --events json, unattended, on a second disk: standard output
+# holds JSON lines only (planned, started, progress, done; a refusal: planned, failed
+# with the reason), never the key. The data is verified with the cryptsetup program, fsck
+# clean.
+# Cost: two 100 MiB images, three tries and two foreground conversions, about 15 s.
 . "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds cryptsetup parted mkfs.ext4 e2fsck sha256sum losetup python3
 
@@ -23,10 +26,28 @@ part_sum() { img_on_loop "$img" 1 sha256sum | cut -d' ' -f1; }
 records() { find "$FDEWIZ_STATE_DIR" -name '*.json' 2>/dev/null | wc -l; }
 before=$(part_sum)
 
+# events FILE: every line of FILE is one JSON object with an "event"; their names in order,
+# one a line (progress once however often it came).
+events()
+{
+	python3 - "$1" <<'EOF'
+import json, sys
+names = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    assert isinstance(e, dict) and isinstance(e["event"], str), line
+    if not (names and names[-1] == e["event"] == "progress"):
+        names.append(e["event"])
+print("\n".join(names))
+EOF
+}
+
 # 1. The escrow command fails, after printing what it was given: stopped, nothing changed,
-# its words in the message with the key masked.
+# its words in the message with the key masked. With --events json: the plan and the
+# failure as JSON lines on standard output, the words for a person on standard error.
 encrypt_argv
 run_cmd "$IMG_TMP/fail" "$FDEWIZ" "${ENCRYPT_ARGV[@]}" --header-backup "$IMG_TMP/fail.hdr" \
+	--events json \
 	--escrow-command "tee '$IMG_TMP/given.json'; echo the store said no >&2; exit 3" "$img:1"
 assert_eq "failing escrow: exit" 1 "$RUN_RC"
 err=$(cat "$IMG_TMP/fail.err")
@@ -41,6 +62,11 @@ assert_not_contains "failing escrow: the key it printed is not in the message" \
 	"$err$(cat "$IMG_TMP/fail.out")" "${given_key:-no key}"
 assert_eq "failing escrow: the partition byte for byte as before" "$before" "$(part_sum)"
 assert_eq "failing escrow: no job record" 0 "$(records)"
+assert_eq "failing escrow: events planned, failed (JSON lines, nothing else on stdout)" \
+	"$(printf 'planned\nfailed')" "$(events "$IMG_TMP/fail.out" 2>&1)"
+assert_contains "failing escrow: the failed event says why" "$(tail -n1 "$IMG_TMP/fail.out")" \
+	'"reason":"the recovery key was not escrowed: the escrow command failed (exit status 3'
+assert_contains "failing escrow: the plan for a person on stderr" "$err" "cipher"
 assert_true "failing escrow: no header backup" test ! -e "$IMG_TMP/fail.hdr"
 
 # 2. An escrow folder that is not one: the same.
@@ -106,4 +132,27 @@ assert_contains "escrowed: the log says where it went" "$(cat "$IMG_TMP/ok.err")
 assert_not_contains "escrowed: the key is not in the log" "$(cat "$IMG_TMP/ok.err")" \
 	"${escrowed:-no key}"
 verify_encrypted "$img" "escrow test passphrase"
+
+# 4. Unattended, on a second disk: --events json with the escrow into the folder. Standard
+# output holds JSON lines only: planned, started (escrowed, the header's UUID), progress up
+# to 100 %, done; none holds the key.
+img2=$IMG_TMP/disk2.img
+img_ext4_fixture "$img2" 100 16
+run_cmd "$IMG_TMP/ev" "$FDEWIZ" "${ENCRYPT_ARGV[@]}" --header-backup "$IMG_TMP/ev.hdr" \
+	--events json --escrow-dir "$IMG_TMP/share" "$img2:1"
+assert_eq "events: exit" 0 "$RUN_RC"
+[ "$RUN_RC" = 0 ] || cat "$IMG_TMP/ev.out" "$IMG_TMP/ev.err" >&2
+luks2=$(img_on_loop "$img2" 1 cryptsetup luksUUID)
+assert_eq "events: planned, started, progress, done, as JSON lines" \
+	"$(printf 'planned\nstarted\nprogress\ndone')" "$(events "$IMG_TMP/ev.out" 2>&1 | grep -vx said)"
+assert_contains "events: started names the header's UUID and the escrow" \
+	"$(grep '"event":"started"' "$IMG_TMP/ev.out")" "\"luks_uuid\":\"$luks2\",\"recovery_key\":\"made and tested\",\"escrowed\":\"yes\""
+assert_contains "events: the last progress is 100 %" \
+	"$(grep '"event":"progress"' "$IMG_TMP/ev.out" | tail -n1)" '"percent":100'
+key2=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["recovery_key"])' \
+	"$IMG_TMP/share/$luks2.json" 2>/dev/null || true)
+assert_eq "events: the escrowed key" 55 "${#key2}"
+assert_not_contains "events: no event holds the key" "$(cat "$IMG_TMP/ev.out")" "${key2:-no key}"
+assert_contains "events: the key for a person is on stderr" "$(cat "$IMG_TMP/ev.err")" "${key2:-no key}"
+verify_encrypted "$img2" "escrow test passphrase"
 assert_finish
