@@ -134,8 +134,14 @@ int fdw_initramfs_builders_wait(unsigned timeout_s, char *who, size_t len)
 void fdw_initramfs_builders_settle(void)
 {
 	char who[160] = "";
-	int rc = fdw_initramfs_builders_wait(FDW_INITRAMFS_BUILD_WAIT_S, who, sizeof(who));
+	pid_t pid;
+	int rc;
 
+	/* Said before the wait too: the journal tells why the boot setup pauses. */
+	if (scan("/proc", &pid, 1, who, sizeof(who)) == 0)
+		return;
+	fdw_log(FDW_LOG_INFO, "waiting for another initramfs build to end (%s)", who);
+	rc = fdw_initramfs_builders_wait(FDW_INITRAMFS_BUILD_WAIT_S, who, sizeof(who));
 	if (rc > 0)
 		fdw_log(FDW_LOG_INFO, "waited for another initramfs build to end (%s) before "
 			"making the initramfs again", who);
