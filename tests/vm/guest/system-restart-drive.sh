@@ -363,16 +363,29 @@ convert)
 	# where they would only slow update-initramfs (the service runs at nice 10, this at 0).
 	n=0
 	while converting; do
-		# An initramfs build of the person's (apt's, after an update) begun just before
-		# the service sets up the boot (the file "race"): once, at 95 % converted, so
-		# that it still runs when the service changes crypttab and builds its own.
+		# An initramfs build of the person's (apt's, after an update) that reads the system
+		# before the service changes it and ends after the service's own would (the file
+		# "race"): begun once half is converted and held by a hook of the test's, after
+		# cryptroot's and only in this build (FDW_RACE=1), until the service's journal says
+		# it waits for it. Without that wait its initramfs, without the root's crypttab
+		# entry, could be the one left.
 		if [ -e $d/race ] && [ ! -e $d/raced ] &&
-		   [ "$(grep -o '[0-9.]*%' /run/fdw-status 2>/dev/null | head -n1 | cut -d. -f1)" -ge 95 ] 2>/dev/null; then
+		   [ "$(grep -o '[0-9.]*%' /run/fdw-status 2>/dev/null | head -n1 | cut -d. -f1)" -ge 50 ] 2>/dev/null; then
 			touch $d/raced
 			sync
-			update-initramfs -u -k all >$d/race.out 2>&1 &
+			printf '%s\n' '#!/bin/sh' 'case "$1" in prereqs) exit 0 ;; esac' \
+				'[ "${FDW_RACE:-}" = 1 ] || exit 0' 'i=0' \
+				'while [ ! -e /run/fdw-race-release ] && [ $i -lt 900 ]; do sleep 1; i=$((i + 1)); done' \
+				>/etc/initramfs-tools/hooks/zz-fdw-race
+			chmod 0755 /etc/initramfs-tools/hooks/zz-fdw-race
+			FDW_RACE=1 update-initramfs -u -k all >$d/race.out 2>&1 &
 			race=$!
 			say "RACE-STARTED $(cat /run/fdw-status)"
+		fi
+		if [ -n "${race:-}" ] && [ ! -e /run/fdw-race-release ] &&
+		   journalctl -b -u fdewiz-restart.service -o cat | grep -q 'waiting for another initramfs build'; then
+			touch /run/fdw-race-release
+			say "RACE-RELEASED $(cat /run/fdw-status)"
 		fi
 		case $(cat /run/fdw-status 2>/dev/null) in
 		*'(setting up the boot)'*)
