@@ -38,11 +38,6 @@ int cli_events_begin(void)
 	return 0;
 }
 
-bool cli_events_on(void)
-{
-	return events != NULL;
-}
-
 static void emit(json_object *o)
 {
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

@@ -14,7 +14,6 @@
 /* From here on events go to standard output, and what was printed there to standard
  * error. 0, or -errno (events stay off). */
 int cli_events_begin(void);
-bool cli_events_on(void);
 /*
  * One event: @type, then pairs of a field's name and its text, ending with NULL ("device",
  * "/dev/sda2", NULL). Nothing when events are off.

@@ -336,11 +336,12 @@ vm_restart_drive()
 
 # vm_second_kernel_deb HAVE: the path of a Debian kernel package (linux-image-VERSION-amd64)
 # of another version than HAVE (the installed images' kernel), for a kernel update during
-# a test: the newest the package lists name, fetched once into the test cache. Empty (and a
+# a test: the newest the package lists name, fetched once into the installed images'
+# cache (FDEWIZ_INSTALLED_CACHE, installed-image.sh), folder kernel2. Empty (and a
 # message) when there is none.
 vm_second_kernel_deb()
 {
-	local have=$1 dir=/var/cache/fdewiz-tests/kernel2 pkg deb tmp
+	local have=$1 dir=${FDEWIZ_INSTALLED_CACHE:-/var/cache/fdewiz-tests/installed}/kernel2 pkg deb tmp
 	mkdir -p "$dir"
 	deb=$(find "$dir" -maxdepth 1 -name 'linux-image-*.deb' ! -name "linux-image-${have}_*" | head -n1)
 	if [ -z "$deb" ]; then

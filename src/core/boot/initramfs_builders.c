@@ -120,6 +120,9 @@ int fdw_initramfs_builders_wait(unsigned timeout_s, char *who, size_t len)
 	pid_t pid;
 	size_t first = scan("/proc", &pid, 1, who, len), n = first;
 
+	/* Said when it begins: the journal tells why the boot setup pauses. */
+	if (first)
+		fdw_log(FDW_LOG_INFO, "waiting for another initramfs build to end (%s)", who);
 	/* Until none at all: one begun meanwhile read the files as they are now, but is
 	 * waited for too, so that fdewiz's build is the last. */
 	while (n) {
@@ -134,14 +137,8 @@ int fdw_initramfs_builders_wait(unsigned timeout_s, char *who, size_t len)
 void fdw_initramfs_builders_settle(void)
 {
 	char who[160] = "";
-	pid_t pid;
-	int rc;
+	int rc = fdw_initramfs_builders_wait(FDW_INITRAMFS_BUILD_WAIT_S, who, sizeof(who));
 
-	/* Said before the wait too: the journal tells why the boot setup pauses. */
-	if (scan("/proc", &pid, 1, who, sizeof(who)) == 0)
-		return;
-	fdw_log(FDW_LOG_INFO, "waiting for another initramfs build to end (%s)", who);
-	rc = fdw_initramfs_builders_wait(FDW_INITRAMFS_BUILD_WAIT_S, who, sizeof(who));
 	if (rc > 0)
 		fdw_log(FDW_LOG_INFO, "waited for another initramfs build to end (%s) before "
 			"making the initramfs again", who);

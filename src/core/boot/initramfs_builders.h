@@ -20,8 +20,9 @@
 size_t fdw_initramfs_builders(const char *proc, pid_t *pids, size_t max);
 /*
  * Until no initramfs is being built, at most @timeout_s seconds: 0 at once when none was;
- * else the number of builders waited for, with the first one ("pid 123: update-initramfs")
- * in @who; -ETIMEDOUT when some still ran at the end (@who names one).
+ * else (the wait's beginning logged) the number of builders waited for, with the first one
+ * ("pid 123: update-initramfs") in @who; -ETIMEDOUT when some still ran at the end (@who
+ * names one).
  */
 int fdw_initramfs_builders_wait(unsigned timeout_s, char *who, size_t len);
 

@@ -596,11 +596,6 @@ static int write_header(struct fdw_encrypt *e, const struct fdw_secret *pass, ch
 static int name_and_escrow(struct fdw_encrypt *e, char *why, size_t len)
 {
 	struct fdw_job *job = &e->job;
-	struct fdw_escrow_volume v = {
-		.device = e->target.part->address,
-		.filesystem_uuid = e->target.part->uuid ? e->target.part->uuid : "",
-		.luks_uuid = job->id,
-	};
 
 	if (e->prepared_uuid[0])
 		snprintf(job->id, sizeof(job->id), "%s", e->prepared_uuid);
@@ -610,6 +605,12 @@ static int name_and_escrow(struct fdw_encrypt *e, char *why, size_t len)
 	}
 	if (!e->recovery_key || !fdw_escrow_wanted(e->escrow))
 		return 0;
+	struct fdw_escrow_volume v = {
+		.device = e->target.part->address,
+		.filesystem_uuid = e->target.part->uuid ? e->target.part->uuid : "",
+		.luks_uuid = job->id,
+	};
+
 	return fdw_escrow_key(e->escrow, &v, e->recovery_key, why, len);
 }
 

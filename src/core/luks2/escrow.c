@@ -22,6 +22,9 @@
 /* Big enough for the document: its fields are short, the key 55 bytes. */
 #define DOC_CAP 4096
 
+/* The document is written by hand, not with json-c: json-c would copy the key into
+ * ordinary heap memory, outside the locked buffer it must stay in. */
+
 /* @s as a JSON string's contents into @out (at most @len with its NUL): quotes, backslashes
  * and control characters escaped; bytes above 0x7f kept (UTF-8 passes through). */
 static void json_escape(const char *s, char *out, size_t len)
