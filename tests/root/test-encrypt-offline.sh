@@ -104,7 +104,11 @@ kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 [ "$rc" -eq 1 ] || assert_stop "SIGINT: exit $rc, expected 1"
 grep -q "Stopped at a safe point" "$work/out" || assert_stop "SIGINT: no stop message"
-[ "$(reason_of)" = luks-unfinished ] || assert_stop "SIGINT: list does not show the unfinished conversion"
+reason=$(reason_of)
+[ "$reason" = luks-unfinished ] || {
+	"$FDEWIZ" list --json "$work/disk.img"; losetup -a
+	assert_stop "SIGINT: list does not show the unfinished conversion (it says: $reason)"
+}
 "$FDEWIZ" resume --foreground --key-file "$work/key" "$work/disk.img:1" >"$work/out" 2>&1 ||
 	{ cat "$work/out"; assert_stop "resume after SIGINT"; }
 verify_image "SIGINT + resume"

@@ -8,6 +8,7 @@ VM_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$VM_HERE/../lib/sums.sh"
 VM_PASSED=0
 VM_FAILED=0
+VM_FAILED_CHECKS=()
 
 # Without root there is no apt-get and no cache under /var/cache: the one reason to
 # skip, since CI always runs as root.
@@ -115,6 +116,7 @@ vm_fail()
 {
 	echo "FAIL: $VM_NAME: $*"
 	VM_FAILED=$((VM_FAILED + 1))
+	VM_FAILED_CHECKS+=("$*")
 }
 
 # vm_check DESCRIPTION COMMAND...: one PASS or FAIL line.
@@ -132,7 +134,11 @@ vm_check()
 # The closing line that test runners and CI read.
 vm_finish()
 {
+	local what
 	VM_FINISHED=1
+	# Again at the very end, after any logs printed for the failure: the end is what a CI
+	# report keeps of a long output.
+	for what in "${VM_FAILED_CHECKS[@]}"; do echo "FAILED: $VM_NAME: $what"; done
 	echo "$VM_NAME: $VM_PASSED passed, $VM_FAILED failed"
 	[ "$VM_FAILED" = 0 ]
 }

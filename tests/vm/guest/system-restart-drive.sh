@@ -385,7 +385,8 @@ convert)
 		if [ -n "${race:-}" ] && [ ! -e /run/fdw-race-release ] &&
 		   journalctl -b -u fdewiz-restart.service -o cat | grep -q 'waiting for another initramfs build'; then
 			touch /run/fdw-race-release
-			say "RACE-RELEASED $(cat /run/fdw-status)"
+			# The status now: the poller's file can be 15 s old.
+			say "RACE-RELEASED $(status1)"
 		fi
 		case $(cat /run/fdw-status 2>/dev/null) in
 		*'(setting up the boot)'*)
