@@ -37,6 +37,7 @@ void cli_pad(FILE *out, const char *text, int width, bool right);
 
 int cmd_list(int argc, char **argv);
 int cmd_encrypt(int argc, char **argv);
+int cmd_decrypt(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_pause(int argc, char **argv);
 int cmd_pace(int argc, char **argv);

@@ -10,20 +10,31 @@
 #include "core/convert/convert_api.h"
 #include "core/base/base_api.h"
 
-static void print_progress(const struct fdw_foreground_progress *p, void *ctx)
+static void print_progress_as(const char *doing, const struct fdw_foreground_progress *p)
 {
 	static double evented = -1;
 	char d[32], tot[32];
 
-	(void)ctx;
 	/* Events once a second, and the last one. */
 	if (p->seconds - evented >= 1.0 || p->done == p->total || p->seconds < evented) {
 		cli_event_progress(p->done, p->total, p->percent, p->seconds);
 		evented = p->seconds;
 	}
-	fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", _("encrypting"), p->percent,
+	fprintf(stderr, "\r%s %5.1f%%  %s / %s   ", doing, p->percent,
 		fdw_format_size(p->done, d, sizeof(d)), fdw_format_size(p->total, tot, sizeof(tot)));
 	cli_progress_pending(true);
+}
+
+static void print_progress(const struct fdw_foreground_progress *p, void *ctx)
+{
+	(void)ctx;
+	print_progress_as(_("encrypting"), p);
+}
+
+static void print_decrypting(const struct fdw_foreground_progress *p, void *ctx)
+{
+	(void)ctx;
+	print_progress_as(_("decrypting"), p);
 }
 
 static void end_progress(void *ctx)
@@ -66,6 +77,12 @@ static const struct fdw_foreground_ops shown = {
 	.say = print_line,
 };
 
+static const struct fdw_foreground_ops shown_decrypting = {
+	.progress = print_decrypting,
+	.ended = end_progress,
+	.say = print_line,
+};
+
 static int said_background(pid_t pid, const struct fdw_job *job, const char *why)
 {
 	if (pid < 0) {
@@ -100,6 +117,11 @@ int conversion_resume(struct fdw_resume *r, struct fdw_secret *pass,
 const struct fdw_foreground_ops *conversion_ops(void)
 {
 	return &shown;
+}
+
+const struct fdw_foreground_ops *conversion_decrypt_ops(void)
+{
+	return &shown_decrypting;
 }
 
 int conversion_launch(struct fdw_encrypt *e, const struct fdw_secret *pass, const char *mount_at)

@@ -36,5 +36,7 @@ int conversion_resume(struct fdw_resume *r, struct fdw_secret *pass,
 		      const struct fdw_resume_how *how);
 /* Where the engine's foreground steps say what they do: this program's output. */
 const struct fdw_foreground_ops *conversion_ops(void);
+/* The same for a decryption ("decrypting" on the progress line). */
+const struct fdw_foreground_ops *conversion_decrypt_ops(void);
 
 #endif

@@ -45,6 +45,8 @@ static void usage(FILE *out)
 		       "  pause DEVICE|IMAGE:N                  stop a running conversion safely\n"
 		       "  pace DEVICE|IMAGE:N auto|gentle|full  how it shares the disk meanwhile\n"
 		       "  resume [--key-file FILE] [--foreground] DEVICE|IMAGE:N   continue one\n"
+		       "  decrypt [OPTIONS] DEVICE|IMAGE:N   turn it back into plain data in place "
+		       "(see decrypt --help)\n"
 		       "  bench [OPTIONS] DIR|DEVICE   measure I/O, a build and the ciphers "
 		       "(see bench --help)\n"
 		       "  bench --compare A.json B.json   plain against encrypted, side by side\n"
@@ -113,6 +115,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "encrypt"))
 		return cmd_encrypt(argc, argv);
+	if (argc > 0 && !strcmp(argv[0], "decrypt"))
+		return cmd_decrypt(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "resume"))
 		return cmd_resume(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "pause"))

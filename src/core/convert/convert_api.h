@@ -4,6 +4,7 @@
 #ifndef FDW_CONVERT_API_H
 #define FDW_CONVERT_API_H
 
+#include "decrypt_flow.h"
 #include "encrypt_flow.h"
 #include "encrypt_settings.h"
 #include "encrypt_start.h"

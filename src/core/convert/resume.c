@@ -90,6 +90,11 @@ static int prepare(struct fdw_resume *r, const char *address, char *why, size_t 
 	if (rc)
 		return rc;
 	rc = fdw_job_for_target(&r->target, &r->job, &r->recorded);
+	if (!rc && r->recorded && r->job.direction[0]) {
+		snprintf(why, len, _("%s is being decrypted: continue with 'fdewiz decrypt %s'. "
+				     "Nothing was changed."), address, address);
+		return -EINVAL;
+	}
 	if (!rc && strcmp(r->job.address, r->target.part->address)) {
 		/* The same volume under another name now (a reused loop device, a new slot). */
 		snprintf(r->job.address, sizeof(r->job.address), "%s", r->target.part->address);

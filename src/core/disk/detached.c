@@ -77,6 +77,18 @@ out:
 	return rc;
 }
 
+int fdw_decrypt_lookup(const struct fdw_disk *d, const struct fdw_partition *p,
+		       struct fdw_job *job)
+{
+	struct fdw_volume_id now;
+
+	fdw_volume_id_of(d, p, &now);
+	if (fdw_job_for_volume(&now, job) != 0 || strcmp(job->direction, "decrypt") ||
+	    !job->detached_header[0] || access(job->detached_header, F_OK) != 0)
+		return -ENOENT;
+	return 0;
+}
+
 /*
  * Chi-square of the byte counts of @buf against a uniform spread: about 255 (give or
  * take 23) for random bytes, thousands or millions for text, code, zeros or a filesystem.

@@ -9,6 +9,7 @@
 
 struct fdw_disk;
 struct fdw_partition;
+struct fdw_job;
 
 /*
  * The detached header of partition @p of @d, from the job record that belongs to it by
@@ -20,6 +21,13 @@ struct fdw_partition;
  */
 int fdw_detached_lookup(const struct fdw_disk *d, const struct fdw_partition *p, char *header,
 			size_t len, bool *unfinished);
+/*
+ * Is fdewiz decrypting partition @p of @d (a job record that belongs to it by identity
+ * says so, and the header it keeps meanwhile is there)? 0 with that record in @job;
+ * -ENOENT when not.
+ */
+int fdw_decrypt_lookup(const struct fdw_disk *d, const struct fdw_partition *p,
+		       struct fdw_job *job);
 /* Do samples from the start, middle and end of the range all look like random bytes? */
 bool fdw_looks_random(int fd, uint64_t offset, uint64_t size);
 

@@ -60,6 +60,7 @@ enum fdw_reason {
 	FDW_REASON_BOOT_FILES,		/* kernels or a boot loader: a /boot, whoever's it is */
 	FDW_REASON_OTHER_OS_BOOT,	/* Windows' or macOS's boot, or an installed Windows */
 	FDW_REASON_NOT_LOOKED,		/* could not look inside for boot files */
+	FDW_REASON_DECRYPT_UNFINISHED,	/* fdewiz decrypt is moving its data back */
 	FDW_REASON__COUNT
 };
 
@@ -133,6 +134,9 @@ struct fdw_partition {
 	/* LUKS2 with its header in this file (fdewiz's job record, checked against the
 	 * header itself); NULL when the header is on the partition or there is none. */
 	char *detached_header;
+	/* fdewiz is decrypting it (its job record says so and keeps its header): whatever
+	 * blkid sees there now is half of the data. */
+	bool decrypting;
 	/* No signature at all, but the bytes look random: may be encrypted data. */
 	bool looks_random;
 

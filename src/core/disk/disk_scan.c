@@ -24,6 +24,7 @@
 #include "system_peek.h"
 #include "base/log.h"
 #include "base/sysstate.h"
+#include "state/job.h"
 
 /*
  * libparted asks questions through exceptions; a scan must never answer "Fix"
@@ -292,10 +293,32 @@ static void measure_min_size(const struct fdw_disk *d, struct fdw_partition *p)
  */
 static void probe_unrecognised(const struct fdw_disk *d, int fd, struct fdw_partition *p)
 {
+	struct fdw_job job;
 	char header[PATH_MAX];
 	bool unfinished = false;
 
-	if (p->extended || p->fstype || p->luks_version)
+	if (p->extended)
+		return;
+	/*
+	 * Mid-decryption the start of the partition is plain already: a filesystem's
+	 * signature there is half of the data, never one to encrypt again. It is the LUKS2
+	 * volume of its record, with the header the record keeps.
+	 */
+	if (fdw_decrypt_lookup(d, p, &job) == 0) {
+		free(p->detached_header);
+		free(p->uuid);
+		free(p->fstype);
+		free(p->label);
+		p->label = NULL;
+		p->detached_header = strdup(job.detached_header);
+		p->uuid = strdup(job.id);
+		p->fstype = strdup("crypto_LUKS");
+		p->decrypting = true;
+		p->luks_version = 2;
+		p->luks_reencrypt_unfinished = true;
+		return;
+	}
+	if (p->fstype || p->luks_version)
 		return;
 	if (fdw_detached_lookup(d, p, header, sizeof(header), &unfinished) == 0) {
 		p->detached_header = strdup(header);

@@ -173,8 +173,9 @@ int fdw_job_prune(int days)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		fdw_job_status_path(&v[i], path, sizeof(path));
-		/* Only what the worker itself published as complete, long ago. */
-		if (fdw_progress_read(path, &p) != 0 || p.state != FDW_JOB_COMPLETE ||
+		/* Only what the worker itself published as complete, long ago; never a
+		 * decryption's record, the one way to its header while it runs. */
+		if (v[i].direction[0] || fdw_progress_read(path, &p) != 0 || p.state != FDW_JOB_COMPLETE ||
 		    p.updated >= cutoff || v[i].created >= cutoff)
 			continue;
 		/* The header must agree, or the volume be gone from this machine. */

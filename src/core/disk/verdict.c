@@ -74,6 +74,8 @@ static const struct {
 	[FDW_REASON_OTHER_OS_BOOT] = { "other-os-boot",
 		N_("Another operating system starts from it (Windows or macOS): fdewiz leaves "
 		   "it alone.") },
+	[FDW_REASON_DECRYPT_UNFINISHED] = { "decrypt-unfinished",
+		N_("Its decryption is unfinished: continue it with 'fdewiz decrypt'.") },
 	[FDW_REASON_NOT_LOOKED] = { "not-looked-inside",
 		N_("fdewiz could not look inside this filesystem, so it cannot tell whether a "
 		   "boot loader reads it; nothing is converted unseen.") },
@@ -163,7 +165,8 @@ static enum fdw_reason blocking_reason(const struct fdw_partition *p, const stru
 	if (p->flag_bios_boot)
 		return FDW_REASON_BIOS_BOOT;
 	if (p->luks_version)
-		return p->luks_reencrypt_unfinished ? FDW_REASON_LUKS_UNFINISHED
+		return p->decrypting ? FDW_REASON_DECRYPT_UNFINISHED :
+		       p->luks_reencrypt_unfinished ? FDW_REASON_LUKS_UNFINISHED
 						    : FDW_REASON_ALREADY_LUKS;
 	/* Another system's /boot or /usr: refused whoever mounts it now, so first. */
 	if (p->owner.found && p->owner.use == FDW_USE_BOOT)

@@ -22,7 +22,7 @@
 
 /* In the order of enum fdw_job_file; the last two are folders. */
 static const char *const file_suffix[] = {
-	"json", "status", "log", "seen", "owner", "system", "ownerroot", "root",
+	"json", "status", "log", "seen", "owner", "system", "decrypting", "ownerroot", "root",
 };
 
 void fdw_job_file_path_in(const char *dir, const char *id, enum fdw_job_file which, char *buf,
@@ -117,6 +117,7 @@ static const struct fdw_record_field job_fields[] = {
 	FDW_REC_FIELD(struct fdw_job, bench_predicted, FDW_REC_STR),
 	FDW_REC_FIELD(struct fdw_job, bench_scale, FDW_REC_STR),
 	FDW_REC_FIELD(struct fdw_job, pace, FDW_REC_STR),
+	FDW_REC_FIELD(struct fdw_job, direction, FDW_REC_STR),
 	FDW_REC_FIELD(struct fdw_job, created, FDW_REC_I64),
 	FDW_REC_OBJECT(struct fdw_job, ident, "identity", ident_fields),
 };

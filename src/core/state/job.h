@@ -56,6 +56,9 @@ struct fdw_job {
 	/* How it shares the disk (base/pace.h: "auto", "gentle", "full"; "" is auto): chosen
 	 * at the start, changed by `fdewiz pace` while it runs, kept for a resume. */
 	char pace[8];
+	/* "": an encryption; "decrypt": the volume is being turned back into plain data, its
+	 * header in @detached_header (FDW_JOB_DECRYPT_HEADER) until that is done. */
+	char direction[8];
 	int64_t created;
 	struct fdw_volume_id ident;	/* empty in records made before identities were kept */
 };
@@ -92,6 +95,8 @@ enum fdw_job_file {
 	FDW_JOB_SEEN,	    /* ID.seen: when a viewer last saw its ending */
 	FDW_JOB_OWNER,	    /* ID.owner: the system whose crypttab a data volume joins */
 	FDW_JOB_SYSTEM,	    /* ID.system: an installed system's boot step */
+	FDW_JOB_DECRYPT_HEADER, /* ID.decrypting: the header while the volume is decrypted;
+				 * never removed with the record while it is needed */
 	FDW_JOB_OWNER_ROOT, /* ID.ownerroot/: where that system's root is mounted (a folder) */
 	FDW_JOB_ROOT,	    /* ID.root/: the chroot the boot step runs in (a folder) */
 };

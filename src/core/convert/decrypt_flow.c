@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `fdewiz decrypt`: a LUKS2 volume turned back into plain data in place, in this process. */
+#include "config.h"
+
+#include <blkid.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decrypt_flow.h"
+#include "encrypt_internal.h"
+#include "job_control.h"
+#include "base/clock.h"
+#include "base/durable.h"
+#include "base/i18n.h"
+#include "base/log.h"
+#include "base/statedir.h"
+#include "base/stopsig.h"
+#include "base/testhook.h"
+#include "base/uuid.h"
+#include "disk/fsresize.h"
+#include "luks2/convert.h"
+#include "luks2/decrypt.h"
+#include "state/job.h"
+
+/* A progress report at most this often (and always for the last step). */
+#define PROGRESS_EVERY_S 0.25
+
+static volatile sig_atomic_t stop_requested;
+
+struct dec_run {
+	const struct fdw_foreground_ops *ops;
+	struct fdw_foreground_progress p;
+	double start, last_report;
+};
+
+static int on_step(uint64_t done, uint64_t total, void *ctx)
+{
+	struct dec_run *run = ctx;
+	double t = fdw_now_s() - run->start;
+
+	run->p.done = done;
+	run->p.total = total;
+	run->p.percent = total ? 100.0 * (double)done / (double)total : 0.0;
+	run->p.seconds = t;
+	if (run->ops->progress && (t - run->last_report >= PROGRESS_EVERY_S || done == total)) {
+		run->last_report = t;
+		run->ops->progress(&run->p, run->ops->ctx);
+	}
+	return stop_requested != 0;
+}
+
+int fdw_decrypt_check(const struct fdw_target *t, bool *continuing, char *why, size_t len)
+{
+	const struct fdw_partition *p = t->part;
+	struct fdw_job job;
+	bool recorded = false;
+
+	*continuing = fdw_job_for_target(t, &job, &recorded) == 0 && recorded &&
+		      !strcmp(job.direction, "decrypt");
+	if (p->n_mountpoints || p->n_holders) {
+		snprintf(why, len, _("%s is in use (%s): unmount and close it first; fdewiz "
+				     "decrypts offline. Nothing was changed."), p->address,
+			 p->n_mountpoints ? p->mountpoints[0] : p->holders[0]);
+		return -EBUSY;
+	}
+	if (*continuing)
+		return 0;
+	if (p->luks_version != 2) {
+		snprintf(why, len, _("%s is not a LUKS2 volume: there is nothing to decrypt. "
+				     "Nothing was changed."), p->address);
+		return -EINVAL;
+	}
+	if (p->detached_header) {
+		snprintf(why, len, _("%s has its header in %s: fdewiz cannot decrypt a volume "
+				     "with a detached header yet. Nothing was changed."),
+			 p->address, p->detached_header);
+		return -ENOTSUP;
+	}
+	if (p->luks_reencrypt_unfinished) {
+		snprintf(why, len, _("the encryption of %s is unfinished: finish it first with "
+				     "'fdewiz resume %s'. Nothing was changed."), p->address,
+			 p->address);
+		return -EINVAL;
+	}
+	if (!p->uuid || !fdw_uuid_valid(p->uuid)) {
+		snprintf(why, len, _("the LUKS2 header of %s has no valid UUID. Nothing was "
+				     "changed."), p->address);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "disk.img:2" -> STATE/disk.img-2-TIME.before-decrypt: a colon confuses scp. */
+static void default_backup_path(const char *address, char *out, size_t len)
+{
+	const char *base = strrchr(address, '/');
+
+	base = base ? base + 1 : address;
+	snprintf(out, len, "%s/%s-%ld.before-decrypt.header", fdw_state_dir(), base,
+		 (long)time(NULL));
+	for (char *c = strrchr(out, '/'); c && *c; c++)
+		if (*c == ':')
+			*c = '-';
+}
+
+/*
+ * The record of the decryption, saved before anything changes: after a kill it is the one
+ * way to the header, once the device's own is wiped.
+ */
+static int record_job(const struct fdw_target *t, struct fdw_job *job, const char *backup)
+{
+	snprintf(job->address, sizeof(job->address), "%s", t->part->address);
+	snprintf(job->direction, sizeof(job->direction), "decrypt");
+	fdw_job_file_path(job, FDW_JOB_DECRYPT_HEADER, job->detached_header,
+			  sizeof(job->detached_header));
+	if (backup)
+		snprintf(job->header_backup, sizeof(job->header_backup), "%s", backup);
+	else
+		default_backup_path(t->part->address, job->header_backup,
+				    sizeof(job->header_backup));
+	job->header_backup_stale = false;
+	job->created = (int64_t)time(NULL);
+	return fdw_job_save(job);
+}
+
+/* What libblkid finds on the plain device now: the filesystem to grow. */
+static void plain_fstype(const char *device, char *out, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(device);
+	const char *type = NULL;
+
+	out[0] = '\0';
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0)
+		snprintf(out, len, "%s", type);
+	blkid_free_probe(pr);
+}
+
+/* The data is plain and at the start: the filesystem gets the header's room back, then
+ * the copy of the header and the record go. */
+static int finish(const struct fdw_target *t, const struct fdw_job *job,
+		  const struct fdw_foreground_ops *ops)
+{
+	char fstype[32];
+
+	fdw_test_point("decrypt-before-grow");
+	plain_fstype(t->device, fstype, sizeof(fstype));
+	if (!fstype[0])
+		fdw_ops_say(ops, FDW_SAY_WARNING,
+			    _("no filesystem was recognised on %s after the decryption; its "
+			      "size was left as it was."), job->address);
+	else if (fdw_fs_grow(t->device, fstype) != 0)
+		fdw_ops_say(ops, FDW_SAY_WARNING,
+			    _("the %s filesystem on %s could not be grown to fill the "
+			      "partition (the log says why); the data is intact and plain. "
+			      "Grow it by hand (resize2fs, or btrfs filesystem resize max)."),
+			    fstype, job->address);
+	fdw_test_point("decrypt-grown");
+	if (unlink(job->detached_header) != 0 && errno != ENOENT)
+		return -errno;
+	fdw_sync_path(fdw_state_dir());
+	fdw_job_forget(job);
+	return 0;
+}
+
+/* Begin (or begin again) unless the working header already records the decryption. */
+static int begin(struct fdw_target *t, const char *backup, struct fdw_secret *pass,
+		 struct fdw_job *job, bool had, const struct fdw_foreground_ops *ops)
+{
+	struct fdw_job before = *job;
+	char why[1024], path[PATH_MAX];
+	int rc;
+
+	if (!strcmp(job->direction, "decrypt") &&
+	    fdw_decrypt_state(t->device, job->detached_header) >= FDW_DECRYPT_RUNNING)
+		return 0;
+	if (strcmp(job->direction, "decrypt")) {
+		rc = record_job(t, job, backup);
+		if (rc) {
+			fdw_ops_say(ops, FDW_SAY_ERROR,
+				    _("the record of the decryption could not be written in %s "
+				      "(%s). Nothing was changed."), fdw_state_dir(), strerror(-rc));
+			return rc;
+		}
+	}
+	rc = fdw_decrypt_begin(t->device, job->detached_header, job->header_backup, pass, why,
+			       sizeof(why));
+	if (!rc) {
+		/* The encryption's published ending is not this job's. */
+		fdw_job_status_path(job, path, sizeof(path));
+		unlink(path);
+		fdw_ops_say(ops, FDW_SAY_INFO, _("The header of %s is saved in %s."),
+			    job->address, job->header_backup);
+		return 0;
+	}
+	if (fdw_decrypt_state(t->device, job->detached_header) == FDW_DECRYPT_NOT_BEGUN) {
+		/* Nothing changed: the encryption's record, if there was one, as it was. */
+		if (had && strcmp(before.direction, "decrypt"))
+			fdw_job_save(&before);
+		else if (!had)
+			fdw_job_forget(job);
+		fdw_ops_say(ops, FDW_SAY_ERROR, _("%s: %s. Nothing was changed."), job->address,
+			    why);
+	} else {
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("%s: %s. The data is intact; its header is kept in %s. Run "
+			      "'fdewiz decrypt %s' again to go on."), job->address, why,
+			    job->detached_header, job->address);
+	}
+	return rc;
+}
+
+static void say_stopped(const struct dec_run *run, const struct fdw_job *job, int rc)
+{
+	if (rc == -EINTR)
+		fdw_ops_say(run->ops, FDW_SAY_INFO,
+			    _("Stopped at a safe point at %.1f%%. The data is intact; continue "
+			      "with 'fdewiz decrypt %s'."), run->p.percent, job->address);
+	else if (rc == -EPERM)
+		fdw_ops_say(run->ops, FDW_SAY_ERROR,
+			    _("the passphrase does not open %s. The data is intact; run "
+			      "'fdewiz decrypt %s' again with the right passphrase."),
+			    job->address, job->address);
+	else
+		fdw_ops_say(run->ops, FDW_SAY_ERROR,
+			    _("the decryption stopped at %.1f%%: %s. The data is intact: every "
+			      "step is journalled in its header (%s). Run 'fdewiz decrypt %s' "
+			      "again to go on."), run->p.percent, strerror(-rc),
+			    job->detached_header, job->address);
+}
+
+int fdw_decrypt_foreground(struct fdw_target *t, const char *backup, struct fdw_secret *pass,
+			   const struct fdw_foreground_ops *ops)
+{
+	struct dec_run run = { .ops = ops, .last_report = -1 };
+	struct fdw_job job;
+	bool recorded;
+	int rc;
+
+	rc = fdw_target_attach(t);
+	if (!rc)
+		rc = fdw_job_for_target(t, &job, &recorded);
+	if (rc) {
+		fdw_ops_say(ops, FDW_SAY_ERROR, _("%s cannot be opened (%s). Nothing was changed."),
+			    t->part->address, strerror(-rc));
+		return rc;
+	}
+	fdw_stop_signals_defer();
+	rc = begin(t, backup, pass, &job, recorded, ops);
+	if (rc)
+		return rc;
+	fdw_stop_signals_catch(&stop_requested, false, NULL);
+	run.start = fdw_now_s();
+	if (fdw_decrypt_state(t->device, job.detached_header) == FDW_DECRYPT_RUNNING)
+		rc = fdw_convert_run(&(struct fdw_volume){ .device = t->device,
+							   .header = job.detached_header },
+				     pass, on_step, &run);
+	if (ops->ended)
+		ops->ended(ops->ctx);
+	if (rc) {
+		say_stopped(&run, &job, rc);
+		return rc;
+	}
+	fdw_stop_signals_defer();
+	rc = finish(t, &job, ops);
+	if (rc) {
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("%s is plain again, but its header copy %s could not be removed "
+			      "(%s)."), job.address, job.detached_header, strerror(-rc));
+		return rc;
+	}
+	fdw_ops_say(ops, FDW_SAY_INFO,
+		    _("%s is decrypted (%.0f s): its data is plain and at the start of the "
+		      "partition again. The header backup %s describes the encrypted volume "
+		      "that is no more; delete it when you no longer need it."),
+		    job.address, fdw_now_s() - run.start, job.header_backup);
+	return 0;
+}
