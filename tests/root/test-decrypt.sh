@@ -1,7 +1,8 @@
 #!/bin/bash
 # fdewiz decrypt: a LUKS2 partition turned back into plain data in place. Encrypt then
 # decrypt (the filesystem's UUID, size and every file as before, fsck clean); refusals that
-# change nothing (wrong passphrase, plain partition, mounted); Ctrl-C half-way (the listing
+# change nothing (wrong passphrase, plain partition, in use, opened by this system's
+# crypttab); Ctrl-C half-way (the listing
 # says the decryption is unfinished, encrypt and resume refuse, decrypt goes on); SIGKILL
 # at ten points (the engine's named steps and the data's progress) with a run after each
 # going on from there; a volume the cryptsetup program encrypted, decrypted by fdewiz, and
@@ -97,6 +98,21 @@ assert_contains "wrong passphrase: nothing changed" "$(cat "$work/dec.err")" "No
 assert_eq "wrong passphrase: still LUKS2, listed as such" already-luks "$(reason_of)"
 assert_eq "wrong passphrase: the encryption's record as it was" complete \
 	"$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')"
+# This system's /etc/crypttab opens it at each start (kept as it was, put back at exit).
+uuid=$(blkid -p -o value -s UUID --offset $mib "$work/disk.img")
+if [ -e /etc/crypttab ]; then cp -p /etc/crypttab "$work/crypttab.saved"; fi
+at_exit restore_crypttab
+restore_crypttab() {
+	if [ -e "$work/crypttab.saved" ]; then cp -p "$work/crypttab.saved" /etc/crypttab; else rm -f /etc/crypttab; fi
+}
+printf '# fdewiz test-decrypt.sh\nfdw_dec_test UUID=%s none luks,noauto\n' "$uuid" >>/etc/crypttab
+decrypt --yes
+restore_crypttab
+assert_eq "in this system's crypttab: exit status" 1 "$RUN_RC"
+assert_contains "in crypttab: which line, what to do" "$(cat "$work/dec.err")" "/etc/crypttab opens"
+assert_contains "in crypttab: the fstab line too" "$(cat "$work/dec.err")" "/dev/mapper/fdw_dec_test"
+assert_contains "in crypttab: nothing changed" "$(cat "$work/dec.err")" "Nothing was changed"
+assert_eq "in crypttab: still LUKS2" already-luks "$(reason_of)"
 # Another loop device over the partition's bytes holds it, as a mapping would.
 loop=$(part_loop)
 decrypt --yes

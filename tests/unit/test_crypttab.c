@@ -356,6 +356,35 @@ static void test_keyfile(void **state)
 	assert_int_equal(fdw_crypttab_edit_keyfile(old, "../x", "/k", &out), -EINVAL);
 }
 
+/* Which line opens a volume, by its LUKS2 UUID: the decryption's refusal reads it. */
+static void test_find_uuid(void **state)
+{
+	const char *u = "0a1b2c3d-0000-4000-8000-00000000abcd";
+	const char *text = "# UUID=0a1b2c3d-0000-4000-8000-00000000abcd in a comment\n"
+			   "swap /dev/sda2 /dev/urandom swap\n"
+			   "home_crypt UUID=0A1B2C3D-0000-4000-8000-00000000ABCD none luks\n";
+	char name[64] = "";
+	unsigned line = 0;
+
+	(void)state;
+	assert_int_equal(fdw_crypttab_find_uuid(text, u, name, sizeof(name), &line), 1);
+	assert_string_equal(name, "home_crypt");
+	assert_int_equal(line, 3);
+	assert_int_equal(fdw_crypttab_find_uuid("d /dev/disk/by-uuid/0a1b2c3d-0000-4000-8000-"
+						"00000000abcd none luks", u, name, sizeof(name),
+						&line), 1);
+	assert_string_equal(name, "d");
+	assert_int_equal(fdw_crypttab_find_uuid("d UUID=\"0a1b2c3d-0000-4000-8000-00000000abcd\""
+						" none", u, name, sizeof(name), &line), 1);
+	/* Another volume, a longer UUID, none at all. */
+	assert_int_equal(fdw_crypttab_find_uuid("x UUID=0a1b2c3d-0000-4000-8000-00000000abce "
+						"none luks\n", u, name, sizeof(name), &line), 0);
+	assert_int_equal(fdw_crypttab_find_uuid("x UUID=0a1b2c3d-0000-4000-8000-00000000abcdef\n",
+						u, name, sizeof(name), &line), 0);
+	assert_int_equal(fdw_crypttab_find_uuid(NULL, u, name, sizeof(name), &line), 0);
+	assert_int_equal(fdw_crypttab_find_uuid("", u, name, sizeof(name), &line), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_recovery_canonical),
 		cmocka_unit_test(test_asking),
 		cmocka_unit_test(test_keyfile),
+		cmocka_unit_test(test_find_uuid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,6 +101,24 @@ static bool options_match(const char *opts, size_t len, bool discard, const char
 	return luks && hdr && disc == discard;
 }
 
+int fdw_crypttab_find_uuid(const char *text, const char *luks_uuid, char *name, size_t len,
+			   unsigned *line)
+{
+	struct fdw_tab_reader r;
+	struct fdw_tab_line f;
+
+	fdw_tab_begin(&r, text);
+	while (fdw_tab_next(&r, &f)) {
+		if (f.n < 2 || (!field_names(&f, 1, "UUID=", luks_uuid, true) &&
+				!field_names(&f, 1, "/dev/disk/by-uuid/", luks_uuid, true)))
+			continue;
+		fdw_tab_field(&f, 0, name, len);
+		*line = f.number;
+		return 1;
+	}
+	return 0;
+}
+
 bool fdw_crypttab_name_valid(const char *name)
 {
 	size_t n = strlen(name);

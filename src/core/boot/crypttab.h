@@ -31,6 +31,13 @@ int fdw_crypttab_edit(const char *old, const char *name, const char *luks_uuid, 
 int fdw_crypttab_edit_detached(const char *old, const char *name, const char *partuuid,
 			       const char *header, bool discard, char **out, char *why,
 			       size_t why_len);
+/*
+ * Does crypttab text @text open the LUKS2 volume @luks_uuid (a source field UUID=<uuid> or
+ * /dev/disk/by-uuid/<uuid>)? 1 with its name in @name and its line number in *@line, 0
+ * when no line does.
+ */
+int fdw_crypttab_find_uuid(const char *text, const char *luks_uuid, char *name, size_t len,
+			   unsigned *line);
 /* What names the partition itself (not the filesystem on it); NULL fields are unknown. */
 struct fdw_part_ids {
 	const char *node;		/* "/dev/sda3" */

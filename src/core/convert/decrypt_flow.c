@@ -5,6 +5,7 @@
 #include <blkid.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,16 +15,21 @@
 #include "job_control.h"
 #include "base/clock.h"
 #include "base/durable.h"
+#include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
 #include "base/statedir.h"
 #include "base/stopsig.h"
 #include "base/testhook.h"
 #include "base/uuid.h"
+#include "boot/crypttab.h"
 #include "disk/fsresize.h"
 #include "luks2/convert.h"
 #include "luks2/decrypt.h"
 #include "state/job.h"
+
+/* The running system's table of volumes opened at its start. */
+#define CRYPTTAB_PATH "/etc/crypttab"
 
 /* A progress report at most this often (and always for the last step). */
 #define PROGRESS_EVERY_S 0.25
@@ -50,6 +56,31 @@ static int on_step(uint64_t done, uint64_t total, void *ctx)
 		run->ops->progress(&run->p, run->ops->ctx);
 	}
 	return stop_requested != 0;
+}
+
+/*
+ * This system opens the volume at its start: once it is plain, that start would wait for
+ * a LUKS2 volume that is no more, and fstab's mount of /dev/mapper/NAME would fail with
+ * it. Until fdewiz rewrites those lines itself, the person does, first.
+ */
+static int opened_at_boot(const struct fdw_partition *p, char *why, size_t len)
+{
+	char *text = NULL, name[128];
+	unsigned line = 0;
+	int found;
+
+	if (fdw_read_file(CRYPTTAB_PATH, 1 << 20, 0, &text, NULL, NULL) != 0)
+		return 0;
+	found = fdw_crypttab_find_uuid(text, p->uuid, name, sizeof(name), &line);
+	free(text);
+	if (!found)
+		return 0;
+	snprintf(why, len, _("%s opens %s at each start (line %u, as %s): once it is plain, "
+			     "the start would wait for it. Remove that line, and make the fstab "
+			     "line that mounts /dev/mapper/%s name the filesystem (UUID=), then "
+			     "decrypt. Nothing was changed."), CRYPTTAB_PATH, p->address, line,
+		 name, name);
+	return -EBUSY;
 }
 
 int fdw_decrypt_check(const struct fdw_target *t, bool *continuing, char *why, size_t len)
@@ -90,7 +121,7 @@ int fdw_decrypt_check(const struct fdw_target *t, bool *continuing, char *why, s
 				     "changed."), p->address);
 		return -EINVAL;
 	}
-	return 0;
+	return opened_at_boot(p, why, len);
 }
 
 /* "disk.img:2" -> STATE/disk.img-2-TIME.before-decrypt: a colon confuses scp. */
