@@ -90,7 +90,12 @@ static void print_next_step(const struct view *v)
 			printf("    %s\n", why);
 			break;
 		}
-		printf(_("    continue with: %s resume %s\n"), fdw_progname, cli_safe(v->where));
+		if (v->job.direction[0])
+			printf(_("    continue with: %s decrypt %s\n"), fdw_progname,
+			       cli_safe(v->where));
+		else
+			printf(_("    continue with: %s resume %s\n"), fdw_progname,
+			       cli_safe(v->where));
 		break;
 	case FDW_JOB_NEEDS_REPAIR:
 		printf(_("    interrupted mid-write; '%s resume %s' repairs it first\n"),
@@ -166,7 +171,10 @@ static void print_view_line(const struct view *v)
 		fdw_job_unrecorded_hint(why, sizeof(why));
 		printf("    %s\n", why);
 	}
-	if (v->job.detached_header[0])
+	if (v->job.detached_header[0] && v->job.direction[0])
+		printf(_("    being decrypted; its header is kept at %s until it is done\n"),
+		       cli_safe(v->job.detached_header));
+	else if (v->job.detached_header[0])
 		printf(_("    encrypted, header kept at %s\n"), cli_safe(v->job.detached_header));
 	if (fdw_results_backup_stale(&v->job, why, sizeof(why)))
 		printf("    %s\n", cli_safe(why));
@@ -221,6 +229,8 @@ static struct json_object *view_json(const struct view *v)
 	json_object_object_add(o, "yielding", json_object_new_boolean(v->p.yielding));
 	json_object_object_add(o, "others_bps", json_object_new_double(v->p.others_bps));
 	json_object_object_add(o, "slept", json_object_new_double(v->p.slept));
+	json_object_object_add(o, "direction", json_object_new_string(v->job.direction[0] ?
+								       v->job.direction : "encrypt"));
 	json_object_object_add(o, "detached_header", v->job.detached_header[0] ?
 			       json_object_new_string(v->job.detached_header) : NULL);
 	/* A stale backup is no header backup: it is named apart, with the sentence. */

@@ -144,6 +144,10 @@ rc=0; wait "$pid" || rc=$?
 assert_eq "Ctrl-C: exit status" 1 "$rc"
 assert_contains "Ctrl-C: where it stopped" "$(cat "$work/dec.out")" "Stopped at a safe point at 3"
 assert_eq "Ctrl-C: listed as an unfinished decryption" decrypt-unfinished "$(reason_of)"
+"$FDEWIZ" status --json "$work/disk.img:1" >"$work/status.json"
+assert_json "$work/status.json" '.conversions[0].direction' decrypt
+assert_contains "Ctrl-C: status names the command that goes on" \
+	"$("$FDEWIZ" status "$work/disk.img:1")" "continue with: fdewiz decrypt"
 run_cmd "$work/enc" "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf \
 	--no-bench "$work/disk.img:1"
 assert_eq "Ctrl-C: encrypt refuses the half-decrypted partition" 1 "$RUN_RC"

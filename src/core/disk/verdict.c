@@ -458,6 +458,10 @@ static int explain_luks(const struct fdw_partition *p, char *buf, size_t len)
 
 	if (!hdr)
 		return snprintf(buf, len, "%s", fdw_reason_message(p->verdict.reason));
+	if (p->verdict.reason == FDW_REASON_DECRYPT_UNFINISHED)
+		return snprintf(buf, len,
+				_("Its decryption is unfinished, header kept at %s: continue it "
+				  "with 'fdewiz decrypt'."), hdr);
 	if (p->verdict.reason == FDW_REASON_LUKS_UNFINISHED)
 		return snprintf(buf, len,
 				_("A LUKS2 conversion on it is unfinished, header kept at %s: "
