@@ -95,18 +95,15 @@ int cmd_decrypt(int argc, char **argv)
 {
 	struct decrypt_opts o = { 0 };
 	struct fdw_secret *pass = NULL;
-	struct fdw_target t;
-	bool continuing = false;
+	struct fdw_decrypt *d = NULL;
 	char why[PATH_MAX + 1024], backup[PATH_MAX * 2 + 2], cwd[PATH_MAX];
-	const char *address;
-	int rc, lock;
+	int rc;
 
 	rc = parse(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? FDW_EXIT_OK : FDW_EXIT_USAGE;
 	/* A header holds the keyslots: no core dump may hold a copy of it. */
 	fdw_secret_harden_process();
-	address = argv[optind];
 	/* The record keeps the backup's name: a whole one, whatever the folder of a later run. */
 	if (o.header_backup && o.header_backup[0] != '/' && getcwd(cwd, sizeof(cwd)))
 		snprintf(backup, sizeof(backup), "%s/%s", cwd, o.header_backup);
@@ -117,28 +114,16 @@ int cmd_decrypt(int argc, char **argv)
 				  "Nothing was changed.\n"), fdw_progname, cli_safe(backup));
 		return FDW_EXIT_ERROR;
 	}
-	if (cli_open_target(address, &t))
-		return FDW_EXIT_ERROR;
-	rc = FDW_EXIT_ERROR;
-	lock = cli_lock_target(&t, address);
-	if (lock < 0)
-		goto out;
-	if (fdw_decrypt_check(&t, &continuing, why, sizeof(why)) != 0) {
+	if (fdw_decrypt_prepare(argv[optind], &d, why, sizeof(why)) != 0) {
 		fprintf(stderr, "%s: %s\n", fdw_progname, cli_safe(why));
-		goto out_lock;
+		return FDW_EXIT_ERROR;
 	}
-	if (!confirmed(t.part->address, continuing, o.yes))
-		goto out_lock;
-	pass = passphrase_get(o.key_file, false);
-	if (!pass)
-		goto out_lock;
-	if (fdw_decrypt_foreground(&t, o.header_backup ? backup : NULL, pass,
-				   conversion_decrypt_ops()) == 0)
+	rc = FDW_EXIT_ERROR;
+	if (confirmed(fdw_decrypt_address(d), fdw_decrypt_continuing(d), o.yes) &&
+	    (pass = passphrase_get(o.key_file, false)) != NULL &&
+	    fdw_decrypt_run(d, o.header_backup ? backup : NULL, pass, conversion_decrypt_ops()) == 0)
 		rc = FDW_EXIT_OK;
 	fdw_secret_free(pass);
-out_lock:
-	close(lock);
-out:
-	fdw_target_close(&t);
+	fdw_decrypt_close(d);
 	return rc;
 }

@@ -36,6 +36,12 @@
 
 static volatile sig_atomic_t stop_requested;
 
+struct fdw_decrypt {
+	struct fdw_target t;
+	int lock;
+	bool continuing;
+};
+
 struct dec_run {
 	const struct fdw_foreground_ops *ops;
 	struct fdw_foreground_progress p;
@@ -83,7 +89,7 @@ static int opened_at_boot(const struct fdw_partition *p, char *why, size_t len)
 	return -EBUSY;
 }
 
-int fdw_decrypt_check(const struct fdw_target *t, bool *continuing, char *why, size_t len)
+static int decrypt_check(const struct fdw_target *t, bool *continuing, char *why, size_t len)
 {
 	const struct fdw_partition *p = t->part;
 	struct fdw_job job;
@@ -266,8 +272,8 @@ static void say_stopped(const struct dec_run *run, const struct fdw_job *job, in
 			    job->detached_header, job->address);
 }
 
-int fdw_decrypt_foreground(struct fdw_target *t, const char *backup, struct fdw_secret *pass,
-			   const struct fdw_foreground_ops *ops)
+static int decrypt_foreground(struct fdw_target *t, const char *backup, struct fdw_secret *pass,
+			      const struct fdw_foreground_ops *ops)
 {
 	struct dec_run run = { .ops = ops, .last_report = -1 };
 	struct fdw_job job;
@@ -312,4 +318,70 @@ int fdw_decrypt_foreground(struct fdw_target *t, const char *backup, struct fdw_
 		      "that is no more; delete it when you no longer need it."),
 		    job.address, fdw_now_s() - run.start, job.header_backup);
 	return 0;
+}
+
+int fdw_decrypt_prepare(const char *address, struct fdw_decrypt **out, char *why, size_t len)
+{
+	struct fdw_decrypt *d = calloc(1, sizeof(*d));
+	int rc;
+
+	*out = NULL;
+	if (!d) {
+		snprintf(why, len, _("out of memory. Nothing was changed."));
+		return -ENOMEM;
+	}
+	d->lock = -1;
+	rc = fdw_target_open_to_change(address, &d->t);
+	if (rc) {
+		snprintf(why, len, _("%s: %s. Nothing was changed."), address,
+			 fdw_scan_error_text(rc));
+		free(d);
+		return rc;
+	}
+	d->lock = fdw_target_lock(&d->t);
+	if (d->lock == -EBUSY)
+		snprintf(why, len, _("another fdewiz is working on %s right now. Nothing was "
+				     "changed; wait until it is done (see 'fdewiz status')."), address);
+	else if (d->lock < 0)
+		snprintf(why, len, _("cannot take the lock of %s in %s (%s). Nothing was changed."),
+			 address, FDW_LOCK_DIR, strerror(-d->lock));
+	rc = d->lock < 0 ? d->lock : decrypt_check(&d->t, &d->continuing, why, len);
+	if (rc) {
+		fdw_decrypt_close(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+bool fdw_decrypt_continuing(const struct fdw_decrypt *d)
+{
+	return d->continuing;
+}
+
+const char *fdw_decrypt_address(const struct fdw_decrypt *d)
+{
+	return d->t.part->address;
+}
+
+int fdw_decrypt_run(struct fdw_decrypt *d, const char *backup, struct fdw_secret *pass,
+		    const struct fdw_foreground_ops *ops)
+{
+	stop_requested = 0;
+	return decrypt_foreground(&d->t, backup, pass, ops);
+}
+
+void fdw_decrypt_request_stop(void)
+{
+	stop_requested = SIGINT;
+}
+
+void fdw_decrypt_close(struct fdw_decrypt *d)
+{
+	if (!d)
+		return;
+	if (d->lock >= 0)
+		close(d->lock);
+	fdw_target_close(&d->t);
+	free(d);
 }
