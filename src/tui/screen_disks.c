@@ -353,6 +353,9 @@ static void disks_key(struct tui *t, struct tui_key k)
 		if (!p) {
 			tui_set_status(t, true, "%s", _("That is a whole disk: choose one of its "
 							"partitions."));
+		} else if (p->verdict.reason == FDW_REASON_DECRYPT_UNFINISHED) {
+			snprintf(t->chosen, sizeof(t->chosen), "%s", p->address);
+			tui_go(t, TUI_DECRYPT);
 		} else if (p->verdict.reason == FDW_REASON_ALREADY_LUKS ||
 			   p->verdict.reason == FDW_REASON_LUKS_UNFINISHED) {
 			open_conversion(t, p);
@@ -374,6 +377,10 @@ static void disks_key(struct tui *t, struct tui_key k)
 		/* Erase and encrypt (for a reinstall): its own screens check and ask. */
 		snprintf(t->chosen, sizeof(t->chosen), "%s", row_part(t, ds->sel)->address);
 		tui_go(t, TUI_ERASE);
+	} else if (tui_key_is(k, 'd') && ds->n_tree && row_part(t, ds->sel)) {
+		/* Decrypt in place: its screen checks (LUKS2, closed), asks and runs it. */
+		snprintf(t->chosen, sizeof(t->chosen), "%s", row_part(t, ds->sel)->address);
+		tui_go(t, TUI_DECRYPT);
 	} else if (tui_key_is(k, 'r')) {
 		scan(t, ds);
 		tui_set_status(t, false, "%s", _("Scanned again."));
@@ -405,8 +412,8 @@ const struct tui_screen_ops tui_screen_disks = {
 	.enter = disks_enter,
 	.draw = disks_draw,
 	.key = disks_key,
-	.hint = N_("Enter: choose  e: erase and encrypt (for a reinstall)  r: scan again  ?: help  "
-		   "q: quit"),
+	.hint = N_("Enter: choose  e: erase and encrypt (for a reinstall)  d: decrypt  r: scan again  "
+		   "?: help  q: quit"),
 	.state_size = sizeof(struct disks_state),
 	.free_state = disks_free,
 };

@@ -334,6 +334,10 @@ static void results_key(struct tui *t, struct tui_key k)
 		s->top++;
 	} else if (tui_key_is(k, 'd')) {
 		tui_go(t, TUI_DISKS);
+	} else if (tui_key_is(k, 'u')) {
+		/* Undo: the decryption's own screen checks, asks and runs it. */
+		snprintf(t->chosen, sizeof(t->chosen), "%s", t->job.address);
+		tui_go(t, TUI_DECRYPT);
 	} else if (k.kind == TUI_KEY_ENTER || k.kind == TUI_KEY_ESC || tui_key_is(k, 'q')) {
 		snprintf(t->farewell, sizeof(t->farewell), _("%s is encrypted."), t->job.address);
 		t->quit = true;
@@ -344,7 +348,7 @@ const struct tui_screen_ops tui_screen_results = {
 	.enter = results_enter,
 	.draw = results_draw,
 	.key = results_key,
-	.hint = N_("Up/Down: scroll  d: disks  q: quit"),
+	.hint = N_("Up/Down: scroll  u: undo (decrypt)  d: disks  q: quit"),
 	.state_size = sizeof(struct results_state),
 	.free_state = results_free_state,
 };

@@ -251,6 +251,7 @@ static const struct tui_screen_ops *const screens[TUI__COUNT] = {
 	[TUI_RESULTS] = &tui_screen_results,	[TUI_RECOVERY] = &tui_screen_recovery,
 	[TUI_ERASE] = &tui_screen_erase,	[TUI_ERASE_CONFIRM] = &tui_screen_eraseconfirm,
 	[TUI_ERASE_DONE] = &tui_screen_erasedone,	[TUI_RESTART] = &tui_screen_restart,
+	[TUI_DECRYPT] = &tui_screen_decrypt,
 };
 
 bool tui_go(struct tui *t, enum tui_screen s)

@@ -25,7 +25,8 @@
 
 enum tui_screen {
 	TUI_START, TUI_DISKS, TUI_PLAN, TUI_PASS, TUI_CONFIRM, TUI_PROGRESS, TUI_RESULTS,
-	TUI_RECOVERY, TUI_ERASE, TUI_ERASE_CONFIRM, TUI_ERASE_DONE, TUI_RESTART, TUI__COUNT
+	TUI_RECOVERY, TUI_ERASE, TUI_ERASE_CONFIRM, TUI_ERASE_DONE, TUI_RESTART, TUI_DECRYPT,
+	TUI__COUNT
 };
 
 /* Semantic colours (pairs); in monochrome each maps to an attribute. */
@@ -229,7 +230,7 @@ struct tui_screen_ops {
 extern const struct tui_screen_ops tui_screen_start, tui_screen_disks, tui_screen_plan,
 	tui_screen_pass, tui_screen_confirm, tui_screen_progress, tui_screen_results,
 	tui_screen_recovery, tui_screen_erase, tui_screen_eraseconfirm, tui_screen_erasedone,
-	tui_screen_restart;
+	tui_screen_restart, tui_screen_decrypt;
 
 /* Entry point: the wizard on @paths (all disks when @n is 0). Returns an exit code. */
 int tui_run(char **paths, int n);

@@ -276,6 +276,7 @@ static int decrypt_foreground(struct fdw_target *t, const char *backup, struct f
 			      const struct fdw_foreground_ops *ops)
 {
 	struct dec_run run = { .ops = ops, .last_report = -1 };
+	struct fdw_stop_signals saved;
 	struct fdw_job job;
 	bool recorded;
 	int rc;
@@ -292,7 +293,8 @@ static int decrypt_foreground(struct fdw_target *t, const char *backup, struct f
 	rc = begin(t, backup, pass, &job, recorded, ops);
 	if (rc)
 		return rc;
-	fdw_stop_signals_catch(&stop_requested, false, NULL);
+	/* The wizard's own handlers come back afterwards. */
+	fdw_stop_signals_catch(&stop_requested, false, &saved);
 	run.start = fdw_now_s();
 	if (fdw_decrypt_state(t->device, job.detached_header) == FDW_DECRYPT_RUNNING)
 		rc = fdw_convert_run(&(struct fdw_volume){ .device = t->device,
@@ -301,11 +303,13 @@ static int decrypt_foreground(struct fdw_target *t, const char *backup, struct f
 	if (ops->ended)
 		ops->ended(ops->ctx);
 	if (rc) {
+		fdw_stop_signals_restore(&saved);
 		say_stopped(&run, &job, rc);
 		return rc;
 	}
 	fdw_stop_signals_defer();
 	rc = finish(t, &job, ops);
+	fdw_stop_signals_restore(&saved);
 	if (rc) {
 		fdw_ops_say(ops, FDW_SAY_ERROR,
 			    _("%s is plain again, but its header copy %s could not be removed "
