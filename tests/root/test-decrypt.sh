@@ -126,8 +126,9 @@ decrypt --yes
 assert_eq "a plain partition: exit status" 1 "$RUN_RC"
 assert_contains "a plain partition: nothing to decrypt" "$(cat "$work/dec.err")" "nothing to decrypt"
 
-# 3. Ctrl-C half-way: a safe stop; listed as an unfinished decryption, which encrypt and
-# resume refuse to touch; the same command goes on (no confirmation asked again).
+# 3. Paused half-way (fdewiz pause, as Ctrl-C): status said running, decrypting, by this
+# process; a safe stop; listed as an unfinished decryption, which encrypt and resume refuse
+# to touch; the same command goes on (no confirmation asked again).
 encrypt_image sigint
 FDEWIZ_TEST_HOLD_AT=progress=30 "$FDEWIZ" decrypt --key-file "$work/key" --yes \
 	"$work/disk.img:1" >"$work/dec.out" 2>"$work/dec.err" &
@@ -139,9 +140,16 @@ for _ in $(seq 1 600); do
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.05
 done
-kill -INT "$pid" 2>/dev/null || true
+"$FDEWIZ" status --json "$work/disk.img:1" >"$work/status.json"
+assert_json "$work/status.json" '.conversions[0] | [.state, .phase, .direction, .pid > 0] | join(" ")' \
+	"running decrypting decrypt true"
+# fdewiz pause: Ctrl-C's signal to the process named in the status, and the wait for it.
+run_cmd "$work/pause" "$FDEWIZ" pause "$work/disk.img:1"
+assert_eq "pause: exit status" 0 "$RUN_RC"
 rc=0; wait "$pid" || rc=$?
 assert_eq "Ctrl-C: exit status" 1 "$rc"
+assert_eq "paused: status says so" paused \
+	"$("$FDEWIZ" status --json "$work/disk.img:1" | jq -r '.conversions[0].state')"
 assert_contains "Ctrl-C: where it stopped" "$(cat "$work/dec.out")" "Stopped at a safe point at 3"
 assert_eq "Ctrl-C: listed as an unfinished decryption" decrypt-unfinished "$(reason_of)"
 "$FDEWIZ" status --json "$work/disk.img:1" >"$work/status.json"

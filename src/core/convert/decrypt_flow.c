@@ -18,6 +18,7 @@
 #include "base/fileio.h"
 #include "base/i18n.h"
 #include "base/log.h"
+#include "base/procid.h"
 #include "base/statedir.h"
 #include "base/stopsig.h"
 #include "base/testhook.h"
@@ -27,6 +28,7 @@
 #include "luks2/convert.h"
 #include "luks2/decrypt.h"
 #include "state/job.h"
+#include "state/progress.h"
 
 /* The running system's table of volumes opened at its start. */
 #define CRYPTTAB_PATH "/etc/crypttab"
@@ -45,8 +47,52 @@ struct fdw_decrypt {
 struct dec_run {
 	const struct fdw_foreground_ops *ops;
 	struct fdw_foreground_progress p;
-	double start, last_report;
+	double start, last_report, last_published;
+	/* What status, the wizard and pause read: the job's status file, as a worker's. */
+	char path[PATH_MAX];
+	struct fdw_progress pub;
+	struct fdw_speed_window speed;
 };
+
+static void publish(struct dec_run *run)
+{
+	run->pub.updated = time(NULL);
+	if (fdw_progress_write(run->path, &run->pub) != 0)
+		fdw_log(FDW_LOG_WARN, "could not publish progress to %s", run->path);
+}
+
+/* Running, by this process (pause signals it), decrypting. */
+static void publish_start(struct dec_run *run, const struct fdw_job *job)
+{
+	struct fdw_proc_id self;
+
+	fdw_job_status_path(job, run->path, sizeof(run->path));
+	memset(&run->pub, 0, sizeof(run->pub));
+	run->pub.state = FDW_JOB_RUNNING;
+	run->pub.phase = FDW_PHASE_DECRYPTING;
+	run->pub.eta = -1;
+	if (fdw_proc_id_self(&self) == 0) {
+		run->pub.pid = self.pid;
+		run->pub.pid_start = self.start_ticks;
+		snprintf(run->pub.boot_id, sizeof(run->pub.boot_id), "%s", self.boot_id);
+	}
+	run->start = fdw_now_s();
+	publish(run);
+}
+
+/* Stopped: paused by the person, interrupted by the system, or failed. */
+static void publish_end(struct dec_run *run, int rc)
+{
+	run->pub.state = rc == -EINTR ? (fdw_stop_by_system(stop_requested) ? FDW_JOB_INTERRUPTED
+									    : FDW_JOB_PAUSED)
+				      : FDW_JOB_FAILED;
+	run->pub.pid = 0;
+	run->pub.speed = 0;
+	run->pub.eta = -1;
+	if (rc != -EINTR)
+		snprintf(run->pub.message, sizeof(run->pub.message), "%s", strerror(-rc));
+	publish(run);
+}
 
 static int on_step(uint64_t done, uint64_t total, void *ctx)
 {
@@ -60,6 +106,15 @@ static int on_step(uint64_t done, uint64_t total, void *ctx)
 	if (run->ops->progress && (t - run->last_report >= PROGRESS_EVERY_S || done == total)) {
 		run->last_report = t;
 		run->ops->progress(&run->p, run->ops->ctx);
+	}
+	fdw_speed_add(&run->speed, t, done);
+	if (t - run->last_published >= 1.0 || done == total) {
+		run->last_published = t;
+		run->pub.done = done;
+		run->pub.total = total;
+		run->pub.elapsed = t;
+		run->pub.eta = fdw_speed_eta(&run->speed, t, total, &run->pub.speed);
+		publish(run);
 	}
 	return stop_requested != 0;
 }
@@ -295,7 +350,7 @@ static int decrypt_foreground(struct fdw_target *t, const char *backup, struct f
 		return rc;
 	/* The wizard's own handlers come back afterwards. */
 	fdw_stop_signals_catch(&stop_requested, false, &saved);
-	run.start = fdw_now_s();
+	publish_start(&run, &job);
 	if (fdw_decrypt_state(t->device, job.detached_header) == FDW_DECRYPT_RUNNING)
 		rc = fdw_convert_run(&(struct fdw_volume){ .device = t->device,
 							   .header = job.detached_header },
@@ -303,6 +358,7 @@ static int decrypt_foreground(struct fdw_target *t, const char *backup, struct f
 	if (ops->ended)
 		ops->ended(ops->ctx);
 	if (rc) {
+		publish_end(&run, rc);
 		fdw_stop_signals_restore(&saved);
 		say_stopped(&run, &job, rc);
 		return rc;

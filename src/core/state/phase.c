@@ -24,6 +24,7 @@ static const struct {
 	[FDW_PHASE_MOVING_BOOT] = { "moving-boot", N_("making /boot a partition of its own") },
 	[FDW_PHASE_LVM_ROOM] = { "lvm-room",
 				 N_("making room for the header at the end of the LVM volume") },
+	[FDW_PHASE_DECRYPTING] = { "decrypting", N_("decrypting") },
 };
 
 const char *fdw_phase_key(enum fdw_phase p)

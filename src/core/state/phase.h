@@ -23,6 +23,7 @@ enum fdw_phase {
 	FDW_PHASE_BOOT_SETUP,		/* an installed system's crypttab and initramfs */
 	FDW_PHASE_MOVING_BOOT,		/* its /boot made a partition of its own first */
 	FDW_PHASE_LVM_ROOM,		/* the header's room made at its LVM PV's end first */
+	FDW_PHASE_DECRYPTING,		/* fdewiz decrypt moving the data back, plain */
 	FDW_PHASE__COUNT
 };
 
