@@ -33,9 +33,6 @@
 /* The running system's table of volumes opened at its start. */
 #define CRYPTTAB_PATH "/etc/crypttab"
 
-/* A progress report at most this often (and always for the last step). */
-#define PROGRESS_EVERY_S 0.25
-
 static volatile sig_atomic_t stop_requested;
 
 struct fdw_decrypt {
@@ -99,14 +96,7 @@ static int on_step(uint64_t done, uint64_t total, void *ctx)
 	struct dec_run *run = ctx;
 	double t = fdw_now_s() - run->start;
 
-	run->p.done = done;
-	run->p.total = total;
-	run->p.percent = total ? 100.0 * (double)done / (double)total : 0.0;
-	run->p.seconds = t;
-	if (run->ops->progress && (t - run->last_report >= PROGRESS_EVERY_S || done == total)) {
-		run->last_report = t;
-		run->ops->progress(&run->p, run->ops->ctx);
-	}
+	fdw_ops_progress(run->ops, &run->p, &run->last_report, done, total, t);
 	fdw_speed_add(&run->speed, t, done);
 	if (t - run->last_published >= 1.0 || done == total) {
 		run->last_published = t;

@@ -45,6 +45,12 @@ struct fdw_encrypt {
 	struct fdw_bench_run *predicted;
 };
 
+/*
+ * foreground.c: @done of @total bytes at @t seconds into @p, told to @ops's progress (may be
+ * NULL) at most four times a second (*@last_report: when it last was) and at the end.
+ */
+void fdw_ops_progress(const struct fdw_foreground_ops *ops, struct fdw_foreground_progress *p,
+		      double *last_report, uint64_t done, uint64_t total, double t);
 /* foreground.c: one line said through @ops (its say may be NULL). */
 void fdw_ops_say(const struct fdw_foreground_ops *ops, enum fdw_say kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

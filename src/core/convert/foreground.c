@@ -43,19 +43,25 @@ void fdw_ops_say(const struct fdw_foreground_ops *ops, enum fdw_say kind, const 
 		ops->say(kind, line, ops->ctx);
 }
 
+void fdw_ops_progress(const struct fdw_foreground_ops *ops, struct fdw_foreground_progress *p,
+		      double *last_report, uint64_t done, uint64_t total, double t)
+{
+	p->done = done;
+	p->total = total;
+	p->percent = total ? 100.0 * (double)done / (double)total : 0.0;
+	p->seconds = t;
+	if (ops->progress && (t - *last_report >= PROGRESS_EVERY_S || done == total)) {
+		*last_report = t;
+		ops->progress(p, ops->ctx);
+	}
+}
+
 static int on_step(uint64_t done, uint64_t total, void *ctx)
 {
 	struct fg_run *run = ctx;
-	double t = fdw_now_s() - run->start;
 
-	run->p.done = done;
-	run->p.total = total;
-	run->p.percent = total ? 100.0 * (double)done / (double)total : 0.0;
-	run->p.seconds = t;
-	if (run->ops->progress && (t - run->last_report >= PROGRESS_EVERY_S || done == total)) {
-		run->last_report = t;
-		run->ops->progress(&run->p, run->ops->ctx);
-	}
+	fdw_ops_progress(run->ops, &run->p, &run->last_report, done, total,
+			 fdw_now_s() - run->start);
 	return 0;
 }
 
