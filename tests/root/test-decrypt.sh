@@ -7,7 +7,7 @@
 # at ten points (the engine's named steps and the data's progress) with a run after each
 # going on from there, and once inside a hotzone's write; a volume the cryptsetup program encrypted, decrypted by fdewiz, and
 # one fdewiz encrypted, decrypted by the cryptsetup program; the grow and free-tail
-# strategies' volumes decrypted too.
+# strategies' volumes decrypted too, and a detached header's (killed once on the way).
 # Cost: about 95 s under ASan, 76 s of CPU (a 200 MiB image, some thirty runs of fdewiz).
 . "$(dirname "$0")/../lib/start.sh" jobs
 require_cmds jq parted losetup blkid mkfs.ext4 e2fsck dumpe2fs resize2fs cryptsetup sha256sum
@@ -255,5 +255,23 @@ run_cmd "$work/enc" "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes 
 decrypt --yes
 assert_eq "free-tail: decrypted" 0 "$RUN_RC"
 verify_plain "free-tail, then decrypt"
+
+# 8. A detached header (fdewiz's detached-header strategy: the data from the partition's
+# start, the header in a file): killed half-way, then decrypted where it is; the
+# filesystem as it was, the header file left alone (it describes nothing now) and said so.
+make_image
+run_cmd "$work/enc" "$FDEWIZ" encrypt --foreground --key-file "$work/key" --yes --fast-pbkdf \
+	--no-bench --strategy "detached-header=$work/det.luks" "$work/disk.img:1"
+[ "$RUN_RC" = 0 ] || { cat "$work/enc.err"; assert_stop "encrypt (detached header) failed"; }
+assert_eq "detached: listed as LUKS2" already-luks "$(reason_of)"
+FDEWIZ_TEST_KILL_AT=progress=40 "$FDEWIZ" --verbose decrypt --key-file "$work/key" --yes \
+	"$work/disk.img:1" >"$work/dec.out" 2>"$work/dec.err" && rc=0 || rc=$?
+assert_eq "detached: killed at 40 %" 137 "$rc"
+assert_eq "detached, killed: listed as an unfinished decryption" decrypt-unfinished "$(reason_of)"
+decrypt
+[ "$RUN_RC" = 0 ] || cat "$work/dec.out" "$work/dec.err"
+assert_eq "detached: the next run ends it" 0 "$RUN_RC"
+verify_plain "detached header, killed, then decrypted"
+assert_true "detached: the header file is left where it was" test -s "$work/det.luks"
 
 assert_finish

@@ -383,6 +383,17 @@ static void test_find_uuid(void **state)
 						u, name, sizeof(name), &line), 0);
 	assert_int_equal(fdw_crypttab_find_uuid(NULL, u, name, sizeof(name), &line), 0);
 	assert_int_equal(fdw_crypttab_find_uuid("", u, name, sizeof(name), &line), 0);
+	/* A detached header's line names the partition and the header file. */
+	assert_int_equal(fdw_crypttab_find_header("# c\nmedia PARTUUID=1234-01 none "
+						  "luks,header=/boot/media.luks,discard\n",
+						  "/boot/media.luks", name, sizeof(name), &line), 1);
+	assert_string_equal(name, "media");
+	assert_int_equal(line, 2);
+	assert_int_equal(fdw_crypttab_find_header("media PARTUUID=1234-01 none "
+						  "luks,header=/boot/media.luks.old\n",
+						  "/boot/media.luks", name, sizeof(name), &line), 0);
+	assert_int_equal(fdw_crypttab_find_header("media PARTUUID=1234-01 none\n",
+						  "/boot/media.luks", name, sizeof(name), &line), 0);
 }
 
 int main(void)

@@ -119,6 +119,25 @@ int fdw_crypttab_find_uuid(const char *text, const char *luks_uuid, char *name, 
 	return 0;
 }
 
+int fdw_crypttab_find_header(const char *text, const char *header, char *name, size_t len,
+			     unsigned *line)
+{
+	struct fdw_tab_reader r;
+	struct fdw_tab_line f;
+	char value[PATH_MAX];
+
+	fdw_tab_begin(&r, text);
+	while (fdw_tab_next(&r, &f)) {
+		if (f.n < 4 || !fdw_tab_option_value(&f, 3, "header", value, sizeof(value)) ||
+		    strcmp(value, header))
+			continue;
+		fdw_tab_field(&f, 0, name, len);
+		*line = f.number;
+		return 1;
+	}
+	return 0;
+}
+
 bool fdw_crypttab_name_valid(const char *name)
 {
 	size_t n = strlen(name);

@@ -38,6 +38,9 @@ int fdw_crypttab_edit_detached(const char *old, const char *name, const char *pa
  */
 int fdw_crypttab_find_uuid(const char *text, const char *luks_uuid, char *name, size_t len,
 			   unsigned *line);
+/* The same for a volume whose header is the file @header (its options: header=@header). */
+int fdw_crypttab_find_header(const char *text, const char *header, char *name, size_t len,
+			     unsigned *line);
 /* What names the partition itself (not the filesystem on it); NULL fields are unknown. */
 struct fdw_part_ids {
 	const char *node;		/* "/dev/sda3" */

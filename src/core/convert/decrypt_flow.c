@@ -114,7 +114,8 @@ static int on_step(uint64_t done, uint64_t total, void *ctx)
  * a LUKS2 volume that is no more, and fstab's mount of /dev/mapper/NAME would fail with
  * it. Until fdewiz rewrites those lines itself, the person does, first.
  */
-static int opened_at_boot(const struct fdw_partition *p, char *why, size_t len)
+static int opened_at_boot(const struct fdw_partition *p, const char *uuid, const char *header,
+			  char *why, size_t len)
 {
 	char *text = NULL, name[128];
 	unsigned line = 0;
@@ -122,7 +123,8 @@ static int opened_at_boot(const struct fdw_partition *p, char *why, size_t len)
 
 	if (fdw_read_file(CRYPTTAB_PATH, 1 << 20, 0, &text, NULL, NULL) != 0)
 		return 0;
-	found = fdw_crypttab_find_uuid(text, p->uuid, name, sizeof(name), &line);
+	found = fdw_crypttab_find_uuid(text, uuid, name, sizeof(name), &line) ||
+		(header && fdw_crypttab_find_header(text, header, name, sizeof(name), &line));
 	free(text);
 	if (!found)
 		return 0;
@@ -137,6 +139,7 @@ static int opened_at_boot(const struct fdw_partition *p, char *why, size_t len)
 static int decrypt_check(const struct fdw_target *t, bool *continuing, char *why, size_t len)
 {
 	const struct fdw_partition *p = t->part;
+	const char *uuid;
 	struct fdw_job job;
 	bool recorded = false;
 
@@ -155,24 +158,20 @@ static int decrypt_check(const struct fdw_target *t, bool *continuing, char *why
 				     "Nothing was changed."), p->address);
 		return -EINVAL;
 	}
-	if (p->detached_header) {
-		snprintf(why, len, _("%s has its header in %s: fdewiz cannot decrypt a volume "
-				     "with a detached header yet. Nothing was changed."),
-			 p->address, p->detached_header);
-		return -ENOTSUP;
-	}
 	if (p->luks_reencrypt_unfinished) {
 		snprintf(why, len, _("the encryption of %s is unfinished: finish it first with "
 				     "'fdewiz resume %s'. Nothing was changed."), p->address,
 			 p->address);
 		return -EINVAL;
 	}
-	if (!p->uuid || !fdw_uuid_valid(p->uuid)) {
+	/* A detached header's volume is known by its record, whose id is its UUID. */
+	uuid = p->detached_header ? (recorded ? job.id : NULL) : p->uuid;
+	if (!uuid || !fdw_uuid_valid(uuid)) {
 		snprintf(why, len, _("the LUKS2 header of %s has no valid UUID. Nothing was "
 				     "changed."), p->address);
 		return -EINVAL;
 	}
-	return opened_at_boot(p, why, len);
+	return opened_at_boot(p, uuid, p->detached_header, why, len);
 }
 
 /* "disk.img:2" -> STATE/disk.img-2-TIME.before-decrypt: a colon confuses scp. */
@@ -188,11 +187,8 @@ static void default_backup_path(const char *address, char *out, size_t len)
 			*c = '-';
 }
 
-/*
- * The record of the decryption, saved before anything changes: after a kill it is the one
- * way to the header, once the device's own is wiped.
- */
-static int record_job(const struct fdw_target *t, struct fdw_job *job, const char *backup)
+/* The record of the decryption: its header copy in the state folder, its backup. */
+static void fill_job(const struct fdw_target *t, struct fdw_job *job, const char *backup)
 {
 	snprintf(job->address, sizeof(job->address), "%s", t->part->address);
 	snprintf(job->direction, sizeof(job->direction), "decrypt");
@@ -205,7 +201,6 @@ static int record_job(const struct fdw_target *t, struct fdw_job *job, const cha
 				    sizeof(job->header_backup));
 	job->header_backup_stale = false;
 	job->created = (int64_t)time(NULL);
-	return fdw_job_save(job);
 }
 
 /* What libblkid finds on the plain device now: the filesystem to grow. */
@@ -251,39 +246,61 @@ static int finish(const struct fdw_target *t, const struct fdw_job *job,
 	return 0;
 }
 
+/*
+ * The record saved: before anything changes when the header is on the partition (after a
+ * kill it is the one way to the header, once the partition's is wiped); with a detached
+ * header only once the copy records the decryption (until then the encryption's record
+ * names the header file, as it must).
+ */
+static int save_record(const struct fdw_job *job, const struct fdw_foreground_ops *ops)
+{
+	int rc = fdw_job_save(job);
+
+	if (rc)
+		fdw_ops_say(ops, FDW_SAY_ERROR,
+			    _("the record of the decryption could not be written in %s (%s). "
+			      "Nothing was changed."), fdw_state_dir(), strerror(-rc));
+	return rc;
+}
+
 /* Begin (or begin again) unless the working header already records the decryption. */
 static int begin(struct fdw_target *t, const char *backup, struct fdw_secret *pass,
 		 struct fdw_job *job, bool had, const struct fdw_foreground_ops *ops)
 {
 	struct fdw_job before = *job;
+	bool fresh = strcmp(job->direction, "decrypt") != 0;
+	const char *source = fresh && t->part->detached_header ? before.detached_header : NULL;
 	char why[1024], path[PATH_MAX];
 	int rc;
 
-	if (!strcmp(job->direction, "decrypt") &&
-	    fdw_decrypt_state(t->device, job->detached_header) >= FDW_DECRYPT_RUNNING)
+	if (!fresh && fdw_decrypt_state(t->device, NULL, job->detached_header) >=
+			      FDW_DECRYPT_RUNNING)
 		return 0;
-	if (strcmp(job->direction, "decrypt")) {
-		rc = record_job(t, job, backup);
-		if (rc) {
-			fdw_ops_say(ops, FDW_SAY_ERROR,
-				    _("the record of the decryption could not be written in %s "
-				      "(%s). Nothing was changed."), fdw_state_dir(), strerror(-rc));
-			return rc;
-		}
+	if (fresh)
+		fill_job(t, job, backup);
+	if (fresh && !source && (rc = save_record(job, ops)) != 0)
+		return rc;
+	rc = fdw_decrypt_begin(t->device, source, job->detached_header, job->header_backup, pass,
+			       why, sizeof(why));
+	if (!rc && source && (rc = save_record(job, ops)) != 0) {
+		unlink(job->detached_header);
+		return rc;
 	}
-	rc = fdw_decrypt_begin(t->device, job->detached_header, job->header_backup, pass, why,
-			       sizeof(why));
 	if (!rc) {
 		/* The encryption's published ending is not this job's. */
 		fdw_job_status_path(job, path, sizeof(path));
 		unlink(path);
 		fdw_ops_say(ops, FDW_SAY_INFO, _("The header of %s is saved in %s."),
 			    job->address, job->header_backup);
+		if (source)
+			fdw_ops_say(ops, FDW_SAY_INFO,
+				    _("Its header file %s describes nothing once the data is "
+				      "plain: delete it then."), source);
 		return 0;
 	}
-	if (fdw_decrypt_state(t->device, job->detached_header) == FDW_DECRYPT_NOT_BEGUN) {
+	if (fdw_decrypt_state(t->device, source, job->detached_header) == FDW_DECRYPT_NOT_BEGUN) {
 		/* Nothing changed: the encryption's record, if there was one, as it was. */
-		if (had && strcmp(before.direction, "decrypt"))
+		if (had && fresh)
 			fdw_job_save(&before);
 		else if (!had)
 			fdw_job_forget(job);
@@ -341,7 +358,7 @@ static int decrypt_foreground(struct fdw_target *t, const char *backup, struct f
 	/* The wizard's own handlers come back afterwards. */
 	fdw_stop_signals_catch(&stop_requested, false, &saved);
 	publish_start(&run, &job);
-	if (fdw_decrypt_state(t->device, job.detached_header) == FDW_DECRYPT_RUNNING)
+	if (fdw_decrypt_state(t->device, NULL, job.detached_header) == FDW_DECRYPT_RUNNING)
 		rc = fdw_convert_run(&(struct fdw_volume){ .device = t->device,
 							   .header = job.detached_header },
 				     pass, on_step, &run);

@@ -297,12 +297,19 @@ int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 	struct progress_bridge bridge = { progress, ctx };
 	struct crypt_device *cd = NULL;
 	crypt_reencrypt_info info;
+	uint64_t hotzone;
 	int rc, stopped = 0;
 
 	rc = fdw_crypt_load(&cd, v->device, v->header);
 	if (rc)
 		goto out;
 	info = crypt_reencrypt_status(cd, &rp);
+	/* A decryption in place (a detached header's) goes in 16 MiB steps, as begun: the
+	 * step's size is not kept in the header, and libcryptsetup's own would take a small
+	 * partition in one, its progress and a stop only at the end. (Read now: @rp's strings
+	 * belong to this load of the header.) */
+	hotzone = rp.mode == CRYPT_REENCRYPT_DECRYPT && rp.resilience &&
+		  !strcmp(rp.resilience, "checksum") ? FDW_DECRYPT_HOTZONE_BYTES / FDW_CRYPT_SECTOR : 0;
 	if (info == CRYPT_REENCRYPT_NONE) {
 		rc = 0;	/* nothing recorded: already complete */
 		goto out;
@@ -335,7 +342,8 @@ int fdw_convert_run(const struct fdw_volume *v, const struct fdw_secret *pass,
 		if (rc <= 0)
 			goto out;
 	}
-	rp = (struct crypt_params_reencrypt){ .flags = CRYPT_REENCRYPT_RESUME_ONLY };
+	rp = (struct crypt_params_reencrypt){ .flags = CRYPT_REENCRYPT_RESUME_ONLY,
+					      .max_hotzone_size = hotzone };
 	rc = crypt_reencrypt_init_by_passphrase(cd, v->active_name, pass->data, pass->len, CRYPT_ANY_SLOT,
 						CRYPT_ANY_SLOT, NULL, NULL, &rp);
 	if (rc < 0)

@@ -8,6 +8,9 @@
 
 #include "base/secret.h"
 
+/* A decryption of a detached header's volume goes in steps (hotzones) of this size. */
+#define FDW_DECRYPT_HOTZONE_BYTES (16ULL * 1024 * 1024)
+
 /* The header area at the start and the tail given up for the data shift. */
 #define FDW_DATA_SHIFT_BYTES (32ULL * 1024 * 1024)
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "decrypt.h"
+#include "convert.h"
 #include "cryptglue.h"
 #include "luks2_json.h"
 #include "luks2_peek.h"
@@ -35,13 +36,14 @@ static bool segments_plain(json_object *root)
 	return true;
 }
 
-enum fdw_decrypt_state fdw_decrypt_state(const char *device, const char *work_header)
+enum fdw_decrypt_state fdw_decrypt_state(const char *device, const char *source,
+					 const char *work_header)
 {
 	struct fdw_luks2_peek h;
 	enum fdw_decrypt_state st;
 
 	if (access(work_header, F_OK) != 0) {
-		if (fdw_luks2_peek(device, 0, 0, &h) != 0)
+		if (fdw_luks2_peek(source ? source : device, 0, 0, &h) != 0)
 			return FDW_DECRYPT_DONE;
 		fdw_luks2_peek_release(&h);
 		return FDW_DECRYPT_NOT_BEGUN;
@@ -112,8 +114,11 @@ out:
 	return rc;
 }
 
-/* What this can decrypt: LUKS2 with its header on the device, not in a reencryption. */
-static int check_volume(struct crypt_device *cd, char *why, size_t len)
+/*
+ * What this can decrypt: LUKS2 not in a reencryption, its header on the device with the
+ * data after it, or (@detached) in a file with the data from the device's start.
+ */
+static int check_volume(struct crypt_device *cd, bool detached, char *why, size_t len)
 {
 	struct crypt_params_integrity ip = { 0 };
 
@@ -129,25 +134,30 @@ static int check_volume(struct crypt_device *cd, char *why, size_t len)
 		snprintf(why, len, "%s", _("it has an integrity profile"));
 		return -ENOTSUP;
 	}
-	if (crypt_get_data_offset(cd) == 0) {
+	if (!detached && crypt_get_data_offset(cd) == 0) {
 		snprintf(why, len, "%s", _("its header is not on it (a detached header)"));
+		return -ENOTSUP;
+	}
+	if (detached && crypt_get_data_offset(cd) != 0) {
+		snprintf(why, len, "%s", _("its detached header places the data after the start "
+					  "of the partition, a layout fdewiz does not make"));
 		return -ENOTSUP;
 	}
 	return 0;
 }
 
-/* The header on @device, whole: check it and the passphrase, copy it twice. */
-static int copy_from_device(const char *device, const char *work_header, const char *backup,
-			    const struct fdw_secret *pass, char *why, size_t len)
+/* The header (on @device, or @source), whole: check it and the passphrase, copy it twice. */
+static int copy_from(const char *device, const char *source, const char *work_header,
+		     const char *backup, const struct fdw_secret *pass, char *why, size_t len)
 {
 	struct crypt_device *cd = NULL;
-	int rc = fdw_crypt_load(&cd, device, NULL);
+	int rc = fdw_crypt_load(&cd, device, source);
 
 	if (rc) {
 		snprintf(why, len, _("its LUKS2 header could not be read (%s)"), strerror(-rc));
 		return rc;
 	}
-	rc = check_volume(cd, why, len);
+	rc = check_volume(cd, source != NULL, why, len);
 	if (!rc && crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, pass->data,
 						pass->len, 0) < 0) {
 		snprintf(why, len, "%s", _("the passphrase opens none of its keyslots"));
@@ -165,17 +175,56 @@ static int copy_from_device(const char *device, const char *work_header, const c
 	return rc;
 }
 
-/* Record the decryption in the working header; if that fails, put the header back. */
-static int record_decryption(const char *device, const char *work_header,
-			     const struct fdw_secret *pass, char *why, size_t len)
+/*
+ * The decryption's parameters: the data moved back by the header's room (each hotzone
+ * checked by its checksums), or, with a detached header, decrypted where it is.
+ */
+static void decrypt_params(struct crypt_device *cd, bool detached,
+			   struct crypt_params_reencrypt *params)
 {
-	struct crypt_params_reencrypt params = {
+	*params = (struct crypt_params_reencrypt){
 		.mode = CRYPT_REENCRYPT_DECRYPT,
 		.direction = CRYPT_REENCRYPT_FORWARD,
 		.resilience = "datashift-checksum",
 		.hash = "sha256",
+		.data_shift = crypt_get_data_offset(cd),
 		.flags = CRYPT_REENCRYPT_INITIALIZE_ONLY | CRYPT_REENCRYPT_MOVE_FIRST_SEGMENT,
 	};
+	/* In steps of FDW_DECRYPT_HOTZONE_BYTES (fdw_convert_run keeps to them). */
+	if (detached) {
+		params->resilience = "checksum";
+		params->data_shift = 0;
+		params->max_hotzone_size = FDW_DECRYPT_HOTZONE_BYTES / FDW_CRYPT_SECTOR;
+		params->flags = CRYPT_REENCRYPT_INITIALIZE_ONLY;
+	}
+}
+
+/* Put back what was before the recording failed: the header on @device, or no copy. */
+static void undo_copy(struct crypt_device *cd, const char *device, bool detached,
+		      const char *work_header)
+{
+	struct crypt_device *dev = NULL;
+
+	if (crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_NONE)
+		return;
+	if (detached) {
+		unlink(work_header);
+		return;
+	}
+	if (fdw_crypt_init(&dev, device, NULL) == 0 &&
+	    crypt_header_restore(dev, CRYPT_LUKS2, work_header) == 0)
+		unlink(work_header);
+	else
+		fdw_log(FDW_LOG_ERROR, "%s: the header could not be put back; it is in %s", device,
+			work_header);
+	crypt_free(dev);
+}
+
+/* Record the decryption in the working header; if that fails, put the header back. */
+static int record_decryption(const char *device, bool detached, const char *work_header,
+			     const struct fdw_secret *pass, char *why, size_t len)
+{
+	struct crypt_params_reencrypt params;
 	struct crypt_device *cd = NULL;
 	int rc = fdw_crypt_load(&cd, device, work_header);
 
@@ -183,7 +232,7 @@ static int record_decryption(const char *device, const char *work_header,
 		snprintf(why, len, _("its header copy %s could not be read (%s)"), work_header,
 			 strerror(-rc));
 	else
-		rc = check_volume(cd, why, len);
+		rc = check_volume(cd, detached, why, len);
 	if (!rc && crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, pass->data,
 						pass->len, 0) < 0) {
 		snprintf(why, len, "%s", _("the passphrase opens none of its keyslots"));
@@ -191,8 +240,9 @@ static int record_decryption(const char *device, const char *work_header,
 	}
 	if (rc)
 		goto out;
-	params.data_shift = crypt_get_data_offset(cd);
-	rc = wipe_luks_signatures(device);
+	decrypt_params(cd, detached, &params);
+	/* A detached header's partition has no signature to wipe. */
+	rc = detached ? 0 : wipe_luks_signatures(device);
 	if (rc) {
 		snprintf(why, len, _("the LUKS signature on it could not be wiped (%s)"),
 			 strerror(-rc));
@@ -208,42 +258,32 @@ static int record_decryption(const char *device, const char *work_header,
 	snprintf(why, len, _("libcryptsetup could not record the decryption (%s)"),
 		 strerror(-rc));
 restore:
-	if (crypt_reencrypt_status(cd, NULL) == CRYPT_REENCRYPT_NONE) {
-		struct crypt_device *dev = NULL;
-
-		if (fdw_crypt_init(&dev, device, NULL) == 0 &&
-		    crypt_header_restore(dev, CRYPT_LUKS2, work_header) == 0)
-			unlink(work_header);
-		else
-			fdw_log(FDW_LOG_ERROR, "%s: the header could not be put back; it is in %s",
-				device, work_header);
-		crypt_free(dev);
-	}
+	undo_copy(cd, device, detached, work_header);
 out:
 	crypt_free(cd);
 	return rc;
 }
 
-int fdw_decrypt_begin(const char *device, const char *work_header, const char *backup,
-		      const struct fdw_secret *pass, char *why, size_t len)
+int fdw_decrypt_begin(const char *device, const char *source, const char *work_header,
+		      const char *backup, const struct fdw_secret *pass, char *why, size_t len)
 {
-	enum fdw_decrypt_state st = fdw_decrypt_state(device, work_header);
+	enum fdw_decrypt_state st = fdw_decrypt_state(device, source, work_header);
 	struct fdw_luks2_peek h;
 	int rc;
 
 	why[0] = '\0';
 	if (st == FDW_DECRYPT_RUNNING || st == FDW_DECRYPT_DONE)
 		return 0;
-	/* The device's own header, whole, is the one to copy (again: a copy left by a run
+	/* The volume's own header, whole, is the one to copy (again: a copy left by a run
 	 * killed before the wipe may be older than it). */
-	if (fdw_luks2_peek(device, 0, 0, &h) == 0) {
+	if (fdw_luks2_peek(source ? source : device, 0, 0, &h) == 0) {
 		fdw_luks2_peek_release(&h);
-		rc = copy_from_device(device, work_header, backup, pass, why, len);
+		rc = copy_from(device, source, work_header, backup, pass, why, len);
 		if (rc)
 			return rc;
 	} else if (st != FDW_DECRYPT_COPIED) {
 		snprintf(why, len, "%s", _("there is no LUKS2 header on it"));
 		return -ENOTSUP;
 	}
-	return record_decryption(device, work_header, pass, why, len);
+	return record_decryption(device, source != NULL, work_header, pass, why, len);
 }

@@ -18,24 +18,28 @@ enum fdw_decrypt_state {
 
 /*
  * Where the decryption of the volume on @device, whose header is kept in @work_header
- * while it is decrypted, has got to. Read only: nothing is repaired or written.
+ * while it is decrypted, has got to. @source is its header before that: a detached header
+ * file, or NULL for the header at the start of @device. Read only: nothing is repaired.
  */
-enum fdw_decrypt_state fdw_decrypt_state(const char *device, const char *work_header);
+enum fdw_decrypt_state fdw_decrypt_state(const char *device, const char *source,
+					 const char *work_header);
 
 /*
- * Begin the decryption of the LUKS2 volume on @device whose header is at its start, the
- * data after it (the layout of an in-place encryption with a data shift): the header is
- * copied to @work_header (a new file, written durably before anything else changes) and
- * to @backup; the LUKS signatures on @device are wiped, so nothing takes the device for
- * the volume any more; the decryption is recorded in @work_header, which from then on is
- * the volume's header until the data is plain and back at the start (fdw_convert_run
- * runs it, crash-safe and resumable). No data moves here. In state
- * FDW_DECRYPT_COPIED it begins again from @work_header.
- * Returns 0, -EPERM when @pass opens no keyslot (nothing changed), -ENOTSUP for a
- * volume this cannot decrypt (@why says why; nothing changed), or -errno; when the
- * recording fails, the header is put back on @device.
+ * Begin the decryption of the LUKS2 volume on @device. Its header, at the start of
+ * @device with the data after it (an in-place encryption with a data shift), or in the
+ * detached header file @source with the data from the start of @device, is copied to
+ * @work_header (a new file, written durably before anything else changes) and to @backup.
+ * With the header on @device, the LUKS signatures there are wiped, so nothing takes the
+ * device for the volume any more. The decryption is then recorded in @work_header, which
+ * from then on is the volume's header until the data is plain (and back at the start):
+ * fdw_convert_run runs it, crash-safe and resumable. No data moves here; @source is never
+ * written. In state FDW_DECRYPT_COPIED it begins again from the copy (from @source when
+ * there is one).
+ * Returns 0, -EPERM when @pass opens no keyslot (nothing changed), -ENOTSUP for a volume
+ * this cannot decrypt (@why says why; nothing changed), or -errno; when the recording
+ * fails, the header is put back on @device (with @source, the copy is removed).
  */
-int fdw_decrypt_begin(const char *device, const char *work_header, const char *backup,
-		      const struct fdw_secret *pass, char *why, size_t len);
+int fdw_decrypt_begin(const char *device, const char *source, const char *work_header,
+		      const char *backup, const struct fdw_secret *pass, char *why, size_t len);
 
 #endif
