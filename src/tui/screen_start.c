@@ -211,6 +211,10 @@ static void start_key(struct tui *t, struct tui_key k)
 	} else if (tui_key_is(k, 'r')) {
 		if (!st->n)
 			return;
+		if (st->jobs[st->sel].direction[0]) {
+			tui_open_job(t, &st->jobs[st->sel]);
+			return;
+		}
 		switch (fdw_resume_offer(&st->jobs[st->sel], &st->progress[st->sel],
 					 st->by_service[st->sel])) {
 		case FDW_OFFER_RUNNING:

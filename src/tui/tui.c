@@ -278,6 +278,12 @@ bool tui_go(struct tui *t, enum tui_screen s)
 
 void tui_open_job(struct tui *t, const struct fdw_job *job)
 {
+	/* A decryption goes on from its own screen, which checks, asks and runs it. */
+	if (job->direction[0]) {
+		snprintf(t->chosen, sizeof(t->chosen), "%s", job->address);
+		tui_go(t, TUI_DECRYPT);
+		return;
+	}
 	t->job = *job;
 	t->have_job = true;
 	t->progress_msg[0] = '\0';

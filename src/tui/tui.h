@@ -197,7 +197,8 @@ void tui_wipe_passphrases(struct tui *t);
 void tui_release_plan(struct tui *t);
 /* End the erase path: its lock released, the wizard's screens as for encrypting. */
 void tui_release_erase(struct tui *t);
-/* Show the progress of @job (the screen shows the results once it is complete). */
+/* Show the progress of @job (the screen shows the results once it is complete); a
+ * decryption on its own screen. */
 void tui_open_job(struct tui *t, const struct fdw_job *job);
 /* Ask for the passphrase of @job over the screen, and resume it (resume_prompt.c). */
 void tui_prompt_resume(struct tui *t, const struct fdw_job *job);
