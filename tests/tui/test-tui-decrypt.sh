@@ -32,8 +32,13 @@ FDEWIZ_STATE_DIR=$state "$FDEWIZ" encrypt --foreground --key-file "$work/key" --
 	--no-bench "$img:1" >"$work/enc.out" 2>&1 || { cat "$work/enc.out"; assert_stop "encrypt failed"; }
 
 screen() { tmux_capture "$srv" -J; }
-tmux_start "$srv" 120 32 env FDEWIZ_STATE_DIR="$state" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
-	LSAN_OPTIONS="${LSAN_OPTIONS:-}" "$FDEWIZ" "$img"
+# The wizard on the image, in a fresh tmux session.
+start() {
+	tmux_stop "$srv"
+	tmux_start "$srv" 120 32 env FDEWIZ_STATE_DIR="$state" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+		LSAN_OPTIONS="${LSAN_OPTIONS:-}" "$FDEWIZ" "$img"
+}
+start
 tmux_wait_for "$srv" "Choose a partition" 20 || assert_stop "no disks screen"
 assert_contains "disks: d is offered" "$(screen)" "d: decrypt"
 
@@ -69,9 +74,7 @@ tmux_wait_exit "$srv" 10
 FDEWIZ_STATE_DIR=$state FDEWIZ_TEST_KILL_AT=progress=30 "$FDEWIZ" decrypt --key-file "$work/key" \
 	--yes "$img:1" >"$work/dec.out" 2>&1 && rc=0 || rc=$?
 assert_eq "the command line's decryption killed at 30 %" 137 "$rc"
-tmux_stop "$srv"
-tmux_start "$srv" 120 32 env FDEWIZ_STATE_DIR="$state" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
-	LSAN_OPTIONS="${LSAN_OPTIONS:-}" "$FDEWIZ" "$img"
+start
 tmux_wait_for "$srv" "$img:1" 20 || assert_stop "the wizard does not show the unfinished one"
 tmux_send "$srv" r
 tmux_wait_for "$srv" "is under way" 10 || assert_stop "r does not go on with the decryption"
